@@ -1,0 +1,54 @@
+import type { LoadedConfig } from '../config.js';
+import * as postgres from './postgres.js';
+import * as temporal from './temporal.js';
+
+export interface ComponentStatus {
+  name: string;
+  healthy: boolean;
+  address: string;
+}
+
+export interface UpReport {
+  name: string;
+  action: 'started' | 'running' | 'external';
+}
+
+/** Bring up every component the config manages. Idempotent: running components are left alone. */
+export async function up(config: LoadedConfig): Promise<UpReport[]> {
+  const report: UpReport[] = [];
+  if (postgres.isManaged(config)) {
+    report.push({ name: 'postgres', action: await postgres.startLocal(config) });
+  } else {
+    report.push({ name: 'postgres', action: 'external' });
+  }
+  await postgres.ensureControlDatabase(config);
+  if (config.temporal.managed) {
+    report.push({ name: 'temporal', action: await temporal.startDevServer(config) });
+  } else {
+    temporal.configureNamespace(config);
+    report.push({ name: 'temporal', action: 'external' });
+  }
+  return report;
+}
+
+/** Stop what `up` started (the local cluster and the dev server we own), nothing else. */
+export async function down(config: LoadedConfig): Promise<string[]> {
+  const stopped: string[] = [];
+  if (config.temporal.managed && (await temporal.stopDevServer(config))) stopped.push('temporal');
+  if (postgres.isManaged(config) && (await postgres.stopLocal(config))) stopped.push('postgres');
+  return stopped;
+}
+
+export async function status(config: LoadedConfig): Promise<ComponentStatus[]> {
+  const [pgOk, temporalOk, uiOk] = await Promise.all([
+    postgres.postgresHealthy(config),
+    temporal.temporalHealthy(config),
+    temporal.uiHealthy(config),
+  ]);
+  const components: ComponentStatus[] = [
+    { name: 'postgres', healthy: pgOk, address: postgres.databaseAddress(config) },
+    { name: 'temporal', healthy: temporalOk, address: config.temporal.address },
+  ];
+  if (config.temporal.managed) components.push({ name: 'temporal-ui', healthy: uiOk, address: temporal.uiUrl(config) });
+  return components;
+}

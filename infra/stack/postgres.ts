@@ -1,0 +1,163 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import type { LoadedConfig } from '../config.js';
+import { InfrastructureError, UserError } from '../errors.js';
+import { run } from './process.js';
+
+/** Server settings for the local cluster: many short-lived episode databases, loopback only. */
+const LOCAL_SETTINGS: Record<string, string> = {
+  listen_addresses: "'127.0.0.1'",
+  max_connections: '300',
+  shared_buffers: "'256MB'",
+  synchronous_commit: 'off',
+  log_min_messages: 'warning',
+};
+
+export function connectionConfig(config: LoadedConfig, database?: string): pg.ClientConfig {
+  if (config.postgres.url) {
+    const url = new URL(config.postgres.url);
+    if (database) url.pathname = `/${database}`;
+    return { connectionString: url.toString() };
+  }
+  const { host, port, user, password } = config.postgres;
+  return { host, port, user, password, database: database ?? config.postgres.database };
+}
+
+export function databaseAddress(config: LoadedConfig): string {
+  if (config.postgres.url) {
+    const url = new URL(config.postgres.url);
+    return `postgres://${url.hostname}:${url.port || 5432}${url.pathname}`;
+  }
+  return `postgres://${config.postgres.host}:${config.postgres.port}/${config.postgres.database}`;
+}
+
+export function isManaged(config: LoadedConfig): boolean {
+  return !config.postgres.url;
+}
+
+interface LocalCluster {
+  bin: string;
+  dataDir: string;
+  logFile: string;
+}
+
+function findBinDir(): string {
+  const fromPath = (process.env.PATH ?? '').split(':').find((dir) => dir && fs.existsSync(path.join(dir, 'initdb')));
+  if (fromPath) return fs.realpathSync(path.dirname(fs.realpathSync(path.join(fromPath, 'initdb'))));
+  const base = '/usr/lib/postgresql';
+  const versions = fs.existsSync(base) ? fs.readdirSync(base).filter((v) => fs.existsSync(path.join(base, v, 'bin', 'initdb'))) : [];
+  versions.sort((a, b) => Number(b) - Number(a));
+  if (versions[0]) return path.join(base, versions[0], 'bin');
+  throw new UserError('postgres: no PostgreSQL server binaries (initdb, pg_ctl) found; run `npm run setup` (installs them with apt-get) or set DATABASE_URL');
+}
+
+function cluster(config: LoadedConfig): LocalCluster {
+  return { bin: findBinDir(), dataDir: path.join(config.dataPath, 'pg'), logFile: path.join(config.dataPath, 'logs', 'postgres.log') };
+}
+
+/** PostgreSQL refuses to run as root, so as root we run its binaries as the `postgres` system user. */
+function asServerUser(bin: string, args: string[]): { command: string; args: string[] } {
+  if (process.getuid?.() !== 0) return { command: bin, args };
+  return { command: 'runuser', args: ['-u', 'postgres', '--', bin, ...args] };
+}
+
+function chownToServerUser(target: string): void {
+  if (process.getuid?.() !== 0) return;
+  const res = run('chown', ['-R', 'postgres:postgres', target]);
+  if (res.status !== 0) throw new InfrastructureError(`postgres: chown ${target} failed: ${res.stderr}`, 'postgres');
+}
+
+function pgCtl(c: LocalCluster, args: string[]) {
+  const cmd = asServerUser(path.join(c.bin, 'pg_ctl'), ['-D', c.dataDir, ...args]);
+  return run(cmd.command, cmd.args);
+}
+
+function initCluster(config: LoadedConfig, c: LocalCluster): void {
+  fs.mkdirSync(path.dirname(c.dataDir), { recursive: true });
+  fs.mkdirSync(c.dataDir, { mode: 0o700 });
+  fs.mkdirSync(path.dirname(c.logFile), { recursive: true });
+  const pwDir = fs.mkdtempSync(path.join(os.tmpdir(), 'finalstate-pw-'));
+  const pwFile = path.join(pwDir, 'pw');
+  fs.writeFileSync(pwFile, `${config.postgres.password}\n`, { mode: 0o600 });
+  try {
+    chownToServerUser(c.dataDir);
+    chownToServerUser(pwDir);
+    const cmd = asServerUser(path.join(c.bin, 'initdb'), [
+      '-D', c.dataDir, '-U', config.postgres.user, `--pwfile=${pwFile}`,
+      '--auth-host=scram-sha-256', '--auth-local=scram-sha-256', '-E', 'UTF8', '--locale=C',
+    ]);
+    const res = run(cmd.command, cmd.args);
+    if (res.status !== 0) throw new InfrastructureError(`postgres: initdb failed:\n${res.stderr || res.stdout}`, 'postgres');
+  } finally {
+    fs.rmSync(pwDir, { recursive: true, force: true });
+  }
+  const settings = { ...LOCAL_SETTINGS, unix_socket_directories: `'${c.dataDir}'` };
+  const conf = Object.entries(settings).map(([k, v]) => `${k} = ${v}`).join('\n');
+  fs.appendFileSync(path.join(c.dataDir, 'postgresql.conf'), `\n# finalstate local cluster\n${conf}\n`);
+}
+
+export function clusterRunning(config: LoadedConfig): boolean {
+  const c = cluster(config);
+  if (!fs.existsSync(path.join(c.dataDir, 'PG_VERSION'))) return false;
+  return pgCtl(c, ['status']).status === 0;
+}
+
+/** Create (first time) and start the local cluster. Idempotent. */
+export async function startLocal(config: LoadedConfig): Promise<'started' | 'running'> {
+  const c = cluster(config);
+  if (!fs.existsSync(path.join(c.dataDir, 'PG_VERSION'))) initCluster(config, c);
+  if (pgCtl(c, ['status']).status === 0) return 'running';
+  fs.mkdirSync(path.dirname(c.logFile), { recursive: true });
+  if (process.getuid?.() === 0 && !fs.existsSync(c.logFile)) fs.writeFileSync(c.logFile, '');
+  chownToServerUser(c.logFile);
+  const res = pgCtl(c, ['-l', c.logFile, '-w', '-t', '60', '-o', `-p ${config.postgres.port}`, 'start']);
+  if (res.status !== 0) {
+    const tail = fs.existsSync(c.logFile) ? fs.readFileSync(c.logFile, 'utf8').split('\n').slice(-15).join('\n') : '';
+    throw new InfrastructureError(`postgres: pg_ctl start failed on port ${config.postgres.port}:\n${res.stderr}\n${tail}`, 'postgres');
+  }
+  return 'started';
+}
+
+export async function stopLocal(config: LoadedConfig): Promise<boolean> {
+  const c = cluster(config);
+  if (!fs.existsSync(path.join(c.dataDir, 'PG_VERSION'))) return false;
+  if (pgCtl(c, ['status']).status !== 0) return false;
+  const res = pgCtl(c, ['-m', 'fast', '-w', '-t', '60', 'stop']);
+  if (res.status !== 0) throw new InfrastructureError(`postgres: pg_ctl stop failed: ${res.stderr}`, 'postgres');
+  return true;
+}
+
+export async function withClient<T>(config: LoadedConfig, database: string | undefined, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ ...connectionConfig(config, database), connectionTimeoutMillis: 5000 });
+  try {
+    await client.connect();
+  } catch (err) {
+    throw new InfrastructureError(`postgres: cannot connect to ${databaseAddress(config)}: ${(err as Error).message}`, 'postgres', { cause: err });
+  }
+  try {
+    return await fn(client);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** Make sure the control database exists (created through the maintenance database). */
+export async function ensureControlDatabase(config: LoadedConfig): Promise<void> {
+  if (config.postgres.url) return; // a managed server's database is the operator's to create
+  const name = config.postgres.database;
+  await withClient(config, 'postgres', async (client) => {
+    const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (found.rowCount === 0) await client.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}`);
+  });
+}
+
+export async function postgresHealthy(config: LoadedConfig): Promise<boolean> {
+  try {
+    await withClient(config, undefined, async (client) => client.query('SELECT 1'));
+    return true;
+  } catch {
+    return false;
+  }
+}

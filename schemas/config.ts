@@ -1,0 +1,68 @@
+import { z } from 'zod';
+
+const port = z.number().int().min(1).max(65535);
+
+/** The one configuration of a finalstate installation: addresses, ports and where data lives. */
+export const StackConfig = z
+  .object({
+    dataDir: z.string().min(1).default('.data').describe('Directory for all local state (Temporal SQLite file, PostgreSQL cluster, logs, artifacts).'),
+    temporal: z
+      .object({
+        address: z.string().min(1).default('127.0.0.1:7233').describe('Temporal frontend address (host:port).'),
+        namespace: z.string().min(1).default('default').describe('Temporal namespace.'),
+        uiPort: port.default(8233).describe('Port of the Temporal Web UI served by the dev server.'),
+        retentionDays: z.number().int().min(1).max(3650).default(30).describe('Retention of closed workflows in the namespace.'),
+        managed: z.boolean().default(true).describe('Start a local dev server (false: use an existing cluster at `address`).'),
+      })
+      .strict()
+      .default({ address: '127.0.0.1:7233', namespace: 'default', uiPort: 8233, retentionDays: 30, managed: true }),
+    postgres: z
+      .object({
+        url: z.string().url().optional().describe('Use an existing server (env DATABASE_URL). When set, no local cluster is managed.'),
+        host: z.string().min(1).default('127.0.0.1').describe('Host of the local cluster.'),
+        port: port.default(55432).describe('Port of the local cluster.'),
+        user: z.string().min(1).default('finalstate').describe('Superuser of the local cluster.'),
+        password: z.string().min(1).default('finalstate').describe('Password of that superuser (local cluster only).'),
+        database: z.string().min(1).default('finalstate').describe('Control database name.'),
+      })
+      .strict()
+      .default({ host: '127.0.0.1', port: 55432, user: 'finalstate', password: 'finalstate', database: 'finalstate' }),
+    python: z
+      .object({
+        venv: z.string().min(1).default('.venv').describe('Project-local Python virtualenv.'),
+      })
+      .strict()
+      .default({ venv: '.venv' }),
+    taskQueues: z
+      .object({
+        control: z.string().min(1).default('finalstate-control'),
+        episodes: z.string().min(1).default('finalstate-episodes'),
+        gpu: z.string().min(1).default('gpu'),
+      })
+      .strict()
+      .default({ control: 'finalstate-control', episodes: 'finalstate-episodes', gpu: 'gpu' }),
+  })
+  .strict();
+
+export type StackConfig = z.infer<typeof StackConfig>;
+
+/**
+ * Environment variables that override single keys. The variable names are part of the public interface
+ * (README's configuration table), so they are listed rather than derived.
+ */
+export const ENV_OVERRIDES: ReadonlyArray<{ env: string; path: string; type: 'string' | 'number' | 'boolean' }> = [
+  { env: 'FINALSTATE_DATA_DIR', path: 'dataDir', type: 'string' },
+  { env: 'TEMPORAL_ADDRESS', path: 'temporal.address', type: 'string' },
+  { env: 'FINALSTATE_TEMPORAL_ADDRESS', path: 'temporal.address', type: 'string' },
+  { env: 'FINALSTATE_TEMPORAL_NAMESPACE', path: 'temporal.namespace', type: 'string' },
+  { env: 'FINALSTATE_TEMPORAL_UI_PORT', path: 'temporal.uiPort', type: 'number' },
+  { env: 'FINALSTATE_TEMPORAL_RETENTION_DAYS', path: 'temporal.retentionDays', type: 'number' },
+  { env: 'FINALSTATE_TEMPORAL_MANAGED', path: 'temporal.managed', type: 'boolean' },
+  { env: 'DATABASE_URL', path: 'postgres.url', type: 'string' },
+  { env: 'FINALSTATE_PG_HOST', path: 'postgres.host', type: 'string' },
+  { env: 'FINALSTATE_PG_PORT', path: 'postgres.port', type: 'number' },
+  { env: 'FINALSTATE_PG_USER', path: 'postgres.user', type: 'string' },
+  { env: 'FINALSTATE_PG_PASSWORD', path: 'postgres.password', type: 'string' },
+  { env: 'FINALSTATE_PG_DATABASE', path: 'postgres.database', type: 'string' },
+  { env: 'FINALSTATE_VENV', path: 'python.venv', type: 'string' },
+];

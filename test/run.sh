@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Runs every test: TypeScript (node --test) and Python (pytest), on the real local stack.
+# Reuses a running stack; otherwise starts it and stops it again at the end.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+started=""
+if ! node bin/finalstate.js dev status >/dev/null 2>&1; then
+  node bin/finalstate.js dev up || exit 1
+  started=1
+fi
+cleanup() { [ -n "$started" ] && node bin/finalstate.js dev down >/dev/null; }
+trap cleanup EXIT
+
+rc=0
+echo "== TypeScript tests (node --test)"
+node --test --test-reporter=spec --test-timeout=600000 dist/test/ || rc=1
+echo "== Python tests (pytest)"
+PYTHONPATH=python .venv/bin/python -m pytest -q python/tests || rc=1
+exit $rc
