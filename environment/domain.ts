@@ -42,6 +42,8 @@ export interface DomainDefinition {
   version: string;
   /** CREATE TABLE statements of every domain table. */
   schemaSql: string;
+  /** Id sequences behind ToolContext.nextId: ids are `${prefix}${n}` counting up from `start`, per episode. */
+  sequences: Record<string, { prefix: string; start: number }>;
   /** Base seed rows per table, inserted into the template database. */
   seed: Record<string, Record<string, unknown>[]>;
   grading: Record<string, TableGrading>;
