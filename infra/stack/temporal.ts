@@ -105,7 +105,7 @@ export async function startDevServer(config: LoadedConfig): Promise<'started' | 
       'server', 'start-dev',
       '--ip', host, '--port', String(port), '--ui-port', String(config.temporal.uiPort),
       '--db-filename', f.dbFile, '--namespace', config.temporal.namespace,
-      '--log-level', 'warn',
+      '--log-level', 'warn', '--ui-disable-news-fetch',
     ],
     pidFile: f.pidFile,
     logFile: f.logFile,

@@ -1,0 +1,28 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { test } from 'node:test';
+import { fromRoot } from '../../infra/paths.js';
+import { ENV_OVERRIDES } from '../../schemas/config.js';
+import { commands } from '../../cli/commands/index.js';
+
+const readme = fs.readFileSync(fromRoot('README.md'), 'utf8');
+
+test('the README configuration table names every environment override and its key', () => {
+  for (const { env, path } of ENV_OVERRIDES) {
+    assert.ok(readme.includes(`\`${env}\``), `README lacks ${env}`);
+    assert.ok(readme.includes(`\`${path}\``), `README lacks ${path}`);
+  }
+});
+
+test('the README quickstart has exactly the two commands, and package.json defines them', () => {
+  const quickstart = readme.split('## Quickstart')[1]!.split('```bash')[1]!.split('```')[0]!.trim().split('\n');
+  assert.deepEqual(quickstart.map((line) => line.split('#')[0]!.trim()), ['npm run demo', 'npm test']);
+  const pkg = JSON.parse(fs.readFileSync(fromRoot('package.json'), 'utf8')) as { scripts: Record<string, string>; bin: Record<string, string> };
+  assert.ok(pkg.scripts.demo && pkg.scripts.test);
+  assert.equal(pkg.bin.finalstate, 'bin/finalstate.js');
+});
+
+test('every CLI command is listed in docs/ARCHITECTURE.md', () => {
+  const architecture = fs.readFileSync(fromRoot('docs', 'ARCHITECTURE.md'), 'utf8');
+  for (const command of commands) assert.ok(architecture.includes(`\`${command.name}\``), `ARCHITECTURE.md lacks the ${command.name} command`);
+});

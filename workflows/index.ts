@@ -1,0 +1,2 @@
+// Every workflow the control worker registers. Workflows are deterministic: all I/O lives in activities.
+export * from './smoke.js';
