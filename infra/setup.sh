@@ -40,6 +40,7 @@ if [ ! -x .venv/bin/python ] || [ "$(cat .venv/.requirements.sha256 2>/dev/null)
 fi
 
 phase "build"
+rm -rf dist  # a full build is seconds; a stale compiled test must never run
 npx tsc -p tsconfig.json
 node dist/schemas/export.js
 

@@ -14,7 +14,8 @@ trap cleanup EXIT
 
 rc=0
 echo "== TypeScript tests (node --test)"
-node --test --test-reporter=spec --test-timeout=600000 dist/test/ || rc=1
+mapfile -t ts_tests < <(find dist/test -name '*.test.js' | sort)
+node --test --test-reporter=spec --test-timeout=600000 "${ts_tests[@]}" || rc=1
 echo "== Python tests (pytest)"
 PYTHONPATH=python .venv/bin/python -m pytest -q python/tests || rc=1
 exit $rc
