@@ -1,6 +1,6 @@
 import type { AssistantTurn, Coercion, Conversation, ParseFailure, ToolSchema, Turn } from '../../schemas/conversation.js';
 import type { ToolCall } from '../../schemas/task.js';
-import { typeArguments } from './coercion.js';
+import { callFailure, type CallInterpretation, interpretCall, isPlainObject } from './calls.js';
 import { pythonJson } from './python-json.js';
 import type { ChatRenderer, ParsedOutput } from './renderer.js';
 
@@ -79,68 +79,24 @@ function excerpt(text: string, max = 60): string {
   return JSON.stringify(flat.length > max ? `${flat.slice(0, max)}…` : flat);
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 const CALL_SHAPE = 'a tool call must be a JSON object {"name": <tool name>, "arguments": {…}}';
 
-interface CallParse {
-  call?: ToolCall;
-  typed?: ToolCall;
-  failures: ParseFailure[];
-  coercions: Coercion[];
-}
-
-function parseCall(body: string, callIndex: number, tools: readonly ToolSchema[]): CallParse {
-  const fail = (failure: Omit<ParseFailure, 'callIndex'>): CallParse => ({ failures: [{ ...failure, callIndex }], coercions: [] });
+function parseCall(body: string, callIndex: number, tools: readonly ToolSchema[]): CallInterpretation {
   let value: unknown;
   try {
     value = JSON.parse(body.trim());
   } catch (err) {
-    return fail({ kind: 'bad_json', message: `tool call ${callIndex + 1} is not valid JSON (${(err as Error).message}): ${excerpt(body)}` });
+    return callFailure({ kind: 'bad_json', callIndex, message: `tool call ${callIndex + 1} is not valid JSON (${(err as Error).message}): ${excerpt(body)}` });
   }
   if (!isPlainObject(value) || typeof value.name !== 'string' || value.name === '') {
-    return fail({ kind: 'bad_call_shape', message: `tool call ${callIndex + 1}: ${CALL_SHAPE}` });
+    return callFailure({ kind: 'bad_call_shape', callIndex, message: `tool call ${callIndex + 1}: ${CALL_SHAPE}` });
   }
   const name = value.name;
   const extraKeys = Object.keys(value).filter((key) => key !== 'name' && key !== 'arguments');
   if (extraKeys.length > 0) {
-    return fail({ kind: 'bad_call_shape', tool: name, message: `tool call ${callIndex + 1} (${name}): unexpected key(s) ${extraKeys.join(', ')}; ${CALL_SHAPE}` });
+    return callFailure({ kind: 'bad_call_shape', tool: name, callIndex, message: `tool call ${callIndex + 1} (${name}): unexpected key(s) ${extraKeys.join(', ')}; ${CALL_SHAPE}` });
   }
-  const coercions: Coercion[] = [];
-  let args = value.arguments;
-  if (typeof args === 'string') {
-    let decoded: unknown;
-    try {
-      decoded = JSON.parse(args);
-    } catch {
-      decoded = undefined;
-    }
-    if (isPlainObject(decoded)) {
-      coercions.push({ callIndex, path: '', from: args, to: decoded, rule: 'json-text->arguments' });
-      args = decoded;
-    }
-  }
-  if (!isPlainObject(args)) {
-    return fail({ kind: 'bad_call_shape', tool: name, message: `tool call ${callIndex + 1} (${name}): "arguments" must be a JSON object` });
-  }
-  const call: ToolCall = { tool: name, arguments: args };
-  const tool = tools.find((t) => t.name === name);
-  if (!tool) {
-    const known = tools.map((t) => t.name).join(', ') || 'none';
-    return { call, failures: [{ kind: 'unknown_tool', tool: name, callIndex, message: `unknown tool "${name}" (available tools: ${known})` }], coercions };
-  }
-  const typed = typeArguments(args, tool.inputSchema);
-  if (typed.problems.length > 0) {
-    return {
-      call,
-      failures: typed.problems.map((p) => ({ kind: p.kind, tool: name, callIndex, path: p.path, message: `${name}: ${p.message}` })),
-      coercions,
-    };
-  }
-  coercions.push(...typed.coercions.map((c) => ({ ...c, callIndex })));
-  return { call, typed: { tool: name, arguments: typed.arguments }, failures: [], coercions };
+  return interpretCall(name, value.arguments, callIndex, tools);
 }
 
 function stripEndMarkers(text: string): string {
