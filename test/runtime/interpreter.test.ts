@@ -74,3 +74,11 @@ test('renderers are registered per model family', () => {
   assert.equal(getRenderer('custom-test'), custom);
   assert.throws(() => registerRenderer('custom-test', qwen3Renderer), /already registered/);
 });
+
+test('tool results: text items joined, structured content as JSON when there is no text, errors marked', async () => {
+  const { toolResultTurn } = await import('../../runtime/interpreter/index.js');
+  assert.deepEqual(toolResultTurn({ content: [{ type: 'text', text: 'a' }, { type: 'image' }, { type: 'text', text: 'b' }] }), { role: 'tool', content: 'a\n[image content omitted]\nb' });
+  assert.deepEqual(toolResultTurn({ content: [], structuredContent: { id: 7 } }), { role: 'tool', content: '{"id":7}' });
+  assert.deepEqual(toolResultTurn({ content: [{ type: 'text', text: 'order not found' }], isError: true }), { role: 'tool', content: 'Error: order not found' });
+  assert.deepEqual(toolResultTurn({ content: [{ type: 'text', text: 'Error: closed' }], isError: true }), { role: 'tool', content: 'Error: closed' });
+});

@@ -116,3 +116,23 @@ test('a conversation outgrowing the context surfaces as ContextLengthExceededErr
   const conversation: Conversation = { system: 'x'.repeat(100), tools: [], turns: [{ role: 'user', content: 'hello' }] };
   await assert.rejects(policy.next(conversation), ContextLengthExceededError);
 });
+
+test('the trajectory schema rejects misaligned arrays, gaps between segments and a trainable drifted episode', () => {
+  const base = {
+    tokenIds: [1, 2, 3],
+    lossMask: [0, 1, 1],
+    rolloutLogprobs: [0, -0.5, -0.1],
+    segments: [
+      { kind: 'observation', start: 0, end: 1, textStart: 0, textEnd: 1 },
+      { kind: 'sample', start: 1, end: 3, textStart: 1, textEnd: 3, policyVersion: 'v1', finishReason: 'stop' },
+    ],
+    policyVersions: ['v1'],
+    drift: null,
+    trainable: true,
+  };
+  assert.ok(Trajectory.safeParse(base).success);
+  assert.match(Trajectory.safeParse({ ...base, lossMask: [0, 1] }).error!.message, /one entry per token id/);
+  assert.match(Trajectory.safeParse({ ...base, segments: [base.segments[1]] }).error!.message, /segment must start at token 0/);
+  assert.match(Trajectory.safeParse({ ...base, drift: { index: 0, segment: 0, expected: 'a', actual: 'b' } }).error!.message, /trainable must equal/);
+  assert.ok(!Trajectory.safeParse({ ...base, rolloutLogprobs: [0, 0.5, -0.1] }).success, 'a logprob above 0 is not a logprob');
+});
