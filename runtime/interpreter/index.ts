@@ -3,7 +3,6 @@ import { qwen3Renderer } from './qwen3.js';
 import { registerRenderer } from './registry.js';
 
 registerRenderer('qwen3', qwen3Renderer);
-registerRenderer('hermes', qwen3Renderer);
 
 export { typeArguments } from './coercion.js';
 export { failureFeedback } from './feedback.js';

@@ -67,7 +67,7 @@ test('parseOutput splits reasoning, visible text and typed calls', () => {
 
 test('renderers are registered per model family', () => {
   assert.equal(getRenderer('qwen3'), qwen3Renderer);
-  assert.ok(rendererFamilies().includes('hermes'));
+  assert.ok(rendererFamilies().includes('qwen3'));
   assert.throws(() => getRenderer('llama9'), /no renderer for model family "llama9"/);
   const custom = { ...qwen3Renderer, family: 'custom' };
   registerRenderer('custom-test', custom);
