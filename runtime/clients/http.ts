@@ -1,0 +1,73 @@
+import type { z } from 'zod';
+import { InfrastructureError } from '../../infra/errors.js';
+import { ContextLengthExceededError, EndpointRequestError, isContextLengthMessage } from './errors.js';
+
+export interface JsonRequest {
+  /** Component named in InfrastructureError (e.g. "policy-server"). */
+  component: string;
+  timeoutMs: number;
+  headers?: Record<string, string>;
+}
+
+function causeText(err: unknown): string {
+  const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+  return cause?.code ?? cause?.message ?? (err as Error).message;
+}
+
+function errorMessage(body: string): string {
+  try {
+    const parsed = JSON.parse(body) as { message?: unknown; error?: unknown; detail?: unknown };
+    const inner = parsed.error as { message?: unknown } | string | undefined;
+    const message = typeof inner === 'object' && inner ? inner.message : (inner ?? parsed.message ?? parsed.detail);
+    if (typeof message === 'string') return message;
+  } catch {
+    // not JSON: use the text itself
+  }
+  return body.slice(0, 500);
+}
+
+/**
+ * POST (or GET without a body) JSON and validate the answer. Connection refused, timeouts, 429 and 5xx are
+ * InfrastructureError (retryable, naming the URL); other 4xx are EndpointRequestError; a context-length refusal is
+ * ContextLengthExceededError.
+ */
+export async function requestJson<T extends z.ZodType>(url: string, body: unknown, schema: T, options: JsonRequest): Promise<z.infer<T>> {
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      method: body === undefined ? 'GET' : 'POST',
+      headers: { 'content-type': 'application/json', ...options.headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(options.timeoutMs),
+    });
+  } catch (err) {
+    const reason = (err as Error).name === 'TimeoutError' ? `timed out after ${options.timeoutMs} ms` : `unreachable (${causeText(err)})`;
+    throw new InfrastructureError(`${options.component} at ${url} ${reason}`, options.component, { cause: err });
+  }
+  let text: string;
+  try {
+    text = await response.text();
+  } catch (err) {
+    throw new InfrastructureError(`${options.component} at ${url}: connection lost while reading the answer (${causeText(err)})`, options.component, { cause: err });
+  }
+  if (response.status === 429 || response.status >= 500) {
+    throw new InfrastructureError(`${options.component} at ${url} answered HTTP ${response.status}: ${errorMessage(text)}`, options.component);
+  }
+  if (response.status >= 400) {
+    const message = errorMessage(text);
+    const ErrorClass = response.status === 400 && isContextLengthMessage(message) ? ContextLengthExceededError : EndpointRequestError;
+    throw new ErrorClass(`${options.component} at ${url} refused the request (HTTP ${response.status}): ${message}`, url, response.status);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new EndpointRequestError(`${options.component} at ${url} did not answer JSON: ${text.slice(0, 200)}`, url, response.status);
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
+    throw new EndpointRequestError(`${options.component} at ${url} answered in an unexpected shape: ${issues}`, url, response.status);
+  }
+  return parsed.data;
+}

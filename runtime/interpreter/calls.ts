@@ -1,0 +1,59 @@
+import type { Coercion, ParseFailure, ToolSchema } from '../../schemas/conversation.js';
+import type { ToolCall } from '../../schemas/task.js';
+import { typeArguments } from './coercion.js';
+
+/** One call as written by the model: `call` when it had a name and an arguments object, `typed` when it is executable. */
+export interface CallInterpretation {
+  call?: ToolCall;
+  typed?: ToolCall;
+  failures: ParseFailure[];
+  coercions: Coercion[];
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function callFailure(failure: ParseFailure): CallInterpretation {
+  return { failures: [failure], coercions: [] };
+}
+
+/**
+ * Check a named call against the tools offered and type its arguments (shared by every chat format and by the
+ * provider-interpreted policy). Arguments given as JSON text holding an object are decoded (and recorded).
+ */
+export function interpretCall(name: string, rawArguments: unknown, callIndex: number, tools: readonly ToolSchema[]): CallInterpretation {
+  const coercions: Coercion[] = [];
+  let args = rawArguments;
+  if (typeof args === 'string') {
+    let decoded: unknown;
+    try {
+      decoded = JSON.parse(args);
+    } catch {
+      decoded = undefined;
+    }
+    if (isPlainObject(decoded)) {
+      coercions.push({ callIndex, path: '', from: args, to: decoded, rule: 'json-text->arguments' });
+      args = decoded;
+    }
+  }
+  if (!isPlainObject(args)) {
+    return callFailure({ kind: 'bad_call_shape', tool: name, callIndex, message: `tool call ${callIndex + 1} (${name}): "arguments" must be a JSON object` });
+  }
+  const call: ToolCall = { tool: name, arguments: args };
+  const tool = tools.find((t) => t.name === name);
+  if (!tool) {
+    const known = tools.map((t) => t.name).join(', ') || 'none';
+    return { call, failures: [{ kind: 'unknown_tool', tool: name, callIndex, message: `unknown tool "${name}" (available tools: ${known})` }], coercions };
+  }
+  const typed = typeArguments(args, tool.inputSchema);
+  if (typed.problems.length > 0) {
+    return {
+      call,
+      failures: typed.problems.map((p) => ({ kind: p.kind, tool: name, callIndex, path: p.path, message: `${name}: ${p.message}` })),
+      coercions,
+    };
+  }
+  coercions.push(...typed.coercions.map((c) => ({ ...c, callIndex })));
+  return { call, typed: { tool: name, arguments: typed.arguments }, failures: [], coercions };
+}

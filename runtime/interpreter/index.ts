@@ -1,0 +1,13 @@
+/** The one interpreter shared by training and evaluation: chat formats, output parsing, argument typing. */
+import { qwen3Renderer } from './qwen3.js';
+import { registerRenderer } from './registry.js';
+
+registerRenderer('qwen3', qwen3Renderer);
+
+export { typeArguments } from './coercion.js';
+export { failureFeedback } from './feedback.js';
+export { pythonJson } from './python-json.js';
+export { qwen3Renderer } from './qwen3.js';
+export { getRenderer, registerRenderer, rendererFamilies } from './registry.js';
+export { renderPrompt, type ChatRenderer, type ParsedOutput } from './renderer.js';
+export { toolResultTurn, type ToolResultLike } from './tool-result.js';

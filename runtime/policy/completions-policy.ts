@@ -1,0 +1,48 @@
+import type { Conversation } from '../../schemas/conversation.js';
+import type { Trajectory } from '../../schemas/trajectory.js';
+import type { PolicyClient } from '../clients/policy-client.js';
+import { type ChatRenderer, renderPrompt } from '../interpreter/renderer.js';
+import { TrajectoryBuilder } from '../trajectory/builder.js';
+import type { AgentPolicy, AgentStep } from './agent-policy.js';
+
+/**
+ * The policy under training (and any model served by vLLM): our interpreter renders the prompt, the server samples
+ * token ids, our interpreter parses them. The prompt of every turn is the trajectory itself, so the model is trained
+ * on exactly the tokens it saw and produced.
+ */
+export class CompletionsAgentPolicy implements AgentPolicy {
+  readonly interpretedBy = 'finalstate' as const;
+  private readonly trajectory: TrajectoryBuilder;
+  private turnIndex = 0;
+
+  constructor(
+    private readonly client: PolicyClient,
+    private readonly renderer: ChatRenderer,
+    private readonly options: { seed?: number } = {},
+  ) {
+    this.trajectory = new TrajectoryBuilder(client);
+  }
+
+  async next(conversation: Conversation): Promise<AgentStep> {
+    await this.trajectory.observe(renderPrompt(this.renderer, conversation));
+    const baseSeed = this.options.seed ?? this.client.config.sampling.seed;
+    const completion = await this.client.complete({
+      promptTokenIds: this.trajectory.tokens,
+      ...(baseSeed === undefined ? {} : { seed: baseSeed + this.turnIndex }),
+    });
+    this.turnIndex++;
+    const text = await this.client.detokenize(completion.tokenIds);
+    this.trajectory.appendSample(completion, text);
+    return {
+      ...this.renderer.parseOutput(text, conversation.tools),
+      model: completion.model,
+      policyVersion: completion.policyVersion,
+      finishReason: completion.finishReason,
+      usage: completion.usage,
+    };
+  }
+
+  finish(conversation: Conversation): Promise<Trajectory> {
+    return this.trajectory.finish(this.renderer.renderConversation(conversation));
+  }
+}

@@ -1,0 +1,86 @@
+import type { Trajectory, TrajectoryDrift, TrajectorySegment } from '../../schemas/trajectory.js';
+import { findDrift } from './drift.js';
+import type { Tokenizer } from './tokenizer.js';
+
+/** A sampled completion as the policy server returned it. */
+export interface SampleTokens {
+  tokenIds: readonly number[];
+  logprobs: readonly number[];
+  policyVersion: string;
+  finishReason: 'stop' | 'length';
+}
+
+/**
+ * Token-in/token-out trajectory of one episode. Sampled ids and logprobs are appended exactly as returned; only new
+ * observation text (the part of the rendered conversation the tokens do not cover yet) is tokenised. The builder
+ * never re-tokenises what is already there, so what is trained on is what was sampled.
+ */
+export class TrajectoryBuilder {
+  private readonly tokenIds: number[] = [];
+  private readonly lossMask: number[] = [];
+  private readonly logprobs: number[] = [];
+  private readonly segments: TrajectorySegment[] = [];
+  private readonly versions: string[] = [];
+  /** The text the tokens are meant to spell. */
+  private text = '';
+  private drift: TrajectoryDrift | null = null;
+
+  constructor(private readonly tokenizer: Tokenizer) {}
+
+  get tokens(): readonly number[] {
+    return this.tokenIds;
+  }
+
+  /**
+   * Extend the trajectory to cover `rendered` (the rendered conversation plus generation prompt). The tokens so far
+   * must spell a prefix of it; if they do not, the interpreter rendered history differently from what was sampled:
+   * that drift is recorded (the episode will not be trained on) and the new text is appended all the same.
+   */
+  async observe(rendered: string): Promise<void> {
+    if (!rendered.startsWith(this.text)) this.drift ??= findDrift(rendered.slice(0, this.text.length), this.text, this.segments);
+    const observation = rendered.slice(this.text.length);
+    if (observation === '') return;
+    const ids = await this.tokenizer.tokenize(observation);
+    this.push('observation', ids, ids.map(() => 0), observation);
+  }
+
+  /** Append a sampled completion; `text` is its ids detokenised (what the model wrote, special tokens included). */
+  appendSample(sample: SampleTokens, text: string): void {
+    if (sample.logprobs.length !== sample.tokenIds.length) {
+      throw new Error(`trajectory: ${sample.tokenIds.length} sampled tokens but ${sample.logprobs.length} logprobs`);
+    }
+    this.push('sample', sample.tokenIds, sample.logprobs, text, sample.policyVersion, sample.finishReason);
+    if (!this.versions.includes(sample.policyVersion)) this.versions.push(sample.policyVersion);
+  }
+
+  private push(kind: TrajectorySegment['kind'], ids: readonly number[], logprobs: readonly number[], text: string, policyVersion?: string, finishReason?: 'stop' | 'length'): void {
+    const segment: TrajectorySegment = { kind, start: this.tokenIds.length, end: this.tokenIds.length + ids.length, textStart: this.text.length, textEnd: this.text.length + text.length };
+    if (policyVersion !== undefined) segment.policyVersion = policyVersion;
+    if (finishReason !== undefined) segment.finishReason = finishReason;
+    this.segments.push(segment);
+    this.tokenIds.push(...ids);
+    this.logprobs.push(...logprobs);
+    for (let i = 0; i < ids.length; i++) this.lossMask.push(kind === 'sample' ? 1 : 0);
+    this.text += text;
+  }
+
+  /**
+   * Close the trajectory with the drift check: the whole token sequence, detokenised by the server, must equal the
+   * rendered conversation up to the end of the trajectory. `rendered` is the final conversation's rendering.
+   */
+  async finish(rendered: string): Promise<Trajectory> {
+    if (this.drift === null) {
+      const actual = await this.tokenizer.detokenize(this.tokenIds);
+      this.drift = findDrift(rendered.slice(0, this.text.length), actual, this.segments);
+    }
+    return {
+      tokenIds: [...this.tokenIds],
+      lossMask: [...this.lossMask],
+      rolloutLogprobs: [...this.logprobs],
+      segments: this.segments.map((s) => ({ ...s })),
+      policyVersions: [...this.versions],
+      drift: this.drift,
+      trainable: this.drift === null,
+    };
+  }
+}

@@ -1,0 +1,59 @@
+import { z } from 'zod';
+
+const Milliseconds = z.number().int().positive();
+
+const endpointFields = {
+  model: z.string().min(1).describe('Model name sent with every request.'),
+  apiKeyEnv: z.string().min(1).optional().describe('Environment variable holding the API key (keys are never stored in config).'),
+  timeoutMs: Milliseconds.default(120_000).describe('Per-request timeout.'),
+};
+
+/** The policy under training or evaluation, served by vLLM or the project's policy server (token in, token out). */
+export const PolicyClientConfig = z
+  .object({
+    baseUrl: z.url().describe('Server root, e.g. http://127.0.0.1:8000 (completions at /v1/completions, tokenizer at /tokenize).'),
+    ...endpointFields,
+    family: z.string().min(1).default('qwen3').describe('Chat format family of the model (interpreter renderer).'),
+    sampling: z
+      .object({
+        maxTokens: z.number().int().positive().default(1024).describe('Tokens per agent turn.'),
+        temperature: z.number().min(0).default(1),
+        topP: z.number().gt(0).max(1).default(1),
+        seed: z.number().int().optional().describe('Base seed; each request adds its turn index.'),
+        stop: z.array(z.string().min(1)).default([]).describe('Extra stop strings (the end-of-turn token already stops).'),
+      })
+      .strict()
+      .default({ maxTokens: 1024, temperature: 1, topP: 1, stop: [] }),
+  })
+  .strict();
+export type PolicyClientConfig = z.infer<typeof PolicyClientConfig>;
+export type PolicyClientConfigInput = z.input<typeof PolicyClientConfig>;
+
+/** An OpenAI-compatible chat-completions endpoint (hosted models, the LLM user simulator, the judge). */
+export const ChatEndpointConfig = z
+  .object({
+    baseUrl: z.url().describe('API root including the version, e.g. https://api.openai.com/v1.'),
+    ...endpointFields,
+    maxRetries: z.number().int().min(0).max(10).default(2).describe('SDK retries on connection errors, 429 and 5xx.'),
+    temperature: z.number().min(0).optional(),
+    seed: z.number().int().optional(),
+    maxTokens: z.number().int().positive().optional(),
+  })
+  .strict();
+export type ChatEndpointConfig = z.infer<typeof ChatEndpointConfig>;
+export type ChatEndpointConfigInput = z.input<typeof ChatEndpointConfig>;
+
+export const UserSimulatorConfig = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('scripted') }).strict(),
+  z.object({ kind: z.literal('llm'), endpoint: ChatEndpointConfig }).strict(),
+]);
+export type UserSimulatorConfig = z.infer<typeof UserSimulatorConfig>;
+
+/** The LLM judge of `judge` rubrics: always temperature 0, with a fixed seed. */
+export const JudgeConfig = z
+  .object({
+    endpoint: ChatEndpointConfig,
+    seed: z.number().int().default(0),
+  })
+  .strict();
+export type JudgeConfig = z.infer<typeof JudgeConfig>;

@@ -1,0 +1,176 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * FakeVllmServer: a FAKE that stands in for vLLM (which needs a GPU) in tests. It implements the subset of vLLM's
+ * OpenAI-compatible API the policy client uses (/v1/completions with token-id prompts, logprobs and returned token
+ * ids, /tokenize, /detokenize, /health) over a toy tokenizer and a deterministic toy "model". The real policy server
+ * from issue 5 (python, served from a checkpoint) replaces it in these tests once merged.
+ *
+ * Toy tokenizer: ChatML and tool tags are single special tokens, "\n\n" is one merged token (so tokenising two pieces
+ * separately can give other ids than tokenising their concatenation, as with real BPE), every other character is
+ * one token (id 100 + code point). Characters listed in `unknownChars` are out of vocabulary and decode to U+FFFD:
+ * that is how a test plants a retokenisation mismatch.
+ */
+
+const SPECIAL = ['<|endoftext|>', '<|im_start|>', '<|im_end|>', '<think>', '</think>', '<tool_call>', '</tool_call>', '<tool_response>', '</tool_response>', '\n\n'];
+const UNK = 10;
+const CHAR_BASE = 100;
+export const IM_END_ID = SPECIAL.indexOf('<|im_end|>');
+
+export interface ToyModelInput {
+  prompt: string;
+  seed: number | undefined;
+  temperature: number;
+}
+
+export interface FakeVllmOptions {
+  model?: string;
+  /** The completion text (without end-of-turn token) for a prompt. */
+  respond: (input: ToyModelInput) => string;
+  maxModelLen?: number;
+  unknownChars?: string[];
+  /** When set, responses carry `policy_version` like the project's policy server does. */
+  policyVersion?: string;
+  /** Answer token ids the old way (logprobs.tokens as "token_id:N") instead of `token_ids`. */
+  legacyTokenIds?: boolean;
+}
+
+export interface RecordedRequest {
+  path: string;
+  body: Record<string, unknown>;
+}
+
+export class FakeVllmServer {
+  readonly requests: RecordedRequest[] = [];
+  private readonly server: http.Server;
+  private failures: number[] = [];
+  url = '';
+
+  constructor(readonly options: FakeVllmOptions) {
+    this.server = http.createServer((req, res) => void this.handle(req, res));
+  }
+
+  get model(): string {
+    return this.options.model ?? 'toy-qwen3';
+  }
+
+  async start(): Promise<this> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  /** The next requests answer these HTTP statuses (e.g. 503) instead of working. */
+  failNext(...statuses: number[]): void {
+    this.failures.push(...statuses);
+  }
+
+  /**
+   * `merge: false` is how the toy model samples: it may write "\n\n" as two tokens, a path the tokenizer itself never
+   * produces (real models do this too), so retokenising sampled text can change its ids.
+   */
+  tokenize(text: string, { merge = true } = {}): number[] {
+    const ids: number[] = [];
+    let i = 0;
+    while (i < text.length) {
+      const special = SPECIAL.findIndex((s) => (merge || s !== '\n\n') && text.startsWith(s, i));
+      if (special !== -1) {
+        ids.push(special);
+        i += SPECIAL[special]!.length;
+        continue;
+      }
+      const cp = text.codePointAt(i)!;
+      const char = String.fromCodePoint(cp);
+      ids.push(this.options.unknownChars?.includes(char) ? UNK : CHAR_BASE + cp);
+      i += char.length;
+    }
+    return ids;
+  }
+
+  detokenize(ids: readonly number[]): string {
+    return ids.map((id) => (id === UNK ? '\uFFFD' : id < CHAR_BASE ? (SPECIAL[id] ?? '\uFFFD') : String.fromCodePoint(id - CHAR_BASE))).join('');
+  }
+
+  /** Deterministic pseudo logprob of token `id` at `position`, varying with the seed. */
+  static logprob(seed: number, position: number, id: number): number {
+    const h = Math.imul((seed + 1) * 2654435761 + position * 40503 + id * 97, 2246822519) >>> 0;
+    return -((h % 5000) / 1000) - 0.001;
+  }
+
+  private send(res: http.ServerResponse, status: number, body: unknown): void {
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(body));
+  }
+
+  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    let raw = '';
+    for await (const chunk of req) raw += chunk;
+    const body = (raw === '' ? {} : JSON.parse(raw)) as Record<string, unknown>;
+    const path = req.url ?? '';
+    this.requests.push({ path, body });
+    const failure = this.failures.shift();
+    if (failure !== undefined) return this.send(res, failure, { error: { message: `injected failure ${failure}`, code: failure } });
+    if (path === '/health') return this.send(res, 200, {});
+    if (body.model !== this.model) return this.send(res, 404, { error: { message: `The model \`${String(body.model)}\` does not exist.`, code: 404 } });
+    const maxModelLen = this.options.maxModelLen ?? 8192;
+    if (path === '/tokenize') {
+      const tokens = this.tokenize(String(body.prompt));
+      return this.send(res, 200, { count: tokens.length, max_model_len: maxModelLen, tokens });
+    }
+    if (path === '/detokenize') return this.send(res, 200, { prompt: this.detokenize(body.tokens as number[]) });
+    if (path === '/v1/completions') return this.complete(body, res, maxModelLen);
+    return this.send(res, 404, { detail: 'Not Found' });
+  }
+
+  private complete(body: Record<string, unknown>, res: http.ServerResponse, maxModelLen: number): void {
+    const promptIds = Array.isArray(body.prompt) ? (body.prompt as number[]) : this.tokenize(String(body.prompt));
+    const maxTokens = Number(body.max_tokens ?? 16);
+    if (promptIds.length + maxTokens > maxModelLen) {
+      return this.send(res, 400, {
+        error: {
+          message: `This model's maximum context length is ${maxModelLen} tokens. However, you requested ${promptIds.length + maxTokens} tokens (${promptIds.length} in the messages, ${maxTokens} in the completion). Please reduce the length of the messages or completion.`,
+          type: 'BadRequestError',
+          code: 400,
+        },
+      });
+    }
+    const seed = typeof body.seed === 'number' ? body.seed : undefined;
+    const text = this.options.respond({ prompt: this.detokenize(promptIds), seed, temperature: Number(body.temperature ?? 1) });
+    let ids = [...this.tokenize(text, { merge: false }), IM_END_ID];
+    let finishReason = 'stop';
+    if (ids.length > maxTokens) {
+      ids = ids.slice(0, maxTokens);
+      finishReason = 'length';
+    }
+    const logprobs = ids.map((id, i) => FakeVllmServer.logprob(seed ?? 0, promptIds.length + i, id));
+    // Like vLLM, the text leaves out the end-of-turn token the model stopped on.
+    const shownIds = finishReason === 'stop' ? ids.slice(0, -1) : ids;
+    const choice: Record<string, unknown> = {
+      index: 0,
+      text: this.detokenize(shownIds),
+      finish_reason: finishReason,
+      stop_reason: null,
+      logprobs: {
+        tokens: this.options.legacyTokenIds ? ids.map((id) => `token_id:${id}`) : ids.map((id) => this.detokenize([id])),
+        token_logprobs: logprobs,
+        top_logprobs: null,
+        text_offset: null,
+      },
+    };
+    if (!this.options.legacyTokenIds && body.return_token_ids) choice.token_ids = ids;
+    const answer: Record<string, unknown> = {
+      id: `cmpl-${this.requests.length}`,
+      object: 'text_completion',
+      model: this.model,
+      choices: [choice],
+      usage: { prompt_tokens: promptIds.length, completion_tokens: ids.length, total_tokens: promptIds.length + ids.length },
+    };
+    if (this.options.policyVersion) answer.policy_version = this.options.policyVersion;
+    this.send(res, 200, answer);
+  }
+}
