@@ -1,5 +1,8 @@
 import type { Command } from '../command.js';
+import { compareCommand } from './compare.js';
 import { devCommand } from './dev.js';
+import { metricsCommand } from './metrics.js';
+import { selectCommand } from './select.js';
 
 /** Every `finalstate` subcommand; a new command is a file in this folder plus one line here. */
-export const commands: Command[] = [devCommand];
+export const commands: Command[] = [devCommand, metricsCommand, compareCommand, selectCommand];
