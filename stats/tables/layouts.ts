@@ -105,7 +105,7 @@ export function flipsTable(c: Comparison, shown = 8): Table {
     id: 'flips',
     title: 'Per-task flips',
     headers: ['Flip', 'Tasks', 'Which'],
-    leftColumns: 1,
+    leftColumns: [0, 2],
     rows: [
       [`gained ${c.k}/${c.k}`, String(c.flips.kk.gained.length), list(c.flips.kk.gained)],
       [`lost ${c.k}/${c.k}`, String(c.flips.kk.lost.length), list(c.flips.kk.lost)],
@@ -122,7 +122,7 @@ export function selectionTable(pool: FrozenPool): Table {
     id: 'selection',
     title: `Probed tasks (kept bins ${pool.keep.map((b) => bins[b]).join(' ')})`,
     headers: ['Task', 'Domain', 'k', 'n', ...bins, 'bin', 'mean', '95% interval', 'decision'],
-    leftColumns: 2,
+    leftColumns: [0, 1, 4 + bins.length, 7 + bins.length],
     rows: pool.records.map((r) => [
       r.taskId,
       r.domain,

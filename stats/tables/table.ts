@@ -4,12 +4,12 @@ export interface Table {
   title: string;
   headers: string[];
   rows: string[][];
-  /** Columns after the first are right-aligned numbers unless said otherwise. */
-  leftColumns?: number;
+  /** Indexes of left-aligned (text) columns; default [0]. The others are right-aligned numbers. */
+  leftColumns?: number[];
   note?: string;
 }
 
-const isLeft = (table: Table, column: number) => column < (table.leftColumns ?? 1);
+const isLeft = (table: Table, column: number) => (table.leftColumns ?? [0]).includes(column);
 
 export function renderText(table: Table): string {
   const widths = table.headers.map((h, i) => Math.max(h.length, ...table.rows.map((r) => (r[i] ?? '').length)));
