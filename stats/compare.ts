@@ -1,3 +1,4 @@
+import { UserError } from '../infra/errors.js';
 import type { PriceTable, ResultRow } from '../schemas/results.js';
 import type { CostSummary } from './cost.js';
 import { points } from './format.js';
@@ -131,6 +132,7 @@ export function compareTaskSets(baseTasks: readonly TaskOutcomes[], trainedTasks
   const baseMeasured = new Map(baseTasks.filter((t) => t.n > 0).map((t) => [t.taskId, t]));
   const trainedMeasured = new Map(trainedTasks.filter((t) => t.n > 0).map((t) => [t.taskId, t]));
   const pairedIds = [...baseMeasured.keys()].filter((id) => trainedMeasured.has(id));
+  if (pairedIds.length === 0) throw new UserError(`${baseSource} and ${trainedSource} have no task with an outcome in common`);
   const pairedBase = pairedIds.map((id) => baseMeasured.get(id)!);
   const pairedTrained = pairedIds.map((id) => trainedMeasured.get(id)!);
   const k = options.k ?? Math.min(resolveK(pairedBase, undefined, baseSource), resolveK(pairedTrained, undefined, trainedSource));

@@ -42,6 +42,7 @@ test('verdicts', () => {
   assert.equal(compareResults(base, broader).sharpening.verdict, 'broadening');
   assert.equal(compareResults(broader, base).sharpening.verdict, 'sharpening');
   assert.throws(() => compareResults(base, better, { k: 3 }), /k=3 exceeds the trials with an outcome of task "A"/);
+  assert.throws(() => compareResults(base, taskRows('Z', [1])), /no task with an outcome in common/);
 });
 
 test('paired bootstrap: constant differences give a point interval; quantiles interpolate', () => {

@@ -4,8 +4,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import type { EvalPoint, StepSummary } from '../../schemas/results.js';
-import { computeMetrics } from '../../stats/metrics.js';
+import type { StepSummary } from '../../schemas/results.js';
+import { evalPointOf } from '../../stats/evalPoint.js';
 import { writeReport, type WrittenReport } from '../../stats/report/index.js';
 import { groupByTask } from '../../stats/resultSet.js';
 import { selectPool } from '../../stats/selection.js';
@@ -27,12 +27,8 @@ before(() => {
     loss: 0.05 * Math.cos(i / 3),
     clipFraction: 0.02 + 0.001 * (i % 5),
   }));
-  const evalPoint = (step: number, rows: typeof base): EvalPoint => {
-    const m = computeMetrics(rows);
-    return { step, pass1: m.pass1, interval: m.intervals.pass1 };
-  };
   const pool = selectPool(groupByTask(base)).records;
-  report = writeReport({ title: 'Reference experiment (synthetic rows)', base, trained, steps, evalPoints: [evalPoint(0, base), evalPoint(30, trained)], pool, generatedAt: 'test' }, dir);
+  report = writeReport({ title: 'Reference experiment (synthetic rows)', base, trained, steps, evalPoints: [evalPointOf(0, base), evalPointOf(30, trained)], pool, generatedAt: 'test' }, dir);
 });
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
@@ -42,6 +38,7 @@ test('the HTML is self-contained and the Markdown twin has the same tables', () 
   for (const id of ['table-comparison', 'table-comparison-by-domain', 'table-cost', 'table-flips', 'table-pool']) assert.match(html, new RegExp(`id="${id}"`));
   assert.equal((html.match(/<svg /g) ?? []).length, 6, 'eval, four training curves, pool histogram');
   assert.match(html, /51\.70%/);
+  assert.match(html, /step 0: 51\.70%, step 30: 60\.78%/, 'the evaluation points');
   assert.match(html, /60\.78%/);
   assert.match(html, /24\.36 \$/);
   assert.match(html, /8\.00 \$/);

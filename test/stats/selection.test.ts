@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { ResultRow } from '../../schemas/results.js';
+import { FrozenPool, type ResultRow } from '../../schemas/results.js';
 import { DEFAULT_EDGES } from '../../stats/bins.js';
 import { allocateProportionally, selectPool, stratifiedSample } from '../../stats/selection.js';
 import { groupByTask } from '../../stats/resultSet.js';
@@ -34,6 +34,7 @@ test('every probed task is recorded with its estimate and the reason it was kept
   assert.ok(Math.abs(byId.mid!.mean - 5.5 / 11) < 1e-15);
   assert.deepEqual(pool.edges, [...DEFAULT_EDGES]);
   assert.deepEqual(pool.keep, [1, 2, 3]);
+  assert.deepEqual(FrozenPool.parse(JSON.parse(JSON.stringify(pool))), pool, 'the frozen pool matches its published schema');
 });
 
 test('the solvability filter keeps only tasks the reference solved at least once', () => {
