@@ -6,6 +6,12 @@ export const DEFAULT_EDGES: readonly number[] = [0, 0.08, 0.4, 0.6, 0.9, 1];
 /** Default kept bins: the three middle ones. */
 export const DEFAULT_KEEP: readonly number[] = [1, 2, 3];
 
+/** Bins kept when none are named: all but the first and the last (for the default edges, the three middle ones). */
+export function defaultKeep(edges: readonly number[]): number[] {
+  const bins = binCount(edges);
+  return bins >= 3 ? Array.from({ length: bins - 2 }, (_, i) => i + 1) : Array.from({ length: bins }, (_, i) => i);
+}
+
 export function binCount(edges: readonly number[]): number {
   return edges.length - 1;
 }

@@ -1,13 +1,13 @@
 import { UserError } from '../infra/errors.js';
 import type { FrozenPool, PoolRecord, SelectionReason } from '../schemas/results.js';
-import { binCount, DEFAULT_EDGES, DEFAULT_KEEP } from './bins.js';
+import { binCount, DEFAULT_EDGES, defaultKeep } from './bins.js';
 import { estimateDifficulty } from './jeffreys.js';
 import { seededRandom, shuffled, subSeed } from './random.js';
 import type { TaskOutcomes } from './resultSet.js';
 
 export interface SelectionOptions {
   edges?: readonly number[];
-  /** Bin indices to keep; default the three middle bins. */
+  /** Bin indices to keep; default all but the first and last (the three middle bins of the default edges). */
   keep?: readonly number[];
   /** A reference model's probe: when given, keep only tasks it solved at least once. */
   reference?: readonly TaskOutcomes[];
@@ -68,7 +68,7 @@ export function stratifiedSample(tasks: readonly { taskId: string; domain: strin
 /** Estimate every probed task's difficulty and freeze the pool, recording why each task is kept or dropped. */
 export function selectPool(probe: readonly TaskOutcomes[], options: SelectionOptions = {}): FrozenPool {
   const edges = [...(options.edges ?? DEFAULT_EDGES)];
-  const keep = [...(options.keep ?? DEFAULT_KEEP)].sort((a, b) => a - b);
+  const keep = [...(options.keep ?? defaultKeep(edges))].sort((a, b) => a - b);
   const seed = options.seed ?? 0;
   const max = options.max ?? null;
   for (const bin of keep) if (!Number.isInteger(bin) || bin < 0 || bin >= binCount(edges)) throw new UserError(`selection: kept bin ${bin} is not one of 0..${binCount(edges) - 1}`);

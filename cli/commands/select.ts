@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { UserError } from '../../infra/errors.js';
 import { simulateAdaptiveProbing, DEFAULT_STOP_THRESHOLD } from '../../stats/adaptiveProbing.js';
-import { DEFAULT_EDGES, DEFAULT_KEEP, parseEdges, parseKeep } from '../../stats/bins.js';
+import { DEFAULT_EDGES, DEFAULT_KEEP, defaultKeep, parseEdges, parseKeep } from '../../stats/bins.js';
 import { groupByTask, readResultRows } from '../../stats/resultSet.js';
 import { selectPool } from '../../stats/selection.js';
 import { poolSummaryTable, selectionTable } from '../../stats/tables/layouts.js';
@@ -16,7 +16,7 @@ const usage = `finalstate select PROBE.jsonl [--bins EDGES] [--keep BINS] [--ref
   the most mass, the posterior mean and 95% interval; then the frozen pool, with the reason each task is kept or dropped.
 
   --bins EDGES        bin edges from 0 to 1 (default ${DEFAULT_EDGES.join(',')})
-  --keep BINS         0-based bins to keep (default ${DEFAULT_KEEP.join(',')}: the three middle ones)
+  --keep BINS         0-based bins to keep (default: all but the first and last; ${DEFAULT_KEEP.join(',')} for the default bins)
   --reference FILE    a reference model's probe: keep only tasks it solved at least once
   --max N             cap the pool: seeded sample, stratified by domain and tags
   --seed S            seed of that sample (default 0)
@@ -44,7 +44,7 @@ export const selectCommand: Command = {
     if (positionals.length !== 1) throw new UserError(`finalstate select: expected one probe results file, got ${positionals.length}\n\n${usage}`);
     const file = positionals[0]!;
     const edges = values.bins ? parseEdges(values.bins, 'finalstate select --bins') : [...DEFAULT_EDGES];
-    const keep = values.keep ? parseKeep(values.keep, edges, 'finalstate select --keep') : DEFAULT_KEEP.filter((b) => b < edges.length - 1);
+    const keep = values.keep ? parseKeep(values.keep, edges, 'finalstate select --keep') : defaultKeep(edges);
     const probe = groupByTask(readResultRows(file), file);
     const reference = values.reference ? groupByTask(readResultRows(values.reference), values.reference) : undefined;
     const pool = selectPool(probe, {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { DEFAULT_EDGES, parseEdges, parseKeep } from '../../stats/bins.js';
+import { DEFAULT_EDGES, DEFAULT_KEEP, defaultKeep, parseEdges, parseKeep } from '../../stats/bins.js';
 import { binMasses, estimateDifficulty, jeffreysExpectedPowerOfP, jeffreysInterval, jeffreysMean, mostLikelyBin } from '../../stats/jeffreys.js';
 import { logBeta } from '../../stats/logGamma.js';
 
@@ -53,5 +53,8 @@ test('bin edges and kept bins are parsed and checked', () => {
   assert.throws(() => parseEdges('0.1,1', '--bins'), /start at 0/);
   assert.throws(() => parseEdges('0,x,1', '--bins'), /--bins/);
   assert.deepEqual(parseKeep('3,1', DEFAULT_EDGES, '--keep'), [1, 3]);
+  assert.deepEqual(defaultKeep(DEFAULT_EDGES), [...DEFAULT_KEEP]);
+  assert.deepEqual(defaultKeep([0, 0.3, 0.7, 1]), [1]);
+  assert.deepEqual(defaultKeep([0, 0.5, 1]), [0, 1], 'with two bins, nothing is trimmed');
   assert.throws(() => parseKeep('5', DEFAULT_EDGES, '--keep'), /--keep: bin "5" is not one of 0..4/);
 });
