@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { UserError } from '../infra/errors.js';
+import { accurateSum } from './sum.js';
 import { PriceTable, roles, type ResultRow, type Role, type TokenUsage } from '../schemas/results.js';
 
 export type CostByRole = Record<Role, number>;
@@ -31,17 +32,15 @@ export interface CostSummary {
 
 /** Cost of a set of rows: from the price table when given, else the sum of the rows' own costUsd. */
 export function summarizeCost(rows: readonly ResultRow[], successes: number, dependableTasks: number, prices?: PriceTable): CostSummary {
-  let total = 0;
+  let total: number;
   let byRole: CostByRole | null = null;
   if (prices) {
+    const costs = rows.map((row) => rowCostByRole(row, prices));
     byRole = { agent: 0, user: 0, judge: 0 };
-    for (const row of rows) {
-      const cost = rowCostByRole(row, prices);
-      for (const role of roles) byRole[role] += cost[role];
-    }
-    total = roles.reduce((sum, role) => sum + byRole![role], 0);
+    for (const role of roles) byRole[role] = accurateSum(costs.map((c) => c[role]));
+    total = accurateSum(roles.map((role) => byRole![role]));
   } else {
-    for (const row of rows) total += row.costUsd;
+    total = accurateSum(rows.map((row) => row.costUsd));
   }
   return {
     total,

@@ -4,6 +4,7 @@ import { summarizeCost, type CostSummary } from './cost.js';
 import { passAtK, passHatKPlugin, passHatKUnbiased } from './estimators.js';
 import { jeffreysExpectedPowerOfP, jeffreysInterval } from './jeffreys.js';
 import { groupByTask, type TaskOutcomes } from './resultSet.js';
+import { accurateSum } from './sum.js';
 
 export type Interval = [number, number];
 
@@ -77,7 +78,7 @@ export interface MetricsOptions {
   source?: string;
 }
 
-const mean = (values: readonly number[]) => values.reduce((s, v) => s + v, 0) / values.length;
+const mean = (values: readonly number[]) => accurateSum(values) / values.length;
 
 export function summarizeTrials(tasks: readonly { n: number }[]): TrialsSummary {
   const counts: Record<string, number> = {};

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { passAtK, passHatKPlugin, passHatKUnbiased } from '../../stats/estimators.js';
 import { logGamma } from '../../stats/logGamma.js';
+import { accurateSum } from '../../stats/sum.js';
 
 const close = (actual: number, expected: number, tolerance: number, what: string) =>
   assert.ok(Math.abs(actual - expected) <= tolerance, `${what}: got ${actual}, expected ${expected}`);
@@ -28,4 +29,11 @@ test('large n stays accurate (no factorial overflow)', () => {
 test('k outside 1..n is rejected', () => {
   assert.throws(() => passAtK(3, 1, 4), /k <= n/);
   assert.throws(() => passHatKPlugin(3, 1, 0), /1 <= k/);
+});
+
+test('compensated summation of many small costs', () => {
+  const cents = Array.from({ length: 10_140 }, (_, i) => (i < 1320 ? 0.1 : 0.09));
+  assert.equal(accurateSum(cents), 925.8);
+  assert.notEqual(cents.reduce((s, v) => s + v, 0), 925.8, 'naive summation drifts');
+  assert.equal(accurateSum([1e16, 1, -1e16]), 1);
 });
