@@ -70,6 +70,17 @@ test('finalstate metrics prints readable tables, and names the task when k is to
   assert.match(finalstate('metrics', file('missing.jsonl')).stderr, /cannot read results file/);
 });
 
+test('finalstate metrics --prices prices every role from token usage', () => {
+  const usage = { inputTokens: 1_000_000, cachedInputTokens: 0, outputTokens: 0 };
+  fs.writeFileSync(file('usage.jsonl'), toJsonl(taskRows('A', [1, 0], { usage: { agent: usage, user: usage, judge: usage } })));
+  fs.writeFileSync(file('prices.json'), JSON.stringify({ models: { m: { input: 2, cachedInput: 1, output: 8 }, j: { input: 0.5, cachedInput: 0.5, output: 1 } }, roles: { agent: 'm', user: 'm', judge: 'j' } }));
+  const { code, stdout, stderr } = finalstate('metrics', file('usage.jsonl'), '--prices', file('prices.json'), '--json');
+  assert.equal(code, 0, stderr);
+  assert.deepEqual(JSON.parse(stdout).costUsd, { total: 9, perSuccess: 9, perDependableTask: null, byRole: { agent: 4, user: 4, judge: 1 }, source: 'prices' });
+  fs.writeFileSync(file('bad-prices.json'), JSON.stringify({ models: { m: { input: 2, cachedInput: 1, output: 8 } }, roles: { agent: 'm', user: 'm', judge: 'j' } }));
+  assert.match(finalstate('metrics', file('usage.jsonl'), '--prices', file('bad-prices.json')).stderr, /bad-prices\.json: not a price table: roles\.judge: model "j" has no price/);
+});
+
 test('finalstate compare --json: deltas, flips and sharpening', () => {
   const { code, stdout, stderr } = finalstate('compare', file('base.jsonl'), file('trained.jsonl'), '--json');
   assert.equal(code, 0, stderr);
