@@ -23,6 +23,8 @@ if [ -z "${DATABASE_URL:-}" ] && ! command -v initdb >/dev/null 2>&1 && ! ls /us
   apt_install postgresql
 fi
 if ! command -v python3 >/dev/null 2>&1; then apt_install python3 python3-venv; fi
+# Headless Chromium renders the HTML report in its test (Debian's package).
+if [ ! -x /usr/bin/chromium ]; then apt_install chromium; fi
 for extra in ${FINALSTATE_APT_EXTRA:-}; do command -v "$extra" >/dev/null 2>&1 || apt_install "$extra"; done
 
 phase "node modules"

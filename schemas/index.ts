@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { StackConfig } from './config.js';
 import { TableGrading } from './domain.js';
+import { EvalPoint, FrozenPool, PriceTable, ResultRow, StepSummary } from './results.js';
 import { Task, TaskSetManifest } from './task.js';
 import { Trajectory } from './trajectory.js';
 
@@ -11,4 +12,9 @@ export const exportedSchemas: Record<string, z.ZodType> = {
   TaskSetManifest,
   TableGrading,
   Trajectory,
+  ResultRow,
+  PriceTable,
+  FrozenPool,
+  StepSummary,
+  EvalPoint,
 };

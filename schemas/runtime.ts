@@ -1,26 +1,9 @@
 import { z } from 'zod';
 
-/*
- * Usage and prices of one episode. The statistics branch defines the same shapes in schemas/results.ts
- * (TokenUsage, ModelPrice); when both are merged, these should become re-exports of those.
- */
+import { ModelPrice } from './results.js';
 
-const Count = z.number().int().nonnegative();
-const Usd = z.number().nonnegative().finite();
-
-/** Tokens spent by one role. `inputTokens` includes `cachedInputTokens` (OpenAI's convention). */
-export const TokenUsage = z
-  .object({
-    inputTokens: Count,
-    cachedInputTokens: Count.describe('The part of inputTokens served from the prompt cache.'),
-    outputTokens: Count,
-  })
-  .strict();
-export type TokenUsage = z.infer<typeof TokenUsage>;
-
-/** US dollars per million tokens. */
-export const ModelPrice = z.object({ input: Usd, cachedInput: Usd, output: Usd }).strict();
-export type ModelPrice = z.infer<typeof ModelPrice>;
+// Usage and prices have one definition, in schemas/results.ts (the result row carries them).
+export { ModelPrice, TokenUsage } from './results.js';
 
 /** Price per model name (the name the endpoint reports or the config gives). */
 export const ModelPrices = z.record(z.string().min(1), ModelPrice);

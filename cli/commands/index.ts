@@ -1,6 +1,9 @@
 import type { Command } from '../command.js';
+import { compareCommand } from './compare.js';
 import { demoCommand } from './demo.js';
 import { devCommand } from './dev.js';
+import { metricsCommand } from './metrics.js';
+import { selectCommand } from './select.js';
 
 /** Every `finalstate` subcommand; a new command is a file in this folder plus one line here. */
-export const commands: Command[] = [devCommand, demoCommand];
+export const commands: Command[] = [devCommand, demoCommand, metricsCommand, compareCommand, selectCommand];

@@ -1,0 +1,71 @@
+import { DEFAULT_EDGES } from '../bins.js';
+import { compareResults, type Comparison } from '../compare.js';
+import { percent, usd } from '../format.js';
+import type { FrozenPool } from '../../schemas/results.js';
+import { comparisonDomainTable, comparisonTable, flipsTable, poolSummaryTable } from '../tables/layouts.js';
+import type { Table } from '../tables/table.js';
+import { evalChart, poolHistogram, trainingCurves, type Chart } from './charts.js';
+import type { ReportInput } from './input.js';
+
+export interface ReportSection {
+  id: string;
+  title: string;
+  paragraphs: string[];
+  tables: Table[];
+  charts: Chart[];
+}
+
+export interface ReportDocument {
+  title: string;
+  subtitle: string;
+  sections: ReportSection[];
+  comparison: Comparison;
+}
+
+function costTable(c: Comparison): Table {
+  const { base, trained } = c.costUsd;
+  const rows = [
+    ['total', usd(base.total), usd(trained.total)],
+    ['per successful attempt', usd(base.perSuccess, 3), usd(trained.perSuccess, 3)],
+    [`per dependable task (${c.k}/${c.k})`, usd(base.perDependableTask), usd(trained.perDependableTask)],
+  ];
+  if (base.byRole && trained.byRole) for (const role of ['agent', 'user', 'judge'] as const) rows.push([`${role} tokens`, usd(base.byRole[role]), usd(trained.byRole[role])]);
+  return { id: 'cost', title: 'Cost', headers: ['Cost', 'Base', 'Trained'], rows, note: base.source === 'prices' ? 'From token usage and the price table.' : "From the rows' costUsd; errored episodes included." };
+}
+
+/** Compute everything the report shows, once, for both renderings. */
+export function buildReport(input: ReportInput): ReportDocument {
+  const c = compareResults(input.base, input.trained, { k: input.k, prices: input.prices, sources: ['base results', 'trained results'] });
+  const pool: FrozenPool = {
+    edges: input.edges ?? [...DEFAULT_EDGES],
+    keep: [],
+    solvabilityFilter: false,
+    max: null,
+    seed: 0,
+    records: input.pool,
+    pool: input.pool.filter((r) => r.kept).map((r) => r.taskId),
+  };
+  const poolTable = poolSummaryTable(pool);
+  const m = c.metrics;
+  const headline =
+    `On ${c.tasks.paired} tasks with k = ${c.k}, pass@1 went from ${percent(m.pass1.base)} to ${percent(m.pass1.trained)}, ` +
+    `tasks passed ${c.k}/${c.k} from ${c.counts.observedKK.base} to ${c.counts.observedKK.trained}, and pass@${c.k} from ${percent(m.passAtK.base)} to ${percent(m.passAtK.trained)}.`;
+  const unpaired = c.tasks.onlyBase.length + c.tasks.onlyTrained.length;
+  return {
+    title: input.title,
+    subtitle: `finalstate campaign report${input.generatedAt ? `, ${input.generatedAt}` : ''}`,
+    comparison: c,
+    sections: [
+      {
+        id: 'results',
+        title: 'Base vs trained',
+        paragraphs: [headline, c.sharpening.summary, ...(unpaired ? [`${unpaired} tasks measured by only one side are left out.`] : [])],
+        tables: [comparisonTable(c), comparisonDomainTable(c), costTable(c), { ...flipsTable(c), note: undefined }],
+        charts: [],
+      },
+      { id: 'evaluation', title: 'Evaluations during training', paragraphs: [], tables: [], charts: [evalChart(input.evalPoints)] },
+      { id: 'training', title: 'Training curves', paragraphs: [], tables: [], charts: trainingCurves(input.steps) },
+      { id: 'pool', title: 'Training pool', paragraphs: [], tables: [poolTable], charts: [poolHistogram(input.pool)] },
+    ],
+  };
+}

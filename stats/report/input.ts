@@ -1,0 +1,21 @@
+import type { EvalPoint, PoolRecord, PriceTable, ResultRow, StepSummary } from '../../schemas/results.js';
+
+/** Everything a campaign report shows. */
+export interface ReportInput {
+  title: string;
+  /** Evaluation rows of the base policy and of the trained policy (same split). */
+  base: ResultRow[];
+  trained: ResultRow[];
+  /** One summary per GRPO step, for the training curves. */
+  steps: StepSummary[];
+  /** pass@1 at each evaluation (step 0 = base). */
+  evalPoints: EvalPoint[];
+  /** The probed tasks' difficulty records (kept and dropped), for the pool histogram. */
+  pool: PoolRecord[];
+  /** Difficulty bin edges of the pool; default the standard ones. */
+  edges?: number[];
+  k?: number;
+  prices?: PriceTable;
+  /** Shown in the header; pass a fixed value for reproducible files. */
+  generatedAt?: string;
+}
