@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { StackConfig } from './config.js';
 import { TableGrading } from './domain.js';
+import { EpisodeOutcome, EpisodeRequest } from './episode.js';
 import { EvalPoint, FrozenPool, PriceTable, ResultRow, StepSummary } from './results.js';
 import { Task, TaskSetManifest } from './task.js';
 import { Trajectory } from './trajectory.js';
@@ -12,6 +13,8 @@ export const exportedSchemas: Record<string, z.ZodType> = {
   TaskSetManifest,
   TableGrading,
   Trajectory,
+  EpisodeRequest,
+  EpisodeOutcome,
   ResultRow,
   PriceTable,
   FrozenPool,

@@ -1,0 +1,16 @@
+import type { EpisodeOutcome, EpisodeRequest } from '../../schemas/episode.js';
+
+export interface EpisodeHooks {
+  /** Called once per completed turn; the Temporal activity turns it into a heartbeat. */
+  onTurn?(turn: number): void;
+  signal?: AbortSignal;
+}
+
+/**
+ * Runs one full episode: fresh backend, MCP tool session, agent loop with the simulated user, grading, storage.
+ * A task outcome (any reward, any finish reason) is the return value; an infrastructure failure throws
+ * InfrastructureError; a malformed task throws UserError.
+ */
+export interface EpisodeRunner {
+  run(request: EpisodeRequest, hooks?: EpisodeHooks): Promise<EpisodeOutcome>;
+}
