@@ -1,1 +1,1 @@
-"""finalstate's Python side: the GRPO trainer (grpo, gpu_worker) and the policy server (policy_server)."""
+"""Python side of finalstate: the GPU trainer worker, the policy server and the base-model build."""
