@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { StackConfig } from './config.js';
 import { TableGrading } from './domain.js';
 import { Task, TaskSetManifest } from './task.js';
-import { PolicyUpdateInput, PolicyUpdateResult, TrainingBatch } from './training.js';
+import { PolicyUpdateInput, PolicyUpdateResult, SftDemonstration, TrainingBatch } from './training.js';
 
 /** Schemas exported as JSON Schema to schemas/json/ (read by the Python worker and external tools). */
 export const exportedSchemas: Record<string, z.ZodType> = {
@@ -13,4 +13,5 @@ export const exportedSchemas: Record<string, z.ZodType> = {
   TrainingBatch,
   PolicyUpdateInput,
   PolicyUpdateResult,
+  SftDemonstration,
 };

@@ -98,3 +98,24 @@ export const PolicyUpdateResult = z
   })
   .strict();
 export type PolicyUpdateResult = z.infer<typeof PolicyUpdateResult>;
+
+/**
+ * One rendered demonstration for supervised fine-tuning of the base model (one JSONL line): the full chat text as
+ * the model sees it, and the character ranges [start, end) written by the assistant, which are the only ones trained on.
+ */
+export const SftDemonstration = z
+  .object({
+    text: z.string().min(1),
+    assistantSpans: z
+      .array(z.tuple([z.number().int().min(0), z.number().int().min(0)]))
+      .min(1)
+      .describe(
+        'Ranges [start, end) of assistant-written text in JavaScript string indices (UTF-16 code units), in order and ' +
+          'not overlapping; include each closing <|im_end|> so that the model learns to stop.',
+      ),
+  })
+  .strict()
+  .refine((d) => d.assistantSpans.every(([s, e], i, all) => s < e && e <= d.text.length && (i === 0 || all[i - 1]![1] <= s)), {
+    message: 'assistantSpans must be ordered, non-empty, non-overlapping ranges inside text',
+  });
+export type SftDemonstration = z.infer<typeof SftDemonstration>;

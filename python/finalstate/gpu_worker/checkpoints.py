@@ -8,30 +8,21 @@ A step directory only ever appears by renaming a finished temporary directory, s
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
-import uuid
 from pathlib import Path
 
 import torch
 
-COMPLETE_MARKER = "COMPLETE"
+from ..atomic import atomic_directory, is_complete
+
 OPTIMIZER_FILE = "optimizer.pt"
 STATE_FILE = "trainer_state.json"
 _STEP_DIR = re.compile(r"^step-(\d{6,})$")
 
 
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 class CheckpointStore:
-    def __init__(self, root: str | os.PathLike):
+    def __init__(self, root: str | Path):
         self.root = Path(root)
 
     def path_for(self, step: int) -> Path:
@@ -39,47 +30,33 @@ class CheckpointStore:
 
     def complete(self, step: int) -> Path | None:
         path = self.path_for(step)
-        return path if (path / COMPLETE_MARKER).is_file() else None
+        return path if is_complete(path) else None
 
     def latest_complete(self) -> int | None:
         if not self.root.is_dir():
             return None
-        steps = [int(m.group(1)) for p in self.root.iterdir() if (m := _STEP_DIR.match(p.name)) and (p / COMPLETE_MARKER).is_file()]
+        steps = [int(m.group(1)) for p in self.root.iterdir() if (m := _STEP_DIR.match(p.name)) and is_complete(p)]
         return max(steps, default=None)
 
     def read_state(self, step: int) -> dict:
         return json.loads((self.path_for(step) / STATE_FILE).read_text())
 
     def remove_temporaries(self) -> None:
-        """Drop what a crashed write left behind."""
+        """Drop what crashed writes left behind."""
         if self.root.is_dir():
-            for path in self.root.glob(".tmp-step-*"):
-                shutil.rmtree(path, ignore_errors=True)
+            for path in self.root.iterdir():
+                if _STEP_DIR.match(path.name.removeprefix(".tmp-").rsplit("-", 1)[0]) and path.name.startswith(".tmp-"):
+                    shutil.rmtree(path, ignore_errors=True)
 
     def write(self, step: int, *, model, optimizer: torch.optim.Optimizer, tokenizer, state: dict) -> Path:
-        self.root.mkdir(parents=True, exist_ok=True)
-        temporary = self.root / f".tmp-step-{step:06d}-{uuid.uuid4().hex}"
-        try:
-            temporary.mkdir()
+        final = self.path_for(step)
+        with atomic_directory(final) as temporary:
             model.save_pretrained(temporary, safe_serialization=True)
             if tokenizer is not None:
                 tokenizer.save_pretrained(temporary)
             torch.save(optimizer.state_dict(), temporary / OPTIMIZER_FILE)
             (temporary / STATE_FILE).write_text(json.dumps({**state, "step": step}, indent=2) + "\n")
-            for file in temporary.iterdir():
-                with open(file, "rb") as handle:
-                    os.fsync(handle.fileno())
-            (temporary / COMPLETE_MARKER).write_text("ok\n")
-            _fsync_dir(temporary)
-            final = self.path_for(step)
-            if final.exists():  # only a hand-made or foreign directory can be here without its marker
-                shutil.rmtree(final)
-            os.rename(temporary, final)
-            _fsync_dir(self.root)
-            return final
-        except BaseException:
-            shutil.rmtree(temporary, ignore_errors=True)
-            raise
+        return final
 
     @staticmethod
     def load_optimizer_state(path: Path, optimizer: torch.optim.Optimizer) -> None:
