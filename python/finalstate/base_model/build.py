@@ -17,7 +17,7 @@ from pathlib import Path
 import torch
 from transformers import Qwen3Config, Qwen3ForCausalLM
 
-from ..atomic import atomic_directory, is_complete
+from ..atomic import atomic_directory, is_complete, remove_temporaries
 from .demonstrations import assistant_token_mask, load_demonstrations
 from .sft import SftConfig, TokenizedExample, train_sft
 from .tokenizer import train_tokenizer
@@ -73,6 +73,7 @@ def build(demonstrations: str | Path, cache_dir: str | Path, config: BuildConfig
     if is_complete(directory):
         return BuildResult(directory, key, True, json.loads((directory / REPORT_FILE).read_text()))
 
+    remove_temporaries(directory)  # what an interrupted build of the same inputs left
     started = time.perf_counter()
     torch.manual_seed(config.seed)
     tokenizer = train_tokenizer((d.text for d in demos), vocab_size=config.vocab_size)
