@@ -1,6 +1,7 @@
 """The micro-batched GRPO update on a tiny Qwen3 model (CPU, fp32)."""
 
 import copy
+import math
 
 import pytest
 import torch
@@ -102,3 +103,19 @@ def test_unusable_batches_are_rejected_before_any_update(model):
     assert trainer.step == 0
     for name, value in weights(trainer.model).items():
         assert torch.equal(value, before[name]), name
+
+
+def test_kl_coefficient_adds_the_k3_term_to_the_loss(model):
+    # Off-policy: the rollout policy gave every trained token a 0.3 lower log-prob than the current model does.
+    episodes = [
+        {**e, "rolloutLogprobs": [lp - 0.3 if m else 0.0 for lp, m in zip(e["rolloutLogprobs"], e["lossMask"])]}
+        for e in toy_batch(model, model.config.vocab_size)
+    ]
+    plain = PolicyTrainer(copy.deepcopy(model), DEFAULT_OPTIMIZER).accumulate_gradients(episodes, loss_config=DEFAULT_LOSS, micro_batch_size=4)
+    with_kl = PolicyTrainer(copy.deepcopy(model), DEFAULT_OPTIMIZER).accumulate_gradients(
+        episodes, loss_config={**DEFAULT_LOSS, "klCoef": 0.5}, micro_batch_size=4
+    )
+    k3 = math.exp(0.3) - 1 - 0.3  # r = exp(0.3) on every token
+    assert plain["approxKl"] == pytest.approx(k3, rel=1e-4)
+    assert with_kl["loss"] == pytest.approx(plain["loss"] + 0.5 * k3, rel=1e-4)
+    assert plain["clipFraction"] > 0  # ratio 1.35 > 1.2: tokens with positive advantage are clipped

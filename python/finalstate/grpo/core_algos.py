@@ -80,10 +80,11 @@ def compute_policy_loss(
     return pg_loss, pg_clipfrac, ppo_kl
 
 
-def kl_penalty_k3(log_prob: torch.Tensor, ref_log_prob: torch.Tensor) -> torch.Tensor:
-    """Per-token k3 estimate of KL(ref || current) from samples of ref: exp(ref - logp) - (ref - logp) - 1 >= 0."""
-    kl = torch.clamp(ref_log_prob - log_prob, min=-20.0, max=20.0)
-    return torch.exp(kl) - kl - 1.0
+def kl_penalty_k3(log_prob: torch.Tensor, sampling_log_prob: torch.Tensor) -> torch.Tensor:
+    """Per-token k3 estimate of KL(sampler || current) from tokens the sampler drew: r - 1 - log r >= 0,
+    with r = p_current / p_sampler (Schulman's low-variance unbiased estimator)."""
+    log_ratio = torch.clamp(log_prob - sampling_log_prob, min=-20.0, max=20.0)
+    return torch.exp(log_ratio) - 1.0 - log_ratio
 
 
 def entropy_from_logprobs(log_probs: torch.Tensor) -> torch.Tensor:
