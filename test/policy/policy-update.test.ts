@@ -92,9 +92,9 @@ before(async () => {
   });
   stopPythonWorker = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
     child.kill('SIGTERM');
-    await exited;
+    assert.equal(await exited, 0, `the gpu worker shuts down cleanly on SIGTERM:\n${output}`);
   };
 
   connection = await Connection.connect({ address: config.temporal.address });
