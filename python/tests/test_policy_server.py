@@ -12,6 +12,8 @@ import pytest
 import torch
 from transformers import AutoModelForCausalLM
 
+from episodes import DEFAULT_LOSS, DEFAULT_OPTIMIZER
+from finalstate.grpo import PolicyTrainer
 from finalstate.policy_server.api import PolicyServer
 from finalstate.policy_server.engine import Engine, load_policy
 
@@ -161,3 +163,22 @@ def test_stops_and_bad_requests(make_server):
     ):
         status, _, payload = call(base, "/v1/completions", body)
         assert status in (400, 404) and message in payload["error"]["message"], payload
+
+
+def test_server_rollouts_are_on_policy_for_the_trainer(make_server, tiny_model_dir):
+    """The contract between the two halves: token_ids + token_logprobs drop into a TrainingEpisode unchanged."""
+    base = make_server()
+    episodes = []
+    for index, seed in enumerate((1, 2, 3, 4)):
+        choice = complete(base, temperature=1.0, seed=seed, logprobs=0, max_tokens=6)["choices"][0]
+        prompt, completion = choice["prompt_token_ids"], choice["token_ids"]
+        episodes.append({
+            "episodeId": f"e{index}", "taskId": "t", "groupId": "g", "reward": float(index % 2),
+            "tokenIds": prompt + completion,
+            "lossMask": [0] * len(prompt) + [1] * len(completion),
+            "rolloutLogprobs": [0.0] * len(prompt) + choice["logprobs"]["token_logprobs"],
+        })
+    trainer = PolicyTrainer(AutoModelForCausalLM.from_pretrained(tiny_model_dir), DEFAULT_OPTIMIZER)
+    metrics = trainer.accumulate_gradients(episodes, loss_config=DEFAULT_LOSS, micro_batch_size=2)
+    assert metrics["tokens"] == 24
+    assert metrics["approxKl"] < 1e-8 and metrics["clipFraction"] == 0.0
