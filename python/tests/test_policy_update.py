@@ -1,6 +1,7 @@
 """policyUpdate without Temporal: checkpoints, restart and resume, idempotency, unusable input."""
 
 import json
+import re
 
 import pytest
 import torch
@@ -117,6 +118,16 @@ def test_unusable_input_fails_with_a_clear_message(tiny_model_dir, batch_files, 
     bad.write_text(json.dumps({"episodes": [{"episodeId": "e", "taskId": "t", "groupId": "g", "tokenIds": [1, 2], "lossMask": [0, 1], "reward": 1}]}))
     with pytest.raises(UnusableBatchError, match=r"bad.json .*at episodes/0: 'rolloutLogprobs' is a required property"):
         updater.run(request(tiny_model_dir, tmp_path, bad, 1))
+    long = {"episodeId": "e", "taskId": "t", "groupId": "g", "tokenIds": [1] * 50, "lossMask": [0] + [1] * 49, "rolloutLogprobs": [0.0] + [-1.0] * 49, "reward": 1}
+    for field, index, value, message in (
+        ("rolloutLogprobs", 30, 0.5, "episodes/0/rolloutLogprobs/30: 0.5 is greater than the maximum of 0"),
+        ("tokenIds", 40, 1.5, "episodes/0/tokenIds/40: 1.5 is not an integer"),
+        ("lossMask", 10, 2, "episodes/0/lossMask/10: 2 is greater than the maximum of 1"),
+    ):
+        broken = {**long, field: [*long[field][:index], value, *long[field][index + 1 :]]}
+        bad.write_text(json.dumps({"episodes": [broken]}))
+        with pytest.raises(UnusableBatchError, match=re.escape(message)):
+            updater.run(request(tiny_model_dir, tmp_path, bad, 1))
     with pytest.raises(UnusableBatchError, match="does not exist"):
         updater.run(request(tiny_model_dir, tmp_path, tmp_path / "missing.json", 1))
 

@@ -9,7 +9,7 @@ from urllib.parse import unquote, urlparse
 
 import torch
 
-from ..schemas import SchemaError, validate
+from ..schemas import SchemaError, check_array_items, load_schema, validate
 from .advantages import compute_grpo_outcome_advantage
 
 
@@ -37,11 +37,35 @@ def load_batch(uri: str) -> list[dict]:
     except json.JSONDecodeError as err:
         raise UnusableBatchError(f"batch file {path} is not valid JSON: {err}") from err
     try:
-        batch = validate("TrainingBatch", raw, where=str(path))
+        episodes = validate_training_batch(raw, where=str(path))
     except SchemaError as err:
         raise UnusableBatchError(str(err)) from err
-    check_episodes(batch["episodes"], where=str(path))
-    return batch["episodes"]
+    check_episodes(episodes, where=str(path))
+    return episodes
+
+
+PER_TOKEN_FIELDS = ("tokenIds", "lossMask", "rolloutLogprobs")
+
+
+def validate_training_batch(raw, *, where: str) -> list[dict]:
+    """Validate against TrainingBatch.schema.json. The per-token arrays reach jsonschema cut to their minimum
+    length (so minItems and the first items are still checked there); all their items are checked in bulk
+    against the same schema's `items`."""
+    episodes = raw.get("episodes") if isinstance(raw, dict) else None
+    if not isinstance(episodes, list) or not all(isinstance(e, dict) for e in episodes):
+        return validate("TrainingBatch", raw, where=where)["episodes"]  # reports the shape error
+    item_schemas = load_schema("TrainingBatch")["properties"]["episodes"]["items"]["properties"]
+    keep = {f: max(1, item_schemas[f].get("minItems", 0)) for f in PER_TOKEN_FIELDS}
+    skeleton = {
+        **raw,
+        "episodes": [{**e, **{f: e[f][: keep[f]] for f in PER_TOKEN_FIELDS if isinstance(e.get(f), list)}} for e in episodes],
+    }
+    validated = validate("TrainingBatch", skeleton, where=where)["episodes"]
+    for index, (episode, full) in enumerate(zip(validated, episodes)):
+        for f in PER_TOKEN_FIELDS:
+            check_array_items(full[f], item_schemas[f]["items"], where=f"TrainingBatch in {where} at episodes/{index}/{f}")
+            episode[f] = full[f]
+    return validated
 
 
 def check_episodes(episodes: list[dict], *, where: str, vocab_size: int | None = None) -> None:
