@@ -3,15 +3,21 @@
 from __future__ import annotations
 
 import json
+import os
+import re
+import subprocess
+import sys
 import threading
 import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 import torch
 from transformers import AutoModelForCausalLM
 
+import finalstate
 from episodes import DEFAULT_LOSS, DEFAULT_OPTIMIZER
 from finalstate.grpo import PolicyTrainer
 from finalstate.policy_server.api import PolicyServer
@@ -182,3 +188,23 @@ def test_server_rollouts_are_on_policy_for_the_trainer(make_server, tiny_model_d
     metrics = trainer.accumulate_gradients(episodes, loss_config=DEFAULT_LOSS, micro_batch_size=2)
     assert metrics["tokens"] == 24
     assert metrics["approxKl"] < 1e-8 and metrics["clipFraction"] == 0.0
+
+
+def test_entrypoint_serves_and_stops_cleanly(tiny_model_dir):
+    process = subprocess.Popen(
+        [sys.executable, "-m", "finalstate.policy_server", "--model", str(tiny_model_dir), "--port", "0", "--device", "cpu", "--policy-version", "3"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        env={**os.environ, "PYTHONPATH": str(Path(finalstate.__file__).resolve().parents[1])},
+    )
+    try:
+        line = ""
+        while "ready on" not in line:
+            line = process.stdout.readline()
+            assert line, "the server exited before it was ready"
+        base = re.search(r"http://[\d.]+:\d+", line).group(0)
+        status, headers, health = call(base, "/health")
+        assert status == 200 and health == {"status": "ok", "policy_version": 3} and headers["X-Policy-Version"] == "3"
+        assert call(base, "/v1/models")[2]["data"][0]["id"] == tiny_model_dir.name
+    finally:
+        process.terminate()
+        assert process.wait(timeout=30) == 0

@@ -66,9 +66,9 @@ def main() -> None:
     parser.add_argument("out_dir")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
-    tokenizer = build_tiny_tokenizer()
-    save_tiny_model(args.out_dir, args.seed)
-    print(json.dumps({"dir": str(Path(args.out_dir).resolve()), "vocabSize": len(tokenizer), "eosTokenId": tokenizer.eos_token_id}))
+    directory = save_tiny_model(args.out_dir, args.seed)
+    config = json.loads((directory / "config.json").read_text())
+    print(json.dumps({"dir": str(directory.resolve()), "vocabSize": config["vocab_size"], "eosTokenId": config["eos_token_id"]}))
 
 
 if __name__ == "__main__":
