@@ -20,6 +20,7 @@ import uuid
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+from urllib.parse import unquote, urlparse
 
 from .engine import Engine, SamplingParams
 
@@ -156,8 +157,6 @@ class _Handler(BaseHTTPRequestHandler):
         body = self._body()
         checkpoint = _field(body, "checkpoint", str, "", check=bool, message="must name a checkpoint directory")
         if checkpoint.startswith("file://"):
-            from urllib.parse import unquote, urlparse
-
             checkpoint = unquote(urlparse(checkpoint).path)
         version = _field(body, "version", int, None, check=lambda v: v >= 0, message="must be a non-negative integer")
         try:
