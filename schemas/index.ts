@@ -5,6 +5,7 @@ import { EpisodeOutcome, EpisodeRequest } from './episode.js';
 import { EvalPoint, FrozenPool, PriceTable, ResultRow, StepSummary } from './results.js';
 import { Task, TaskSetManifest } from './task.js';
 import { Trajectory } from './trajectory.js';
+import { PolicyUpdateInput, PolicyUpdateResult, SftDemonstration, TrainingBatch } from './training.js';
 
 /** Schemas exported as JSON Schema to schemas/json/ (read by the Python worker and external tools). */
 export const exportedSchemas: Record<string, z.ZodType> = {
@@ -20,4 +21,8 @@ export const exportedSchemas: Record<string, z.ZodType> = {
   FrozenPool,
   StepSummary,
   EvalPoint,
+  TrainingBatch,
+  PolicyUpdateInput,
+  PolicyUpdateResult,
+  SftDemonstration,
 };

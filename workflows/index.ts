@@ -1,2 +1,3 @@
 // Every workflow the control worker registers. Workflows are deterministic: all I/O lives in activities.
 export * from './smoke.js';
+export * from './policy-update-smoke.js';

@@ -54,11 +54,12 @@ export function startProcess(command: string, args: string[], ready: RegExp, env
       reject(new Error(`${command} exited with ${code} before it was ready:\n${output}`));
     });
   });
-  const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
+  /** SIGTERM, then the exit code (null when it died of a signal). */
+  const stop = async (): Promise<number | null> => {
+    if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     child.kill('SIGTERM');
-    await exited;
+    return await exited;
   };
   return { child, started, stop, output: () => output };
 }

@@ -1,0 +1,1 @@
+"""The Temporal worker of the `gpu` task queue: the `policyUpdate` activity and its checkpoints."""

@@ -1,0 +1,1 @@
+"""A small OpenAI-compatible (vLLM-subset) completion server for the current policy checkpoint."""

@@ -1,0 +1,45 @@
+"""`python -m finalstate.policy_server --model DIR --port P`: serve a Hugging Face checkpoint for rollouts."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import threading
+from pathlib import Path
+
+import torch
+
+from .api import PolicyServer
+from .engine import Engine, load_policy
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m finalstate.policy_server", description=__doc__)
+    parser.add_argument("--model", required=True, help="Hugging Face checkpoint directory")
+    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--served-model-name", default=None, help="model id in the API (default: the directory name)")
+    parser.add_argument("--policy-version", type=int, default=0)
+    parser.add_argument("--device", default=None, help="torch device (default: cuda when available, else cpu)")
+    parser.add_argument("--max-batch-size", type=int, default=32)
+    parser.add_argument("--batch-wait-ms", type=float, default=5.0, help="how long the scheduler gathers requests into a batch")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+    device = torch.device(args.device or ("cuda" if torch.cuda.is_available() else "cpu"))
+    policy = load_policy(args.model, args.policy_version, device)
+    engine = Engine(policy, device=device, max_batch_size=args.max_batch_size, batch_wait_s=args.batch_wait_ms / 1000)
+    server = PolicyServer((args.host, args.port), engine, args.served_model_name or Path(args.model).resolve().name)
+    stop = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.set())
+    threading.Thread(target=server.serve_forever, name="http", daemon=True).start()
+    print(f"policy server ready on http://{args.host}:{server.server_address[1]} (policy version {policy.version})", flush=True)
+    stop.wait()
+    server.shutdown()
+    engine.close()
+
+
+if __name__ == "__main__":
+    main()

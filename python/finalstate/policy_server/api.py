@@ -1,0 +1,243 @@
+"""The HTTP surface: a subset of vLLM's OpenAI-compatible API, plus /admin/reload.
+
+Every JSON response has `policy_version` and every response the header X-Policy-Version.
+/v1/completions fields beyond OpenAI's, as in vLLM:
+  request  `prompt` may be a list of token ids; `return_token_ids` (bool) adds per-choice `prompt_token_ids` and
+           `token_ids`; `seed`, `stop_token_ids`, `ignore_eos`, `skip_special_tokens` as in vLLM's sampling params.
+  response `choices[i].logprobs` (when `logprobs` is a number k >= 0) is the legacy completions shape:
+           tokens, token_logprobs, top_logprobs (k entries per token, or null for k = 0), text_offset.
+           token_logprobs[j] is log p(token_ids[j]) under the raw model distribution (before temperature and
+           top_p), aligned with token_ids, which include a final EOS/stop token when one ended the choice
+           (its text is not in `text`). With n > 1, choice i samples with seed + i.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+import uuid
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+from .engine import Engine, SamplingParams
+
+log = logging.getLogger(__name__)
+VERSION_HEADER = "X-Policy-Version"
+
+
+class RequestError(Exception):
+    def __init__(self, message: str, status: HTTPStatus = HTTPStatus.BAD_REQUEST, param: str | None = None):
+        super().__init__(message)
+        self.status = status
+        self.param = param
+
+
+def _field(body: dict, name: str, kind, default, check=None, message=""):
+    value = body.get(name, default)
+    if value is None and default is None:
+        return None
+    if kind is float and isinstance(value, int) and not isinstance(value, bool):
+        value = float(value)
+    if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)) or (check and not check(value)):
+        raise RequestError(f"`{name}` {message or 'has the wrong type'} (got {value!r})", param=name)
+    return value
+
+
+def _token_list(value: Any, name: str, vocab_size: int) -> list[int]:
+    if not isinstance(value, list) or not all(isinstance(t, int) and not isinstance(t, bool) for t in value):
+        raise RequestError(f"`{name}` must be a string or a list of token ids", param=name)
+    bad = [t for t in value if not 0 <= t < vocab_size]
+    if bad:
+        raise RequestError(f"`{name}` has token id {bad[0]} outside the vocabulary (0..{vocab_size - 1})", param=name)
+    return value
+
+
+class PolicyServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, address: tuple[str, int], engine: Engine, model_name: str):
+        super().__init__(address, _Handler)
+        self.engine = engine
+        self.model_name = model_name
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: PolicyServer
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args) -> None:  # noqa: A002 (the base class's name)
+        log.debug("%s %s", self.address_string(), format % args)
+
+    # --- plumbing ---------------------------------------------------------------------------------------------
+    def _send(self, status: HTTPStatus, payload: dict, version: int | None = None) -> None:
+        version = self.server.engine.policy.version if version is None else version
+        body = json.dumps({**payload, "policy_version": version}).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header(VERSION_HEADER, str(version))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _error(self, err: RequestError) -> None:
+        kind = "NotFoundError" if err.status == HTTPStatus.NOT_FOUND else "BadRequestError"
+        self._send(err.status, {"error": {"message": str(err), "type": kind, "param": err.param, "code": int(err.status)}})
+
+    def _body(self) -> dict:
+        length = int(self.headers.get("Content-Length") or 0)
+        try:
+            body = json.loads(self.rfile.read(length) or b"{}")
+        except json.JSONDecodeError as err:
+            raise RequestError(f"the request body is not valid JSON: {err}") from err
+        if not isinstance(body, dict):
+            raise RequestError("the request body must be a JSON object")
+        return body
+
+    def _dispatch(self, routes: dict) -> None:
+        path = self.path.split("?", 1)[0]
+        handler = routes.get(path)
+        try:
+            if handler is None:
+                raise RequestError(f"no route {self.command} {path}", HTTPStatus.NOT_FOUND)
+            handler()
+        except RequestError as err:
+            self._error(err)
+        except Exception as err:  # noqa: BLE001 (report, keep serving)
+            log.exception("%s %s failed", self.command, path)
+            self._send(HTTPStatus.INTERNAL_SERVER_ERROR, {"error": {"message": str(err), "type": "InternalServerError", "param": None, "code": 500}})
+
+    def do_GET(self) -> None:  # noqa: N802
+        self._dispatch({"/health": self._health, "/v1/models": self._models, "/stats": self._stats})
+
+    def do_POST(self) -> None:  # noqa: N802
+        self._dispatch({
+            "/v1/completions": self._completions,
+            "/tokenize": self._tokenize,
+            "/detokenize": self._detokenize,
+            "/admin/reload": self._reload,
+        })
+
+    # --- routes -----------------------------------------------------------------------------------------------
+    def _health(self) -> None:
+        self._send(HTTPStatus.OK, {"status": "ok"})
+
+    def _stats(self) -> None:
+        sizes = list(self.server.engine.batch_sizes)
+        self._send(HTTPStatus.OK, {"batches": len(sizes), "batch_sizes": sizes[-1000:]})
+
+    def _models(self) -> None:
+        policy = self.server.engine.policy
+        card = {
+            "id": self.server.model_name,
+            "object": "model",
+            "created": int(time.time()),
+            "owned_by": "finalstate",
+            "root": str(policy.path),
+            "max_model_len": policy.max_model_len,
+            "policy_version": policy.version,
+        }
+        self._send(HTTPStatus.OK, {"object": "list", "data": [card]})
+
+    def _tokenize(self) -> None:
+        body = self._body()
+        prompt = _field(body, "prompt", str, "", message="must be a string")
+        add_special = _field(body, "add_special_tokens", bool, True)
+        tokens = self.server.engine.encode(prompt, add_special)
+        self._send(HTTPStatus.OK, {"count": len(tokens), "max_model_len": self.server.engine.policy.max_model_len, "tokens": tokens, "token_strs": None})
+
+    def _detokenize(self) -> None:
+        body = self._body()
+        tokens = _token_list(body.get("tokens"), "tokens", self.server.engine.vocab_size)
+        self._send(HTTPStatus.OK, {"prompt": self.server.engine.decode(tokens)})
+
+    def _reload(self) -> None:
+        body = self._body()
+        checkpoint = _field(body, "checkpoint", str, "", check=bool, message="must name a checkpoint directory")
+        if checkpoint.startswith("file://"):
+            checkpoint = unquote(urlparse(checkpoint).path)
+        version = _field(body, "version", int, None, check=lambda v: v >= 0, message="must be a non-negative integer")
+        try:
+            policy = self.server.engine.reload(checkpoint, version)
+        except (FileNotFoundError, OSError, ValueError) as err:
+            raise RequestError(f"cannot load checkpoint {checkpoint}: {err}", param="checkpoint") from err
+        self._send(HTTPStatus.OK, {"status": "ok", "checkpoint": str(policy.path)}, version=policy.version)
+
+    def _completions(self) -> None:
+        body = self._body()
+        engine = self.server.engine
+        model = body.get("model")
+        if model is not None and model != self.server.model_name:
+            raise RequestError(f"The model `{model}` does not exist.", HTTPStatus.NOT_FOUND, "model")
+        prompt = body.get("prompt")
+        if isinstance(prompt, str):
+            prompt_ids = engine.encode(prompt, _field(body, "add_special_tokens", bool, True))
+        else:
+            prompt_ids = _token_list(prompt, "prompt", engine.vocab_size)
+        if not prompt_ids:
+            raise RequestError("`prompt` is empty", param="prompt")
+        logprobs = _field(body, "logprobs", int, None, check=lambda v: 0 <= v <= 20, message="must be an integer 0..20")
+        stop = body.get("stop") or []
+        stop = [stop] if isinstance(stop, str) else stop
+        if not isinstance(stop, list) or not all(isinstance(s, str) for s in stop):
+            raise RequestError("`stop` must be a string or a list of strings", param="stop")
+        n = _field(body, "n", int, 1, check=lambda v: 1 <= v <= 64, message="must be an integer 1..64")
+        seed = _field(body, "seed", int, None)
+        params = dict(
+            max_tokens=_field(body, "max_tokens", int, 16, check=lambda v: v >= 1, message="must be a positive integer"),
+            temperature=_field(body, "temperature", float, 1.0, check=lambda v: v >= 0, message="must be >= 0"),
+            top_p=_field(body, "top_p", float, 1.0, check=lambda v: 0 < v <= 1, message="must be in (0, 1]"),
+            stop=stop,
+            stop_token_ids=_token_list(body.get("stop_token_ids") or [], "stop_token_ids", engine.vocab_size),
+            ignore_eos=_field(body, "ignore_eos", bool, False),
+            logprobs=logprobs,
+            skip_special_tokens=_field(body, "skip_special_tokens", bool, True),
+        )
+        limit = engine.policy.max_model_len
+        if len(prompt_ids) + params["max_tokens"] > limit:
+            raise RequestError(f"prompt ({len(prompt_ids)} tokens) + max_tokens ({params['max_tokens']}) exceeds the model's {limit}", param="max_tokens")
+        futures = [engine.submit(prompt_ids, SamplingParams(seed=None if seed is None else seed + i, **params)) for i in range(n)]
+        completions = [f.result() for f in futures]
+        return_ids = _field(body, "return_token_ids", bool, False)
+        choices = []
+        for index, done in enumerate(completions):
+            choice: dict[str, Any] = {"index": index, "text": done.text, "finish_reason": done.finish_reason, "logprobs": None}
+            if logprobs is not None:
+                choice["logprobs"] = self._logprobs_block(done, logprobs)
+            if return_ids:
+                choice["prompt_token_ids"] = prompt_ids
+                choice["token_ids"] = done.token_ids
+            choices.append(choice)
+        generated = sum(len(c.token_ids) for c in completions)
+        version = completions[0].policy_version
+        self._send(
+            HTTPStatus.OK,
+            {
+                "id": f"cmpl-{uuid.uuid4().hex}",
+                "object": "text_completion",
+                "created": int(time.time()),
+                "model": self.server.model_name,
+                "choices": choices,
+                "usage": {"prompt_tokens": len(prompt_ids), "completion_tokens": generated, "total_tokens": len(prompt_ids) + generated},
+            },
+            version=version,
+        )
+
+    def _logprobs_block(self, done, k: int) -> dict:
+        engine = self.server.engine
+        tokens = [engine.decode([t]) for t in done.token_ids]
+        offsets, position = [], 0
+        for token in tokens:
+            offsets.append(position)
+            position += len(token)
+        top = None
+        if k > 0:
+            top = []
+            for entry in done.top_logprobs:
+                by_text: dict[str, float] = {}
+                for token, logprob in entry.items():  # highest first; tokens decoding to the same text keep the highest
+                    by_text.setdefault(engine.decode([token]), logprob)
+                top.append(by_text)
+        return {"tokens": tokens, "token_logprobs": done.token_logprobs, "top_logprobs": top, "text_offset": offsets}

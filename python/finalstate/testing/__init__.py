@@ -1,0 +1,1 @@
+"""Helpers for tests (Python and TypeScript): tiny models built on the spot, never downloaded."""

@@ -1,0 +1,155 @@
+"""policyUpdate without Temporal: checkpoints, restart and resume, idempotency, unusable input."""
+
+import json
+import re
+
+import pytest
+import torch
+from safetensors.torch import load_file
+from temporalio.exceptions import ApplicationError
+from temporalio.testing import ActivityEnvironment
+from transformers import AutoModelForCausalLM
+
+from episodes import DEFAULT_LOSS, toy_batch
+from finalstate.grpo import UnusableBatchError
+from finalstate.gpu_worker.activity import PolicyUpdateActivities
+from finalstate.gpu_worker.checkpoints import CheckpointStore
+from finalstate.gpu_worker.policy_update import PolicyUpdater, UnusableInputError
+
+CPU = torch.device("cpu")
+
+
+@pytest.fixture(scope="module")
+def batch_files(tiny_model_dir, tmp_path_factory):
+    model = AutoModelForCausalLM.from_pretrained(tiny_model_dir)
+    directory = tmp_path_factory.mktemp("batches")
+    files = []
+    for seed in (0, 1):
+        path = directory / f"batch-{seed}.json"
+        path.write_text(json.dumps({"episodes": toy_batch(model, model.config.vocab_size, seed=seed)}))
+        files.append(path)
+    return files
+
+
+def request(tiny_model_dir, checkpoint_dir, batch, step, campaign="camp-1"):
+    return {
+        "campaignId": campaign,
+        "step": step,
+        "batchUri": batch.as_uri() if step % 2 else str(batch),  # both URI forms
+        "checkpointDir": str(checkpoint_dir),
+        "baseModel": str(tiny_model_dir),
+        "optimizer": {"lr": 1e-3},
+        "loss": {"clipHigh": 0.28, "aggregation": DEFAULT_LOSS["aggregation"]},
+        "microBatchSize": 4,
+    }
+
+
+def checkpoint_tensors(result):
+    directory = result["checkpointUri"].removeprefix("file://")
+    optimizer = torch.load(f"{directory}/optimizer.pt", weights_only=True)
+    return load_file(f"{directory}/model.safetensors"), optimizer
+
+
+def assert_same_optimizer_state(a, b):
+    assert a["param_groups"] == b["param_groups"]
+    assert a["state"].keys() == b["state"].keys()
+    for key in a["state"]:
+        for name, value in a["state"][key].items():
+            assert torch.equal(value, b["state"][key][name]), (key, name)
+
+
+def test_restart_resumes_from_the_latest_checkpoint_with_identical_state(tiny_model_dir, batch_files, tmp_path):
+    continuous = PolicyUpdater(CPU)
+    first = continuous.run(request(tiny_model_dir, tmp_path / "a", batch_files[0], 1))
+    second = continuous.run(request(tiny_model_dir, tmp_path / "a", batch_files[1], 2))
+
+    PolicyUpdater(CPU).run(request(tiny_model_dir, tmp_path / "b", batch_files[0], 1))
+    restarted = PolicyUpdater(CPU)  # a new process: nothing in memory
+    resumed = restarted.run(request(tiny_model_dir, tmp_path / "b", batch_files[1], 2))
+
+    assert not first["reused"] and not second["reused"] and not resumed["reused"]
+    weights_a, optimizer_a = checkpoint_tensors(second)
+    weights_b, optimizer_b = checkpoint_tensors(resumed)
+    assert weights_a.keys() == weights_b.keys()
+    for name in weights_a:
+        assert torch.equal(weights_a[name], weights_b[name]), name
+    assert_same_optimizer_state(optimizer_a, optimizer_b)
+    assert int(optimizer_a["state"][0]["step"]) == 2
+    assert second["metrics"] == pytest.approx({**resumed["metrics"], "tokensPerSecond": second["metrics"]["tokensPerSecond"]})
+    # The checkpoint is a loadable Hugging Face dir, tokenizer included, different from the base model.
+    reloaded = AutoModelForCausalLM.from_pretrained(second["checkpointUri"].removeprefix("file://"))
+    base = AutoModelForCausalLM.from_pretrained(tiny_model_dir)
+    assert not torch.equal(reloaded.model.norm.weight, base.model.norm.weight)
+    assert (tmp_path / "a" / "step-000002" / "tokenizer.json").is_file()
+
+
+def test_repeated_step_returns_the_stored_checkpoint_without_training(tiny_model_dir, batch_files, tmp_path):
+    updater = PolicyUpdater(CPU)
+    first = updater.run(request(tiny_model_dir, tmp_path, batch_files[0], 1))
+    weights_file = tmp_path / "step-000001" / "model.safetensors"
+    stamp = weights_file.stat().st_mtime_ns
+    for retry in (updater, PolicyUpdater(CPU)):  # the same worker, and a restarted one
+        again = retry.run(request(tiny_model_dir, tmp_path, batch_files[1], 1))
+        assert again["reused"] is True
+        assert again["checkpointUri"] == first["checkpointUri"]
+        assert again["metrics"] == first["metrics"]
+    assert weights_file.stat().st_mtime_ns == stamp
+    assert updater._session.trainer.step == 1  # the retry trained nothing
+
+
+def test_incomplete_and_temporary_directories_are_ignored(tiny_model_dir, batch_files, tmp_path):
+    PolicyUpdater(CPU).run(request(tiny_model_dir, tmp_path, batch_files[0], 1))
+    (tmp_path / "step-000002").mkdir()  # no COMPLETE marker: a foreign or half-made directory
+    (tmp_path / ".tmp-step-000002-dead").mkdir()
+    store = CheckpointStore(tmp_path)
+    assert store.latest_complete() == 1
+    result = PolicyUpdater(CPU).run(request(tiny_model_dir, tmp_path, batch_files[1], 2))
+    assert result["step"] == 2 and store.latest_complete() == 2
+    assert not list(tmp_path.glob(".tmp-step-*"))
+
+
+def test_unusable_input_fails_with_a_clear_message(tiny_model_dir, batch_files, tmp_path):
+    updater = PolicyUpdater(CPU)
+    with pytest.raises(UnusableInputError, match="step 3 needs the checkpoint of step 2.*no checkpoint"):
+        updater.run(request(tiny_model_dir, tmp_path, batch_files[0], 3))
+    with pytest.raises(UnusableInputError, match="at microBatchSize: 0 is less than the minimum"):
+        updater.run({**request(tiny_model_dir, tmp_path, batch_files[0], 1), "microBatchSize": 0})
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"episodes": [{"episodeId": "e", "taskId": "t", "groupId": "g", "tokenIds": [1, 2], "lossMask": [0, 1], "reward": 1}]}))
+    with pytest.raises(UnusableBatchError, match=r"bad.json .*at episodes/0: 'rolloutLogprobs' is a required property"):
+        updater.run(request(tiny_model_dir, tmp_path, bad, 1))
+    long = {"episodeId": "e", "taskId": "t", "groupId": "g", "tokenIds": [1] * 50, "lossMask": [0] + [1] * 49, "rolloutLogprobs": [0.0] + [-1.0] * 49, "reward": 1}
+    for field, index, value, message in (
+        ("rolloutLogprobs", 30, 0.5, "episodes/0/rolloutLogprobs/30: 0.5 is greater than the maximum of 0"),
+        ("tokenIds", 40, 1.5, "episodes/0/tokenIds/40: 1.5 is not an integer"),
+        ("lossMask", 10, 2, "episodes/0/lossMask/10: 2 is greater than the maximum of 1"),
+    ):
+        broken = {**long, field: [*long[field][:index], value, *long[field][index + 1 :]]}
+        bad.write_text(json.dumps({"episodes": [broken]}))
+        with pytest.raises(UnusableBatchError, match=re.escape(message)):
+            updater.run(request(tiny_model_dir, tmp_path, bad, 1))
+    with pytest.raises(UnusableBatchError, match="does not exist"):
+        updater.run(request(tiny_model_dir, tmp_path, tmp_path / "missing.json", 1))
+
+
+def test_activity_turns_unusable_batches_into_non_retryable_errors(tiny_model_dir, tmp_path):
+    empty = tmp_path / "empty.json"
+    episode = {"episodeId": "e", "taskId": "t", "groupId": "g", "tokenIds": [1, 2, 3], "lossMask": [0, 0, 0], "rolloutLogprobs": [0, 0, 0], "reward": 1}
+    empty.write_text(json.dumps({"episodes": [episode]}))
+    activities = PolicyUpdateActivities(PolicyUpdater(CPU))
+    with pytest.raises(ApplicationError) as caught:
+        ActivityEnvironment().run(activities.policy_update, request(tiny_model_dir, tmp_path, empty, 1))
+    assert caught.value.non_retryable and caught.value.type == "UnusableBatch"
+    assert "loss mask is empty" in caught.value.message
+
+
+def test_activity_heartbeats_progress(tiny_model_dir, batch_files, tmp_path):
+    environment = ActivityEnvironment()
+    beats = []
+    environment.on_heartbeat = lambda *details: beats.append(details[0])
+    activities = PolicyUpdateActivities(PolicyUpdater(CPU))
+    result = environment.run(activities.policy_update, request(tiny_model_dir, tmp_path, batch_files[0], 1))
+    assert result["step"] == 1 and not result["reused"]
+    phases = [beat["phase"] for beat in beats]
+    assert phases[0] == "loading batch" and phases[-1] == "writing checkpoint"
+    assert {"phase": "training", "microBatches": 2, "of": 2} in beats  # 6 episodes in micro-batches of 4

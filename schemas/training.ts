@@ -1,0 +1,121 @@
+import { z } from 'zod';
+
+/**
+ * Training payloads shared by the TypeScript orchestrator and the Python trainer (python/finalstate/grpo,
+ * python/finalstate/gpu_worker). The Python side validates against the exported JSON Schema
+ * (schemas/json/*.schema.json) and fills defaults from it, so every default lives here only.
+ */
+
+const TokenId = z.number().int().min(0);
+const Finite = z.number().refine(Number.isFinite, 'must be a finite number');
+
+/**
+ * One episode of a training batch, as a single token sequence (prompt, completions and tool results together).
+ * Position i of `lossMask` and `rolloutLogprobs` describes token i: mask 1 means token i was sampled by the policy
+ * and is trained on, and its rollout logprob is log p(tokenIds[i] | tokenIds[<i]) under the policy that sampled it.
+ * Where the mask is 0 the logprob is 0. Token 0 has no prediction, so its mask is 0.
+ */
+export const TrainingEpisode = z
+  .object({
+    episodeId: z.string().min(1),
+    taskId: z.string().min(1),
+    groupId: z.string().min(1).describe('Episodes of one group share a prompt; advantages are computed within a group.'),
+    tokenIds: z.array(TokenId).min(2),
+    lossMask: z.array(z.number().int().min(0).max(1)).describe('Aligned with tokenIds.'),
+    rolloutLogprobs: z.array(z.number().max(0)).describe('Aligned with tokenIds; 0 where lossMask is 0.'),
+    reward: Finite,
+  })
+  .strict()
+  .refine((e) => e.lossMask.length === e.tokenIds.length && e.rolloutLogprobs.length === e.tokenIds.length, {
+    message: 'lossMask and rolloutLogprobs must have one entry per token id',
+  });
+export type TrainingEpisode = z.infer<typeof TrainingEpisode>;
+
+/** The file a policy update trains on (JSON, referenced by `PolicyUpdateInput.batchUri`). */
+export const TrainingBatch = z
+  .object({
+    episodes: z.array(TrainingEpisode).min(1),
+  })
+  .strict();
+export type TrainingBatch = z.infer<typeof TrainingBatch>;
+
+export const OptimizerConfig = z
+  .object({
+    lr: z.number().positive().default(1e-6),
+    weightDecay: z.number().min(0).default(0),
+    betas: z.tuple([z.number().min(0).max(1), z.number().min(0).max(1)]).default([0.9, 0.999]),
+    eps: z.number().positive().default(1e-8),
+    maxGradNorm: z.number().positive().default(1.0).describe('Gradient-norm clipping threshold.'),
+  })
+  .strict();
+
+export const LossConfig = z
+  .object({
+    clipLow: z.number().min(0).default(0.2).describe('Ratio lower bound is 1 - clipLow.'),
+    clipHigh: z.number().min(0).default(0.2).describe('Ratio upper bound is 1 + clipHigh (raise it for DAPO clip-higher).'),
+    klCoef: z.number().min(0).default(0).describe('Weight of the k3 KL estimate to the rollout policy.'),
+    normalizeStd: z.boolean().default(true).describe('Divide group-centred rewards by the group std.'),
+    eps: z.number().positive().default(1e-6).describe('Added to the group std.'),
+    aggregation: z.enum(['token-mean', 'seq-mean-token-mean']).default('token-mean'),
+  })
+  .strict();
+
+/** Input of the `policyUpdate` activity (task queue `gpu`). */
+export const PolicyUpdateInput = z
+  .object({
+    campaignId: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'campaign ids are letters, digits and . _ -'),
+    step: z.number().int().min(1).describe('The update step; the checkpoint it writes is named after it.'),
+    batchUri: z.string().min(1).describe('file:// URI or plain path of a TrainingBatch JSON file.'),
+    checkpointDir: z.string().min(1).describe('Directory holding this campaign\'s checkpoints (step-000001, ...).'),
+    baseModel: z.string().min(1).describe('Hugging Face checkpoint directory to start from when no checkpoint exists.'),
+    optimizer: OptimizerConfig.prefault({}),
+    loss: LossConfig.prefault({}),
+    microBatchSize: z.number().int().min(1).default(8).describe('Episodes per forward/backward pass.'),
+    seed: z.number().int().min(0).default(0),
+  })
+  .strict();
+export type PolicyUpdateInput = z.input<typeof PolicyUpdateInput>;
+
+export const PolicyUpdateMetrics = z
+  .object({
+    loss: Finite,
+    gradNorm: Finite.describe('Total gradient norm before clipping.'),
+    clipFraction: Finite.describe('Share of loss tokens whose ratio was clipped.'),
+    entropy: Finite.describe('Token-mean entropy of the current policy on loss tokens.'),
+    approxKl: Finite.describe('Token-mean k3 estimate of KL(rollout || current) on loss tokens.'),
+    tokensPerSecond: Finite.describe('Tokens (all positions) processed per second of update.'),
+    tokens: z.number().int().min(0).describe('Loss-masked tokens in the batch.'),
+  })
+  .strict();
+
+/** Output of the `policyUpdate` activity. */
+export const PolicyUpdateResult = z
+  .object({
+    checkpointUri: z.string().min(1).describe('file:// URI of the complete checkpoint directory (a Hugging Face model dir).'),
+    step: z.number().int().min(1),
+    reused: z.boolean().describe('True when this step\'s checkpoint already existed and no training happened.'),
+    metrics: PolicyUpdateMetrics,
+  })
+  .strict();
+export type PolicyUpdateResult = z.infer<typeof PolicyUpdateResult>;
+
+/**
+ * One rendered demonstration for supervised fine-tuning of the base model (one JSONL line): the full chat text as
+ * the model sees it, and the character ranges [start, end) written by the assistant, which are the only ones trained on.
+ */
+export const SftDemonstration = z
+  .object({
+    text: z.string().min(1),
+    assistantSpans: z
+      .array(z.tuple([z.number().int().min(0), z.number().int().min(0)]))
+      .min(1)
+      .describe(
+        'Ranges [start, end) of assistant-written text in JavaScript string indices (UTF-16 code units), in order and ' +
+          'not overlapping; include each closing <|im_end|> so that the model learns to stop.',
+      ),
+  })
+  .strict()
+  .refine((d) => d.assistantSpans.every(([s, e], i, all) => s < e && e <= d.text.length && (i === 0 || all[i - 1]![1] <= s)), {
+    message: 'assistantSpans must be ordered, non-empty, non-overlapping ranges inside text',
+  });
+export type SftDemonstration = z.infer<typeof SftDemonstration>;
