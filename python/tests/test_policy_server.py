@@ -164,7 +164,7 @@ def test_stops_and_bad_requests(make_server):
     for body, message in (
         ({"prompt": [1, 100000]}, "outside the vocabulary"),
         ({"prompt": PROMPT, "temperature": -1}, "`temperature` must be >= 0"),
-        ({"prompt": PROMPT, "max_tokens": 600}, "exceeds the model's 512"),
+        ({"prompt": PROMPT, "max_tokens": 600}, "maximum context length is 512 tokens"),
         ({"prompt": PROMPT, "model": "other"}, "does not exist"),
     ):
         status, _, payload = call(base, "/v1/completions", body)

@@ -197,7 +197,13 @@ class _Handler(BaseHTTPRequestHandler):
         )
         limit = engine.policy.max_model_len
         if len(prompt_ids) + params["max_tokens"] > limit:
-            raise RequestError(f"prompt ({len(prompt_ids)} tokens) + max_tokens ({params['max_tokens']}) exceeds the model's {limit}", param="max_tokens")
+            # vLLM's wording, so clients recognise a context overflow the same way on both servers.
+            raise RequestError(
+                f"This model's maximum context length is {limit} tokens. However, you requested "
+                f"{len(prompt_ids) + params['max_tokens']} tokens ({len(prompt_ids)} in the messages, "
+                f"{params['max_tokens']} in the completion).",
+                param="max_tokens",
+            )
         futures = [engine.submit(prompt_ids, SamplingParams(seed=None if seed is None else seed + i, **params)) for i in range(n)]
         completions = [f.result() for f in futures]
         return_ids = _field(body, "return_token_ids", bool, False)
