@@ -3,6 +3,10 @@ import { fromCents, toCents } from '../../common/money.js';
 import type { Prng } from '../../common/prng.js';
 import { addDays, addHours, iso } from '../../common/time.js';
 import type { ToolCall } from '../../../schemas/task.js';
+import { call, introduce as introduceAs, sqlString, userBrief as briefFor, type Assertion } from '../../common/drafts.js';
+import { escalationCalls, requestDraft, ticketCalls, ticketStateAssertion, type Party, type RefRequest, type RequestVocabulary } from '../../common/requests.js';
+
+export { beyondDays, call, sqlString, withinDays, type Assertion } from '../../common/drafts.js';
 import { RETAIL_RULES } from '../policy.js';
 import { CATALOGUE, retailSequences, type CatalogueProduct } from '../seed.js';
 
@@ -164,26 +168,14 @@ export function initFor(customer: Customer, orders: Order[], extra: Record<strin
   };
 }
 
-export const call = (tool: string, args: Record<string, unknown>): ToolCall => ({ tool, arguments: args });
-
 export const priorityOf = (tier: Tier): string => RETAIL_RULES.priority[tier]!;
 
-/** How the full-profile customer introduces themselves: with the e-mail in the query, or only when asked. */
 export function introduce(ctx: ScenarioContext, customer: Customer): { intro: string; facts: Record<string, string> } {
-  if (ctx.rng.chance(0.5)) return { intro: `Hi, this is ${customer.full_name} (${customer.email}).`, facts: {} };
-  return { intro: `Hi, this is ${customer.full_name}.`, facts: { email: customer.email } };
+  return introduceAs(ctx.rng, customer.full_name, customer.email);
 }
 
-/** The user simulator's brief: persona, the facts it may reveal, and how to behave. */
 export function userBrief(customer: Customer, goal: string, facts: Record<string, string>): string {
-  const known = Object.entries(facts)
-    .map(([k, v]) => `- ${k.replace(/_/g, ' ')}: ${v}`)
-    .join('\n');
-  return [
-    `You are ${customer.full_name}, a ${customer.tier}-tier customer of Northwind Home & Tech. Your goal: ${goal}`,
-    known ? `If the agent asks, you can give:\n${known}` : 'You have no further details to add.',
-    'Do not invent other data. Stay on your goal. Accept the outcome the agent explains if it follows the store policy.',
-  ].join('\n');
+  return briefFor(`${customer.full_name}, a ${customer.tier}-tier customer of Northwind Home & Tech`, goal, facts);
 }
 
 /** The identification calls every full-profile solution starts with. */
@@ -191,40 +183,35 @@ export function identify(customer: Customer, orderId: string): ToolCall[] {
   return [call('find_customer_by_email', { email: customer.email }), call('get_order', { order_id: orderId })];
 }
 
-export const sqlString = (value: string): string => `'${value.replace(/'/g, "''")}'`;
 
 /** The id the episode's first create_ticket returns (sequences restart per episode). */
 export const FIRST_TICKET = `${retailSequences.ticket.prefix}${retailSequences.ticket.start}`;
 
+type CustomerParty = Customer & Party;
+const asParty = (customer: Customer): CustomerParty => ({ ...customer, id: customer.customer_id });
+
+export const retailVocabulary: RequestVocabulary<CustomerParty> = {
+  partyKey: 'customer_id',
+  refKey: 'order_id',
+  identifyTool: 'find_customer_by_email',
+  lookupTool: 'get_order',
+  firstTicket: FIRST_TICKET,
+  persona: (c) => `${c.full_name}, a ${c.tier}-tier customer of Northwind Home & Tech`,
+  priority: (c) => priorityOf(c.tier),
+};
+
 /** A full-profile write: open the ticket, perform the actions, then close the ticket with `final`. */
 export function ticketed(customer: Customer, orderId: string | undefined, category: string, subject: string, actions: ToolCall[], final: 'solved' | 'hold'): ToolCall[] {
-  return [
-    call('create_ticket', { customer_id: customer.customer_id, ...(orderId ? { order_id: orderId } : {}), category, priority: priorityOf(customer.tier), subject }),
-    ...actions,
-    call('update_ticket', { ticket_id: FIRST_TICKET, status: final }),
-  ];
+  return ticketCalls(retailVocabulary, asParty(customer), orderId, { category, subject, final }, actions);
 }
 
 /** A full-profile escalation: the ticket goes on hold with `team`; nothing else changes. */
 export function escalated(customer: Customer, orderId: string | undefined, category: string, subject: string, team: string, reason: string): ToolCall[] {
-  return [
-    call('create_ticket', { customer_id: customer.customer_id, ...(orderId ? { order_id: orderId } : {}), category, priority: priorityOf(customer.tier), subject }),
-    call('escalate_ticket', { ticket_id: FIRST_TICKET, team, reason }),
-  ];
-}
-
-export interface Assertion {
-  description: string;
-  sql: string;
-  expect: Row[];
+  return escalationCalls(retailVocabulary, asParty(customer), orderId, { category, subject, team, reason });
 }
 
 export function ticketAssertion(customer: Customer, expected: { category: string; status: string; team?: string | null }): Assertion {
-  return {
-    description: `one ${expected.category} ticket, ${expected.status}, priority ${priorityOf(customer.tier)}`,
-    sql: `SELECT category, priority, status, assigned_team FROM tickets WHERE customer_id = ${sqlString(customer.customer_id)}`,
-    expect: [{ category: expected.category, priority: priorityOf(customer.tier), status: expected.status, assigned_team: expected.team ?? null }],
-  };
+  return ticketStateAssertion(retailVocabulary, asParty(customer), expected);
 }
 
 /** Refusals and information requests leave no trace: no ticket, no audit row for the customer's records. */
@@ -251,56 +238,13 @@ export function refundAssertion(orderId: string, refunds: { amount: number; reas
   };
 }
 
-/** Days counted in policy terms, offset from the rule's boundary so no task sits on an off-by-one edge. */
-export const withinDays = (rng: Prng, limit: number) => rng.int(1, limit - 2);
-export const beyondDays = (rng: Prng, limit: number) => rng.int(limit + 2, limit + 25);
 
-/** A request about one order, in both profiles: mini looks the order up and acts; full identifies, tickets and acts. */
-export interface OrderRequest {
-  customer: Customer;
-  orderId: string;
-  init: { upsert: Record<string, Row[]> };
-  /** The tiny model's query: names every id it needs. */
-  miniQuery: string;
-  /** The full-profile query, after the customer's introduction. */
-  fullQuery: string;
-  goal: string;
-  /** Private facts the full-profile user reveals when asked (the mini query states them). */
-  facts?: Record<string, string>;
-  /** The writes of a correct solution; none for a refusal. */
-  actions: ToolCall[];
-  ticket?: { category: string; subject: string; final: 'solved' | 'hold' };
-  assertions: Assertion[];
-  tags?: string[];
-  rubrics?: TaskDraft['rubrics'];
-}
+/** A request about one order (see common/requests.ts), for a retail customer. */
+export type OrderRequest = Omit<RefRequest<CustomerParty>, 'party' | 'refId'> & { customer: Customer; orderId: string };
 
 export function orderRequestDraft(ctx: ScenarioContext, req: OrderRequest): TaskDraft {
-  const common = { tags: req.tags ?? [], init: req.init, ...(req.rubrics ? { rubrics: req.rubrics } : {}) };
-  if (ctx.profile === 'mini') {
-    return {
-      ...common,
-      query: req.miniQuery,
-      userContext: userBrief(req.customer, req.goal, {}),
-      golden: [call('get_order', { order_id: req.orderId }), ...req.actions],
-      assertions: req.assertions,
-    };
-  }
-  const { intro, facts } = introduce(ctx, req.customer);
-  const allFacts = { ...facts, ...req.facts };
-  const ticket = req.ticket;
-  if (req.actions.length > 0 && !ticket) throw new Error(`${req.orderId}: a full-profile write needs a ticket`);
-  return {
-    ...common,
-    query: `${intro} ${req.fullQuery}`,
-    userContext: userBrief(req.customer, req.goal, allFacts),
-    userFacts: allFacts,
-    golden: [
-      ...identify(req.customer, req.orderId),
-      ...(ticket && req.actions.length > 0 ? ticketed(req.customer, req.orderId, ticket.category, ticket.subject, req.actions, ticket.final) : []),
-    ],
-    assertions: ticket ? [...req.assertions, ticketAssertion(req.customer, { category: ticket.category, status: ticket.final })] : req.assertions,
-  };
+  const { customer, orderId, ...rest } = req;
+  return requestDraft(retailVocabulary, ctx, { ...rest, party: asParty(customer), refId: orderId });
 }
 
 /** An order the warehouse has not picked yet (processing or pending_payment), placed in the last two days. */

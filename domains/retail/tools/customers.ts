@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ToolRejection } from '../../../environment/domain.js';
-import { writeAudit } from '../../common/audit.js';
+import { contactUpdateTool } from '../../common/contact.js';
 import { selectJson, selectOne } from '../../common/sql.js';
 import { defineTool } from '../../common/tool.js';
 
@@ -51,29 +51,10 @@ export const verifyCustomerIdentity = defineTool({
   },
 });
 
-export const updateCustomerContact = defineTool({
-  name: 'update_customer_contact',
-  description: "Change a customer's e-mail and/or phone number. Only after verify_customer_identity returned verified: true in this conversation.",
-  input: {
-    customer_id: customerId,
-    email: z.string().email().optional().describe('The new e-mail address.'),
-    phone: z.string().min(5).optional().describe('The new phone number, as the customer gives it.'),
-  },
-  readOnly: false,
-  async handler(ctx, args) {
-    if (args.email === undefined && args.phone === undefined) throw new ToolRejection('Give a new email or phone.');
-    await selectOne(ctx.db, 'SELECT customer_id FROM customers WHERE customer_id = $1', [args.customer_id], `No customer ${args.customer_id}.`);
-    if (args.email !== undefined) {
-      const taken = await selectJson(ctx.db, 'SELECT customer_id FROM customers WHERE lower(email) = lower(trim($1)) AND customer_id <> $2', [args.email, args.customer_id]);
-      if (taken.length > 0) throw new ToolRejection(`The e-mail ${args.email} belongs to another account; it cannot be reused.`);
-    }
-    await ctx.db.query('UPDATE customers SET email = COALESCE(trim($2), email), phone = COALESCE(trim($3), phone) WHERE customer_id = $1', [
-      args.customer_id,
-      args.email ?? null,
-      args.phone ?? null,
-    ]);
-    const changed = [args.email !== undefined ? 'email' : null, args.phone !== undefined ? 'phone' : null].filter(Boolean).join('+');
-    await writeAudit(ctx, { entityType: 'customer', entityId: args.customer_id, action: `contact_update:${changed}` });
-    return selectOne(ctx.db, 'SELECT customer_id, email, phone FROM customers WHERE customer_id = $1', [args.customer_id], 'vanished');
-  },
+export const updateCustomerContact = contactUpdateTool({
+  toolName: 'update_customer_contact',
+  table: 'customers',
+  key: 'customer_id',
+  label: 'customer',
+  verifyTool: 'verify_customer_identity',
 });
