@@ -94,11 +94,12 @@ export async function runCall(domain: DomainDefinition, ctx: ToolContext, call: 
 
 export type Snapshot = Map<string, Map<string, string>>;
 
-/** Every table of the pack, rows keyed by the grading primary key (JSON of the whole row). */
+/** Every table of the pack, rows keyed by the grading primary key, without the columns grading ignores. */
 export async function snapshot(client: pg.ClientBase, domain: DomainDefinition): Promise<Snapshot> {
   const snap: Snapshot = new Map();
   for (const [table, grading] of Object.entries(domain.grading)) {
-    const res = await client.query<{ row: Record<string, unknown> }>(`SELECT to_jsonb(t) AS row FROM ${ident(table)} t`);
+    const ignored = grading.ignoreColumns ?? [];
+    const res = await client.query<{ row: Record<string, unknown> }>(`SELECT to_jsonb(t) - $1::text[] AS row FROM ${ident(table)} t`, [ignored]);
     snap.set(table, new Map(res.rows.map((r) => [JSON.stringify(grading.primaryKey.map((c) => r.row[c])), JSON.stringify(r.row)])));
   }
   return snap;
@@ -111,7 +112,7 @@ export interface DiffRow {
   column?: string;
 }
 
-/** Rows of `actual` that differ from `expected`, keyed by primary key (never by position). Ignores no column. */
+/** Rows of `actual` that differ from `expected`, keyed by primary key (never by position). No canonicalisation. */
 export function diffSnapshots(expected: Snapshot, actual: Snapshot): DiffRow[] {
   const diff: DiffRow[] = [];
   for (const [table, rows] of expected) {
@@ -141,4 +142,17 @@ export async function checkAssertions(client: pg.ClientBase, task: TaskInput): P
     if (JSON.stringify(got) !== JSON.stringify(want)) failures.push(`${assertion.description}: expected ${want.join(' ')} got ${got.join(' ')}`);
   }
   return failures;
+}
+
+/** The final state (and assertion failures) after running `calls` on the task's init, in a transaction rolled back after. */
+export async function finalState(client: pg.ClientBase, domain: DomainDefinition, task: TaskInput, calls: ToolCall[]): Promise<{ snap: Snapshot; failures: string[] }> {
+  await client.query('BEGIN');
+  try {
+    await applyInit(client, domain, task);
+    const ctx = toolContext(client, task.now);
+    for (const call of calls) await runCall(domain, ctx, call);
+    return { snap: await snapshot(client, domain), failures: await checkAssertions(client, task) };
+  } finally {
+    await client.query('ROLLBACK');
+  }
 }

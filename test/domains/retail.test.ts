@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { ToolRejection } from '../../environment/domain.js';
 import { retail } from '../../domains/retail/index.js';
 import type { TaskInput, ToolCall } from '../../schemas/task.js';
-import { applyInit, checkAssertions, createScratchDb, diffSnapshots, runCall, snapshot, toolContext, type ScratchDb, type Snapshot } from './harness.js';
+import { applyInit, createScratchDb, diffSnapshots, finalState, runCall, toolContext, type ScratchDb } from './harness.js';
 
 const tasks = retail.generateTasks({ seed: 21, split: 'train', profile: 'full', count: 160 });
 const ofType = (type: string, tag?: string): TaskInput => tasks.find((t) => t.tags?.[0] === type && (!tag || t.tags.includes(tag)))!;
@@ -17,24 +17,13 @@ describe('retail pack on the real PostgreSQL', () => {
     await db?.drop();
   });
 
-  /** Final state after running `calls` on the task's init, inside a transaction that is rolled back. */
-  async function finalState(task: TaskInput, calls: ToolCall[]): Promise<{ snap: Snapshot; failures: string[] }> {
-    await db.client.query('BEGIN');
-    try {
-      await applyInit(db.client, retail, task);
-      const ctx = toolContext(db.client, task.now);
-      for (const call of calls) await runCall(retail, ctx, call);
-      return { snap: await snapshot(db.client, retail), failures: await checkAssertions(db.client, task) };
-    } finally {
-      await db.client.query('ROLLBACK');
-    }
-  }
+  const finalStateOf = (task: TaskInput, calls: ToolCall[]) => finalState(db.client, retail, task, calls);
 
   test('paying compensation that is not due leaves a refund and an audit row the golden state lacks', async () => {
     const task = ofType('compensation_refused');
     const orderId = String((task.init!.upsert!.orders as { order_id: string }[])[0]!.order_id);
-    const expected = await finalState(task, task.golden);
-    const wrong = await finalState(task, [...task.golden, { tool: 'create_refund', arguments: { order_id: orderId, amount: 5, reason: 'late_delivery_compensation' } }]);
+    const expected = await finalStateOf(task, task.golden);
+    const wrong = await finalStateOf(task, [...task.golden, { tool: 'create_refund', arguments: { order_id: orderId, amount: 5, reason: 'late_delivery_compensation' } }]);
     const diff = diffSnapshots(expected.snap, wrong.snap);
     assert.deepEqual(
       diff.map((d) => `${d.kind} ${d.table}`).sort(),
@@ -46,8 +35,8 @@ describe('retail pack on the real PostgreSQL', () => {
   test('an altered golden argument breaks the task assertions', async () => {
     const task = ofType('late_delivery_compensation');
     const altered = task.golden.map((c) => (c.tool === 'create_refund' ? { ...c, arguments: { ...c.arguments, amount: Number(c.arguments.amount) + 1 } } : c));
-    assert.deepEqual((await finalState(task, task.golden)).failures, []);
-    assert.ok((await finalState(task, altered)).failures.some((f) => f.includes('refunds of')));
+    assert.deepEqual((await finalStateOf(task, task.golden)).failures, []);
+    assert.ok((await finalStateOf(task, altered)).failures.some((f) => f.includes('refunds of')));
   });
 
   test('the same writes in another order leave the same final state (audit ids are per entity, not global)', async () => {
@@ -57,8 +46,8 @@ describe('retail pack on the real PostgreSQL', () => {
     const swapped = [...golden];
     [swapped[cancelAt], swapped[cancelAt + 1]] = [swapped[cancelAt + 1]!, swapped[cancelAt]!];
     assert.equal(swapped[cancelAt]!.tool, 'update_shipping_address');
-    const a = await finalState(task, golden);
-    const b = await finalState(task, swapped);
+    const a = await finalStateOf(task, golden);
+    const b = await finalStateOf(task, swapped);
     assert.deepEqual(diffSnapshots(a.snap, b.snap), []);
   });
 
@@ -83,7 +72,7 @@ describe('retail pack on the real PostgreSQL', () => {
 
   test('cancelling voids or refunds the payment and restocks the items', async () => {
     const task = ofType('cancel_order');
-    const { snap } = await finalState(task, task.golden);
+    const { snap } = await finalStateOf(task, task.golden);
     const payment = (task.init!.upsert!.payments as { payment_id: string; status: string }[])[0]!;
     const row = JSON.parse(snap.get('payments')!.get(JSON.stringify([payment.payment_id]))!) as { status: string };
     assert.equal(row.status, payment.status === 'authorized' ? 'voided' : 'refunded');
