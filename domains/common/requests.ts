@@ -37,8 +37,8 @@ export interface RefRequest<P extends Party> {
   lookups?: ToolCall[];
   /** The writes of a correct solution; none for a refusal or escalation. */
   actions: ToolCall[];
-  ticket?: { category: string; subject: string; final: 'solved' | 'hold'; priority?: string };
-  escalate?: { category: string; subject: string; team: string; reason: string };
+  ticket?: { category: string; final: 'solved' | 'hold'; priority?: string };
+  escalate?: { category: string; team: string };
   assertions: Assertion[];
   tags?: string[];
   rubrics?: TaskDraft['rubrics'];
@@ -48,20 +48,20 @@ export function ticketCalls<P extends Party>(
   vocab: RequestVocabulary<P>,
   party: P,
   refId: string | undefined,
-  ticket: { category: string; subject: string; final: 'solved' | 'hold'; priority?: string },
+  ticket: { category: string; final: 'solved' | 'hold'; priority?: string },
   actions: ToolCall[],
 ): ToolCall[] {
   return [
-    call('create_ticket', { [vocab.partyKey]: party.id, ...(refId ? { [vocab.refKey]: refId } : {}), category: ticket.category, priority: ticket.priority ?? vocab.priority(party), subject: ticket.subject }),
+    call('create_ticket', { [vocab.partyKey]: party.id, ...(refId ? { [vocab.refKey]: refId } : {}), category: ticket.category, priority: ticket.priority ?? vocab.priority(party) }),
     ...actions,
     call('update_ticket', { ticket_id: vocab.firstTicket, status: ticket.final }),
   ];
 }
 
-export function escalationCalls<P extends Party>(vocab: RequestVocabulary<P>, party: P, refId: string | undefined, escalate: { category: string; subject: string; team: string; reason: string }): ToolCall[] {
+export function escalationCalls<P extends Party>(vocab: RequestVocabulary<P>, party: P, refId: string | undefined, escalate: { category: string; team: string }): ToolCall[] {
   return [
-    call('create_ticket', { [vocab.partyKey]: party.id, ...(refId ? { [vocab.refKey]: refId } : {}), category: escalate.category, priority: vocab.priority(party), subject: escalate.subject }),
-    call('escalate_ticket', { ticket_id: vocab.firstTicket, team: escalate.team, reason: escalate.reason }),
+    call('create_ticket', { [vocab.partyKey]: party.id, ...(refId ? { [vocab.refKey]: refId } : {}), category: escalate.category, priority: vocab.priority(party) }),
+    call('escalate_ticket', { ticket_id: vocab.firstTicket, team: escalate.team }),
   ];
 }
 

@@ -8,7 +8,8 @@ import { defineTool } from './tool.js';
 
 /**
  * The support-ticket system both domains share: a ticket belongs to a customer (retail) or traveller (travel) and
- * may concern one order or booking. Escalation puts the ticket on hold with a team.
+ * may concern one order or booking. Escalation puts the ticket on hold with a team. Updates and escalations are
+ * audited, so that repeating one leaves a visible second audit row.
  */
 export interface TicketSystem {
   /** Table and key column of the party who opened the ticket, e.g. customers.customer_id. */
@@ -83,7 +84,7 @@ export function ticketTools(system: TicketSystem): ToolDefinition[] {
         [refKey]: z.string().optional().describe(`The ${system.refLabel} the request is about, if any.`),
         category: z.enum(system.categories).describe('What the request is about.'),
         priority: z.enum(TICKET_PRIORITIES).describe('Priority required by the policy (depends on the customer tier).'),
-        subject: z.string().min(1).describe('A one-line summary of the request.'),
+        subject: z.string().min(1).optional().describe('A one-line summary of the request (defaults to the category).'),
       },
       readOnly: false,
       async handler(ctx, args) {
@@ -102,7 +103,7 @@ export function ticketTools(system: TicketSystem): ToolDefinition[] {
         await ctx.db.query(
           `INSERT INTO tickets (ticket_id, ${partyKey}, ${refKey}, category, priority, status, subject, created_at, updated_at)
            VALUES ($1, $2, $3, $4, $5, 'open', $6, $7, $7)`,
-          [ticketId, party, ref, args.category, args.priority, args.subject, ctx.now],
+          [ticketId, party, ref, args.category, args.priority, args.subject ?? `${args.category} request`, ctx.now],
         );
         return { ticket_id: ticketId, status: 'open' };
       },
@@ -128,6 +129,8 @@ export function ticketTools(system: TicketSystem): ToolDefinition[] {
            WHERE ticket_id = $1`,
           [args.ticket_id, args.status ?? null, args.priority ?? null, args.note ?? null, ctx.now],
         );
+        const changes = [args.status && `status=${args.status}`, args.priority && `priority=${args.priority}`].filter(Boolean).join(',');
+        await writeAudit(ctx, { entityType: 'ticket', entityId: args.ticket_id, action: changes ? `update:${changes}` : 'note', detail: args.note ?? '' });
         return { ticket_id: args.ticket_id, status: args.status ?? ticket.status, priority: args.priority ?? ticket.priority };
       },
     }),
@@ -137,7 +140,7 @@ export function ticketTools(system: TicketSystem): ToolDefinition[] {
       input: {
         ticket_id: z.string().describe('The ticket id.'),
         team: z.enum(system.teams).describe('The team that must handle the request.'),
-        reason: z.string().min(1).describe('Why the ticket is escalated (internal).'),
+        reason: z.string().min(1).optional().describe('Why the ticket is escalated (internal note).'),
       },
       readOnly: false,
       async handler(ctx, args) {
@@ -145,9 +148,9 @@ export function ticketTools(system: TicketSystem): ToolDefinition[] {
         if (ticket.status === 'solved') throw new ToolRejection(`Ticket ${args.ticket_id} is solved; reopen it with update_ticket before escalating.`);
         await ctx.db.query(
           `UPDATE tickets SET status = 'hold', assigned_team = $2, notes = concat_ws(E'\\n', NULLIF(notes, ''), $3::text), updated_at = $4 WHERE ticket_id = $1`,
-          [args.ticket_id, args.team, `Escalated to ${args.team}: ${args.reason}`, ctx.now],
+          [args.ticket_id, args.team, `Escalated to ${args.team}: ${args.reason ?? 'per policy'}`, ctx.now],
         );
-        await writeAudit(ctx, { entityType: 'ticket', entityId: args.ticket_id, action: `escalate:${args.team}`, detail: args.reason });
+        await writeAudit(ctx, { entityType: 'ticket', entityId: args.ticket_id, action: `escalate:${args.team}`, detail: args.reason ?? '' });
         return { ticket_id: args.ticket_id, status: 'hold', assigned_team: args.team };
       },
     }),

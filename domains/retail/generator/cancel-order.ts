@@ -23,7 +23,7 @@ export const cancelOrderScenario: Scenario = {
       fullQuery: `I'd like to cancel my order ${order.order_id}: ${WHY[reason]}.`,
       goal: `cancel order ${order.order_id} because ${WHY[reason]}.`,
       actions: [call('cancel_order', { order_id: order.order_id, reason })],
-      ticket: { category: 'cancellation', subject: 'Cancel order', final: 'solved' },
+      ticket: { category: 'cancellation', final: 'solved' },
       assertions: [
         orderStatusAssertion(order.order_id, 'cancelled'),
         { description: 'cancel reason recorded', sql: `SELECT cancel_reason FROM orders WHERE order_id = ${sqlString(order.order_id)}`, expect: [{ cancel_reason: reason }] },

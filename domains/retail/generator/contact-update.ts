@@ -34,7 +34,7 @@ export const contactUpdateScenario: Scenario = {
     }
     return {
       ...base,
-      golden: [...lookup, ...ticketed(customer, undefined, 'account', 'Contact update', [call('update_customer_contact', { customer_id: customer.customer_id, [field]: newValue })], 'solved')],
+      golden: [...lookup, ...ticketed(customer, undefined, 'account', [call('update_customer_contact', { customer_id: customer.customer_id, [field]: newValue })], 'solved')],
       assertions: [current, ticketAssertion(customer, { category: 'account', status: 'solved' })],
     };
   },

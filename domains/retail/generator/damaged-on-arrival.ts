@@ -33,7 +33,7 @@ export const damagedOnArrivalScenario: Scenario = {
       userContext: userBrief(customer, `get a working ${item.name} or your money back for order ${order.order_id}.`, facts),
       userFacts: facts,
       init: initFor(customer, [order], { inventory: [stock] }),
-      golden: [...identify(customer, order.order_id), call('get_product', { sku: product.sku }), ...ticketed(customer, order.order_id, 'delivery', 'Damaged on arrival', [action], 'solved')],
+      golden: [...identify(customer, order.order_id), call('get_product', { sku: product.sku }), ...ticketed(customer, order.order_id, 'delivery', [action], 'solved')],
       assertions: [
         inStock
           ? {

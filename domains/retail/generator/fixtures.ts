@@ -201,13 +201,13 @@ export const retailVocabulary: RequestVocabulary<CustomerParty> = {
 };
 
 /** A full-profile write: open the ticket, perform the actions, then close the ticket with `final`. */
-export function ticketed(customer: Customer, orderId: string | undefined, category: string, subject: string, actions: ToolCall[], final: 'solved' | 'hold'): ToolCall[] {
-  return ticketCalls(retailVocabulary, asParty(customer), orderId, { category, subject, final }, actions);
+export function ticketed(customer: Customer, orderId: string | undefined, category: string, actions: ToolCall[], final: 'solved' | 'hold'): ToolCall[] {
+  return ticketCalls(retailVocabulary, asParty(customer), orderId, { category, final }, actions);
 }
 
 /** A full-profile escalation: the ticket goes on hold with `team`; nothing else changes. */
-export function escalated(customer: Customer, orderId: string | undefined, category: string, subject: string, team: string, reason: string): ToolCall[] {
-  return escalationCalls(retailVocabulary, asParty(customer), orderId, { category, subject, team, reason });
+export function escalated(customer: Customer, orderId: string | undefined, category: string, team: string): ToolCall[] {
+  return escalationCalls(retailVocabulary, asParty(customer), orderId, { category, team });
 }
 
 export function ticketAssertion(customer: Customer, expected: { category: string; status: string; team?: string | null }): Assertion {

@@ -26,7 +26,7 @@ export const fraudHoldScenario: Scenario = {
       userContext: userBrief(customer, wantsCancel ? `cancel order ${order.order_id}.` : `get compensation for the late order ${order.order_id}.`, facts),
       userFacts: facts,
       init: initFor(customer, [order]),
-      golden: [...identify(customer, order.order_id), ...escalated(customer, order.order_id, category, 'Customer request', 'fraud', 'Account on fraud hold')],
+      golden: [...identify(customer, order.order_id), ...escalated(customer, order.order_id, category, 'fraud')],
       assertions: [
         orderStatusAssertion(order.order_id, String(order.rows.orders.status)),
         refundAssertion(order.order_id, []),

@@ -24,7 +24,7 @@ export const lateDeliveryScenario: Scenario = {
       fullQuery: `My order ${order.order_id} still hasn't arrived and it's way past the delivery date. What's going on, and do I get anything for the wait?`,
       goal: `find out about the late order ${order.order_id} and get compensation if the store offers it.`,
       actions: [call('create_refund', { order_id: order.order_id, amount, reason: 'late_delivery_compensation' })],
-      ticket: { category: 'delivery', subject: 'Late delivery', final: 'solved' },
+      ticket: { category: 'delivery', final: 'solved' },
       assertions: [refundAssertion(order.order_id, [{ amount, reason: 'late_delivery_compensation' }])],
     });
   },

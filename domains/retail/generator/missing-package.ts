@@ -23,7 +23,7 @@ export const missingPackageScenario: Scenario = {
       userContext: userBrief(customer, `get your missing order ${order.order_id} sorted out.`, allFacts),
       userFacts: allFacts,
       init: initFor(customer, [order]),
-      golden: [...identify(customer, order.order_id), ...escalated(customer, order.order_id, 'delivery', 'Package not received', 'carrier_claims', 'Delivered scan but customer did not receive the package')],
+      golden: [...identify(customer, order.order_id), ...escalated(customer, order.order_id, 'delivery', 'carrier_claims')],
       assertions: [refundAssertion(order.order_id, []), ticketAssertion(customer, { category: 'delivery', status: 'hold', team: 'carrier_claims' })],
     };
   },

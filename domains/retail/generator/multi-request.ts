@@ -22,11 +22,7 @@ export const multiRequestScenario: Scenario = {
         call('find_customer_by_email', { email: customer.email }),
         call('get_order', { order_id: cancelled.order_id }),
         call('get_order', { order_id: moved.order_id }),
-        ...ticketed(
-          customer,
-          cancelled.order_id,
-          'cancellation',
-          'Cancel one order, re-address another',
+        ...ticketed(customer, cancelled.order_id, 'cancellation',
           [call('cancel_order', { order_id: cancelled.order_id, reason: 'customer_request' }), call('update_shipping_address', { order_id: moved.order_id, address: newAddress })],
           'solved',
         ),

@@ -46,7 +46,7 @@ export const priceAdjustmentScenario: Scenario = {
       return {
         ...base,
         tags: ['escalate', 'approval-required'],
-        golden: [...lookups, ...escalated(customer, order.order_id, 'refund', 'Price adjustment', 'supervisor', `Price adjustment of ${difference} exceeds the approval threshold`)],
+        golden: [...lookups, ...escalated(customer, order.order_id, 'refund', 'supervisor')],
         assertions: [refundAssertion(order.order_id, []), ticketAssertion(customer, { category: 'refund', status: 'hold', team: 'supervisor' })],
       };
     }
@@ -61,7 +61,7 @@ export const priceAdjustmentScenario: Scenario = {
     };
     return {
       ...base,
-      golden: [...lookups, ...ticketed(customer, order.order_id, 'refund', 'Price adjustment', [action], 'solved')],
+      golden: [...lookups, ...ticketed(customer, order.order_id, 'refund', [action], 'solved')],
       assertions: [credits, refundAssertion(order.order_id, asCredit ? [] : [{ amount: difference, reason: 'price_adjustment' }]), ticketAssertion(customer, { category: 'refund', status: 'solved' })],
     };
   },

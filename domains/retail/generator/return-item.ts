@@ -49,7 +49,7 @@ export const returnItemScenario: Scenario = {
       goal: `return the ${item.name} from order ${order.order_id}.`,
       facts: { return_reason: REASON_STORIES[reason], packaging: opened ? 'I opened the box and used it' : 'the box is still sealed' },
       actions: [call('create_return', { order_id: order.order_id, item_id: item.item_id, reason, item_opened: opened, restocking_fee: fee })],
-      ticket: { category: 'return', subject: 'Return request', final: 'hold' },
+      ticket: { category: 'return', final: 'hold' },
       assertions: [
         {
           description: 'one RMA with the policy fee',

@@ -43,9 +43,7 @@ export const approvalRequiredScenario: Scenario = {
       actions: [],
       escalate: {
         category: wantsDowngrade ? 'booking_change' : 'cancellation',
-        subject: wantsDowngrade ? 'Room downgrade needs manager approval' : 'Cancellation needs manager approval',
         team: 'manager_approval',
-        reason: `Company policy requires manager approval for ${requestType.replace('_', ' ')}; none approved on file`,
       },
       assertions: [...bookingUnchanged(booking), refundAssertion(booking.booking_id, [])],
       tags: ['escalate', 'approval-required'],

@@ -27,7 +27,7 @@ export const contactUpdateScenario: Scenario = {
       userContext: userBrief(travelVocabulary.persona(traveler), `update the ${field} on your profile.`, facts),
       userFacts: facts,
       init: { upsert: { travelers: [travelerRow(traveler)] } },
-      golden: verified ? [...lookups, ...ticketCalls(travelVocabulary, traveler, undefined, { category: 'account', subject: 'Contact update', final: 'solved' }, [update])] : lookups,
+      golden: verified ? [...lookups, ...ticketCalls(travelVocabulary, traveler, undefined, { category: 'account', final: 'solved' }, [update])] : lookups,
       assertions: [current, verified ? ticketStateAssertion(travelVocabulary, traveler, { category: 'account', status: 'solved' }) : noTicketAssertion(travelVocabulary, traveler)],
     };
   },

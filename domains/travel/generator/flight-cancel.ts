@@ -44,7 +44,7 @@ function flightCancel(ctx: ScenarioContext, refundable: boolean) {
     goal: `cancel flight ${segment.flight_number} on booking ${id} and get as much money back as the rules allow.`,
     lookups: approvalLookups(approval, id),
     actions,
-    ...(actions.length ? { ticket: { category: 'cancellation', subject: 'Flight cancellation', final: 'solved' as const } } : {}),
+    ...(actions.length ? { ticket: { category: 'cancellation', final: 'solved' as const } } : {}),
     assertions,
     ...(outcome === 'refuse' ? { tags: ['refuse'], rubrics: [{ kind: 'judge' as const, description: 'refusal explained', question: 'Does the agent explain that a non-refundable fare cannot be refunded and leave the booking unchanged?' }] } : {}),
   });

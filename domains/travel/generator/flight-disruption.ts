@@ -34,7 +34,7 @@ export const flightDisruptionScenario: Scenario = {
       fullQuery: `My flight ${segment.flight_number} on booking ${id} has been ${cancelled ? 'cancelled by the airline' : 'delayed for hours'}. I can't use it any more — please cancel it and refund me.`,
       goal: `get flight ${segment.flight_number} on booking ${id} cancelled and refunded because of the disruption.`,
       actions: [call('cancel_flight_segment', { booking_id: id, segment_id: segment.segment_id }), call('issue_refund', { booking_id: id, amount: price, reason: 'airline_disruption' })],
-      ticket: { category: 'flight_disruption', subject: 'Airline disruption', final: 'solved', priority: 'urgent' },
+      ticket: { category: 'flight_disruption', final: 'solved', priority: 'urgent' },
       assertions: [
         { description: 'segment cancelled', sql: `SELECT status FROM flight_segments WHERE segment_id = ${sqlString(segment.segment_id)}`, expect: [{ status: 'cancelled' }] },
         refundAssertion(id, [{ amount: price, reason: 'airline_disruption' }]),

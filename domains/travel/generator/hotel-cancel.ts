@@ -33,7 +33,7 @@ function hotelCancel(ctx: ScenarioContext, window: 'free' | 'late') {
       call('cancel_hotel_stay', { booking_id: booking.booking_id, stay_id: stay.stay_id, cancellation_fee: fee }),
       call('issue_refund', { booking_id: booking.booking_id, amount: refund, reason: 'hotel_cancellation' }),
     ],
-    ticket: { category: 'cancellation', subject: 'Hotel cancellation', final: 'solved' },
+    ticket: { category: 'cancellation', final: 'solved' },
     assertions: [
       { description: 'stay cancelled with the policy fee', sql: `SELECT status, cancellation_fee::text AS fee FROM hotel_stays WHERE stay_id = ${sqlString(stay.stay_id)}`, expect: [{ status: 'cancelled', fee: fee.toFixed(2) }] },
       refundAssertion(booking.booking_id, [{ amount: refund, reason: 'hotel_cancellation' }]),

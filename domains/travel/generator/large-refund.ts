@@ -22,7 +22,7 @@ export const largeRefundScenario: Scenario = {
       fullQuery: `Please cancel my business-class flight ${segment.flight_number} on booking ${booking.booking_id} and refund the fare; it's refundable.`,
       goal: `cancel flight ${segment.flight_number} (booking ${booking.booking_id}) and get the fare refunded.`,
       actions: [],
-      escalate: { category: 'cancellation', subject: 'Refund above limit', team: 'supervisor', reason: `Refund of ${price} exceeds the ${TRAVEL_RULES.refundApprovalThreshold} limit` },
+      escalate: { category: 'cancellation', team: 'supervisor' },
       assertions: [...bookingUnchanged(booking), refundAssertion(booking.booking_id, [])],
       tags: ['escalate', 'approval-required'],
     });

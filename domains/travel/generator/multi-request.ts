@@ -32,7 +32,7 @@ export const multiRequestScenario: Scenario = {
         call('issue_refund', { booking_id: id, amount: stay.total, reason: 'hotel_cancellation' }),
         call('change_seat', { booking_id: id, segment_id: segment.segment_id, seat }),
       ],
-      ticket: { category: 'cancellation', subject: 'Hotel cancellation and seat change', final: 'solved' },
+      ticket: { category: 'cancellation', final: 'solved' },
       assertions: [
         refundAssertion(id, [{ amount: stay.total, reason: 'hotel_cancellation' }]),
         { description: 'booking partly cancelled, seat moved', sql: `SELECT b.status, g.seat FROM bookings b JOIN flight_segments g ON g.booking_id = b.booking_id WHERE b.booking_id = ${sqlString(id)}`, expect: [{ status: 'partially_cancelled', seat }] },

@@ -37,7 +37,7 @@ export const roomDowngradeScenario: Scenario = {
         call('change_room_type', { booking_id: booking.booking_id, stay_id: stay.stay_id, room_code: target.room_code }),
         call('issue_refund', { booking_id: booking.booking_id, amount: refund, reason: 'room_downgrade' }),
       ],
-      ticket: { category: 'booking_change', subject: 'Room downgrade', final: 'solved' },
+      ticket: { category: 'booking_change', final: 'solved' },
       assertions: [
         { description: 'stay moved to the cheaper room', sql: `SELECT room_code, nightly_rate::text AS rate FROM hotel_stays WHERE stay_id = ${sqlString(stay.stay_id)}`, expect: [{ room_code: target.room_code, rate: target.nightly_rate.toFixed(2) }] },
         refundAssertion(booking.booking_id, [{ amount: refund, reason: 'room_downgrade' }]),

@@ -24,7 +24,7 @@ function seatChange(ctx: ScenarioContext, allowed: boolean) {
     goal: `sit in seat ${seat} on flight ${segment.flight_number}.`,
     ...(allowed ? { facts: { wanted_seat: seat } } : {}),
     actions: allowed ? [call('change_seat', { booking_id: id, segment_id: segment.segment_id, seat })] : [],
-    ...(allowed ? { ticket: { category: 'seat', subject: 'Seat change', final: 'solved' as const } } : {}),
+    ...(allowed ? { ticket: { category: 'seat', final: 'solved' as const } } : {}),
     assertions: allowed ? [{ description: 'seat changed', sql: `SELECT seat FROM flight_segments WHERE segment_id = ${sqlString(segment.segment_id)}`, expect: [{ seat }] }] : bookingUnchanged(booking),
     ...(allowed ? {} : { tags: ['refuse'], rubrics: [{ kind: 'judge' as const, description: 'refusal explained', question: 'Does the agent explain that seats can no longer be changed this close to departure (they are assigned at airport check-in)?' }] }),
   });
