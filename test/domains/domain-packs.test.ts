@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { domains } from '../../domains/index.js';
 import { ToolRejection, type DomainDefinition } from '../../environment/domain.js';
 import { Task, type TaskInput } from '../../schemas/task.js';
-import { applyInit, checkAssertions, createScratchDb, diffSnapshots, runCall, snapshot, toolContext, type ScratchDb } from './harness.js';
+import { applyInit, checkAssertions, createScratchDb, diffSnapshots, finalState, runCall, snapshot, toolContext, type ScratchDb } from './harness.js';
 
 const tablesOf = (domain: DomainDefinition) => [...domain.schemaSql.matchAll(/CREATE TABLE (\w+)/g)].map((m) => m[1]!);
 const writeTools = (domain: DomainDefinition) => new Set(domain.tools.filter((t) => !t.readOnly).map((t) => t.name));
@@ -136,6 +136,33 @@ for (const domain of domains) {
           }
         }
         assert.ok(calls > tasks.length);
+      });
+
+      test('every golden write matters: dropping it or altering any argument changes the graded state; repeating it does too unless the tool rejects the repeat', async () => {
+        const writes = writeTools(domain);
+        const perType = (profile: 'full' | 'mini') => {
+          const all = domain.generateTasks({ seed: 9, split: 'train', profile, count: 40 });
+          return [...new Map(all.map((t) => [t.tags?.[0], t])).values()];
+        };
+        const alter = (v: unknown) => (typeof v === 'number' ? v + 1 : typeof v === 'boolean' ? !v : `${String(v)}X`);
+        let mutations = 0;
+        for (const task of [...perType('full'), ...perType('mini')]) {
+          const golden = (await finalState(db.client, domain, task, task.golden)).snap;
+          for (const [i, call] of task.golden.entries()) {
+            if (!writes.has(call.tool)) continue;
+            const dropped = task.golden.filter((_, j) => j !== i);
+            const altered = Object.keys(call.arguments).map((key) => task.golden.map((c, j) => (j === i ? { ...c, arguments: { ...c.arguments, [key]: alter(c.arguments[key]) } } : c)));
+            for (const calls of [dropped, ...altered]) {
+              const mutated = await finalState(db.client, domain, task, calls, { tolerate: true });
+              assert.notDeepEqual(diffSnapshots(golden, mutated.snap), [], `${task.id}: mutating ${call.tool} leaves the graded state unchanged`);
+              mutations++;
+            }
+            const repeated = await finalState(db.client, domain, task, [...task.golden.slice(0, i + 1), call, ...task.golden.slice(i + 1)], { tolerate: true });
+            assert.ok(repeated.rejected > 0 || diffSnapshots(golden, repeated.snap).length > 0, `${task.id}: repeating ${call.tool} is silently accepted`);
+            mutations++;
+          }
+        }
+        assert.ok(mutations > 50, `${mutations} mutations`);
       });
 
       test('a tool that looks up an unknown id rejects with a message naming it', async () => {

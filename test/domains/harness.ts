@@ -144,14 +144,38 @@ export async function checkAssertions(client: pg.ClientBase, task: TaskInput): P
   return failures;
 }
 
-/** The final state (and assertion failures) after running `calls` on the task's init, in a transaction rolled back after. */
-export async function finalState(client: pg.ClientBase, domain: DomainDefinition, task: TaskInput, calls: ToolCall[]): Promise<{ snap: Snapshot; failures: string[] }> {
+/**
+ * The final state (and assertion failures) after running `calls` on the task's init, in a transaction rolled back
+ * after. By default a failing call throws; with `tolerate`, a rejected call is undone (like an agent's failed call)
+ * and counted.
+ */
+export async function finalState(
+  client: pg.ClientBase,
+  domain: DomainDefinition,
+  task: TaskInput,
+  calls: ToolCall[],
+  options: { tolerate?: boolean } = {},
+): Promise<{ snap: Snapshot; failures: string[]; rejected: number }> {
   await client.query('BEGIN');
   try {
     await applyInit(client, domain, task);
     const ctx = toolContext(client, task.now);
-    for (const call of calls) await runCall(domain, ctx, call);
-    return { snap: await snapshot(client, domain), failures: await checkAssertions(client, task) };
+    let rejected = 0;
+    for (const call of calls) {
+      if (!options.tolerate) {
+        await runCall(domain, ctx, call);
+        continue;
+      }
+      await client.query('SAVEPOINT call');
+      try {
+        await runCall(domain, ctx, call);
+        await client.query('RELEASE SAVEPOINT call');
+      } catch {
+        rejected++;
+        await client.query('ROLLBACK TO SAVEPOINT call');
+      }
+    }
+    return { snap: await snapshot(client, domain), failures: await checkAssertions(client, task), rejected };
   } finally {
     await client.query('ROLLBACK');
   }
