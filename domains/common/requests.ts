@@ -33,6 +33,8 @@ export interface RefRequest<P extends Party> {
   goal: string;
   /** Private facts the full-profile user reveals when asked (the mini query states them). */
   facts?: Record<string, string>;
+  /** Yes/no answers the full-profile user gives when the agent asks (e.g. accepting a fee). */
+  decisions?: Record<string, boolean>;
   /** Full-profile reads between the look-up and the writes (e.g. approvals, hotel rates). */
   lookups?: ToolCall[];
   /** The writes of a correct solution; none for a refusal or escalation. */
@@ -108,6 +110,7 @@ export function requestDraft<P extends Party>(vocab: RequestVocabulary<P>, ctx: 
     query: `${intro} ${req.fullQuery}`,
     userContext: userBrief(vocab.persona(req.party), req.goal, allFacts),
     userFacts: allFacts,
+    ...(req.decisions ? { userDecisions: req.decisions } : {}),
     golden: [call(vocab.identifyTool, { email: req.party.email }), call(vocab.lookupTool, { [vocab.refKey]: req.refId }), ...(req.lookups ?? []), ...writes],
     assertions: [...req.assertions, ...ticketState],
   };

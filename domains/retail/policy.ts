@@ -41,7 +41,8 @@ conversation; compute all day counts from it (whole days elapsed). Never invent 
 3.2 Defect reasons (defective, damaged_in_transit, wrong_item) have a ${R.defectWindowDays}-day window for every tier.
 3.3 Final-sale products cannot be returned unless the reason is a defect reason.
 3.4 Restocking fee: ${R.restockingFeePercent}% of the line total (unit_price x quantity, rounded to the cent) applies only to standard-tier
-    customers returning an opened item for a non-defect reason. Otherwise the fee is 0. Ask whether the item was opened.
+    customers returning an opened item for a non-defect reason. Otherwise the fee is 0. Ask whether the item was opened,
+    and before opening a return with a fee, tell the customer the fee: open it only if they accept.
 3.5 Open one return (create_return) per line item.
 
 ## 4. Delivery problems and compensation
@@ -75,7 +76,8 @@ conversation; compute all day counts from it (whole days elapsed). Never invent 
     missing package); return; refund (price adjustment); account (e-mail or phone).
 7.2 If the customer already has a ticket in status open, pending or hold about the same order, reuse it instead of
     creating one (set its priority to the tier's priority if it differs).
-7.3 Information requests (status, tracking, stock) and refused requests need no ticket.
+7.3 Information requests (status, tracking, stock), refused requests and requests the customer withdraws need no
+    ticket.
 7.4 Before your final answer, set the ticket status: hold after escalating or after opening a return (we wait for the
     item); solved after any other completed change.
 

@@ -48,8 +48,8 @@ is the conversation's system clock; all times are UTC. Never invent data: look i
 ## 4. Flights
 4.1 Refundable fares: cancel_flight_segment, then issue_refund of the full segment price, reason flight_cancellation.
 4.2 Non-refundable fares: a full refund (reason flight_cancellation) only if the booking was created less than
-    ${T.bookingGraceHours} hours ago; otherwise no cash refund: cancel the segment and issue_travel_credit of the price minus a
-    $${T.nonRefundableFee}.00 fee.
+    ${T.bookingGraceHours} hours ago; otherwise no cash refund: offer a travel credit of the price minus a $${T.nonRefundableFee}.00 fee, and only
+    if the traveller accepts it, cancel the segment and issue_travel_credit.
 4.3 Airline disruption: if the flight's status is cancelled, or it is delayed by ${T.disruptionDelayMinutes} minutes or more, the traveller
     may cancel the segment for a full refund of its price, reason airline_disruption, whatever the fare.
 4.4 Seat changes are free but only more than ${T.seatChangeCutoffHours} hours before departure; later, refuse (seats are then assigned at
@@ -65,7 +65,7 @@ is the conversation's system clock; all times are UTC. Never invent data: look i
     booking id, the category (booking_change for room changes, cancellation, flight_disruption, seat, account) and the
     priority of the traveller's loyalty tier: platinum urgent, gold high, silver and none normal. Airline disruptions
     are always urgent.
-6.2 Information requests and refused requests need no ticket.
+6.2 Information requests, refused requests and requests the traveller withdraws need no ticket.
 6.3 Before your final answer set the ticket status: solved after a completed change; escalation leaves it on hold.
 6.4 If the traveller has a duty-of-care emergency (injury, danger) abroad, escalate to duty_of_care first.
 `;

@@ -55,9 +55,12 @@ for (const domain of domains) {
       for (const task of first) Task.parse(task);
       const otherSeed = domain.generateTasks({ ...options, seed: 12 });
       assert.notDeepEqual(otherSeed.map((t) => t.query), first.map((t) => t.query), 'another seed gives other tasks');
-      for (const tag of ['read-only', 'refuse', 'escalate', 'needs-private-facts', 'multi-write']) {
+      for (const tag of ['read-only', 'refuse', 'escalate', 'needs-private-facts', 'multi-write', 'declined']) {
         assert.ok(first.some((t) => t.tags?.includes(tag)), `some task is tagged ${tag}`);
       }
+      const withDecisions = first.filter((t) => Object.keys(t.userDecisions ?? {}).length > 0);
+      assert.ok(withDecisions.some((t) => Object.values(t.userDecisions!).includes(false)) && withDecisions.some((t) => Object.values(t.userDecisions!).includes(true)));
+      for (const task of withDecisions) assert.equal(task.tags?.includes('declined'), Object.values(task.userDecisions!).includes(false), `${task.id}: a declined offer is tagged declined`);
     });
 
     test('train and eval never share a task or an entity', () => {
@@ -96,7 +99,7 @@ for (const domain of domains) {
       for (const task of domain.generateTasks({ seed: 5, split: 'train', profile: 'full', count: 320 })) {
         const businessWrites = task.golden.filter((c) => writes.has(c.tool) && !TICKET_TOOLS.has(c.tool));
         if (task.tags?.includes('refuse') || task.tags?.includes('escalate')) assert.deepEqual(businessWrites, [], `${task.id} refuses or escalates but writes`);
-        if (task.tags?.includes('refuse')) assert.ok(task.golden.every((c) => !writes.has(c.tool)), `${task.id}: a refusal has no write tool at all`);
+        if (task.tags?.includes('refuse') || task.tags?.includes('declined')) assert.ok(task.golden.every((c) => !writes.has(c.tool)), `${task.id}: a refusal has no write tool at all`);
         assert.equal(task.tags?.includes('read-only'), task.golden.every((c) => !writes.has(c.tool)), task.id);
       }
     });

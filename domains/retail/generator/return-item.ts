@@ -40,21 +40,25 @@ export const returnItemScenario: Scenario = {
     const item = order.items[0]!;
     const lineTotal = fromCents(toCents(item.unit_price) * item.quantity);
     const fee = customer.tier === 'standard' && opened && !defect ? percentOf(lineTotal, RETAIL_RULES.restockingFeePercent) : 0;
+    // A standard customer told of a restocking fee may withdraw the return (full profile only).
+    const declines = ctx.profile === 'full' && fee > 0 && ctx.rng.chance(0.3);
+    const decisions = ctx.profile === 'full' && fee > 0 ? { accept_restocking_fee: !declines } : undefined;
     return orderRequestDraft(ctx, {
       customer,
       orderId: order.order_id,
       init: initFor(customer, [order]),
       miniQuery: `I want to return item ${item.item_id} of order ${order.order_id}. Reason: ${reason}. The box is ${opened ? 'opened' : 'unopened'}.`,
       fullQuery: `I'd like to return the ${item.name} from order ${order.order_id}.`,
-      goal: `return the ${item.name} from order ${order.order_id}.`,
+      goal: `return the ${item.name} from order ${order.order_id}${declines ? ', but only if it costs you nothing' : ''}.`,
       facts: { return_reason: REASON_STORIES[reason], packaging: opened ? 'I opened the box and used it' : 'the box is still sealed' },
-      actions: [call('create_return', { order_id: order.order_id, item_id: item.item_id, reason, item_opened: opened, restocking_fee: fee })],
-      ticket: { category: 'return', final: 'hold' },
+      ...(decisions ? { decisions } : {}),
+      actions: declines ? [] : [call('create_return', { order_id: order.order_id, item_id: item.item_id, reason, item_opened: opened, restocking_fee: fee })],
+      ...(declines ? { tags: ['declined'] } : { ticket: { category: 'return', final: 'hold' as const } }),
       assertions: [
         {
-          description: 'one RMA with the policy fee',
+          description: declines ? 'no RMA: the customer declined the fee' : 'one RMA with the policy fee',
           sql: `SELECT item_id, reason, restocking_fee::text AS fee, refund_amount::text AS refund FROM returns WHERE order_id = ${sqlString(order.order_id)}`,
-          expect: [{ item_id: item.item_id, reason, fee: fee.toFixed(2), refund: fromCents(toCents(lineTotal) - toCents(fee)).toFixed(2) }],
+          expect: declines ? [] : [{ item_id: item.item_id, reason, fee: fee.toFixed(2), refund: fromCents(toCents(lineTotal) - toCents(fee)).toFixed(2) }],
         },
       ],
     });

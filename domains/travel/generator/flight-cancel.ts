@@ -6,14 +6,16 @@ import {
   approvalLookups, bookingRequestDraft, bookingUnchanged, call, initFor, makeBooking, pickApproval, refundAssertion, sqlString, travellerFor, type Assertion,
 } from './fixtures.js';
 
-type Outcome = 'refund' | 'grace_refund' | 'credit' | 'refuse';
+type Outcome = 'refund' | 'grace_refund' | 'credit' | 'declined' | 'refuse';
 
 /** Cancel a flight: refundable fares and fresh bookings are refunded, other non-refundable fares become a travel credit (mini: refused). */
 function flightCancel(ctx: ScenarioContext, refundable: boolean) {
   const approval = pickApproval(ctx);
   const traveler = travellerFor(ctx, approval);
   const grace = !refundable && ctx.profile === 'full' && ctx.rng.chance(0.3);
-  const outcome: Outcome = refundable ? 'refund' : ctx.profile === 'mini' ? 'refuse' : grace ? 'grace_refund' : 'credit';
+  // Offered a travel credit instead of cash, some travellers keep the flight (full profile only).
+  const declines = !refundable && !grace && ctx.profile === 'full' && ctx.rng.chance(0.25);
+  const outcome: Outcome = refundable ? 'refund' : ctx.profile === 'mini' ? 'refuse' : grace ? 'grace_refund' : declines ? 'declined' : 'credit';
   const price = ctx.rng.int(180, 950) + ctx.rng.pick([0, 0.5, 0.99]);
   const booking = makeBooking(ctx, traveler, {
     corporate: approval !== 'personal',
@@ -26,9 +28,9 @@ function flightCancel(ctx: ScenarioContext, refundable: boolean) {
   const credit = fromCents(toCents(price) - toCents(TRAVEL_RULES.nonRefundableFee));
   const cancel = call('cancel_flight_segment', { booking_id: id, segment_id: segment.segment_id });
   const actions: ToolCall[] =
-    outcome === 'refuse' ? [] : outcome === 'credit' ? [cancel, call('issue_travel_credit', { traveler_id: traveler.traveler_id, booking_id: id, amount: credit })] : [cancel, call('issue_refund', { booking_id: id, amount: price, reason: 'flight_cancellation' })];
+    outcome === 'refuse' || outcome === 'declined' ? [] : outcome === 'credit' ? [cancel, call('issue_travel_credit', { traveler_id: traveler.traveler_id, booking_id: id, amount: credit })] : [cancel, call('issue_refund', { booking_id: id, amount: price, reason: 'flight_cancellation' })];
   const assertions: Assertion[] =
-    outcome === 'refuse'
+    outcome === 'refuse' || outcome === 'declined'
       ? bookingUnchanged(booking)
       : [
           { description: 'segment cancelled', sql: `SELECT status FROM flight_segments WHERE segment_id = ${sqlString(segment.segment_id)}`, expect: [{ status: 'cancelled' }] },
@@ -43,9 +45,11 @@ function flightCancel(ctx: ScenarioContext, refundable: boolean) {
     fullQuery: `Please cancel my flight ${segment.flight_number} (${segment.route}) on booking ${id}. I'd like my money back.`,
     goal: `cancel flight ${segment.flight_number} on booking ${id} and get as much money back as the rules allow.`,
     lookups: approvalLookups(approval, id),
+    ...(outcome === 'credit' || outcome === 'declined' ? { decisions: { accept_travel_credit: outcome === 'credit' } } : {}),
     actions,
     ...(actions.length ? { ticket: { category: 'cancellation', final: 'solved' as const } } : {}),
     assertions,
+    ...(outcome === 'declined' ? { tags: ['declined'] } : {}),
     ...(outcome === 'refuse' ? { tags: ['refuse'], rubrics: [{ kind: 'judge' as const, description: 'refusal explained', question: 'Does the agent explain that a non-refundable fare cannot be refunded and leave the booking unchanged?' }] } : {}),
   });
 }
