@@ -55,6 +55,20 @@ describe('travel pack on the real PostgreSQL', () => {
     assert.ok(wrong.failures.some((f) => f.startsWith('booking unchanged')) && wrong.failures.some((f) => f.startsWith('payment untouched')));
   });
 
+  test('every approval-required task is a downgrade on a gated corporate booking with no approved room change on file', () => {
+    const gated = new Set(travel.seed.companies!.filter((c) => c.changes_require_approval).map((c) => c.company_id));
+    const flagged = tasks.filter((t) => t.tags?.includes('approval-required'));
+    assert.ok(flagged.length >= 15);
+    for (const task of flagged) {
+      const booking = (task.init!.upsert!.bookings as { company_id: string }[])[0]!;
+      assert.ok(gated.has(booking.company_id), task.id);
+      const approvals = (task.init!.upsert!.approvals ?? []) as { request_type: string; status: string }[];
+      assert.ok(!approvals.some((a) => a.request_type === 'room_change' && a.status === 'approved'), task.id);
+      assert.match(task.query, /downgrade/);
+      assert.deepEqual(task.golden.slice(-1)[0]!.arguments.team, 'manager_approval');
+    }
+  });
+
   test('with the approval on file the same downgrade is the golden solution', () => {
     const approved = ofType('room_downgrade', (t) => (t.init?.upsert?.approvals ?? []).length > 0);
     assert.deepEqual(

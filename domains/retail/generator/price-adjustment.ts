@@ -45,7 +45,7 @@ export const priceAdjustmentScenario: Scenario = {
     if (difference > RETAIL_RULES.approvalThreshold) {
       return {
         ...base,
-        tags: ['escalate', 'approval-required'],
+        tags: ['escalate', 'supervisor-approval'],
         golden: [...lookups, ...escalated(customer, order.order_id, 'refund', 'supervisor')],
         assertions: [refundAssertion(order.order_id, []), ticketAssertion(customer, { category: 'refund', status: 'hold', team: 'supervisor' })],
       };

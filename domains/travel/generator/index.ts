@@ -1,5 +1,5 @@
 import type { Scenario } from '../../common/generator.js';
-import { approvalRequiredScenario } from './approval-required.js';
+import { approvalRequiredScenario, cancellationNeedsApprovalScenario } from './approval-required.js';
 import { contactUpdateScenario } from './contact-update.js';
 import { flightCancelCreditScenario, flightCancelRefundableScenario, flightCancelRefusedScenario } from './flight-cancel.js';
 import { flightDisruptionScenario } from './flight-disruption.js';
@@ -14,6 +14,7 @@ import { seatChangeRefusedScenario, seatChangeScenario } from './seat-change.js'
 export const travelScenarios: Scenario[] = [
   roomDowngradeScenario,
   approvalRequiredScenario,
+  cancellationNeedsApprovalScenario,
   hotelCancelFreeScenario,
   hotelCancelLateScenario,
   flightCancelRefundableScenario,

@@ -24,7 +24,7 @@ export const largeRefundScenario: Scenario = {
       actions: [],
       escalate: { category: 'cancellation', team: 'supervisor' },
       assertions: [...bookingUnchanged(booking), refundAssertion(booking.booking_id, [])],
-      tags: ['escalate', 'approval-required'],
+      tags: ['escalate', 'supervisor-approval'],
     });
   },
 };
