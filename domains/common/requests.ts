@@ -40,7 +40,7 @@ export interface RefRequest<P extends Party> {
   /** The writes of a correct solution; none for a refusal or escalation. */
   actions: ToolCall[];
   ticket?: { category: string; final: 'solved' | 'hold'; priority?: string };
-  escalate?: { category: string; team: string };
+  escalate?: { category: string; team: string; priority?: string };
   assertions: Assertion[];
   tags?: string[];
   rubrics?: TaskDraft['rubrics'];
@@ -60,9 +60,9 @@ export function ticketCalls<P extends Party>(
   ];
 }
 
-export function escalationCalls<P extends Party>(vocab: RequestVocabulary<P>, party: P, refId: string | undefined, escalate: { category: string; team: string }): ToolCall[] {
+export function escalationCalls<P extends Party>(vocab: RequestVocabulary<P>, party: P, refId: string | undefined, escalate: { category: string; team: string; priority?: string }): ToolCall[] {
   return [
-    call('create_ticket', { [vocab.partyKey]: party.id, ...(refId ? { [vocab.refKey]: refId } : {}), category: escalate.category, priority: vocab.priority(party) }),
+    call('create_ticket', { [vocab.partyKey]: party.id, ...(refId ? { [vocab.refKey]: refId } : {}), category: escalate.category, priority: escalate.priority ?? vocab.priority(party) }),
     call('escalate_ticket', { ticket_id: vocab.firstTicket, team: escalate.team }),
   ];
 }
@@ -101,7 +101,7 @@ export function requestDraft<P extends Party>(vocab: RequestVocabulary<P>, ctx: 
       ? ticketCalls(vocab, req.party, req.refId, req.ticket, req.actions)
       : [];
   const ticketState = req.escalate
-    ? [ticketStateAssertion(vocab, req.party, { category: req.escalate.category, status: 'hold', team: req.escalate.team })]
+    ? [ticketStateAssertion(vocab, req.party, { category: req.escalate.category, status: 'hold', team: req.escalate.team, ...(req.escalate.priority ? { priority: req.escalate.priority } : {}) })]
     : req.ticket
       ? [ticketStateAssertion(vocab, req.party, { category: req.ticket.category, status: req.ticket.final, ...(req.ticket.priority ? { priority: req.ticket.priority } : {}) })]
       : [noTicketAssertion(vocab, req.party)];

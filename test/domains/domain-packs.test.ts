@@ -117,6 +117,7 @@ for (const domain of domains) {
         const tasks = sample(domain);
         let calls = 0;
         for (const task of tasks) {
+          Task.parse(task);
           await db.client.query('BEGIN');
           try {
             await applyInit(db.client, domain, task);

@@ -1,6 +1,7 @@
 import type { Scenario } from '../../common/generator.js';
 import { approvalRequiredScenario, cancellationNeedsApprovalScenario } from './approval-required.js';
 import { contactUpdateScenario } from './contact-update.js';
+import { dutyOfCareScenario } from './duty-of-care.js';
 import { flightCancelCreditScenario, flightCancelRefundableScenario, flightCancelRefusedScenario } from './flight-cancel.js';
 import { flightDisruptionScenario } from './flight-disruption.js';
 import { hotelCancelFreeScenario, hotelCancelLateScenario } from './hotel-cancel.js';
@@ -28,4 +29,5 @@ export const travelScenarios: Scenario[] = [
   passportRequestScenario,
   contactUpdateScenario,
   multiRequestScenario,
+  dutyOfCareScenario,
 ];
