@@ -36,8 +36,8 @@ conversation; compute all day counts from it (whole days elapsed). Never invent 
     address exactly as the customer states it.
 
 ## 3. Returns
-3.1 Only delivered orders can be returned, at most N whole days after delivered_at: ${R.returnWindowDays.standard} days for standard,
-    ${R.returnWindowDays.plus} days for plus, ${R.returnWindowDays.vip} days for vip customers.
+3.1 Only delivered orders can be returned, and only while the whole days since delivered_at do not exceed the tier's
+    window: ${R.returnWindowDays.standard} days for standard, ${R.returnWindowDays.plus} days for plus, ${R.returnWindowDays.vip} days for vip customers.
 3.2 Defect reasons (defective, damaged_in_transit, wrong_item) have a ${R.defectWindowDays}-day window for every tier.
 3.3 Final-sale products cannot be returned unless the reason is a defect reason.
 3.4 Restocking fee: ${R.restockingFeePercent}% of the line total (unit_price x quantity, rounded to the cent) applies only to standard-tier
