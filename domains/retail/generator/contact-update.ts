@@ -9,7 +9,7 @@ export const contactUpdateScenario: Scenario = {
     const customer = makeCustomer(ctx);
     const verified = ctx.rng.chance(0.7);
     const field = ctx.rng.pick(['phone', 'email'] as const);
-    const newValue = field === 'phone' ? `+1 555 ${ctx.rng.int(1000, 9999)} ${ctx.rng.int(10, 99)}` : `${customer.first_name.toLowerCase()}.new${ctx.n}@example.net`;
+    const newValue = field === 'phone' ? `+1 ${ctx.rng.int(201, 989)} 555 ${ctx.rng.int(1000, 9999)}` : `${customer.first_name.toLowerCase()}.new${ctx.n}@example.net`;
     const statedCode = verified ? customer.postal_code : customer.postal_code.startsWith('9') ? '10001' : '94107';
     const facts = { postal_code: statedCode, [`new_${field}`]: newValue };
     const lookup = [call('find_customer_by_email', { email: customer.email }), call('verify_customer_identity', { customer_id: customer.customer_id, postal_code: statedCode })];

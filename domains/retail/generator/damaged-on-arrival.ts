@@ -29,7 +29,7 @@ export const damagedOnArrivalScenario: Scenario = {
       : call('create_refund', { order_id: order.order_id, amount: lineTotal, reason: 'damaged_item' });
     const { intro, facts } = introduce(ctx, customer);
     return {
-      query: `${intro} My ${item.name} from order ${order.order_id} arrived broken — the screen/casing is smashed. What can you do?`,
+      query: `${intro} My ${item.name} from order ${order.order_id} arrived broken: the casing is cracked and it won't switch on. What can you do?`,
       userContext: userBrief(customer, `get a working ${item.name} or your money back for order ${order.order_id}.`, facts),
       userFacts: facts,
       init: initFor(customer, [order], { inventory: [stock] }),
