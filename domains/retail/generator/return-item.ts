@@ -41,7 +41,7 @@ export const returnItemScenario: Scenario = {
     const lineTotal = fromCents(toCents(item.unit_price) * item.quantity);
     const fee = customer.tier === 'standard' && opened && !defect ? percentOf(lineTotal, RETAIL_RULES.restockingFeePercent) : 0;
     // A standard customer told of a restocking fee may withdraw the return (full profile only).
-    const declines = ctx.profile === 'full' && fee > 0 && ctx.rng.chance(0.3);
+    const declines = ctx.profile === 'full' && fee > 0 && ctx.rng.chance(0.5);
     const decisions = ctx.profile === 'full' && fee > 0 ? { accept_restocking_fee: !declines } : undefined;
     return orderRequestDraft(ctx, {
       customer,
