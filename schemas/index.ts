@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { StackConfig } from './config.js';
 import { TableGrading } from './domain.js';
+import { GradeReport } from './grading.js';
 import { Task, TaskSetManifest } from './task.js';
 
 /** Schemas exported as JSON Schema to schemas/json/ (read by the Python worker and external tools). */
@@ -9,4 +10,5 @@ export const exportedSchemas: Record<string, z.ZodType> = {
   Task,
   TaskSetManifest,
   TableGrading,
+  GradeReport,
 };
