@@ -1,6 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import type { z } from 'zod';
 import { UserError } from '../infra/errors.js';
+import type { AssertionOutcome } from '../schemas/grading.js';
+import { checkAssertions } from './sql-assertions.js';
 import type { Task } from '../schemas/task.js';
 import { contentHash } from './canonical.js';
 import { taskContentHash, type EnvironmentBackend } from './backend.js';
@@ -9,7 +12,7 @@ import { EpisodeToolExecutor } from './tool-executor.js';
 import { domainContentHash } from './template.js';
 
 /** Bump when snapshots or replay change meaning, so cached expected states are recomputed. */
-const EXPECTED_STATE_VERSION = 1;
+const EXPECTED_STATE_VERSION = 2;
 
 export interface ExpectedState {
   taskId: string;
@@ -20,6 +23,8 @@ export interface ExpectedState {
   expected: StateSnapshot;
   expectedSha256: string;
   golden: { tool: string; result: unknown }[];
+  /** The task's SQL assertions on the golden final state (each must hold, or the task is wrong). */
+  assertions: z.infer<typeof AssertionOutcome>[];
 }
 
 /** A golden call failed: the task is wrong. Reported at validation, never swallowed. */
@@ -118,8 +123,12 @@ export class ExpectedStates {
         if (outcome.isError) throw new GoldenCallError(task.id, i, call.tool, outcome.message);
         golden.push({ tool: call.tool, result: outcome.result });
       }
-      const expected = await snapshot();
-      return { taskId: task.id, taskSha256: episode.taskSha256, initial, expected, expectedSha256: snapshotHash(expected), golden };
+      const { expected, assertions } = await this.backend.transaction(
+        episode,
+        async (c) => ({ expected: await takeSnapshot(c, episode.domain, episode.catalog), assertions: await checkAssertions(c, task.assertions) }),
+        'BEGIN READ ONLY',
+      );
+      return { taskId: task.id, taskSha256: episode.taskSha256, initial, expected, expectedSha256: snapshotHash(expected), golden, assertions };
     } finally {
       await this.backend.teardown(episode);
     }

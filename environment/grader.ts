@@ -1,12 +1,9 @@
-import type pg from 'pg';
 import type { GradeReport } from '../schemas/grading.js';
-import type { SqlAssertion } from '../schemas/task.js';
-import type { z } from 'zod';
-import { canonicalJson } from './canonical.js';
 import type { EnvironmentBackend, Episode } from './backend.js';
 import type { ExpectedStates } from './expected-state.js';
 import { evaluateRubrics } from './rubrics.js';
-import { normaliseNumericText, runReadQuery, snapshotHash, takeSnapshot } from './snapshot.js';
+import { snapshotHash, takeSnapshot } from './snapshot.js';
+import { checkAssertions } from './sql-assertions.js';
 import { diffStates } from './state-diff.js';
 
 export interface GradeInput {
@@ -16,25 +13,6 @@ export interface GradeInput {
    * reported `skipped`. Judge rubrics are never evaluated here: see GradeReport.pendingJudgeRubrics.
    */
   finalText?: string;
-}
-
-/** Assertion rows compare as sets of canonical rows; numbers and numeric text compare by value. */
-function comparable(rows: Record<string, unknown>[]): string[] {
-  const norm = (v: unknown): unknown => (typeof v === 'number' ? normaliseNumericText(String(v)) : typeof v === 'string' ? normaliseNumericText(v) : v);
-  return rows.map((r) => canonicalJson(Object.fromEntries(Object.entries(r).map(([k, v]) => [k, norm(v)])))).sort();
-}
-
-async function checkAssertion(client: pg.ClientBase, assertion: z.infer<typeof SqlAssertion>) {
-  await client.query('SAVEPOINT assertion');
-  try {
-    const actual = await runReadQuery(client, assertion.sql);
-    await client.query('RELEASE SAVEPOINT assertion');
-    const pass = canonicalJson(comparable(actual)) === canonicalJson(comparable(assertion.expect));
-    return { description: assertion.description, pass, ...(pass ? {} : { actual }) };
-  } catch (err) {
-    await client.query('ROLLBACK TO SAVEPOINT assertion');
-    return { description: assertion.description, pass: false, error: (err as Error).message };
-  }
 }
 
 /**
@@ -50,9 +28,7 @@ export async function gradeEpisode(backend: EnvironmentBackend, expectedStates: 
     episode,
     async (client) => {
       const actual = await takeSnapshot(client, domain, episode.catalog);
-      const assertions = [];
-      for (const assertion of task.assertions) assertions.push(await checkAssertion(client, assertion));
-      return { actual, assertions };
+      return { actual, assertions: await checkAssertions(client, task.assertions) };
     },
     'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY',
   );
