@@ -103,8 +103,9 @@ export const tasksCommand: Command = {
           const report = await verifyTasks(env.backend, env.expected, tasks, (done) => {
             if (!values.json && process.stderr.isTTY) process.stderr.write(`\r${done}/${tasks.length}`);
           });
-          const { problems, ...counts } = report;
+          const { problems, duplicatesAbsorbed, ...counts } = report;
           for (const p of problems) console.error(`${p.taskId} ${p.agent}: ${p.message}`);
+          if (duplicatesAbsorbed.length) console.error(`note: the tools reject every duplicated write of ${duplicatesAbsorbed.length} task(s), so they have no duplicate mutation: ${duplicatesAbsorbed.join(', ')}`);
           if (values.json) printJson(counts);
           else {
             console.log(`tasks ${counts.tasks}: oracle ${counts.oracle.passed}/${counts.oracle.total}, no-op passed ${counts.noop.passed} (read-only ${counts.noop.readOnly}), mutations failed as expected ${counts.mutations.failedAsExpected}/${counts.mutations.total}`);

@@ -2,6 +2,8 @@ import os from 'node:os';
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
+import { execFile } from 'node:child_process';
+import { fromRoot } from '../../infra/paths.js';
 import { loadConfig } from '../../infra/config.js';
 import { EnvironmentBackend, type BackendOptions } from '../../environment/backend.js';
 import { ExpectedStates } from '../../environment/expected-state.js';
@@ -37,3 +39,15 @@ export function fixtureTask(suffix: string, profile: 'full' | 'mini' = 'full'): 
 
 /** Unique per test run, so parallel runs on the shared cluster never collide. */
 export const uniqueEpisodeId = (label: string) => `test-${label}-${randomUUID()}`;
+
+/** The compiled fixture pack, loadable by a `finalstate` subprocess through FINALSTATE_DOMAIN_MODULES. */
+export const fixtureModule = fromRoot('dist', 'test', 'fixtures', 'fixture-helpdesk-domain.js');
+
+/** Run the real CLI in a subprocess with the fixture pack registered. */
+export function runCli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [fromRoot('bin', 'finalstate.js'), ...args], { env: { ...process.env, FINALSTATE_DOMAIN_MODULES: fixtureModule }, maxBuffer: 1 << 24 }, (err, stdout, stderr) => {
+      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+    });
+  });
+}
