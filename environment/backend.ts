@@ -157,11 +157,12 @@ export class EnvironmentBackend {
     const strategy = this.options.strategy ?? 'WAL_LOG';
     await this.drops.settled(database);
     const spare = this.spares.take(template.name);
+    // a spare the janitor dropped meanwhile (an idle process keeps spares past the TTL) falls back to a direct copy
+    const renamed = spare && (await this.adminQuery(`ALTER DATABASE ${ident(spare)} RENAME TO ${ident(database)}`).then(() => true, () => false));
+    if (spare && !renamed) void this.drops.enqueue(spare, async () => void (await this.adminQuery(`DROP DATABASE IF EXISTS ${ident(spare)}`)));
     try {
-      if (spare) await this.adminQuery(`ALTER DATABASE ${ident(spare)} RENAME TO ${ident(database)}`);
-      else await this.adminQuery(`CREATE DATABASE ${ident(database)} TEMPLATE ${ident(template.name)} STRATEGY ${strategy}`);
+      if (!renamed) await this.adminQuery(`CREATE DATABASE ${ident(database)} TEMPLATE ${ident(template.name)} STRATEGY ${strategy}`);
     } catch (err) {
-      if (spare) await this.adminQuery(`DROP DATABASE IF EXISTS ${ident(spare)}`).catch(() => undefined);
       if ((err as { code?: string }).code === SQLSTATE_DUPLICATE_DATABASE) {
         throw new UserError(`episode ${episodeId}: database ${database} already exists; use open() to reattach`);
       }

@@ -5,6 +5,7 @@ import { EnvironmentBackend } from '../../environment/backend.js';
 import { ExpectedStates } from '../../environment/expected-state.js';
 import { createEpisodeMcpServer } from '../../environment/mcp-server.js';
 import { serveHttp, serveStdio } from '../../environment/mcp-serve.js';
+import { sweepLeakedEpisodes } from '../../environment/janitor.js';
 import { defaultRegistry } from '../../environment/registry.js';
 import { findTaskSetFiles, readTaskSets, writeTaskSet } from '../../environment/task-set.js';
 import { validateTaskSetFile } from '../../environment/task-validation.js';
@@ -25,6 +26,7 @@ const usage = `finalstate tasks <subcommand> [--json]
                                                   domain's seeded generator
   serve-mcp --task ID [--transport stdio|http] [--port P] [--episode ID] [--keep]
                                                   provision an episode for the task and serve its tools over MCP
+  janitor [--ttl-minutes M]                       drop leaked episode databases older than M minutes (default 60)
 
   --dir DIR   task-set directory (default: tasks/ in the project)
   Extra domain packs: FINALSTATE_DOMAIN_MODULES=path/to/module.js[,...] (each exports \`domains\`).`;
@@ -59,6 +61,7 @@ export const tasksCommand: Command = {
       port: { type: 'string', default: '0' },
       episode: { type: 'string' },
       keep: { type: 'boolean', default: false },
+      'ttl-minutes': { type: 'string', default: '60' },
     });
     if (values.help) {
       console.log(usage);
@@ -138,10 +141,23 @@ export const tasksCommand: Command = {
         else for (const w of written) console.log(`${w.file}: ${w.tasks} tasks`);
         return 0;
       }
+      case 'janitor': {
+        const ttl = Number(values['ttl-minutes']);
+        if (!Number.isFinite(ttl) || ttl < 0) throw new UserError(`finalstate tasks janitor: --ttl-minutes must be a non-negative number, got ${values['ttl-minutes']}`);
+        const env = await environment();
+        try {
+          const report = await sweepLeakedEpisodes(env.backend.admin, { ttlMs: ttl * 60_000 });
+          if (values.json) printJson(report);
+          else console.log(`dropped ${report.droppedDatabases.length} database(s), ${report.droppedRoles.length} role(s)`);
+          return 0;
+        } finally {
+          await env.backend.close();
+        }
+      }
       case 'serve-mcp':
         return serveMcp(values, dir, allTasks);
       default:
-        throw new UserError(`finalstate tasks: expected list, show, validate, verify, generate or serve-mcp, got ${positionals[0] ?? 'nothing'}\n\n${usage}`);
+        throw new UserError(`finalstate tasks: expected list, show, validate, verify, generate, serve-mcp or janitor, got ${positionals[0] ?? 'nothing'}\n\n${usage}`);
     }
   },
 };
