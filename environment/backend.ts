@@ -50,6 +50,7 @@ export const taskContentHash = (task: Task): string => contentHash(task);
 
 const SQLSTATE_DUPLICATE_DATABASE = '42P04';
 const SQLSTATE_DUPLICATE_OBJECT = '42710';
+const SQLSTATE_INSUFFICIENT_PRIVILEGE = '42501';
 
 /**
  * Provisions, reattaches and tears down episode databases. Each episode database is a copy of its domain's template
@@ -117,7 +118,10 @@ export class EnvironmentBackend {
       const names = [...new Set(['postgres', this.config.postgres.database])];
       const found = await this.adminQuery('SELECT datname FROM pg_database WHERE datname = ANY($1)', [names]);
       for (const { datname } of found.rows as { datname: string }[]) {
-        await this.adminQuery(`REVOKE CONNECT, TEMPORARY ON DATABASE ${ident(datname)} FROM PUBLIC`);
+        // on a managed server we may not own these databases: episode databases still admit only their own role
+        await this.adminQuery(`REVOKE CONNECT, TEMPORARY ON DATABASE ${ident(datname)} FROM PUBLIC`).catch((err: { code?: string }) => {
+          if (err.code !== SQLSTATE_INSUFFICIENT_PRIVILEGE) throw err;
+        });
       }
     })();
     return this.isolationChecked;

@@ -9,6 +9,9 @@ import { readTaskSet, TaskSetError, type LoadedTaskSet, type TaskIssue } from '.
 
 type FieldIssue = { path: string; message: string };
 
+/** The tiny embedded model's tasks stay short. */
+const MINI_GOLDEN_CALLS = [1, 3] as const;
+
 const isInteger = (v: unknown) => (typeof v === 'number' && Number.isInteger(v)) || (typeof v === 'string' && /^-?\d+$/.test(v));
 const isNumeric = (v: unknown) => (typeof v === 'number' && Number.isFinite(v)) || (typeof v === 'string' && /^-?\d+(\.\d+)?$/.test(v));
 const isTime = (v: unknown) => typeof v === 'string' && !Number.isNaN(Date.parse(v));
@@ -51,6 +54,9 @@ function checkRows(kind: 'upsert' | 'delete', rowsByTable: Record<string, Record
 /** Check a task against its domain without running anything: tables, columns, value types, tools, arguments. */
 export function checkTaskAgainstDomain(task: Task, domain: DomainDefinition, catalog: DatabaseCatalog): FieldIssue[] {
   const issues = [...checkRows('delete', task.init.delete, catalog), ...checkRows('upsert', task.init.upsert, catalog)];
+  if (task.profile === 'mini' && (task.golden.length < MINI_GOLDEN_CALLS[0] || task.golden.length > MINI_GOLDEN_CALLS[1])) {
+    issues.push({ path: 'golden', message: `a mini task takes ${MINI_GOLDEN_CALLS[0]} to ${MINI_GOLDEN_CALLS[1]} tool calls, this one ${task.golden.length}` });
+  }
   const offered = new Set(domain.profileTools[task.profile]);
   task.golden.forEach((call, i) => {
     const tool = domain.tools.find((t) => t.name === call.tool);

@@ -101,7 +101,12 @@ const emptyCounts = (): VerifyCounts => ({ tasks: 0, oracle: { passed: 0, total:
  * episode's MCP server, and check: the oracle passes, the no-op passes exactly the read-only tasks, and every
  * mutation fails with a diff class that matches it.
  */
-export async function verifyTasks(backend: EnvironmentBackend, expected: ExpectedStates, tasks: Task[], onProgress?: (done: number) => void): Promise<VerifyReport> {
+export async function verifyTasks(
+  backend: EnvironmentBackend,
+  expected: ExpectedStates,
+  tasks: Task[],
+  options: { concurrency?: number; onProgress?: (done: number) => void } = {},
+): Promise<VerifyReport> {
   const total = emptyCounts();
   const byDomain: Record<string, VerifyCounts> = {};
   const problems: VerifyReport['problems'] = [];
@@ -120,7 +125,7 @@ export async function verifyTasks(backend: EnvironmentBackend, expected: Expecte
       await backend.teardown(episode);
     }
   };
-  for (const [n, task] of tasks.entries()) {
+  const verifyOne = async (task: Task) => {
     const counts = (byDomain[task.domain] ??= emptyCounts());
     const bump = (fn: (c: VerifyCounts) => void) => [total, counts].forEach(fn);
     bump((c) => { c.tasks++; c.oracle.total++; });
@@ -150,7 +155,19 @@ export async function verifyTasks(backend: EnvironmentBackend, expected: Expecte
       break;
     }
     if (duplicates.length && !duplicated) duplicatesAbsorbed.push(task.id);
-    onProgress?.(n + 1);
-  }
-  return { ...total, byDomain, problems, duplicatesAbsorbed };
+  };
+  let next = 0;
+  let done = 0;
+  const worker = async () => {
+    while (next < tasks.length) {
+      await verifyOne(tasks[next++]!);
+      options.onProgress?.(++done);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 2) }, worker));
+  const order = new Map(tasks.map((t, i) => [t.id, i]));
+  const byTask = (a: { taskId: string }, b: { taskId: string }) => order.get(a.taskId)! - order.get(b.taskId)!;
+  problems.sort(byTask);
+  duplicatesAbsorbed.sort((a, b) => order.get(a)! - order.get(b)!);
+  return { ...total, byDomain: Object.fromEntries(Object.entries(byDomain).sort(([a], [b]) => a.localeCompare(b))), problems, duplicatesAbsorbed };
 }

@@ -20,7 +20,8 @@ const usage = `finalstate tasks <subcommand> [--json]
   show ID                                         one task in full
   validate FILE                                   check a task-set file: format, manifest, domain tables/columns/tools,
                                                   argument types, golden calls replayed on a real backend
-  verify [--domain D] [--split S] [--profile P]   oracle, no-op and mutated oracles on real backends through MCP
+  verify [--domain D] [--split S] [--profile P] [--concurrency N]
+                                                  oracle, no-op and mutated oracles on real backends through MCP
   generate [--domain D] [--split S] [--profile P] [--count N] [--seed N]
                                                   write <dir>/<domain>-<split>-<profile>.jsonl + manifest from the
                                                   domain's seeded generator
@@ -62,6 +63,7 @@ export const tasksCommand: Command = {
       episode: { type: 'string' },
       keep: { type: 'boolean', default: false },
       'ttl-minutes': { type: 'string', default: '60' },
+      concurrency: { type: 'string', default: '2' },
     });
     if (values.help) {
       console.log(usage);
@@ -103,8 +105,13 @@ export const tasksCommand: Command = {
         const env = await environment();
         try {
           const tasks = filterTasks(allTasks(), values);
-          const report = await verifyTasks(env.backend, env.expected, tasks, (done) => {
-            if (!values.json && process.stderr.isTTY) process.stderr.write(`\r${done}/${tasks.length}`);
+          const concurrency = Number(values.concurrency);
+          if (!Number.isInteger(concurrency) || concurrency < 1) throw new UserError(`finalstate tasks verify: --concurrency must be a positive integer, got ${values.concurrency}`);
+          const report = await verifyTasks(env.backend, env.expected, tasks, {
+            concurrency,
+            onProgress: (done) => {
+              if (!values.json && process.stderr.isTTY) process.stderr.write(`\r${done}/${tasks.length}`);
+            },
           });
           const { problems, duplicatesAbsorbed, ...counts } = report;
           for (const p of problems) console.error(`${p.taskId} ${p.agent}: ${p.message}`);

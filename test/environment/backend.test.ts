@@ -64,7 +64,7 @@ describe('episode backends on the real PostgreSQL', () => {
     }
   });
 
-  it('reattaches to an episode database by episode id, keeping its state; a half-built one is rebuilt', async () => {
+  it('reattaches to an episode database by episode id, keeping its state, and refuses a different task', async () => {
     const task = fixtureTask('cancel-O-1');
     const id = uniqueEpisodeId('reattach');
     const first = await env.backend.open(id, task);
@@ -81,6 +81,24 @@ describe('episode backends on the real PostgreSQL', () => {
       assert.equal(await executor.nextCallIndex(), 1, 'the recorded call is found after reattaching');
       const other = fixtureTask('cancel-O-3');
       await assert.rejects(env.backend.open(id, other), /different task content/);
+    } finally {
+      await env.backend.teardown(second);
+    }
+  });
+
+  it('rebuilds a half-provisioned episode database instead of reattaching to it', async () => {
+    const task = fixtureTask('cancel-O-1');
+    const id = uniqueEpisodeId('half');
+    const first = await env.backend.provision(id, task);
+    await first.pool.query("UPDATE orders SET status = 'shipped' WHERE order_id = 'O-1'");
+    // as if the attempt died before its init committed: no episode marker row
+    await env.backend.transaction(first, (c) => c.query('DELETE FROM _finalstate_episode'));
+    await env.backend.detach(first);
+    const second = await env.backend.open(id, task);
+    try {
+      assert.equal(second.reattached, false);
+      const row = await second.pool.query("SELECT status FROM orders WHERE order_id = 'O-1'");
+      assert.equal(row.rows[0].status, 'placed', 'a fresh copy, not the half-built one');
     } finally {
       await env.backend.teardown(second);
     }

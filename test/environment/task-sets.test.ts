@@ -55,6 +55,7 @@ describe('task sets and the tasks CLI (real backends, fixture pack)', () => {
         { ...good, id: 'bad-arg-type', golden: [{ tool: 'get_order', arguments: { order_id: 17 } }] },
         { ...good, id: 'bad-value-type', init: { upsert: { orders: [{ order_id: 'O-1', total: 'lots' }] }, delete: {} } },
         { ...good, id: 'bad-golden', golden: [{ tool: 'cancel_order', arguments: { order_id: 'O-2', reason: 'fraud' } }] },
+        { ...good, id: 'bad-mini-length', profile: 'mini' as const, golden: Array(4).fill({ tool: 'get_order', arguments: { order_id: 'O-1' } }) },
         good,
       ];
       const { file } = writeTaskSet(bad, 'bad-set', '1', tasks);
@@ -63,8 +64,8 @@ describe('task sets and the tasks CLI (real backends, fixture pack)', () => {
       const res = await runCli(['tasks', 'validate', file]);
       assert.equal(res.code, 2, res.stdout);
       const expectLines = [
-        `${file}:8: task ${good.id}: id: duplicate task id (first on line 7)`,
-        `${file}:9: task bad-split: split:`,
+        `${file}:9: task ${good.id}: id: duplicate task id (first on line 8)`,
+        `${file}:10: task bad-split: split:`,
       ];
       for (const line of expectLines) assert.ok(res.stderr.includes(line), `missing ${line} in:\n${res.stderr}`);
       assert.throws(() => readTaskSet(file), TaskSetError);
@@ -82,6 +83,7 @@ describe('task sets and the tasks CLI (real backends, fixture pack)', () => {
         `${file2}:4: task bad-arg-type: golden[0].arguments.order_id: Invalid input: expected string, received number`,
         `${file2}:5: task bad-value-type: init.upsert.orders[0].total: expected a number for numeric column, got "lots"`,
         `${file2}:6: task bad-golden: golden[0]: cancel_order failed: order O-2 is shipped and cannot be cancelled`,
+        `${file2}:7: task bad-mini-length: golden: a mini task takes 1 to 3 tool calls, this one 4`,
       ]) assert.ok(res2.stderr.includes(line), `missing ${line} in:\n${res2.stderr}`);
       assert.ok(!res2.stderr.includes(`task ${good.id}:`), 'the good task is not reported');
     } finally {
@@ -90,7 +92,7 @@ describe('task sets and the tasks CLI (real backends, fixture pack)', () => {
   });
 
   it('verify --json: the oracle passes all, the no-op only read-only tasks, every mutation fails with a matching diff class', async () => {
-    const res = await runCli(['tasks', 'verify', '--dir', dir, '--split', 'train', '--json']);
+    const res = await runCli(['tasks', 'verify', '--dir', dir, '--split', 'train', '--concurrency', '3', '--json']);
     assert.equal(res.code, 0, res.stderr);
     const report = JSON.parse(res.stdout);
     assert.deepEqual(Object.keys(report), ['tasks', 'oracle', 'noop', 'mutations', 'byDomain']);
