@@ -1,4 +1,5 @@
 import type { DomainDefinition } from '../environment/domain.js';
+import * as packs from './packs.js';
 
-/** Every built-in domain pack: one import and one entry per domain (domains/<name>/index.ts exports the pack). */
-export const domains: DomainDefinition[] = [];
+/** The built-in domain packs (register one with a single line in domains/packs.ts). */
+export const domains: DomainDefinition[] = Object.values(packs as Record<string, DomainDefinition>);

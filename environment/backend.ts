@@ -178,11 +178,14 @@ export class EnvironmentBackend {
       GRANT CONNECT ON DATABASE ${ident(database)} TO ${ident(role)};
       COMMENT ON DATABASE ${ident(database)} IS ${literal(marker)}`;
     try {
-      await this.adminQuery(`${roleSql}; ${grants}`);
+      await this.adminQuery(`${roleSql}; ${grants}`).catch(async (err: { code?: string }) => {
+        if (err.code !== SQLSTATE_DUPLICATE_OBJECT) throw err;
+        // the role survived an earlier attempt whose database was dropped: reuse it (its password is derived)
+        await this.adminQuery(grants);
+      });
     } catch (err) {
-      if ((err as { code?: string }).code !== SQLSTATE_DUPLICATE_OBJECT) throw err;
-      // the role survived an earlier attempt whose database was dropped: reuse it (its password is derived)
-      await this.adminQuery(grants);
+      await this.dropByName(database, role).catch(() => undefined);
+      throw err;
     }
     const episode = this.handle(episodeId, task, database, role, template, false);
     try {
@@ -253,7 +256,11 @@ export class EnvironmentBackend {
       try {
         recorded = (await episode.pool.query<{ task_sha256: string }>('SELECT task_sha256 FROM _finalstate_episode')).rows[0];
       } catch (err) {
-        if (isInfrastructureFault(err) && !/does not exist|permission denied/.test((err as Error).message)) throw asInfrastructureError(err, 'reattach');
+        // an outage is retried by the caller; any other failure means the database is not a usable episode
+        if (isInfrastructureFault(err)) {
+          await this.detach(episode);
+          throw asInfrastructureError(err, `reattach to ${database}`);
+        }
       }
     }
     if (!episode || !recorded) {

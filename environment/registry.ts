@@ -1,3 +1,5 @@
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { domains as builtInDomains } from '../domains/index.js';
 import { UserError } from '../infra/errors.js';
 import type { DomainDefinition } from './domain.js';
@@ -46,8 +48,6 @@ export async function defaultRegistry(env: NodeJS.ProcessEnv = process.env): Pro
   const registry = new DomainRegistry(builtInDomains);
   const modules = (env.FINALSTATE_DOMAIN_MODULES ?? '').split(',').map((s) => s.trim()).filter(Boolean);
   for (const modulePath of modules) {
-    const { pathToFileURL } = await import('node:url');
-    const path = await import('node:path');
     let loaded: { domains?: DomainDefinition[] };
     try {
       loaded = (await import(pathToFileURL(path.resolve(modulePath)).href)) as { domains?: DomainDefinition[] };
