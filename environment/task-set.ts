@@ -45,12 +45,23 @@ export function manifestPathFor(jsonlFile: string): string {
 const zodPath = (issuePath: PropertyKey[]) =>
   issuePath.map((p, i) => (typeof p === 'number' ? `[${p}]` : `${i ? '.' : ''}${String(p)}`)).join('');
 
+/** The JSONL file a manifest names (relative to the manifest). */
+function taskFileOfManifest(manifestFile: string): string {
+  try {
+    const manifest = TaskSetManifest.parse(JSON.parse(fs.readFileSync(manifestFile, 'utf8')));
+    return path.resolve(path.dirname(manifestFile), manifest.file);
+  } catch (err) {
+    throw new TaskSetError([{ file: manifestFile, path: '', message: `not a readable task-set manifest: ${(err as Error).message}` }]);
+  }
+}
+
 /**
- * Read and check a task-set file (JSONL, one task per line) and its manifest: JSON syntax, the zod task schema,
- * duplicate ids, manifest ids and content hashes. Collects every issue and throws them together; returns only a
+ * Read and check a task-set file (JSONL, one task per line; given directly or by its manifest) and its manifest:
+ * JSON syntax, the zod task schema, duplicate ids, manifest ids and content hashes. Collects every issue and throws them together; returns only a
  * fully valid set.
  */
-export function readTaskSet(file: string): LoadedTaskSet {
+export function readTaskSet(fileOrManifest: string): LoadedTaskSet {
+  const file = fileOrManifest.endsWith('.manifest.json') ? taskFileOfManifest(fileOrManifest) : fileOrManifest;
   const issues: TaskIssue[] = [];
   if (!fs.existsSync(file)) throw new TaskSetError([{ file, path: '', message: 'file does not exist' }]);
   const tasks: Task[] = [];

@@ -25,6 +25,8 @@ describe('task sets and the tasks CLI (real backends, fixture pack)', () => {
     assert.equal(set.tasks.length, 5);
     assert.equal(set.manifest.tasks.length, 5);
     assert.match(set.manifest.tasks[0]!.sha256, /^[0-9a-f]{64}$/);
+    const viaManifest = readTaskSet(path.join(dir, 'fixture_helpdesk-train-full.manifest.json'));
+    assert.deepEqual(viaManifest.tasks, set.tasks);
   });
 
   it('list --json prints id, domain, split, profile and tags, with filters', async () => {
