@@ -1,2 +1,0 @@
-/** Every built-in domain pack, one line each: `export { <name>Domain } from './<name>/index.js';` */
-export {};
