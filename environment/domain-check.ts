@@ -5,6 +5,21 @@ const IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
 const MINI_MAX_TOOLS = 6;
 const MINI_MAX_POLICY_CHARS = 1500;
 
+/**
+ * Sources of nondeterminism a pack must not use: episodes take time from ctx.now and ids from ctx.nextId. Checked in
+ * the schema SQL and in each handler's own source (a cheap lint; helpers it calls are not seen, the oracle replay in
+ * `tasks verify` catches the rest).
+ */
+const WALL_CLOCK_OR_RANDOM: [RegExp, string][] = [
+  [/\b(now|clock_timestamp|statement_timestamp|transaction_timestamp|timeofday|random|gen_random_uuid|uuid_generate_v[14])\s*\(/i, 'a wall-clock or random SQL function'],
+  [/\bcurrent_(timestamp|date|time)\b|\blocaltimestamp\b/i, 'the SQL wall clock'],
+  [/\bDate\.now\s*\(|\bnew Date\(\s*\)|\bMath\.random\s*\(|\brandomUUID\s*\(|\bperformance\.now\s*\(/, 'the wall clock or a random source'],
+];
+
+function nondeterminism(source: string): string | undefined {
+  return WALL_CLOCK_OR_RANDOM.find(([pattern]) => pattern.test(source))?.[1];
+}
+
 /** Static checks of a domain pack (what can be checked without a database); the template build checks the rest. */
 export function checkDomainDefinition(domain: DomainDefinition): void {
   const problems: string[] = [];
@@ -23,5 +38,11 @@ export function checkDomainDefinition(domain: DomainDefinition): void {
     if (!IDENTIFIER.test(table) || table.startsWith('_finalstate')) problems.push(`table name ${JSON.stringify(table)} is not a domain table identifier`);
   }
   for (const name of Object.keys(domain.seed)) if (!domain.grading[name]) problems.push(`seed table ${name} has no grading policy`);
+  const inSchema = nondeterminism(domain.schemaSql);
+  if (inSchema) problems.push(`schemaSql uses ${inSchema} (use ctx.now and ctx.nextId in tools instead)`);
+  for (const tool of domain.tools) {
+    const inHandler = nondeterminism(tool.handler.toString());
+    if (inHandler) problems.push(`tool ${tool.name} reads ${inHandler} (use ctx.now and ctx.nextId)`);
+  }
   if (problems.length) throw new UserError(`domain ${domain.name}: invalid pack:\n  ${problems.join('\n  ')}`);
 }

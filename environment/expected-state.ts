@@ -55,6 +55,8 @@ export class ExpectedStates {
   constructor(
     readonly backend: EnvironmentBackend,
     cacheDir?: string,
+    /** Expected states kept in memory (least recently used dropped first); the disk cache keeps them all. */
+    readonly memoryEntries = 256,
   ) {
     this.cacheDir = cacheDir ?? path.join(backend.config.dataPath, 'environment', 'expected-states');
   }
@@ -77,11 +79,13 @@ export class ExpectedStates {
   get(task: Task): Promise<ExpectedState> {
     const key = this.cacheKey(task);
     let pending = this.memory.get(key);
-    if (!pending) {
+    if (pending) this.memory.delete(key); // re-inserted below: the map's order is least recently used first
+    else {
       pending = this.load(task);
-      this.memory.set(key, pending);
       pending.catch(() => this.memory.delete(key));
     }
+    this.memory.set(key, pending);
+    while (this.memory.size > this.memoryEntries) this.memory.delete(this.memory.keys().next().value!);
     return pending;
   }
 

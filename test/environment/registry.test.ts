@@ -32,6 +32,21 @@ describe('domain registry and templates', () => {
     });
   });
 
+  it('refuses a pack whose schema or tools read the wall clock or a random source', () => {
+    const clockTool = { ...fixtureHelpdeskDomain.tools[0]!, name: 'stamp', handler: async () => ({ at: Date.now() }) };
+    const bad = {
+      ...fixtureHelpdeskDomain,
+      name: 'fixture_clocked',
+      schemaSql: fixtureHelpdeskDomain.schemaSql.replace('at timestamptz NOT NULL', 'at timestamptz NOT NULL DEFAULT now()'),
+      tools: [...fixtureHelpdeskDomain.tools, clockTool],
+    };
+    assert.throws(() => new DomainRegistry([bad]), (err: unknown) => {
+      assert.match((err as Error).message, /schemaSql uses a wall-clock or random SQL function/);
+      assert.match((err as Error).message, /tool stamp reads the wall clock or a random source/);
+      return true;
+    });
+  });
+
   it('refuses a pack whose grading policy disagrees with its schema, when the template is built', async () => {
     const bad = { ...fixtureHelpdeskDomain, name: 'fixture_bad_grading', grading: { ...fixtureHelpdeskDomain.grading, orders: { primaryKey: ['customer_id'], ignoreColumns: ['colour'], canonicalize: {} } } };
     env.registry.register(bad);
