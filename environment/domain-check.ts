@@ -11,9 +11,9 @@ const MINI_MAX_POLICY_CHARS = 1500;
  * `tasks verify` catches the rest).
  */
 const WALL_CLOCK_OR_RANDOM: [RegExp, string][] = [
+  [/\bDate\.now\s*\(|\bnew Date\(\s*\)|\bMath\.random\s*\(|\brandomUUID\s*\(|\bperformance\.now\s*\(/, 'the wall clock or a random source'],
   [/\b(now|clock_timestamp|statement_timestamp|transaction_timestamp|timeofday|random|gen_random_uuid|uuid_generate_v[14])\s*\(/i, 'a wall-clock or random SQL function'],
   [/\bcurrent_(timestamp|date|time)\b|\blocaltimestamp\b/i, 'the SQL wall clock'],
-  [/\bDate\.now\s*\(|\bnew Date\(\s*\)|\bMath\.random\s*\(|\brandomUUID\s*\(|\bperformance\.now\s*\(/, 'the wall clock or a random source'],
 ];
 
 function nondeterminism(source: string): string | undefined {
