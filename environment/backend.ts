@@ -3,7 +3,8 @@ import type { LoadedConfig } from '../infra/config.js';
 import { UserError } from '../infra/errors.js';
 import { connectionConfig } from '../infra/stack/postgres.js';
 import type { Task } from '../schemas/task.js';
-import { sha256Hex, contentHash } from './canonical.js';
+import { sha256Hex } from './canonical.js';
+import { taskSha256 } from './task-set.js';
 import type { DatabaseCatalog } from './catalog.js';
 import type { DomainDefinition } from './domain.js';
 import { applyTaskInit } from './task-init.js';
@@ -45,8 +46,6 @@ export interface Episode {
   /** True when this handle reattached to a database an earlier attempt provisioned. */
   reattached: boolean;
 }
-
-export const taskContentHash = (task: Task): string => contentHash(task);
 
 const SQLSTATE_DUPLICATE_DATABASE = '42P04';
 const SQLSTATE_DUPLICATE_OBJECT = '42710';
@@ -200,7 +199,7 @@ export class EnvironmentBackend {
   private handle(episodeId: string, task: Task, database: string, role: string, template: TemplateInfo, reattached: boolean): Episode {
     const domain = this.registry.get(task.domain);
     const episode: Episode = {
-      episodeId, database, role, domain, task, taskSha256: taskContentHash(task), clock: new Date(task.now),
+      episodeId, database, role, domain, task, taskSha256: taskSha256(task), clock: new Date(task.now),
       catalog: template.catalog, pool: this.episodePool(episodeId, database, role), reattached,
     };
     this.live.add(episode);

@@ -6,7 +6,8 @@ import type { AssertionOutcome } from '../schemas/grading.js';
 import { checkAssertions } from './sql-assertions.js';
 import type { Task } from '../schemas/task.js';
 import { contentHash } from './canonical.js';
-import { taskContentHash, type EnvironmentBackend } from './backend.js';
+import type { EnvironmentBackend } from './backend.js';
+import { taskSha256 } from './task-set.js';
 import { takeSnapshot, snapshotHash, type StateSnapshot } from './snapshot.js';
 import { EpisodeToolExecutor } from './tool-executor.js';
 import { domainContentHash } from './template.js';
@@ -65,7 +66,7 @@ export class ExpectedStates {
     const domain = this.backend.registry.get(task.domain);
     return contentHash({
       version: EXPECTED_STATE_VERSION,
-      task: taskContentHash(task),
+      task: taskSha256(task),
       domain: domainContentHash(domain),
       grading: domain.grading,
       tools: domain.profileTools[task.profile],
