@@ -3,6 +3,7 @@ import { StackConfig } from './config.js';
 import { TableGrading } from './domain.js';
 import { EpisodeOutcome, EpisodeRequest } from './episode.js';
 import { EvalPoint, FrozenPool, PriceTable, ResultRow, StepSummary } from './results.js';
+import { GradeReport } from './grading.js';
 import { Task, TaskSetManifest } from './task.js';
 import { Trajectory } from './trajectory.js';
 import { PolicyUpdateInput, PolicyUpdateResult, SftDemonstration, TrainingBatch } from './training.js';
@@ -25,4 +26,5 @@ export const exportedSchemas: Record<string, z.ZodType> = {
   PolicyUpdateInput,
   PolicyUpdateResult,
   SftDemonstration,
+  GradeReport,
 };

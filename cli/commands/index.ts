@@ -4,6 +4,7 @@ import { demoCommand } from './demo.js';
 import { devCommand } from './dev.js';
 import { metricsCommand } from './metrics.js';
 import { selectCommand } from './select.js';
+import { tasksCommand } from './tasks.js';
 
 /** Every `finalstate` subcommand; a new command is a file in this folder plus one line here. */
-export const commands: Command[] = [devCommand, demoCommand, metricsCommand, compareCommand, selectCommand];
+export const commands: Command[] = [devCommand, demoCommand, tasksCommand, metricsCommand, compareCommand, selectCommand];

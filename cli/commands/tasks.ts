@@ -1,0 +1,210 @@
+import { loadConfig } from '../../infra/config.js';
+import { UserError } from '../../infra/errors.js';
+import { fromRoot } from '../../infra/paths.js';
+import { EnvironmentBackend } from '../../environment/backend.js';
+import { ExpectedStates } from '../../environment/expected-state.js';
+import { createEpisodeMcpServer } from '../../environment/mcp-server.js';
+import { serveHttp, serveStdio } from '../../environment/mcp-serve.js';
+import { sweepLeakedEpisodes } from '../../environment/janitor.js';
+import { defaultRegistry } from '../../environment/registry.js';
+import { findTaskSetFiles, readTaskSets, writeTaskSet } from '../../environment/task-set.js';
+import { validateTaskSetFile } from '../../environment/task-validation.js';
+import { EpisodeToolExecutor } from '../../environment/tool-executor.js';
+import { verifyTasks } from '../../environment/verify.js';
+import { Profile, Split, type Task } from '../../schemas/task.js';
+import { parse, printJson, type Command } from '../command.js';
+
+const usage = `finalstate tasks <subcommand> [--json]
+
+  list [--domain D] [--split S] [--profile P]     the tasks of every task set in --dir
+  show ID                                         one task in full
+  validate FILE                                   check a task-set file: format, manifest, domain tables/columns/tools,
+                                                  argument types, golden calls replayed on a real backend
+  verify [--domain D] [--split S] [--profile P] [--concurrency N]
+                                                  oracle, no-op and mutated oracles on real backends through MCP
+  generate [--domain D] [--split S] [--profile P] [--count N] [--seed N]
+                                                  write <dir>/<domain>-<split>-<profile>.jsonl + manifest from the
+                                                  domain's seeded generator
+  serve-mcp --task ID [--transport stdio|http] [--port P] [--episode ID] [--keep]
+                                                  provision an episode for the task and serve its tools over MCP
+  janitor [--ttl-minutes M]                       drop leaked episode databases older than M minutes (default 60)
+
+  --dir DIR   task-set directory (default: tasks/ in the project)
+  Extra domain packs: FINALSTATE_DOMAIN_MODULES=path/to/module.js[,...] (each exports \`domains\`).`;
+
+function filterTasks(tasks: Task[], values: { domain?: string; split?: string; profile?: string }): Task[] {
+  if (values.split !== undefined && !Split.safeParse(values.split).success) throw new UserError(`finalstate tasks: --split must be train or eval, got ${values.split}`);
+  if (values.profile !== undefined && !Profile.safeParse(values.profile).success) throw new UserError(`finalstate tasks: --profile must be full or mini, got ${values.profile}`);
+  return tasks.filter((t) => (!values.domain || t.domain === values.domain) && (!values.split || t.split === values.split) && (!values.profile || t.profile === values.profile));
+}
+
+async function environment() {
+  const config = loadConfig();
+  const registry = await defaultRegistry();
+  const backend = new EnvironmentBackend(config, registry);
+  return { config, registry, backend, expected: new ExpectedStates(backend) };
+}
+
+export const tasksCommand: Command = {
+  name: 'tasks',
+  summary: 'list, show, validate, verify and generate task sets; serve a task episode over MCP',
+  usage,
+  async run(argv) {
+    const { values, positionals } = parse('tasks', argv, {
+      dir: { type: 'string' },
+      domain: { type: 'string' },
+      split: { type: 'string' },
+      profile: { type: 'string' },
+      count: { type: 'string' },
+      seed: { type: 'string' },
+      task: { type: 'string' },
+      transport: { type: 'string', default: 'stdio' },
+      port: { type: 'string', default: '0' },
+      episode: { type: 'string' },
+      keep: { type: 'boolean', default: false },
+      'ttl-minutes': { type: 'string', default: '60' },
+      concurrency: { type: 'string', default: '2' },
+    });
+    if (values.help) {
+      console.log(usage);
+      return 0;
+    }
+    const dir = values.dir ?? fromRoot('tasks');
+    const allTasks = () => readTaskSets(dir).flatMap((s) => s.tasks);
+    switch (positionals[0]) {
+      case 'list': {
+        const tasks = filterTasks(allTasks(), values);
+        const rows = tasks.map((t) => ({ id: t.id, domain: t.domain, split: t.split, profile: t.profile, tags: t.tags }));
+        if (values.json) printJson(rows);
+        else for (const r of rows) console.log(`${r.id}  ${r.domain}/${r.split}/${r.profile}  [${r.tags.join(', ')}]`);
+        return 0;
+      }
+      case 'show': {
+        const id = positionals[1];
+        if (!id) throw new UserError('finalstate tasks show: give a task id');
+        const task = allTasks().find((t) => t.id === id);
+        if (!task) throw new UserError(`finalstate tasks show: no task ${id} in ${dir}`);
+        if (values.json) printJson(task);
+        else console.log(JSON.stringify(task, null, 2));
+        return 0;
+      }
+      case 'validate': {
+        const file = positionals[1];
+        if (!file) throw new UserError('finalstate tasks validate: give a task-set file (.jsonl)');
+        const env = await environment();
+        try {
+          const set = await validateTaskSetFile(file, env.backend, env.expected);
+          if (values.json) printJson({ file, valid: true, tasks: set.tasks.length });
+          else console.log(`${file}: ${set.tasks.length} tasks valid (golden calls replayed)`);
+          return 0;
+        } finally {
+          await env.backend.close();
+        }
+      }
+      case 'verify': {
+        const env = await environment();
+        try {
+          const tasks = filterTasks(allTasks(), values);
+          const concurrency = Number(values.concurrency);
+          if (!Number.isInteger(concurrency) || concurrency < 1) throw new UserError(`finalstate tasks verify: --concurrency must be a positive integer, got ${values.concurrency}`);
+          const report = await verifyTasks(env.backend, env.expected, tasks, {
+            concurrency,
+            onProgress: (done) => {
+              if (!values.json && process.stderr.isTTY) process.stderr.write(`\r${done}/${tasks.length}`);
+            },
+          });
+          const { problems, duplicatesAbsorbed, ...counts } = report;
+          for (const p of problems) console.error(`${p.taskId} ${p.agent}: ${p.message}`);
+          if (duplicatesAbsorbed.length) console.error(`note: the tools reject every duplicated write of ${duplicatesAbsorbed.length} task(s), so they have no duplicate mutation: ${duplicatesAbsorbed.join(', ')}`);
+          if (values.json) printJson(counts);
+          else {
+            console.log(`tasks ${counts.tasks}: oracle ${counts.oracle.passed}/${counts.oracle.total}, no-op passed ${counts.noop.passed} (read-only ${counts.noop.readOnly}), mutations failed as expected ${counts.mutations.failedAsExpected}/${counts.mutations.total}`);
+          }
+          return problems.length ? 1 : 0;
+        } finally {
+          await env.backend.close();
+        }
+      }
+      case 'generate': {
+        const registry = await defaultRegistry();
+        const domains = values.domain ? [registry.get(values.domain)] : registry.all();
+        const splits = values.split ? [Split.parse(values.split)] : Split.options;
+        const profiles = values.profile ? [Profile.parse(values.profile)] : Profile.options;
+        const count = Number(values.count ?? 300);
+        const seed = Number(values.seed ?? 1);
+        if (!Number.isInteger(count) || count < 1) throw new UserError(`finalstate tasks generate: --count must be a positive integer, got ${values.count}`);
+        if (!Number.isInteger(seed)) throw new UserError(`finalstate tasks generate: --seed must be an integer, got ${values.seed}`);
+        const written = [];
+        for (const domain of domains) {
+          for (const split of splits) {
+            for (const profile of profiles) {
+              const tasks = domain.generateTasks({ seed, split, profile, count });
+              const set = writeTaskSet(dir, `${domain.name}-${split}-${profile}`, domain.version, tasks);
+              written.push({ file: set.file, manifest: set.manifestFile, tasks: set.tasks.length });
+            }
+          }
+        }
+        if (values.json) printJson(written);
+        else for (const w of written) console.log(`${w.file}: ${w.tasks} tasks`);
+        return 0;
+      }
+      case 'janitor': {
+        const ttl = Number(values['ttl-minutes']);
+        if (!Number.isFinite(ttl) || ttl < 0) throw new UserError(`finalstate tasks janitor: --ttl-minutes must be a non-negative number, got ${values['ttl-minutes']}`);
+        const env = await environment();
+        try {
+          const report = await sweepLeakedEpisodes(env.backend.admin, { ttlMs: ttl * 60_000 });
+          if (values.json) printJson(report);
+          else console.log(`dropped ${report.droppedDatabases.length} database(s), ${report.droppedRoles.length} role(s)`);
+          return 0;
+        } finally {
+          await env.backend.close();
+        }
+      }
+      case 'serve-mcp':
+        return serveMcp(values, dir, allTasks);
+      default:
+        throw new UserError(`finalstate tasks: expected list, show, validate, verify, generate, serve-mcp or janitor, got ${positionals[0] ?? 'nothing'}\n\n${usage}`);
+    }
+  },
+};
+
+async function serveMcp(
+  values: { task?: string; transport?: string; port?: string; episode?: string; keep?: boolean },
+  dir: string,
+  allTasks: () => Task[],
+): Promise<number> {
+  if (!values.task) throw new UserError('finalstate tasks serve-mcp: --task ID is required');
+  if (values.transport !== 'stdio' && values.transport !== 'http') throw new UserError(`finalstate tasks serve-mcp: --transport must be stdio or http, got ${values.transport}`);
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UserError(`finalstate tasks serve-mcp: --port must be a TCP port, got ${values.port}`);
+  const task = allTasks().find((t) => t.id === values.task);
+  if (!task) throw new UserError(`finalstate tasks serve-mcp: no task ${values.task} in ${dir}`);
+  const env = await environment();
+  const episodeId = values.episode ?? `serve-${task.id}-${process.pid}`;
+  const episode = await env.backend.open(episodeId, task);
+  const executor = new EpisodeToolExecutor(env.backend, episode);
+  const finish = async () => {
+    if (values.keep) await env.backend.detach(episode);
+    else await env.backend.teardown(episode, { wait: true });
+    await env.backend.close();
+  };
+  try {
+    if (values.transport === 'stdio') {
+      process.stderr.write(`finalstate: serving task ${task.id} (episode ${episodeId}, database ${episode.database}) over stdio\n`);
+      await serveStdio(createEpisodeMcpServer(executor));
+      return 0;
+    }
+    const endpoint = await serveHttp(() => createEpisodeMcpServer(executor), port);
+    process.stderr.write(`finalstate: serving task ${task.id} (episode ${episodeId}) at ${endpoint.url}\n`);
+    console.log(JSON.stringify({ url: endpoint.url, episodeId, database: episode.database }));
+    await new Promise<void>((resolve) => {
+      process.once('SIGINT', resolve);
+      process.once('SIGTERM', resolve);
+    });
+    await endpoint.close();
+    return 0;
+  } finally {
+    await finish();
+  }
+}

@@ -1,0 +1,328 @@
+import pg from 'pg';
+import type { LoadedConfig } from '../infra/config.js';
+import { UserError } from '../infra/errors.js';
+import { connectionConfig } from '../infra/stack/postgres.js';
+import type { Task } from '../schemas/task.js';
+import { sha256Hex } from './canonical.js';
+import { taskSha256 } from './task-set.js';
+import type { DatabaseCatalog } from './catalog.js';
+import type { DomainDefinition } from './domain.js';
+import { applyTaskInit } from './task-init.js';
+import { episodeDatabaseName, episodeRoleName, EPISODE_GROUP_ROLE } from './naming.js';
+import { asInfrastructureError, isInfrastructureFault } from './pg-faults.js';
+import type { DomainRegistry } from './registry.js';
+import { ident, literal } from './sql.js';
+import { ensureTemplate, type TemplateInfo } from './template.js';
+import { SpareDatabases } from './spare-databases.js';
+import { DropQueue } from './drop-queue.js';
+
+export type CopyStrategy = 'WAL_LOG' | 'FILE_COPY';
+
+export interface BackendOptions {
+  /** How CREATE DATABASE copies the template; WAL_LOG measured faster for small templates (see bench). */
+  strategy?: CopyStrategy;
+  /** Connections of the shared admin pool (CREATE/DROP DATABASE, roles). */
+  adminConnections?: number;
+  /** Connections of each episode's pool (tool calls are serialised per episode, so 1-2 is enough). */
+  episodeConnections?: number;
+  /** Template copies made ahead of time per domain (0: copy on the critical path). */
+  sparesPerTemplate?: number;
+  /** Drop torn-down databases in the background (default) or before teardown() returns. */
+  dropInBackground?: boolean;
+}
+
+/** One episode's live backend: its own database, reached only through its own login role. */
+export interface Episode {
+  episodeId: string;
+  database: string;
+  role: string;
+  domain: DomainDefinition;
+  task: Task;
+  taskSha256: string;
+  /** The fixed clock of the episode (task.now). */
+  clock: Date;
+  catalog: DatabaseCatalog;
+  pool: pg.Pool;
+  /** True when this handle reattached to a database an earlier attempt provisioned. */
+  reattached: boolean;
+}
+
+const SQLSTATE_DUPLICATE_DATABASE = '42P04';
+const SQLSTATE_DUPLICATE_OBJECT = '42710';
+const SQLSTATE_INSUFFICIENT_PRIVILEGE = '42501';
+
+/**
+ * Provisions, reattaches and tears down episode databases. Each episode database is a copy of its domain's template
+ * database plus the task's init; it accepts connections only from the episode's own login role. All connections are
+ * pooled and bounded: one admin pool, one small pool per live episode.
+ */
+export class EnvironmentBackend {
+  readonly admin: pg.Pool;
+  private readonly templates = new Map<string, Promise<TemplateInfo>>();
+  private readonly live = new Set<Episode>();
+  private isolationChecked?: Promise<void>;
+  private readonly spares: SpareDatabases;
+  private readonly drops = new DropQueue();
+
+  constructor(
+    readonly config: LoadedConfig,
+    readonly registry: DomainRegistry,
+    readonly options: BackendOptions = {},
+  ) {
+    this.admin = new pg.Pool({ ...connectionConfig(config), max: options.adminConnections ?? 3, idleTimeoutMillis: 10_000, connectionTimeoutMillis: 10_000 });
+    this.admin.on('error', () => undefined); // an idle client's socket error surfaces on the next query instead
+    this.spares = new SpareDatabases((sql, params) => this.adminQuery(sql, params), options.strategy ?? 'WAL_LOG', options.sparesPerTemplate ?? 1);
+  }
+
+  /** Derived, never stored: a retried attempt in another process computes the same password from the episode id. */
+  private episodePassword(episodeId: string): string {
+    return sha256Hex(`finalstate-episode:${this.config.postgres.password}:${episodeId}`).slice(0, 40);
+  }
+
+  private async adminQuery(sql: string, params?: unknown[]): Promise<pg.QueryResult> {
+    try {
+      return await this.admin.query(sql, params);
+    } catch (err) {
+      if (isInfrastructureFault(err)) throw asInfrastructureError(err, 'admin connection');
+      throw err;
+    }
+  }
+
+  async template(domain: DomainDefinition): Promise<TemplateInfo> {
+    let pending = this.templates.get(domain.name);
+    if (!pending) {
+      pending = (async () => {
+        await this.ensureIsolation();
+        const client = await this.admin.connect().catch((err) => {
+          throw asInfrastructureError(err, 'admin connection');
+        });
+        try {
+          return await ensureTemplate(this.config, client, domain);
+        } finally {
+          client.release();
+        }
+      })();
+      this.templates.set(domain.name, pending);
+      pending.catch(() => this.templates.delete(domain.name));
+    }
+    return pending;
+  }
+
+  /**
+   * Every database is connectable by PUBLIC unless revoked. Episode databases and templates revoke it themselves;
+   * here the two shared databases (maintenance and control) do, so an episode role reaches nothing else.
+   */
+  private ensureIsolation(): Promise<void> {
+    this.isolationChecked ??= (async () => {
+      const names = [...new Set(['postgres', this.config.postgres.database])];
+      const found = await this.adminQuery('SELECT datname FROM pg_database WHERE datname = ANY($1)', [names]);
+      for (const { datname } of found.rows as { datname: string }[]) {
+        // on a managed server we may not own these databases: episode databases still admit only their own role
+        await this.adminQuery(`REVOKE CONNECT, TEMPORARY ON DATABASE ${ident(datname)} FROM PUBLIC`).catch((err: { code?: string }) => {
+          if (err.code !== SQLSTATE_INSUFFICIENT_PRIVILEGE) throw err;
+        });
+      }
+    })();
+    return this.isolationChecked;
+  }
+
+  private episodePool(episodeId: string, database: string, role: string): pg.Pool {
+    const base = connectionConfig(this.config, database);
+    const password = this.episodePassword(episodeId);
+    const credentials = base.connectionString ? { connectionString: withUser(base.connectionString, role, password) } : { user: role, password };
+    const pool = new pg.Pool({
+      ...base,
+      ...credentials,
+      max: this.options.episodeConnections ?? 2,
+      idleTimeoutMillis: 30_000,
+      connectionTimeoutMillis: 10_000,
+      options: '-c TimeZone=UTC',
+    });
+    pool.on('error', () => undefined);
+    return pool;
+  }
+
+  /**
+   * Provision the episode's database, or reattach to it when an earlier attempt of the same episode id already
+   * provisioned it completely (a half-provisioned one is dropped and provisioned again).
+   */
+  async open(episodeId: string, task: Task): Promise<Episode> {
+    const existing = await this.attach(episodeId, task);
+    if (existing) return existing;
+    return this.provision(episodeId, task);
+  }
+
+  async provision(episodeId: string, task: Task): Promise<Episode> {
+    const domain = this.registry.get(task.domain);
+    const template = await this.template(domain);
+    const database = episodeDatabaseName(episodeId);
+    const role = episodeRoleName(episodeId);
+    const strategy = this.options.strategy ?? 'WAL_LOG';
+    await this.drops.settled(database);
+    const spare = this.spares.take(template.name);
+    // a spare the janitor dropped meanwhile (an idle process keeps spares past the TTL) falls back to a direct copy
+    const renamed = spare && (await this.adminQuery(`ALTER DATABASE ${ident(spare)} RENAME TO ${ident(database)}`).then(() => true, () => false));
+    if (spare && !renamed) void this.drops.enqueue(spare, async () => void (await this.adminQuery(`DROP DATABASE IF EXISTS ${ident(spare)}`)));
+    try {
+      if (!renamed) await this.adminQuery(`CREATE DATABASE ${ident(database)} TEMPLATE ${ident(template.name)} STRATEGY ${strategy}`);
+    } catch (err) {
+      if ((err as { code?: string }).code === SQLSTATE_DUPLICATE_DATABASE) {
+        throw new UserError(`episode ${episodeId}: database ${database} already exists; use open() to reattach`);
+      }
+      throw err;
+    }
+    const marker = JSON.stringify({ episodeId, taskId: task.id, createdAt: new Date().toISOString() });
+    const roleSql = `CREATE ROLE ${ident(role)} LOGIN PASSWORD ${literal(this.episodePassword(episodeId))} IN ROLE ${ident(EPISODE_GROUP_ROLE)}`;
+    const grants = `REVOKE CONNECT, TEMPORARY ON DATABASE ${ident(database)} FROM PUBLIC;
+      GRANT CONNECT ON DATABASE ${ident(database)} TO ${ident(role)};
+      COMMENT ON DATABASE ${ident(database)} IS ${literal(marker)}`;
+    try {
+      await this.adminQuery(`${roleSql}; ${grants}`).catch(async (err: { code?: string }) => {
+        if (err.code !== SQLSTATE_DUPLICATE_OBJECT) throw err;
+        // the role survived an earlier attempt whose database was dropped: reuse it (its password is derived)
+        await this.adminQuery(grants);
+      });
+    } catch (err) {
+      await this.dropByName(database, role).catch(() => undefined);
+      throw err;
+    }
+    const episode = this.handle(episodeId, task, database, role, template, false);
+    try {
+      await this.initialise(episode);
+    } catch (err) {
+      await this.teardown(episode, { wait: true }).catch(() => undefined);
+      throw err;
+    }
+    return episode;
+  }
+
+  private handle(episodeId: string, task: Task, database: string, role: string, template: TemplateInfo, reattached: boolean): Episode {
+    const domain = this.registry.get(task.domain);
+    const episode: Episode = {
+      episodeId, database, role, domain, task, taskSha256: taskSha256(task), clock: new Date(task.now),
+      catalog: template.catalog, pool: this.episodePool(episodeId, database, role), reattached,
+    };
+    this.live.add(episode);
+    return episode;
+  }
+
+  private async initialise(episode: Episode): Promise<void> {
+    await this.transaction(episode, async (client) => {
+      await client.query('INSERT INTO _finalstate_episode (episode_id, task_id, task_sha256, clock) VALUES ($1, $2, $3, $4)', [
+        episode.episodeId, episode.task.id, episode.taskSha256, episode.clock,
+      ]);
+      await applyTaskInit(client, episode.task, episode.catalog);
+    });
+  }
+
+  /** Run `fn` in one transaction on the episode database (`begin` chooses isolation / read-only). */
+  async transaction<T>(episode: Episode, fn: (client: pg.PoolClient) => Promise<T>, begin = 'BEGIN'): Promise<T> {
+    const client = await this.connect(episode);
+    try {
+      await client.query(begin);
+      const result = await fn(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      client.release();
+    }
+  }
+
+  /** A client of the episode's pool; a connection failure is an infrastructure error. */
+  async connect(episode: Episode): Promise<pg.PoolClient> {
+    try {
+      return await episode.pool.connect();
+    } catch (err) {
+      throw asInfrastructureError(err, `connect to episode database ${episode.database}`);
+    }
+  }
+
+  /** Reattach to a completely provisioned episode database; undefined when there is none (or a half-built one, dropped). */
+  async attach(episodeId: string, task: Task): Promise<Episode | undefined> {
+    const database = episodeDatabaseName(episodeId);
+    const found = await this.adminQuery('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
+    if (!found.rowCount) return undefined;
+    const domain = this.registry.get(task.domain);
+    const template = await this.template(domain);
+    const role = episodeRoleName(episodeId);
+    const roleFound = await this.adminQuery('SELECT 1 FROM pg_roles WHERE rolname = $1', [role]);
+    const episode = roleFound.rowCount ? this.handle(episodeId, task, database, role, template, true) : undefined;
+    let recorded: { task_sha256: string } | undefined;
+    if (episode) {
+      try {
+        recorded = (await episode.pool.query<{ task_sha256: string }>('SELECT task_sha256 FROM _finalstate_episode')).rows[0];
+      } catch (err) {
+        // an outage is retried by the caller; any other failure means the database is not a usable episode
+        if (isInfrastructureFault(err)) {
+          await this.detach(episode);
+          throw asInfrastructureError(err, `reattach to ${database}`);
+        }
+      }
+    }
+    if (!episode || !recorded) {
+      if (episode) await this.teardown(episode);
+      else await this.dropByName(database, role);
+      return undefined;
+    }
+    if (recorded.task_sha256 !== episode.taskSha256) {
+      this.live.delete(episode);
+      await episode.pool.end();
+      throw new UserError(`episode ${episodeId}: its database ${database} was provisioned for a different task content (${recorded.task_sha256.slice(0, 12)})`);
+    }
+    return episode;
+  }
+
+  /**
+   * Close the episode's connections and drop its database and role: in the background by default (see DropQueue),
+   * or before returning with `{ wait: true }`.
+   */
+  async teardown(episode: Episode, options: { wait?: boolean } = {}): Promise<void> {
+    this.live.delete(episode);
+    await episode.pool.end().catch(() => undefined);
+    const drop = this.drops.enqueue(episode.database, () => this.dropByName(episode.database, episode.role));
+    if (options.wait || this.options.dropInBackground === false) {
+      await drop;
+      await this.drops.flush();
+    }
+  }
+
+  /** Wait for every background drop (and report a failed one). */
+  flushDrops(): Promise<void> {
+    return this.drops.flush();
+  }
+
+  /** Fill the spare pool of a domain's template now (benchmarks measure the warm path with this). */
+  async warmSpares(domain: DomainDefinition): Promise<void> {
+    await this.spares.warm((await this.template(domain)).name);
+  }
+
+  async dropByName(database: string, role: string): Promise<void> {
+    await this.adminQuery(`DROP DATABASE IF EXISTS ${ident(database)} WITH (FORCE)`);
+    await this.adminQuery(`DROP ROLE IF EXISTS ${ident(role)}`);
+  }
+
+  /** Tear down every episode this backend still holds, then close the admin pool. */
+  async close(): Promise<void> {
+    for (const episode of [...this.live]) await this.teardown(episode).catch(() => undefined);
+    await this.spares.close();
+    await this.drops.flush().catch(() => undefined);
+    await this.admin.end();
+  }
+
+  /** Release the episode's connections without dropping its database (a later attempt may reattach). */
+  async detach(episode: Episode): Promise<void> {
+    this.live.delete(episode);
+    await episode.pool.end();
+  }
+}
+
+function withUser(connectionString: string, user: string, password: string): string {
+  const url = new URL(connectionString);
+  url.username = encodeURIComponent(user);
+  url.password = encodeURIComponent(password);
+  return url.toString();
+}
+

@@ -1,0 +1,51 @@
+import type { GradeReport } from '../schemas/grading.js';
+import type { EnvironmentBackend, Episode } from './backend.js';
+import type { ExpectedStates } from './expected-state.js';
+import { evaluateRubrics } from './rubrics.js';
+import { snapshotHash, takeSnapshot } from './snapshot.js';
+import { checkAssertions } from './sql-assertions.js';
+import { diffStates } from './state-diff.js';
+
+export interface GradeInput {
+  episode: Episode;
+  /**
+   * The final visible assistant message, for transcript rubrics. Omitted (e.g. oracle replays), those rubrics are
+   * reported `skipped`. Judge rubrics are never evaluated here: see GradeReport.pendingJudgeRubrics.
+   */
+  finalText?: string;
+}
+
+/**
+ * Grade an episode's final state: snapshot (one read-only, repeatable-read transaction), diff against the task's
+ * expected state by primary key, SQL assertions, deterministic rubrics. `pass` = empty diff, every assertion holds,
+ * no evaluated deterministic rubric failed; judge rubrics are left to the runtime (pendingJudgeRubrics).
+ */
+export async function gradeEpisode(backend: EnvironmentBackend, expectedStates: ExpectedStates, input: GradeInput): Promise<GradeReport> {
+  const { episode } = input;
+  const { task, domain } = episode;
+  const expected = await expectedStates.get(task);
+  const { actual, assertions } = await backend.transaction(
+    episode,
+    async (client) => {
+      const actual = await takeSnapshot(client, domain, episode.catalog);
+      return { actual, assertions: await checkAssertions(client, task.assertions) };
+    },
+    'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY',
+  );
+  const primaryKeys = Object.fromEntries(Object.entries(domain.grading).map(([t, g]) => [t, g.primaryKey]));
+  const diff = diffStates(expected.expected, actual, expected.initial, primaryKeys);
+  const rubrics = evaluateRubrics(task.rubrics, input.finalText);
+  const stateMatches = diff.length === 0;
+  return {
+    taskId: task.id,
+    taskSha256: episode.taskSha256,
+    pass: stateMatches && assertions.every((a) => a.pass) && rubrics.every((r) => r.status !== 'failed'),
+    stateMatches,
+    expectedStateSha256: expected.expectedSha256,
+    actualStateSha256: snapshotHash(actual),
+    diff,
+    assertions,
+    rubrics,
+    pendingJudgeRubrics: rubrics.filter((r) => r.status === 'needs_judge').length,
+  };
+}

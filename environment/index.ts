@@ -1,0 +1,18 @@
+/** The environment layer's public API (see docs/ARCHITECTURE.md, "Environment layer"). */
+export { EnvironmentBackend, type BackendOptions, type Episode } from './backend.js';
+export type { DomainDefinition, ToolContext, ToolDefinition } from './domain.js';
+export { ToolRejection } from './domain.js';
+export { DomainRegistry, defaultRegistry } from './registry.js';
+export { EpisodeToolExecutor, type ToolOutcome, type RecordedToolCall } from './tool-executor.js';
+export { createEpisodeMcpServer } from './mcp-server.js';
+export { EpisodeMcpClient, type ToolCallResult, type ToolInfo } from './mcp-client.js';
+export { connectEpisodeTools, type EpisodeTools } from './episode-tools.js';
+export { serveHttp, serveStdio } from './mcp-serve.js';
+export { ExpectedStates, GoldenCallError, type ExpectedState } from './expected-state.js';
+/** Grade an episode's final state; judge rubrics are left to the runtime (GradeReport.pendingJudgeRubrics). */
+export { gradeEpisode as grade, type GradeInput } from './grader.js';
+export { recordGrade, readGrade } from './grade-audit.js';
+export { readTaskSet, readTaskSets, writeTaskSet, TaskSetError, type TaskIssue } from './task-set.js';
+export { validateTaskSetFile, checkTaskAgainstDomain } from './task-validation.js';
+export { verifyTasks, mutationsOf, type VerifyReport } from './verify.js';
+export { sweepLeakedEpisodes } from './janitor.js';

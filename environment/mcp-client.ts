@@ -1,0 +1,68 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { InfrastructureError } from '../infra/errors.js';
+import { META_CALL_INDEX, META_INFRASTRUCTURE_ERROR } from './mcp-server.js';
+
+export interface ToolInfo {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  readOnly: boolean;
+}
+
+export interface ToolCallResult {
+  isError: boolean;
+  /** The text the agent sees (the JSON result, or the error message). */
+  content: string;
+  /** The tool's JSON result (undefined for errors). */
+  structured: unknown;
+  callIndex?: number;
+}
+
+/** A small MCP client for one episode's tool server: list tools, call them, close. */
+export class EpisodeMcpClient {
+  private constructor(private readonly client: Client) {}
+
+  static async connect(transport: Transport, name = 'finalstate-client'): Promise<EpisodeMcpClient> {
+    const client = new Client({ name, version: '0.1.0' });
+    await client.connect(transport);
+    return new EpisodeMcpClient(client);
+  }
+
+  /** Connect to a server in this process (the default for episodes). */
+  static async inProcess(server: McpServer): Promise<EpisodeMcpClient> {
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    return EpisodeMcpClient.connect(clientSide);
+  }
+
+  instructions(): string | undefined {
+    return this.client.getInstructions();
+  }
+
+  async listTools(): Promise<ToolInfo[]> {
+    const { tools } = await this.client.listTools();
+    return tools.map((t) => ({ name: t.name, description: t.description ?? '', inputSchema: t.inputSchema as Record<string, unknown>, readOnly: t.annotations?.readOnlyHint === true }));
+  }
+
+  async callTool(name: string, args: Record<string, unknown>, options: { callIndex?: number } = {}): Promise<ToolCallResult> {
+    const result = await this.client.callTool({
+      name,
+      arguments: args,
+      ...(options.callIndex !== undefined ? { _meta: { [META_CALL_INDEX]: options.callIndex } } : {}),
+    });
+    const infra = result._meta?.[META_INFRASTRUCTURE_ERROR] as { component?: string; message?: string } | undefined;
+    if (infra) throw new InfrastructureError(infra.message ?? 'tool server infrastructure error', infra.component ?? 'mcp');
+    const blocks = (result.content ?? []) as { type: string; text?: string }[];
+    const content = blocks.filter((b) => b.type === 'text').map((b) => b.text ?? '').join('\n');
+    const structured = (result.structuredContent as { result?: unknown } | undefined)?.result;
+    const callIndex = result._meta?.[META_CALL_INDEX];
+    return { isError: result.isError === true, content, structured, ...(typeof callIndex === 'number' ? { callIndex } : {}) };
+  }
+
+  async close(): Promise<void> {
+    await this.client.close();
+  }
+}

@@ -1,0 +1,49 @@
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { InfrastructureError } from '../infra/errors.js';
+import type { EpisodeToolExecutor } from './tool-executor.js';
+
+/** `_meta` keys of our tool results and requests. */
+export const META_CALL_INDEX = 'finalstate/callIndex';
+export const META_INFRASTRUCTURE_ERROR = 'finalstate/infrastructureError';
+
+/**
+ * An MCP server exposing one episode's tools (the task profile's tool list), bound to that episode's database
+ * through its executor. The domain policy is served as the server's instructions. Agent mistakes (bad arguments,
+ * not found, rejections) are `isError` results; an outage is an `isError` result flagged in `_meta`, which
+ * EpisodeMcpClient turns back into an InfrastructureError so the runtime retries instead of blaming the agent.
+ */
+export function createEpisodeMcpServer(executor: EpisodeToolExecutor): McpServer {
+  const { domain, task } = executor.episode;
+  const server = new McpServer(
+    { name: `finalstate-${domain.name}`, version: domain.version },
+    { instructions: domain.policy[task.profile] },
+  );
+  for (const tool of executor.tools.values()) {
+    server.registerTool(
+      tool.name,
+      { description: tool.description, inputSchema: tool.input, annotations: { readOnlyHint: tool.readOnly, openWorldHint: false } },
+      async (args, extra): Promise<CallToolResult> => {
+        const requested = extra._meta?.[META_CALL_INDEX];
+        try {
+          const outcome = await executor.call(tool.name, args, typeof requested === 'number' ? { callIndex: requested } : {});
+          const meta = { [META_CALL_INDEX]: outcome.callIndex };
+          if (outcome.isError) return { isError: true, content: [{ type: 'text', text: outcome.message }], _meta: meta };
+          return {
+            content: [{ type: 'text', text: JSON.stringify(outcome.result) }],
+            structuredContent: { result: outcome.result },
+            _meta: meta,
+          };
+        } catch (err) {
+          if (!(err instanceof InfrastructureError)) throw err;
+          return {
+            isError: true,
+            content: [{ type: 'text', text: 'The tool is temporarily unavailable (infrastructure error); nothing was changed.' }],
+            _meta: { [META_INFRASTRUCTURE_ERROR]: { component: err.component, message: err.message } },
+          };
+        }
+      },
+    );
+  }
+  return server;
+}

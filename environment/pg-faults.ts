@@ -1,0 +1,22 @@
+import { InfrastructureError } from '../infra/errors.js';
+
+/**
+ * SQLSTATE classes that mean the database, not the request, failed: connection (08), resources (53), operator
+ * intervention / shutdown (57), system (58), internal (XX). Errors without a SQLSTATE come from the socket.
+ */
+const INFRASTRUCTURE_CLASSES = new Set(['08', '53', '57', '58', 'XX']);
+
+export function isInfrastructureFault(err: unknown): boolean {
+  if (err instanceof InfrastructureError) return true;
+  if (!(err instanceof Error)) return false;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return INFRASTRUCTURE_CLASSES.has(code.slice(0, 2));
+  // node socket errors (ECONNREFUSED, ECONNRESET, ...) and pg's own connection errors
+  if (typeof code === 'string' && code.startsWith('E')) return true;
+  return /Connection terminated|connection timeout|Client has encountered a connection error|not queryable/i.test(err.message);
+}
+
+export function asInfrastructureError(err: unknown, what: string): InfrastructureError {
+  if (err instanceof InfrastructureError) return err;
+  return new InfrastructureError(`postgres: ${what}: ${(err as Error).message}`, 'postgres', { cause: err });
+}

@@ -1,0 +1,143 @@
+import pg from 'pg';
+import type { LoadedConfig } from '../infra/config.js';
+import { UserError } from '../infra/errors.js';
+import { connectionConfig } from '../infra/stack/postgres.js';
+import { readCatalog, type DatabaseCatalog } from './catalog.js';
+import { contentHash } from './canonical.js';
+import type { DomainDefinition } from './domain.js';
+import { INTERNAL_SCHEMA_VERSION, INTERNAL_TABLES_SQL } from './internal-tables.js';
+import { EPISODE_GROUP_ROLE, templateDatabaseName } from './naming.js';
+import { ident, insertRow, literal } from './sql.js';
+
+export interface TemplateInfo {
+  name: string;
+  domainHash: string;
+  catalog: DatabaseCatalog;
+}
+
+/** Everything that goes into a template: when any of it changes, the template name (and so the template) changes. */
+export function domainContentHash(domain: DomainDefinition): string {
+  return contentHash({
+    name: domain.name,
+    version: domain.version,
+    schemaSql: domain.schemaSql,
+    sequences: domain.sequences,
+    seed: domain.seed,
+    internal: INTERNAL_SCHEMA_VERSION,
+  });
+}
+
+const SQLSTATE_DUPLICATE_OBJECT = '42710';
+
+export async function ensureGroupRole(admin: pg.ClientBase): Promise<void> {
+  const found = await admin.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [EPISODE_GROUP_ROLE]);
+  if (found.rowCount) return;
+  try {
+    await admin.query(`CREATE ROLE ${ident(EPISODE_GROUP_ROLE)} NOLOGIN`);
+  } catch (err) {
+    if ((err as { code?: string }).code !== SQLSTATE_DUPLICATE_OBJECT) throw err;
+  }
+}
+
+async function readTemplateCatalog(admin: pg.ClientBase, name: string): Promise<DatabaseCatalog | undefined> {
+  const res = await admin.query<{ comment: string | null }>(
+    `SELECT shobj_description(oid, 'pg_database') AS comment FROM pg_database WHERE datname = $1 AND datistemplate`,
+    [name],
+  );
+  const comment = res.rows[0]?.comment;
+  return comment ? (JSON.parse(comment) as { catalog: DatabaseCatalog }).catalog : undefined;
+}
+
+function checkGrading(domain: DomainDefinition, catalog: DatabaseCatalog): void {
+  const problems: string[] = [];
+  for (const [table, info] of Object.entries(catalog)) {
+    const policy = domain.grading[table];
+    if (!policy) problems.push(`table ${table} has no grading policy`);
+    else if (policy.primaryKey.join(',') !== info.primaryKey.join(',')) {
+      problems.push(`grading.${table}.primaryKey is [${policy.primaryKey}] but the table's primary key is [${info.primaryKey}]`);
+    }
+    for (const column of [...(policy?.ignoreColumns ?? []), ...Object.keys(policy?.canonicalize ?? {})]) {
+      if (!(column in info.columns)) problems.push(`grading.${table} names unknown column ${column}`);
+    }
+  }
+  for (const table of Object.keys(domain.grading)) if (!catalog[table]) problems.push(`grading names table ${table}, which schemaSql does not create`);
+  for (const table of Object.keys(domain.seed)) if (!catalog[table]) problems.push(`seed names table ${table}, which schemaSql does not create`);
+  if (problems.length) throw new UserError(`domain ${domain.name}: schema and grading policy disagree:\n  ${problems.join('\n  ')}`);
+}
+
+async function buildInto(config: LoadedConfig, database: string, domain: DomainDefinition): Promise<DatabaseCatalog> {
+  const client = new pg.Client(connectionConfig(config, database));
+  await client.connect();
+  try {
+    await client.query('BEGIN');
+    try {
+      await client.query(domain.schemaSql);
+    } catch (err) {
+      throw new UserError(`domain ${domain.name}: schemaSql failed: ${(err as Error).message}`);
+    }
+    await client.query(INTERNAL_TABLES_SQL);
+    const catalog = await readCatalog(client);
+    checkGrading(domain, catalog);
+    for (const [name, seq] of Object.entries(domain.sequences)) {
+      await client.query('INSERT INTO _finalstate_sequences (name, prefix, next_value) VALUES ($1, $2, $3)', [name, seq.prefix, seq.start]);
+    }
+    for (const [table, rows] of Object.entries(domain.seed)) {
+      for (const [i, row] of rows.entries()) {
+        try {
+          await insertRow(client, table, catalog[table]!, row);
+        } catch (err) {
+          throw new UserError(`domain ${domain.name}: seed.${table}[${i}] cannot be inserted: ${(err as Error).message}`);
+        }
+      }
+    }
+    const group = ident(EPISODE_GROUP_ROLE);
+    await client.query(`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO ${group};
+      GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES IN SCHEMA public TO ${group}`);
+    await client.query('COMMIT');
+    await client.query('VACUUM (FREEZE, ANALYZE)');
+    return catalog;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/**
+ * The domain's template database, built once per domain content hash: schema, internal tables, id sequences, seed
+ * and grants, then marked as a template that nobody may connect to (a connection would block every copy). The
+ * catalog is kept in the database comment, so a process that finds the template ready needs no connection to it.
+ * A build goes into a scratch database that is renamed only when complete; an advisory lock keeps concurrent
+ * builders apart.
+ */
+export async function ensureTemplate(config: LoadedConfig, admin: pg.ClientBase, domain: DomainDefinition): Promise<TemplateInfo> {
+  const domainHash = domainContentHash(domain);
+  const name = templateDatabaseName(domain.name, domainHash);
+  const ready = await readTemplateCatalog(admin, name);
+  if (ready) return { name, domainHash, catalog: ready };
+  await admin.query('SELECT pg_advisory_lock(hashtext($1))', [name]);
+  try {
+    const built = await readTemplateCatalog(admin, name);
+    if (built) return { name, domainHash, catalog: built };
+    await ensureGroupRole(admin);
+    const scratch = `${name}_build`;
+    await admin.query(`DROP DATABASE IF EXISTS ${ident(scratch)} WITH (FORCE)`);
+    await admin.query(`DROP DATABASE IF EXISTS ${ident(name)} WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE ${ident(scratch)} TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'`);
+    let catalog: DatabaseCatalog;
+    try {
+      catalog = await buildInto(config, scratch, domain);
+    } catch (err) {
+      await admin.query(`DROP DATABASE IF EXISTS ${ident(scratch)} WITH (FORCE)`).catch(() => undefined);
+      throw err;
+    }
+    await admin.query(`ALTER DATABASE ${ident(scratch)} RENAME TO ${ident(name)}`);
+    await admin.query(`REVOKE CONNECT, TEMPORARY ON DATABASE ${ident(name)} FROM PUBLIC`);
+    await admin.query(`COMMENT ON DATABASE ${ident(name)} IS ${literal(JSON.stringify({ domain: domain.name, domainHash, catalog }))}`);
+    await admin.query(`ALTER DATABASE ${ident(name)} WITH IS_TEMPLATE true ALLOW_CONNECTIONS false`);
+    return { name, domainHash, catalog };
+  } finally {
+    await admin.query('SELECT pg_advisory_unlock(hashtext($1))', [name]);
+  }
+}
