@@ -9,10 +9,10 @@ import { diffStates } from './state-diff.js';
 export interface GradeInput {
   episode: Episode;
   /**
-   * The final visible assistant message, for transcript rubrics. Omitted (e.g. oracle replays), those rubrics are
+   * The agent's visible messages in order, for transcript rubrics. Omitted (e.g. oracle replays), those rubrics are
    * reported `skipped`. Judge rubrics are never evaluated here: see GradeReport.pendingJudgeRubrics.
    */
-  finalText?: string;
+  agentMessages?: readonly string[];
 }
 
 /**
@@ -34,7 +34,7 @@ export async function gradeEpisode(backend: EnvironmentBackend, expectedStates: 
   );
   const primaryKeys = Object.fromEntries(Object.entries(domain.grading).map(([t, g]) => [t, g.primaryKey]));
   const diff = diffStates(expected.expected, actual, expected.initial, primaryKeys);
-  const rubrics = evaluateRubrics(task.rubrics, input.finalText);
+  const rubrics = evaluateRubrics(task.rubrics, input.agentMessages);
   const stateMatches = diff.length === 0;
   return {
     taskId: task.id,

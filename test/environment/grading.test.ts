@@ -18,7 +18,7 @@ describe('final-state grading', () => {
     const tools = await connectEpisodeTools(env.backend, episode);
     try {
       for (const call of calls) await tools.client.callTool(call.tool, call.arguments);
-      const report = await gradeEpisode(env.backend, env.expected, { episode, ...(finalText !== undefined ? { finalText } : {}) });
+      const report = await gradeEpisode(env.backend, env.expected, { episode, ...(finalText !== undefined ? { agentMessages: [finalText] } : {}) });
       GradeReport.parse(report);
       return report;
     } finally {
