@@ -29,6 +29,8 @@ export interface BackendOptions {
   sparesPerTemplate?: number;
   /** Drop torn-down databases in the background (default) or before teardown() returns. */
   dropInBackground?: boolean;
+  /** Background drops allowed to pile up before provisioning waits for them (default 8). */
+  maxPendingDrops?: number;
 }
 
 /** One episode's live backend: its own database, reached only through its own login role. */
@@ -159,6 +161,7 @@ export class EnvironmentBackend {
     const role = episodeRoleName(episodeId);
     const strategy = this.options.strategy ?? 'WAL_LOG';
     await this.drops.settled(database);
+    await this.drops.backpressure(this.options.maxPendingDrops ?? 8);
     const spare = this.spares.take(template.name);
     // a spare the janitor dropped meanwhile (an idle process keeps spares past the TTL) falls back to a direct copy
     const renamed = spare && (await this.adminQuery(`ALTER DATABASE ${ident(spare)} RENAME TO ${ident(database)}`).then(() => true, () => false));

@@ -20,6 +20,14 @@ export class DropQueue {
     return run;
   }
 
+  /**
+   * Waits while more than `max` drops are pending, so a fast producer (verify, a large step) cannot outrun the drops
+   * and fill the disk with torn-down databases.
+   */
+  async backpressure(max: number): Promise<void> {
+    while (this.pending.size > max) await Promise.race(this.pending.values());
+  }
+
   /** Resolves once a pending drop of this name (if any) is done. */
   async settled(name: string): Promise<void> {
     await this.pending.get(name);

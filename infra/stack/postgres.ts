@@ -6,12 +6,22 @@ import type { LoadedConfig } from '../config.js';
 import { InfrastructureError, UserError } from '../errors.js';
 import { run } from './process.js';
 
-/** Server settings for the local cluster: many short-lived episode databases, loopback only. */
+/** Written into postgresql.conf at initdb: loopback only. */
 const LOCAL_SETTINGS: Record<string, string> = {
   listen_addresses: "'127.0.0.1'",
+};
+
+/**
+ * Passed on every start (so existing clusters get them too): many short-lived episode databases. No replication, so
+ * minimal WAL; a bounded WAL size, since every episode database copy is written through the WAL.
+ */
+const RUNTIME_SETTINGS: Record<string, string> = {
   max_connections: '300',
-  shared_buffers: "'256MB'",
+  shared_buffers: '256MB',
   synchronous_commit: 'off',
+  wal_level: 'minimal',
+  max_wal_senders: '0',
+  max_wal_size: '1GB',
   log_min_messages: 'warning',
 };
 
@@ -112,7 +122,8 @@ export async function startLocal(config: LoadedConfig): Promise<'started' | 'run
   fs.mkdirSync(path.dirname(c.logFile), { recursive: true });
   if (process.getuid?.() === 0 && !fs.existsSync(c.logFile)) fs.writeFileSync(c.logFile, '');
   chownToServerUser(c.logFile);
-  const res = pgCtl(c, ['-l', c.logFile, '-w', '-t', '60', '-o', `-p ${config.postgres.port}`, 'start']);
+  const options = [`-p ${config.postgres.port}`, ...Object.entries(RUNTIME_SETTINGS).map(([k, v]) => `-c ${k}=${v}`)].join(' ');
+  const res = pgCtl(c, ['-l', c.logFile, '-w', '-t', '60', '-o', options, 'start']);
   if (res.status !== 0) {
     const tail = fs.existsSync(c.logFile) ? fs.readFileSync(c.logFile, 'utf8').split('\n').slice(-15).join('\n') : '';
     throw new InfrastructureError(`postgres: pg_ctl start failed on port ${config.postgres.port}:\n${res.stderr}\n${tail}`, 'postgres');
