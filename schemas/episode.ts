@@ -1,6 +1,10 @@
 import { z } from 'zod';
 import { JudgeConfig, PolicyClientConfig, UserSimulatorConfig } from './clients.js';
+import { Conversation } from './conversation.js';
+import { GradeReport } from './grading.js';
 import { ResultRow } from './results.js';
+import { InterpretedBy, RubricVerdict } from './runtime.js';
+import { TrajectoryDrift } from './trajectory.js';
 
 /** Which policy drives the agent: a served model (token in, token out), or the task's golden calls (oracle). */
 export const PolicyRef = z.discriminatedUnion('kind', [
@@ -52,3 +56,36 @@ export const EpisodeOutcome = ResultRow.extend({
   trainable: z.boolean().describe('False when the trajectory drifted from the rendered conversation or has no sampled token.'),
 }).strict();
 export type EpisodeOutcome = z.infer<typeof EpisodeOutcome>;
+
+/** One completed agent turn: which model and policy version wrote it, and how many parse failures it had. */
+export const AgentTurnRecord = z.object({ model: z.string(), policyVersion: z.string(), parseFailures: z.number().int().nonnegative() }).strict();
+
+export const ToolCallRecord = z
+  .object({
+    index: z.number().int().nonnegative(),
+    tool: z.string(),
+    arguments: z.record(z.string(), z.unknown()),
+    isError: z.boolean(),
+    result: z.string().describe('What the agent saw.'),
+    ms: z.number().nonnegative(),
+  })
+  .strict();
+
+/** Everything kept about one episode, for audit (control database, table `episodes`). */
+export const EpisodeRecord = z
+  .object({
+    outcome: EpisodeOutcome,
+    group: z.number().int().nonnegative().optional(),
+    interpretedBy: InterpretedBy,
+    turns: z.array(AgentTurnRecord),
+    transcript: Conversation,
+    trajectoryDrift: TrajectoryDrift.nullable(),
+    toolCalls: z.array(ToolCallRecord),
+    grade: GradeReport,
+    rubricVerdicts: z.array(RubricVerdict),
+    unjudgedRubrics: z.number().int().nonnegative().describe('Judge rubrics not evaluated because no judge was configured.'),
+    unpricedModels: z.array(z.string()),
+    timings: z.object({ agentMs: z.number(), toolsMs: z.number(), userMs: z.number(), gradingMs: z.number(), totalMs: z.number() }).strict(),
+  })
+  .strict();
+export type EpisodeRecord = z.infer<typeof EpisodeRecord>;

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { StackConfig } from './config.js';
 import { TableGrading } from './domain.js';
-import { EpisodeOutcome, EpisodeRequest } from './episode.js';
+import { EpisodeOutcome, EpisodeRecord, EpisodeRequest } from './episode.js';
 import { EvalPoint, FrozenPool, PriceTable, ResultRow, StepSummary } from './results.js';
 import { GradeReport } from './grading.js';
 import { Task, TaskSetManifest } from './task.js';
@@ -17,6 +17,7 @@ export const exportedSchemas: Record<string, z.ZodType> = {
   Trajectory,
   EpisodeRequest,
   EpisodeOutcome,
+  EpisodeRecord,
   ResultRow,
   PriceTable,
   FrozenPool,

@@ -1,0 +1,155 @@
+import type pg from 'pg';
+import type { EnvironmentBackend, Episode } from '../../environment/backend.js';
+import { connectEpisodeTools } from '../../environment/episode-tools.js';
+import type { ExpectedStates } from '../../environment/expected-state.js';
+import { gradeEpisode } from '../../environment/grader.js';
+import type { ArtifactStore } from '../../infra/artifacts.js';
+import { InfrastructureError } from '../../infra/errors.js';
+import { EpisodeOutcome, EpisodeRecord, type EpisodeRequest } from '../../schemas/episode.js';
+import type { ModelPrices, RubricVerdict, TokenUsage } from '../../schemas/runtime.js';
+import type { Task } from '../../schemas/task.js';
+import { ChatClient } from '../clients/chat-client.js';
+import { LlmUserSimulator } from '../clients/llm-user.js';
+import { PolicyClient } from '../clients/policy-client.js';
+import { ScriptedUserSimulator } from '../clients/scripted-user.js';
+import type { UserSimulator } from '../clients/user-simulator.js';
+import { episodeCost } from '../cost/cost-model.js';
+import { getRenderer } from '../interpreter/index.js';
+import type { AgentPolicy } from '../policy/agent-policy.js';
+import { CompletionsAgentPolicy } from '../policy/completions-policy.js';
+import { OraclePolicy } from '../policy/oracle-policy.js';
+import { evaluateRubrics } from '../rubrics/evaluate.js';
+import { LlmJudge } from '../rubrics/judge.js';
+import type { EpisodeHooks, EpisodeRunner } from './runner.js';
+import { EpisodeStore } from './episode-store.js';
+import { runAgentLoop } from './loop.js';
+import { McpToolSession } from './mcp-tool-session.js';
+import type { TaskCatalog } from './task-catalog.js';
+import { visibleDialogue } from './visible-dialogue.js';
+
+export interface EpisodeRunnerDeps {
+  backend: EnvironmentBackend;
+  expectedStates: ExpectedStates;
+  tasks: TaskCatalog;
+  artifacts: ArtifactStore;
+  /** Control database: episode records. */
+  control: pg.Pool;
+  prices?: ModelPrices;
+}
+
+function policyFor(request: EpisodeRequest, task: Task): AgentPolicy {
+  if (request.policy.kind === 'oracle') return new OraclePolicy(task, getRenderer('qwen3'));
+  const { client } = request.policy;
+  return new CompletionsAgentPolicy(new PolicyClient(client), getRenderer(client.family), { seed: request.seed });
+}
+
+function userFor(request: EpisodeRequest, task: Task): UserSimulator {
+  if (request.user.kind === 'scripted') return new ScriptedUserSimulator(task);
+  return new LlmUserSimulator(new ChatClient(request.user.endpoint, 'user-simulator'), task);
+}
+
+/**
+ * The episode runtime used unchanged by evaluation and training: a fresh backend (reattached on a retried attempt),
+ * the domain's tools over MCP, the agent loop with the simulated user, grading of the final state, rubrics, cost,
+ * the token trajectory to the artifact store and the record to the control database.
+ */
+export class DatabaseEpisodeRunner implements EpisodeRunner {
+  private readonly store: EpisodeStore;
+
+  constructor(private readonly deps: EpisodeRunnerDeps) {
+    this.store = new EpisodeStore(deps.control);
+  }
+
+  async run(request: EpisodeRequest, hooks: EpisodeHooks = {}): Promise<EpisodeOutcome> {
+    const { backend, expectedStates, tasks, artifacts } = this.deps;
+    const started = performance.now();
+    const task = tasks.get(request.taskSet, request.taskId);
+    const domain = backend.registry.get(task.domain);
+    const episode: Episode = await backend.open(request.episodeId, task);
+    let keepForRetry = false;
+    try {
+      const wiring = await connectEpisodeTools(backend, episode);
+      const tools = new McpToolSession(wiring.client, () => wiring.close());
+      const policy = policyFor(request, task);
+      let loop;
+      try {
+        loop = await runAgentLoop({
+          system: domain.policy[task.profile],
+          policy,
+          tools,
+          user: userFor(request, task),
+          limits: request.limits,
+          ...(hooks.onTurn ? { onTurn: hooks.onTurn } : {}),
+          ...(hooks.signal ? { signal: hooks.signal } : {}),
+        });
+      } finally {
+        await tools.close();
+      }
+      const trajectory = await policy.finish(loop.conversation);
+
+      const gradingStarted = performance.now();
+      const agentMessages = visibleDialogue(loop.conversation).filter((m) => m.from === 'agent').map((m) => m.text);
+      const grade = await gradeEpisode(backend, expectedStates, { episode, agentMessages });
+      const judge = request.judge ? new LlmJudge(new ChatClient(request.judge.endpoint, 'judge'), request.judge.seed) : undefined;
+      const rubrics = judge ? task.rubrics : task.rubrics.filter((r) => r.kind !== 'judge');
+      const judged = await evaluateRubrics(rubrics, loop.conversation, judge);
+      const gradingMs = performance.now() - gradingStarted;
+      const assertionsHold = grade.assertions.every((a) => a.pass);
+      const reward = grade.stateMatches && assertionsHold && judged.verdicts.every((v: RubricVerdict) => v.passed) ? 1 : 0;
+
+      const models = [...new Set(loop.agentTurns.map((t) => t.model))];
+      const usage: { agent: TokenUsage; user: TokenUsage; judge: TokenUsage } = { agent: loop.usage.agent, user: loop.usage.user, judge: judged.judgeUsage };
+      const cost = episodeCost(
+        [
+          { model: models[0] ?? 'unknown', usage: usage.agent },
+          ...(loop.userModel ? [{ model: loop.userModel, usage: usage.user }] : []),
+          ...(judged.judgeModel ? [{ model: judged.judgeModel, usage: usage.judge }] : []),
+        ],
+        this.deps.prices ?? {},
+      );
+      const trajectoryUri = trajectory ? await artifacts.put(`episodes/${request.episodeId}/trajectory.json`, JSON.stringify(trajectory)) : undefined;
+      const versions = [...new Set(loop.agentTurns.map((t) => t.policyVersion))];
+      const outcome = EpisodeOutcome.parse({
+        episodeId: request.episodeId,
+        taskId: task.id,
+        domain: task.domain,
+        split: task.split,
+        trial: request.trial,
+        tags: task.tags,
+        reward,
+        error: null,
+        usage,
+        costUsd: cost.totalUsd,
+        ...(request.campaignId !== undefined ? { campaignId: request.campaignId } : {}),
+        ...(request.step !== undefined ? { step: request.step } : {}),
+        ...(versions.length ? { policyVersion: versions.join(',') } : {}),
+        finishReason: loop.finishReason,
+        ...(trajectoryUri ? { trajectoryUri } : {}),
+        trainable: trajectory !== null && trajectory.trainable,
+      });
+      const record = EpisodeRecord.parse({
+        outcome,
+        ...(request.group !== undefined ? { group: request.group } : {}),
+        interpretedBy: policy.interpretedBy,
+        turns: loop.agentTurns,
+        transcript: loop.conversation,
+        trajectoryDrift: trajectory?.drift ?? null,
+        toolCalls: tools.calls,
+        grade,
+        rubricVerdicts: judged.verdicts,
+        unjudgedRubrics: task.rubrics.length - rubrics.length,
+        unpricedModels: cost.unpriced,
+        timings: { ...loop.timings, gradingMs, totalMs: performance.now() - started },
+      });
+      await this.store.save(record);
+      return outcome;
+    } catch (err) {
+      // An outage keeps the episode database, so the retried attempt reattaches and no committed call runs twice.
+      keepForRetry = err instanceof InfrastructureError;
+      throw err;
+    } finally {
+      if (keepForRetry) await backend.detach(episode).catch(() => undefined);
+      else await backend.teardown(episode);
+    }
+  }
+}

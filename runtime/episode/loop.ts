@@ -1,0 +1,115 @@
+import type { Conversation } from '../../schemas/conversation.js';
+import type { EpisodeLimits, FinishReason } from '../../schemas/episode.js';
+import type { TokenUsage } from '../../schemas/runtime.js';
+import { ContextLengthExceededError } from '../clients/errors.js';
+import type { UserSimulator } from '../clients/user-simulator.js';
+import { failureFeedback } from '../interpreter/feedback.js';
+import { toolResultTurn } from '../interpreter/tool-result.js';
+import type { AgentPolicy } from '../policy/agent-policy.js';
+import type { ToolSession } from './tool-session.js';
+import { visibleDialogue } from './visible-dialogue.js';
+
+export interface LoopInput {
+  system: string;
+  policy: AgentPolicy;
+  tools: ToolSession;
+  user: UserSimulator;
+  limits: EpisodeLimits;
+  /** Called after every completed agent turn (heartbeats). */
+  onTurn?(turn: number): void;
+  signal?: AbortSignal;
+}
+
+export interface AgentTurnInfo {
+  model: string;
+  policyVersion: string;
+  parseFailures: number;
+}
+
+export interface LoopResult {
+  conversation: Conversation;
+  finishReason: FinishReason;
+  agentTurns: AgentTurnInfo[];
+  userTurns: number;
+  usage: { agent: TokenUsage; user: TokenUsage };
+  userModel: string | null;
+  timings: { agentMs: number; toolsMs: number; userMs: number };
+}
+
+const addUsage = (a: TokenUsage, b: TokenUsage): TokenUsage => ({
+  inputTokens: a.inputTokens + b.inputTokens,
+  cachedInputTokens: a.cachedInputTokens + b.cachedInputTokens,
+  outputTokens: a.outputTokens + b.outputTokens,
+});
+
+/**
+ * One conversation: the user's query, then agent turns (tool calls executed through the episode's tool session,
+ * malformed output fed back as a tool error), then visible text for the user, whose reply continues it, until someone
+ * ends it or a limit is reached. Running out of a limit is a finish reason, never an error; infrastructure failures
+ * (policy server, database, MCP transport) propagate as InfrastructureError for the caller to retry.
+ */
+export async function runAgentLoop(input: LoopInput): Promise<LoopResult> {
+  const { policy, tools, user, limits } = input;
+  const started = performance.now();
+  const opening = user.opening();
+  const conversation: Conversation = { system: input.system, tools: await tools.listTools(), turns: [{ role: 'user', content: opening.text }] };
+  const result: LoopResult = {
+    conversation,
+    finishReason: 'max_turns',
+    agentTurns: [],
+    userTurns: 1,
+    usage: { agent: { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0 }, user: opening.usage },
+    userModel: opening.model,
+    timings: { agentMs: 0, toolsMs: 0, userMs: 0 },
+  };
+  const finish = (reason: FinishReason) => {
+    result.finishReason = reason;
+    return result;
+  };
+
+  for (;;) {
+    input.signal?.throwIfAborted();
+    if (performance.now() - started > limits.timeoutMs) return finish('timeout');
+    if (result.agentTurns.length >= limits.maxAgentTurns) return finish('max_turns');
+
+    const agentStarted = performance.now();
+    let step;
+    try {
+      step = await policy.next(conversation);
+    } catch (err) {
+      if (err instanceof ContextLengthExceededError) return finish('context_overflow');
+      throw err;
+    } finally {
+      result.timings.agentMs += performance.now() - agentStarted;
+    }
+    result.usage.agent = addUsage(result.usage.agent, step.usage);
+    result.agentTurns.push({ model: step.model, policyVersion: step.policyVersion, parseFailures: step.failures.length });
+    conversation.turns.push(step.turn);
+    input.onTurn?.(result.agentTurns.length);
+    if (step.usage.inputTokens + step.usage.outputTokens > limits.maxContextTokens) return finish('context_overflow');
+    if (result.usage.agent.outputTokens + result.usage.user.outputTokens > limits.maxTotalTokens) return finish('max_tokens');
+
+    if (step.failures.length > 0) {
+      conversation.turns.push(failureFeedback(step.failures));
+      continue;
+    }
+    if (step.calls.length > 0) {
+      const toolsStarted = performance.now();
+      for (const call of step.calls) conversation.turns.push(toolResultTurn(await tools.callTool(call.tool, call.arguments)));
+      result.timings.toolsMs += performance.now() - toolsStarted;
+      continue;
+    }
+    if (step.finishReason === 'length') return finish('max_tokens');
+    if (step.turn.content.trim() === '') return finish('agent_done');
+
+    if (result.userTurns >= limits.maxUserTurns) return finish('max_turns');
+    const userStarted = performance.now();
+    const reply = await user.reply(visibleDialogue(conversation));
+    result.timings.userMs += performance.now() - userStarted;
+    result.usage.user = addUsage(result.usage.user, reply.usage);
+    result.userModel ??= reply.model;
+    if (reply.done) return finish('user_done');
+    result.userTurns++;
+    conversation.turns.push({ role: 'user', content: reply.text });
+  }
+}

@@ -1,0 +1,196 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { loadConfig } from '../../infra/config.js';
+import { fromRoot } from '../../infra/paths.js';
+import { NO_USAGE } from '../../runtime/clients/user-simulator.js';
+import { EpisodeStore } from '../../runtime/episode/episode-store.js';
+import { createEpisodeRuntime, type EpisodeRuntime } from '../../runtime/episode/runtime.js';
+import { qwen3Renderer } from '../../runtime/interpreter/index.js';
+import type { AgentPolicy, AgentStep } from '../../runtime/policy/agent-policy.js';
+import { runAgentLoop } from '../../runtime/episode/loop.js';
+import { McpToolSession } from '../../runtime/episode/mcp-tool-session.js';
+import { ScriptedUserSimulator } from '../../runtime/clients/scripted-user.js';
+import { connectEpisodeTools } from '../../environment/episode-tools.js';
+import { gradeEpisode } from '../../environment/grader.js';
+import { ExpectedStates } from '../../environment/expected-state.js';
+import { EpisodeLimits, EpisodeRecord, EpisodeRequest } from '../../schemas/episode.js';
+import type { Conversation } from '../../schemas/conversation.js';
+import type { Task } from '../../schemas/task.js';
+import { uniqueName } from '../helpers/index.js';
+
+// Full episodes on the real retail pack: a fresh PostgreSQL backend per episode, its tools over a real MCP session,
+// the agent loop with the deterministic user, grading, and the record in the control database.
+const config = loadConfig();
+const taskSet = fromRoot('tasks', 'retail-train-mini.manifest.json');
+let runtime: EpisodeRuntime;
+const episodeIds: string[] = [];
+
+before(async () => {
+  runtime = await createEpisodeRuntime(config);
+});
+after(async () => {
+  if (episodeIds.length) await runtime.control.query('DELETE FROM episodes WHERE episode_id = ANY($1)', [episodeIds]);
+  await runtime.close();
+});
+
+function taskOf(type: string): Task {
+  return runtime.tasks.taskSet(taskSet).tasks.find((t) => t.tags[0] === type)!;
+}
+
+function request(task: Task, policy: EpisodeRequest['policy'] = { kind: 'oracle' }): EpisodeRequest {
+  const episodeId = uniqueName(`test-episode-${task.tags[0]}`);
+  episodeIds.push(episodeId);
+  return EpisodeRequest.parse({ episodeId, taskId: task.id, taskSet, trial: 0, policy, seed: 1 });
+}
+
+/**
+ * A stand-in for a model (test double, named as such): it writes the given model texts in order, which the real
+ * interpreter then parses, exactly as it parses sampled completions.
+ */
+class ScriptedTextPolicy implements AgentPolicy {
+  readonly interpretedBy = 'finalstate' as const;
+  private index = 0;
+  constructor(private readonly texts: string[]) {}
+  async next(conversation: Conversation): Promise<AgentStep> {
+    const text = this.texts[Math.min(this.index++, this.texts.length - 1)]!;
+    return { ...qwen3Renderer.parseOutput(text, conversation.tools), model: 'scripted-text', policyVersion: 'test', finishReason: 'stop', usage: NO_USAGE };
+  }
+  async finish() {
+    return null;
+  }
+}
+
+const call = (tool: string, args: Record<string, unknown>) => `<tool_call>\n${JSON.stringify({ name: tool, arguments: args })}\n</tool_call>`;
+
+test('an oracle episode on a real backend through real MCP earns reward 1, and its record is stored', async () => {
+  const task = taskOf('cancel_order');
+  const req = request(task);
+  const outcome = await runtime.runner.run(req);
+  assert.equal(outcome.reward, 1);
+  assert.equal(outcome.error, null);
+  assert.equal(outcome.trainable, false, 'the oracle samples no tokens');
+  assert.ok(['user_done', 'agent_done'].includes(outcome.finishReason), outcome.finishReason);
+  const record = await new EpisodeStore(runtime.control).load(req.episodeId);
+  assert.ok(record, 'the record is in the control database');
+  EpisodeRecord.parse(record);
+  assert.deepEqual(record.toolCalls.map((c) => ({ tool: c.tool, arguments: c.arguments })), task.golden);
+  assert.deepEqual(record.grade.diff, []);
+  assert.equal(record.transcript.turns[0]?.role, 'user');
+  assert.equal(record.transcript.turns[0]?.role === 'user' && record.transcript.turns[0].content, task.query);
+  assert.ok(record.timings.totalMs >= record.timings.gradingMs);
+});
+
+test('the oracle passes one task of every mini task type of both domains', async () => {
+  for (const domain of ['retail', 'travel']) {
+    const set = runtime.tasks.taskSet(fromRoot('tasks', `${domain}-train-mini.manifest.json`));
+    const byType = new Map(set.tasks.map((t) => [t.tags[0], t]));
+    for (const task of byType.values()) {
+      const outcome = await runtime.runner.run({ ...request(task), taskSet: set.manifestFile });
+      assert.equal(outcome.reward, 1, `${task.id} (${outcome.finishReason})`);
+    }
+  }
+});
+
+test('a policy that makes the wrong write gets reward 0 with the diff that shows it', async () => {
+  const task = taskOf('address_change');
+  const order = (task.golden[0]!.arguments as { order_id: string }).order_id;
+  const backend = runtime.backend;
+  const episodeId = uniqueName('wrong-write');
+  const episode = await backend.open(episodeId, task);
+  try {
+    const wiring = await connectEpisodeTools(backend, episode);
+    const tools = new McpToolSession(wiring.client, () => wiring.close());
+    const loop = await runAgentLoop({
+      system: 'test',
+      policy: new ScriptedTextPolicy([
+        call('get_order', { order_id: order }),
+        call('update_shipping_address', { order_id: order, address: '1 Wrong Way, Nowhere, ZZ 00000' }),
+        'I have updated the address.',
+      ]),
+      tools,
+      user: new ScriptedUserSimulator(task),
+      limits: EpisodeLimits.parse({}),
+    });
+    await tools.close();
+    assert.equal(loop.finishReason, 'user_done');
+    const grade = await gradeEpisode(backend, new ExpectedStates(backend), { episode });
+    assert.equal(grade.pass, false);
+    assert.deepEqual(
+      grade.diff.map((d) => ({ kind: d.kind, table: d.table, column: d.kind === 'changed_value' ? d.column : undefined, actual: d.kind === 'changed_value' ? d.actual : undefined })),
+      [{ kind: 'changed_value', table: 'orders', column: 'shipping_address', actual: '1 wrong way, nowhere, zz 00000' }], // canonicalised: trim + casefold
+    );
+  } finally {
+    await backend.teardown(episode);
+  }
+});
+
+test('malformed model output is fed back as a tool error, and the corrected call still earns the reward', async () => {
+  const task = taskOf('cancel_order');
+  const order = (task.golden[0]!.arguments as { order_id: string }).order_id;
+  const episode = await runtime.backend.open(uniqueName('malformed'), task);
+  try {
+    const wiring = await connectEpisodeTools(runtime.backend, episode);
+    const tools = new McpToolSession(wiring.client, () => wiring.close());
+    const loop = await runAgentLoop({
+      system: 'test',
+      policy: new ScriptedTextPolicy([
+        '<tool_call>\n{"name": "cancel_order", "arguments": {"order_id": \n</tool_call>',
+        call('frobnicate', {}),
+        call('get_order', { order_id: order }),
+        call('cancel_order', { order_id: order, reason: 'customer_request' }),
+        'Your order is cancelled.',
+      ]),
+      tools,
+      user: new ScriptedUserSimulator(task),
+      limits: EpisodeLimits.parse({}),
+    });
+    await tools.close();
+    assert.deepEqual(loop.agentTurns.map((t) => t.parseFailures), [1, 1, 0, 0, 0]);
+    const feedback = loop.conversation.turns.filter((t) => t.role === 'tool').slice(0, 2);
+    for (const turn of feedback) assert.match(turn.content, /^Error: your last message could not be executed/);
+    assert.deepEqual(tools.calls.map((c) => c.tool), ['get_order', 'cancel_order'], 'no malformed call reached the tools');
+    const grade = await gradeEpisode(runtime.backend, new ExpectedStates(runtime.backend), { episode });
+    assert.equal(grade.pass, true);
+  } finally {
+    await runtime.backend.teardown(episode);
+  }
+});
+
+test('limits end the conversation as a task outcome with its finish reason', async () => {
+  const task = taskOf('cancel_order');
+  const episode = await runtime.backend.open(uniqueName('limits'), task);
+  try {
+    const wiring = await connectEpisodeTools(runtime.backend, episode);
+    const tools = new McpToolSession(wiring.client, () => wiring.close());
+    const loop = await runAgentLoop({
+      system: 'test',
+      policy: new ScriptedTextPolicy([call('get_order', { order_id: 'ORD-1' })]),
+      tools,
+      user: new ScriptedUserSimulator(task),
+      limits: EpisodeLimits.parse({ maxAgentTurns: 3 }),
+    });
+    await tools.close();
+    assert.equal(loop.finishReason, 'max_turns');
+    assert.equal(loop.agentTurns.length, 3);
+  } finally {
+    await runtime.backend.teardown(episode);
+  }
+});
+
+test('finalstate run --policy oracle prints the episode, and --json its outcome and record', async () => {
+  const { runCli } = await import('../helpers/index.js');
+  const task = taskOf('address_change');
+  const text = runCli(['run', '--task', task.id]);
+  assert.equal(text.status, 0, text.stderr);
+  assert.match(text.stdout, /\[agent calls\] update_shipping_address/);
+  assert.match(text.stdout, /final state: matches the expected state\nreward: 1$/m);
+  const json = runCli(['run', '--task', task.id, '--json']);
+  const parsed = JSON.parse(json.stdout) as { outcome: { reward: number; episodeId: string }; record: unknown };
+  episodeIds.push(parsed.outcome.episodeId);
+  assert.equal(parsed.outcome.reward, 1);
+  EpisodeRecord.parse(parsed.record);
+  await runtime.control.query("DELETE FROM episodes WHERE episode_id LIKE $1", [`run-${task.id}-%`]);
+  const missing = runCli(['run', '--task', 'no.such.task']);
+  assert.equal(missing.status, 2);
+  assert.match(missing.stderr, /no task no\.such\.task/);
+});
