@@ -60,6 +60,27 @@ class ScriptedTextPolicy implements AgentPolicy {
   }
 }
 
+
+/** Runs the loop with a ScriptedTextPolicy on a fresh backend for the task, grades it, and tears the backend down. */
+async function playTexts(task: Task, texts: string[], limits: Partial<EpisodeLimits> = {}) {
+  const backend = runtime.backend;
+  const episode = await backend.open(uniqueName(`texts-${task.tags[0]}`), task);
+  try {
+    const wiring = await connectEpisodeTools(backend, episode);
+    const tools = new McpToolSession(wiring.client, () => wiring.close());
+    let loop;
+    try {
+      loop = await runAgentLoop({ system: 'test', policy: new ScriptedTextPolicy(texts), tools, user: new ScriptedUserSimulator(task), limits: EpisodeLimits.parse(limits) });
+    } finally {
+      await tools.close();
+    }
+    const grade = await gradeEpisode(backend, new ExpectedStates(backend), { episode });
+    return { loop, tools, grade };
+  } finally {
+    await backend.teardown(episode);
+  }
+}
+
 const call = (tool: string, args: Record<string, unknown>) => `<tool_call>\n${JSON.stringify({ name: tool, arguments: args })}\n</tool_call>`;
 
 test('an oracle episode on a real backend through real MCP earns reward 1, and its record is stored', async () => {
@@ -94,87 +115,41 @@ test('the oracle passes one task of every mini task type of both domains', async
 test('a policy that makes the wrong write gets reward 0 with the diff that shows it', async () => {
   const task = taskOf('address_change');
   const order = (task.golden[0]!.arguments as { order_id: string }).order_id;
-  const backend = runtime.backend;
-  const episodeId = uniqueName('wrong-write');
-  const episode = await backend.open(episodeId, task);
-  try {
-    const wiring = await connectEpisodeTools(backend, episode);
-    const tools = new McpToolSession(wiring.client, () => wiring.close());
-    const loop = await runAgentLoop({
-      system: 'test',
-      policy: new ScriptedTextPolicy([
-        call('get_order', { order_id: order }),
-        call('update_shipping_address', { order_id: order, address: '1 Wrong Way, Nowhere, ZZ 00000' }),
-        'I have updated the address.',
-      ]),
-      tools,
-      user: new ScriptedUserSimulator(task),
-      limits: EpisodeLimits.parse({}),
-    });
-    await tools.close();
-    assert.equal(loop.finishReason, 'user_done');
-    const grade = await gradeEpisode(backend, new ExpectedStates(backend), { episode });
-    assert.equal(grade.pass, false);
-    assert.deepEqual(
-      grade.diff.map((d) => ({ kind: d.kind, table: d.table, column: d.kind === 'changed_value' ? d.column : undefined, actual: d.kind === 'changed_value' ? d.actual : undefined })),
-      [{ kind: 'changed_value', table: 'orders', column: 'shipping_address', actual: '1 wrong way, nowhere, zz 00000' }], // canonicalised: trim + casefold
-    );
-  } finally {
-    await backend.teardown(episode);
-  }
+  const { loop, grade } = await playTexts(task, [
+    call('get_order', { order_id: order }),
+    call('update_shipping_address', { order_id: order, address: '1 Wrong Way, Nowhere, ZZ 00000' }),
+    'I have updated the address.',
+  ]);
+  assert.equal(loop.finishReason, 'user_done');
+  assert.equal(grade.pass, false);
+  assert.deepEqual(
+    grade.diff.map((d) => ({ kind: d.kind, table: d.table, column: d.kind === 'changed_value' ? d.column : undefined, actual: d.kind === 'changed_value' ? d.actual : undefined })),
+    [{ kind: 'changed_value', table: 'orders', column: 'shipping_address', actual: '1 wrong way, nowhere, zz 00000' }], // canonicalised: trim + casefold
+  );
 });
 
 test('malformed model output is fed back as a tool error, and the corrected call still earns the reward', async () => {
   const task = taskOf('cancel_order');
   const order = (task.golden[0]!.arguments as { order_id: string }).order_id;
-  const episode = await runtime.backend.open(uniqueName('malformed'), task);
-  try {
-    const wiring = await connectEpisodeTools(runtime.backend, episode);
-    const tools = new McpToolSession(wiring.client, () => wiring.close());
-    const loop = await runAgentLoop({
-      system: 'test',
-      policy: new ScriptedTextPolicy([
-        '<tool_call>\n{"name": "cancel_order", "arguments": {"order_id": \n</tool_call>',
-        call('frobnicate', {}),
-        call('get_order', { order_id: order }),
-        call('cancel_order', { order_id: order, reason: 'customer_request' }),
-        'Your order is cancelled.',
-      ]),
-      tools,
-      user: new ScriptedUserSimulator(task),
-      limits: EpisodeLimits.parse({}),
-    });
-    await tools.close();
-    assert.deepEqual(loop.agentTurns.map((t) => t.parseFailures), [1, 1, 0, 0, 0]);
-    const feedback = loop.conversation.turns.filter((t) => t.role === 'tool').slice(0, 2);
-    for (const turn of feedback) assert.match(turn.content, /^Error: your last message could not be executed/);
-    assert.deepEqual(tools.calls.map((c) => c.tool), ['get_order', 'cancel_order'], 'no malformed call reached the tools');
-    const grade = await gradeEpisode(runtime.backend, new ExpectedStates(runtime.backend), { episode });
-    assert.equal(grade.pass, true);
-  } finally {
-    await runtime.backend.teardown(episode);
-  }
+  const { loop, tools, grade } = await playTexts(task, [
+    '<tool_call>\n{"name": "cancel_order", "arguments": {"order_id": \n</tool_call>',
+    call('frobnicate', {}),
+    call('get_order', { order_id: order }),
+    call('cancel_order', { order_id: order, reason: 'customer_request' }),
+    'Your order is cancelled.',
+  ]);
+  assert.deepEqual(loop.agentTurns.map((t) => t.parseFailures), [1, 1, 0, 0, 0]);
+  const feedback = loop.conversation.turns.filter((t) => t.role === 'tool').slice(0, 2);
+  for (const turn of feedback) assert.match(turn.content, /^Error: your last message could not be executed/);
+  assert.deepEqual(tools.calls.map((c) => c.tool), ['get_order', 'cancel_order'], 'no malformed call reached the tools');
+  assert.equal(grade.pass, true);
 });
 
 test('limits end the conversation as a task outcome with its finish reason', async () => {
   const task = taskOf('cancel_order');
-  const episode = await runtime.backend.open(uniqueName('limits'), task);
-  try {
-    const wiring = await connectEpisodeTools(runtime.backend, episode);
-    const tools = new McpToolSession(wiring.client, () => wiring.close());
-    const loop = await runAgentLoop({
-      system: 'test',
-      policy: new ScriptedTextPolicy([call('get_order', { order_id: 'ORD-1' })]),
-      tools,
-      user: new ScriptedUserSimulator(task),
-      limits: EpisodeLimits.parse({ maxAgentTurns: 3 }),
-    });
-    await tools.close();
-    assert.equal(loop.finishReason, 'max_turns');
-    assert.equal(loop.agentTurns.length, 3);
-  } finally {
-    await runtime.backend.teardown(episode);
-  }
+  const { loop } = await playTexts(task, [call('get_order', { order_id: 'ORD-1' })], { maxAgentTurns: 3 });
+  assert.equal(loop.finishReason, 'max_turns');
+  assert.equal(loop.agentTurns.length, 3);
 });
 
 test('finalstate run --policy oracle prints the episode, and --json its outcome and record', async () => {
