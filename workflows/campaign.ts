@@ -13,7 +13,7 @@ import {
 import type { ControlActivities } from '../activities/index.js';
 import { FailureType } from '../infra/failure-types.js';
 import type { CampaignConfig, CampaignState, CampaignStatus } from '../schemas/campaign.js';
-import type { EpisodeSettings, EvaluationResult, TaskQueues } from '../schemas/pipeline.js';
+import type { EvaluationResult } from '../schemas/pipeline.js';
 import type { PolicyRef } from '../schemas/episode.js';
 import {
   pauseSignal,
@@ -26,6 +26,7 @@ import {
 } from './definitions.js';
 import { evaluation } from './evaluation.js';
 import { grpoStep } from './grpoStep.js';
+import { episodeSettings, grpoStepInput, policyAt, type CampaignConfigWithQueues } from './inputs.js';
 import { probe } from './probe.js';
 import { CampaignIdKey, StepKey } from './searchAttributes.js';
 
@@ -36,7 +37,7 @@ const { freezePool } = proxyActivities<ControlActivities>({
 
 /** The campaign's input: its config (task queues filled in) and, in a continued run, the state it carries. */
 export interface CampaignInput {
-  config: CampaignConfig & { taskQueues: TaskQueues };
+  config: CampaignConfigWithQueues;
   state?: CampaignState;
 }
 
@@ -63,12 +64,6 @@ export function initialState(config: CampaignConfig): CampaignState {
     replays: 0,
     runs: 1,
   };
-}
-
-/** The policy at a version: the served base policy pinned to the version its servers report (none for the oracle). */
-function policyAt(base: PolicyRef, version: string | undefined): PolicyRef {
-  if (base.kind !== 'served') return base;
-  return version === undefined ? base : { ...base, version };
 }
 
 /**
@@ -138,15 +133,7 @@ export async function campaign(input: CampaignInput): Promise<CampaignResult> {
 
   upsertSearchAttributes([{ key: CampaignIdKey, value: id }, { key: StepKey, value: state.step }]);
 
-  const settings = (policy: PolicyRef): EpisodeSettings => ({
-    policy,
-    user: config.user,
-    ...(config.judge ? { judge: config.judge } : {}),
-    limits: config.limits,
-    retry: config.episodes,
-    queues: config.taskQueues,
-    seed: config.seed,
-  });
+  const settings = (policy: PolicyRef) => episodeSettings(config, policy);
   const childSearchAttributes = (step: number) => [{ key: CampaignIdKey, value: id }, { key: StepKey, value: step }];
   const runChild = async <T>(workflowId: string, run: () => Promise<T>): Promise<T> => {
     currentChild = workflowId;
@@ -224,21 +211,7 @@ export async function campaign(input: CampaignInput): Promise<CampaignResult> {
         executeChild(grpoStep, {
           workflowId,
           typedSearchAttributes: childSearchAttributes(step),
-          args: [{
-            campaignId: id,
-            step,
-            taskSet: config.tasks.train.taskSet,
-            pool: state.pool!,
-            sampler: state.sampler,
-            groups: config.groupsPerStep,
-            rollouts: config.rolloutsPerGroup,
-            maxReplacementRounds: config.maxReplacementRounds,
-            allowPartialUpdate: config.allowPartialUpdate,
-            minInformativeGroups: config.minInformativeGroups ?? 1,
-            update: config.update,
-            policyServers: config.policyServers.length > 0 || config.policy.kind !== 'served' ? config.policyServers : [config.policy.client.baseUrl],
-            settings: settings(policyAt(config.policy, state.policyVersion)),
-          }],
+          args: [grpoStepInput(config, state, step)],
         }),
       );
     } catch (err) {

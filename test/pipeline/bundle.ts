@@ -21,6 +21,8 @@ export async function sharedWorkflowBundle(): Promise<{ code: string }> {
   const cached = path.join(os.tmpdir(), `finalstate-workflows-${hash.digest('hex').slice(0, 16)}.js`);
   if (fs.existsSync(cached)) return { code: fs.readFileSync(cached, 'utf8') };
   const { code } = await bundleWorkflowCode({ workflowsPath, logger: new DefaultLogger('WARN') });
+  // Bundles of older code are of no further use.
+  for (const old of fs.readdirSync(os.tmpdir()).filter((f) => /^finalstate-workflows-[0-9a-f]{16}\.js$/.test(f))) fs.rmSync(path.join(os.tmpdir(), old), { force: true });
   fs.writeFileSync(`${cached}.${process.pid}`, code);
   fs.renameSync(`${cached}.${process.pid}`, cached);
   return { code };

@@ -46,7 +46,7 @@ async function waitFor<T>(what: string, read: () => Promise<T>, ok: (value: T) =
 test('a mini campaign runs probe, select, base evaluation, 3 GRPO steps with continueAsNew after each, and a final evaluation', async () => {
   const config = p.campaignConfig({ steps: 3, continueAsNewEverySteps: 1, seed: 7 });
   const id = config.campaignId;
-  const handle = await p.client.workflow.start(campaign, { taskQueue: p.queues.control, workflowId: id, args: [{ config: { ...config, taskQueues: p.queues } }] });
+  const handle = await p.client.workflow.start(campaign, { taskQueue: p.queues.control, workflowId: id, args: [{ config }] });
   const phases = new Set<string>();
   const watcher = (async () => {
     for (;;) {
@@ -121,7 +121,7 @@ test('a mini campaign runs probe, select, base evaluation, 3 GRPO steps with con
 test('pause holds the campaign before its next phase; status, setMaxSteps (validated) and resume behave as documented', async () => {
   const config = p.campaignConfig({ steps: 50, seed: 3 });
   const id = config.campaignId;
-  const handle = await p.client.workflow.start(campaign, { taskQueue: p.queues.control, workflowId: id, args: [{ config: { ...config, taskQueues: p.queues } }] });
+  const handle = await p.client.workflow.start(campaign, { taskQueue: p.queues.control, workflowId: id, args: [{ config }] });
   await handle.signal(pauseSignal);
   // The signal lands before the probe starts, so the campaign holds there.
   const paused = await waitFor('the pause to hold', () => handle.query(statusQuery), (s: CampaignStatus) => s.paused && s.currentChild === null);

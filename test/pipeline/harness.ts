@@ -10,12 +10,16 @@ import { connectClient } from '../../infra/temporal-client.js';
 import { CampaignConfig, type CampaignConfigInput } from '../../schemas/campaign.js';
 import type { TaskInfo } from '../../schemas/pipeline.js';
 import { startControlWorker, type RunningWorker } from '../../workers/control.js';
+import type { CampaignConfigWithQueues } from '../../workflows/inputs.js';
 import { startEpisodeWorker } from '../../workers/episodes.js';
 import { uniqueName } from '../helpers/index.js';
 import { sharedWorkflowBundle } from './bundle.js';
 import { startFakePolicyServer } from './fake-policy-server.js';
 import { SeededRandomEpisodeRunner, type SeededRandomRunnerOptions } from './seeded-random-runner.js';
 import { startStandInGpuWorker } from './stand-in-gpu-worker.js';
+
+// Activity failures of simulated outages are expected here; keep worker logs to errors.
+process.env.FINALSTATE_LOG_LEVEL ??= 'ERROR';
 
 export type TestTask = TaskInfo & { successRate: number };
 
@@ -55,10 +59,10 @@ export async function startPipeline(tasks: readonly TestTask[], runnerOptions: P
   const campaignIds: string[] = [];
 
   /** A campaign config on this pipeline's task set and queues; `overrides` replace top-level keys. */
-  const campaignConfig = (overrides: Partial<CampaignConfigInput> = {}): CampaignConfig => {
+  const campaignConfig = (overrides: Partial<CampaignConfigInput> = {}): CampaignConfigWithQueues => {
     const campaignId = overrides.campaignId ?? uniqueName('camp');
     campaignIds.push(campaignId);
-    return CampaignConfig.parse({
+    const parsed = CampaignConfig.parse({
       campaignId,
       policy: { kind: 'served', client: { baseUrl: policyServer.url, model: 'stand-in' } },
       tasks: { train: { taskSet, split: 'train' }, eval: { taskSet, split: 'eval' } },
@@ -72,6 +76,7 @@ export async function startPipeline(tasks: readonly TestTask[], runnerOptions: P
       taskQueues: queues,
       ...overrides,
     });
+    return { ...parsed, taskQueues: parsed.taskQueues ?? queues };
   };
 
   return {
