@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { CampaignConfig, CampaignStatus, EvaluationConfig } from './campaign.js';
 import { StackConfig } from './config.js';
 import { TableGrading } from './domain.js';
 import { EpisodeOutcome, EpisodeRequest } from './episode.js';
@@ -20,4 +21,7 @@ export const exportedSchemas: Record<string, z.ZodType> = {
   FrozenPool,
   StepSummary,
   EvalPoint,
+  CampaignConfig,
+  EvaluationConfig,
+  CampaignStatus,
 };

@@ -77,12 +77,15 @@ export async function campaign(input: CampaignInput): Promise<CampaignResult> {
   const id = config.campaignId;
   const state: CampaignState = input.state ?? initialState(config);
   let currentChild: string | null = null;
+  /** The GRPO step whose child is running, if any: it counts as started for stopAfterStep and setMaxSteps. */
+  let runningStep: number | null = null;
+  const stepsStarted = () => runningStep ?? state.step;
   let replayRequested = false;
 
   setHandler(pauseSignal, () => void (state.paused = true));
   setHandler(resumeSignal, () => void (state.paused = false));
   setHandler(stopAfterStepSignal, (step?: number) => {
-    state.stopAfterStep = Math.max(step ?? 0, state.step + (currentChild?.includes('/step-') ? 1 : 0));
+    state.stopAfterStep = Math.max(step ?? 0, stepsStarted());
   });
   setHandler(statusQuery, (): CampaignStatus => ({
     campaignId: id,
@@ -109,7 +112,7 @@ export async function campaign(input: CampaignInput): Promise<CampaignResult> {
     },
     {
       validator: (maxSteps: number) => {
-        const started = state.step + (currentChild?.includes('/step-') ? 1 : 0);
+        const started = stepsStarted();
         if (!Number.isInteger(maxSteps) || maxSteps < 1) throw new Error(`setMaxSteps: ${maxSteps} is not a positive integer`);
         if (maxSteps < started) throw new Error(`setMaxSteps: ${maxSteps} is below the ${started} steps already started`);
         if (state.phase === 'done' || state.phase === 'stopped') throw new Error(`setMaxSteps: the campaign is ${state.phase}`);
@@ -206,6 +209,7 @@ export async function campaign(input: CampaignInput): Promise<CampaignResult> {
     const workflowId = replayRequested ? `${id}/step-${step}-replay-${state.replays}` : `${id}/step-${step}`;
     replayRequested = false;
     let result;
+    runningStep = step;
     try {
       result = await runChild(workflowId, () =>
         executeChild(grpoStep, {
@@ -220,6 +224,8 @@ export async function campaign(input: CampaignInput): Promise<CampaignResult> {
       state.failedStep = { step, message: cause instanceof ApplicationFailure ? `${cause.type ?? 'Error'}: ${cause.message}` : (cause?.message ?? err.message) };
       state.phase = 'step-failed';
       continue;
+    } finally {
+      runningStep = null;
     }
     state.failedStep = null;
     state.step = step;

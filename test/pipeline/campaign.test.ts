@@ -151,3 +151,74 @@ test('pause holds the campaign before its next phase; status, setMaxSteps (valid
   assert.equal(state.step, 1);
   assert.deepEqual(state.evalPoints.map((e) => e.step), [0, 1]);
 });
+
+test('CLI: start from a config file, a failed step waits for replay-step, which re-runs it as a new child; then report', async () => {
+  const config = p.campaignConfig({ steps: 1, maxReplacementRounds: 0, seed: 21 });
+  const id = config.campaignId;
+  // Group 0 of step 1 loses an episode to an outage that outlasts its 3 attempts: with no replacement round left
+  // the step is short of informative groups. The outage is over when the step is replayed.
+  p.runner.attempts.clear();
+  const outages = new Map([[`${id}/step-1/g0-t0`, 3]]);
+  Object.assign(p.runner, { options: { ...(p.runner as unknown as { options: object }).options, outages } });
+  const dir = fs.mkdtempSync(`${p.artifacts.root}-cli-`);
+  const file = `${dir}/campaign.json`;
+  fs.writeFileSync(file, JSON.stringify({ ...config, steps: 0 }));
+  const bad = await runCliAsync(['campaign', 'start', file]);
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, new RegExp(`campaign config ${file}: invalid\\n  steps: `));
+
+  fs.writeFileSync(file, JSON.stringify(config));
+  const started = await runCliAsync(['campaign', 'start', file, '--json']);
+  assert.equal(started.status, 0, started.stderr);
+  const printed = JSON.parse(started.stdout) as { workflowId: string; url: string; started: boolean };
+  assert.equal(printed.workflowId, id);
+  assert.ok(printed.started);
+  assert.match(printed.url, new RegExp(`/namespaces/default/workflows/${encodeURIComponent(id)}$`));
+  const again = await runCliAsync(['campaign', 'start', file]);
+  assert.match(again.stdout, /already running/);
+
+  const handle = p.client.workflow.getHandle(id);
+  const failed = await waitFor('step 1 to fail', () => handle.query(statusQuery), (s: CampaignStatus) => s.phase === 'step-failed');
+  assert.equal(failed.failedStep?.step, 1);
+  assert.match(failed.failedStep!.message, /ShortOfInformativeGroups/);
+  const text = await runCliAsync(['campaign', 'status', id]);
+  assert.match(text.stdout, /step 1 FAILED/);
+  const wrong = await runCliAsync(['campaign', 'replay-step', id, '2']);
+  assert.equal(wrong.status, 2);
+  assert.match(wrong.stderr, /step 1 failed, not step 2/);
+  const replay = await runCliAsync(['campaign', 'replay-step', id, '1', '--json']);
+  assert.equal(replay.status, 0, replay.stderr);
+  assert.equal((JSON.parse(replay.stdout) as { childWorkflowId: string }).childWorkflowId, `${id}/step-1-replay-1`);
+
+  const { state } = (await handle.result()) as { state: { phase: string; step: number; replays: number } };
+  assert.equal(state.phase, 'done');
+  assert.equal(state.step, 1);
+  assert.equal(state.replays, 1);
+  assert.equal((await p.client.workflow.getHandle(`${id}/step-1-replay-1`).describe()).status.name, 'COMPLETED');
+
+  const report = await runCliAsync(['report', id, '--out', dir, '--json']);
+  assert.equal(report.status, 0, report.stderr);
+  const written = JSON.parse(report.stdout) as { html: string; markdown: string };
+  const html = fs.readFileSync(written.html, 'utf8');
+  assert.match(html, new RegExp(`Campaign ${id}`));
+  assert.ok(html.includes('<svg'), 'charts are inline');
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test('CLI: finalstate eval runs a standalone evaluation and prints its metrics', async () => {
+  const dir = fs.mkdtempSync(`${p.artifacts.root}-eval-`);
+  const file = `${dir}/eval.json`;
+  const evaluationId = `ev-${Date.now().toString(36)}`;
+  fs.writeFileSync(file, JSON.stringify({ evaluationId, policy: { kind: 'oracle' }, tasks: { taskSet: p.taskSet, split: 'eval' }, k: 3, taskQueues: p.queues }));
+  const res = await runCliAsync(['eval', file, '--json']);
+  assert.equal(res.status, 0, res.stderr);
+  const out = JSON.parse(res.stdout) as { workflowId: string; metrics: { tasks: number; attempts: number; pass1: number } };
+  assert.equal(out.workflowId, `eval/${evaluationId}`);
+  assert.equal(out.metrics.tasks, 3);
+  assert.equal(out.metrics.attempts, 9);
+  const rows = await p.rows(`eval/${evaluationId}`);
+  assert.equal(rows.length, 9);
+  assert.equal(out.metrics.pass1, [0, 1, 2].map((i) => rows.filter((r) => r.task_id === `e-${i + 1}`).reduce((s, r) => s + r.reward, 0) / 3).reduce((a, b) => a + b) / 3);
+  await p.pool.query('DELETE FROM campaign_result_rows WHERE result_set = $1', [`eval/${evaluationId}`]);
+  fs.rmSync(dir, { recursive: true, force: true });
+});
