@@ -25,9 +25,10 @@ const tasks = [
   task('e-3', 0.8, 'eval'),
 ];
 let p: Pipeline;
+const outages = new Map<string, number>();
 
 before(async () => {
-  p = await startPipeline(tasks);
+  p = await startPipeline(tasks, { outages });
 });
 after(async () => {
   await p?.close();
@@ -157,9 +158,7 @@ test('CLI: start from a config file, a failed step waits for replay-step, which 
   const id = config.campaignId;
   // Group 0 of step 1 loses an episode to an outage that outlasts its 3 attempts: with no replacement round left
   // the step is short of informative groups. The outage is over when the step is replayed.
-  p.runner.attempts.clear();
-  const outages = new Map([[`${id}/step-1/g0-t0`, 3]]);
-  Object.assign(p.runner, { options: { ...(p.runner as unknown as { options: object }).options, outages } });
+  outages.set(`${id}/step-1/g0-t0`, 3);
   const dir = fs.mkdtempSync(`${p.artifacts.root}-cli-`);
   const file = `${dir}/campaign.json`;
   fs.writeFileSync(file, JSON.stringify({ ...config, steps: 0 }));
