@@ -4,10 +4,13 @@ import { after, before, test } from 'node:test';
 import { WorkflowFailedError } from '@temporalio/client';
 import { localPathOf } from '../../infra/artifacts.js';
 import { FailureType } from '../../infra/failure-types.js';
+import { evaluation } from '../../workflows/evaluation.js';
 import { grpoStep } from '../../workflows/grpoStep.js';
-import { grpoStepInput } from '../../workflows/inputs.js';
+import { episodeSettings, grpoStepInput } from '../../workflows/inputs.js';
+import { startEpisodeWorker } from '../../workers/episodes.js';
 import { uniqueName } from '../helpers/index.js';
 import { startPipeline, task, type Pipeline } from './harness.js';
+import { SeededRandomEpisodeRunner } from './seeded-random-runner.js';
 
 // GRPO steps run directly as workflows, with the seeded random stand-in runner (test/pipeline/seeded-random-runner.ts)
 // standing in for the agent loop, and the stand-in gpu worker for the Python trainer.
@@ -106,4 +109,35 @@ test('short of informative groups after the replacement rounds: a typed failure,
   assert.ok(result.groupsUsed >= 1 && result.groupsUsed < 3, `partial update on ${result.groupsUsed} groups`);
   assert.equal(result.replacements, 0, 'no rounds were allowed');
   assert.equal(result.zeroVarianceGroups, 3 - result.groupsUsed);
+});
+
+test('an episode worker shuts down gracefully: episodes in flight finish before it exits, the rest run on another worker', async () => {
+  const queue = uniqueName('pl-episodes-graceful');
+  const byId = new Map(tasks.map((t) => [t.taskId, t]));
+  const slow = new SeededRandomEpisodeRunner({ tasks: byId, artifacts: p.artifacts, turns: 3, turnDelayMs: 250 });
+  const first = await startEpisodeWorker(p.config, { runner: slow, taskQueue: queue, concurrency: 2, shutdownGraceTime: '20 seconds' });
+  const config = p.campaignConfig({ taskQueues: { ...p.queues, episodes: queue } });
+  const resultSet = `${config.campaignId}/eval-step-0`;
+  const handle = await p.client.workflow.start(evaluation, {
+    taskQueue: p.queues.control,
+    workflowId: resultSet,
+    args: [{ campaignId: config.campaignId, resultSet, step: 0, source: config.tasks.train, k: 2, window: 4, settings: episodeSettings(config, config.policy) }],
+  });
+  const deadline = Date.now() + 30_000;
+  while (slow.attempts.size < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  await first.stop();
+  const ranOnFirst = [...slow.attempts.keys()];
+  assert.ok(ranOnFirst.length >= 2);
+  for (const id of ranOnFirst) assert.equal(slow.turnsReported.get(id), 3, `${id} finished every turn before the worker exited`);
+
+  const fast = new SeededRandomEpisodeRunner({ tasks: byId, artifacts: p.artifacts });
+  const second = await startEpisodeWorker(p.config, { runner: fast, taskQueue: queue, concurrency: 4 });
+  try {
+    const result = await handle.result();
+    assert.deepEqual(result.episodes, { done: 5 * 2, infraFailed: 0 });
+    assert.equal(ranOnFirst.length + fast.attempts.size, 10, 'every episode ran exactly once');
+    assert.ok(ranOnFirst.every((id) => !fast.attempts.has(id)), 'nothing the first worker finished ran again');
+  } finally {
+    await second.stop();
+  }
 });
