@@ -45,6 +45,7 @@ export const ProbeInput = z
     threshold: z.number().gt(0).max(1),
     edges: z.array(z.number()),
     window: z.number().int().positive(),
+    episodesPerRun: z.number().int().positive().optional().describe('Renew the history (continueAsNew) after this many episodes.'),
     settings: EpisodeSettings,
   })
   .strict();
@@ -70,6 +71,7 @@ export const EvaluationInput = z
     source: TaskSource,
     k: z.number().int().positive(),
     window: z.number().int().positive(),
+    episodesPerRun: z.number().int().positive().optional().describe('Renew the history (continueAsNew) after this many episodes.'),
     settings: EpisodeSettings,
   })
   .strict();

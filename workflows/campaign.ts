@@ -80,6 +80,8 @@ export async function campaign(input: CampaignInput): Promise<CampaignResult> {
   /** The GRPO step whose child is running, if any: it counts as started for stopAfterStep and setMaxSteps. */
   let runningStep: number | null = null;
   const stepsStarted = () => runningStep ?? state.step;
+  /** Set once the training loop is over: the final evaluation no longer looks at maxSteps. */
+  let finishing = false;
   let replayRequested = false;
 
   setHandler(pauseSignal, () => void (state.paused = true));
@@ -115,7 +117,7 @@ export async function campaign(input: CampaignInput): Promise<CampaignResult> {
         const started = stepsStarted();
         if (!Number.isInteger(maxSteps) || maxSteps < 1) throw new Error(`setMaxSteps: ${maxSteps} is not a positive integer`);
         if (maxSteps < started) throw new Error(`setMaxSteps: ${maxSteps} is below the ${started} steps already started`);
-        if (state.phase === 'done' || state.phase === 'stopped') throw new Error(`setMaxSteps: the campaign is ${state.phase}`);
+        if (finishing) throw new Error(`setMaxSteps: the campaign has finished training (phase ${state.phase})`);
       },
     },
   );
@@ -154,7 +156,7 @@ export async function campaign(input: CampaignInput): Promise<CampaignResult> {
       executeChild(evaluation, {
         workflowId,
         typedSearchAttributes: childSearchAttributes(step),
-        args: [{ campaignId: id, resultSet: workflowId, step, source: config.tasks.eval, k: config.evaluation.k, window: config.evaluation.window, settings: settings(policyAt(config.policy, state.policyVersion)) }],
+        args: [{ campaignId: id, resultSet: workflowId, step, source: config.tasks.eval, k: config.evaluation.k, window: config.evaluation.window, episodesPerRun: config.episodesPerChildRun, settings: settings(policyAt(config.policy, state.policyVersion)) }],
       }),
     );
     state.episodes = { done: state.episodes.done + result.episodes.done, infraFailed: state.episodes.infraFailed + result.episodes.infraFailed };
@@ -171,7 +173,7 @@ export async function campaign(input: CampaignInput): Promise<CampaignResult> {
       executeChild(probe, {
         workflowId,
         typedSearchAttributes: childSearchAttributes(0),
-        args: [{ campaignId: id, resultSet: workflowId, source: config.tasks.train, n: config.probing.n, nMax: config.probing.nMax, adaptive: config.probing.adaptive, threshold: config.probing.threshold, edges: config.selection.edges, window: config.probing.window, settings: settings(config.policy) }],
+        args: [{ campaignId: id, resultSet: workflowId, source: config.tasks.train, n: config.probing.n, nMax: config.probing.nMax, adaptive: config.probing.adaptive, threshold: config.probing.threshold, edges: config.selection.edges, window: config.probing.window, episodesPerRun: config.episodesPerChildRun, settings: settings(config.policy) }],
       }),
     );
     state.probeResultSet = result.resultSet;
@@ -249,6 +251,7 @@ export async function campaign(input: CampaignInput): Promise<CampaignResult> {
     }
   }
 
+  finishing = true;
   if (state.step > 0 && !state.evalResultSets.some((e) => e.step === state.step)) {
     state.phase = 'eval';
     await evaluate(state.step);

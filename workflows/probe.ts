@@ -1,14 +1,14 @@
-import { proxyActivities, setHandler } from '@temporalio/workflow';
+import { allHandlersFinished, condition, continueAsNew, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { ControlActivities } from '../activities/index.js';
 import type { ChildProgress } from '../schemas/campaign.js';
 import type { ProbeInput, ProbeResult, TaskInfo } from '../schemas/pipeline.js';
 import { probingDecision } from '../stats/adaptiveProbing.js';
 import { progressQuery } from './definitions.js';
-import { sweep, type SweepPlanner } from './sweep.js';
+import { sweep, type SweepCarry, type SweepPlanner } from './sweep.js';
 
 const { listTasks } = proxyActivities<ControlActivities>({ startToCloseTimeout: '5 minutes', retry: { maximumAttempts: 5 } });
 
-interface TaskProbe {
+export interface TaskProbe {
   task: TaskInfo;
   launched: number;
   settled: number;
@@ -23,8 +23,12 @@ interface TaskProbe {
  * time (at most one in flight per task) until the stopping rule of stats/adaptiveProbing.ts holds or nMax is reached.
  * Tasks take turns: the task with the fewest launched episodes goes next, so the window spreads across tasks.
  */
-export function probePlanner(tasks: readonly TaskInfo[], input: Pick<ProbeInput, 'n' | 'nMax' | 'adaptive' | 'threshold' | 'edges'>): SweepPlanner & { probes: TaskProbe[] } {
-  const probes: TaskProbe[] = tasks.map((task) => ({ task, launched: 0, settled: 0, c: 0, n: 0, closed: false, stoppedEarly: false }));
+export function probePlanner(
+  tasks: readonly TaskInfo[],
+  input: Pick<ProbeInput, 'n' | 'nMax' | 'adaptive' | 'threshold' | 'edges'>,
+  carried?: readonly TaskProbe[],
+): SweepPlanner & { probes: TaskProbe[] } {
+  const probes: TaskProbe[] = carried ? carried.map((p) => ({ ...p })) : tasks.map((task) => ({ task, launched: 0, settled: 0, c: 0, n: 0, closed: false, stoppedEarly: false }));
   const byId = new Map(probes.map((p) => [p.task.taskId, p]));
   const cap = input.adaptive ? input.nMax : input.n;
   const mayLaunch = (p: TaskProbe) => !p.closed && p.launched < cap && (p.launched < input.n || p.launched === p.settled);
@@ -37,6 +41,7 @@ export function probePlanner(tasks: readonly TaskInfo[], input: Pick<ProbeInput,
       best.launched += 1;
       return { task: best.task, trial: best.launched - 1 };
     },
+    hasMore: () => probes.some(mayLaunch),
     record(taskId, result) {
       const p = byId.get(taskId)!;
       p.settled += 1;
@@ -56,13 +61,24 @@ export function probePlanner(tasks: readonly TaskInfo[], input: Pick<ProbeInput,
   };
 }
 
-/** Probe every candidate task with the base policy; the rows go to the result set whose name is returned. */
-export async function probe(input: ProbeInput): Promise<ProbeResult> {
-  const progress: ChildProgress = { kind: 'probe', planned: 0, done: 0, inFlight: 0, infraFailed: 0 };
+/** A continued probe run: the per-task counts and the sweep's totals so far. */
+export interface ProbeCarry extends SweepCarry {
+  probes: TaskProbe[];
+}
+
+/**
+ * Probe every candidate task with the base policy; the rows go to the result set whose name is returned. A long probe
+ * renews its history (continueAsNew) every `episodesPerRun` episodes, or when Temporal suggests it.
+ */
+export async function probe(input: ProbeInput & { carried?: ProbeCarry }): Promise<ProbeResult> {
+  const { carried, ...rest } = input;
+  const progress: ChildProgress = carried?.progress ?? { kind: 'probe', planned: 0, done: 0, inFlight: 0, infraFailed: 0 };
   setHandler(progressQuery, () => progress);
-  const tasks = await listTasks(input.source);
-  const planner = probePlanner(tasks, input);
+  const tasks = carried ? carried.probes.map((p) => p.task) : await listTasks(input.source);
+  const planner = probePlanner(tasks, input, carried?.probes);
   const result = await sweep({
+    carried,
+    ...(input.episodesPerRun ? { maxEpisodes: input.episodesPerRun } : {}),
     campaignId: input.campaignId,
     resultSet: input.resultSet,
     taskSet: input.source.taskSet,
@@ -72,6 +88,10 @@ export async function probe(input: ProbeInput): Promise<ProbeResult> {
     planner,
     progress,
   });
+  if (result.unfinished) {
+    await condition(allHandlersFinished);
+    await continueAsNew<typeof probe>({ ...rest, carried: { probes: planner.probes, progress: result.progress, malformed: result.malformed, costUsd: result.costUsd } });
+  }
   return {
     resultSet: input.resultSet,
     tasks: tasks.length,

@@ -1,4 +1,4 @@
-import { proxyActivities } from '@temporalio/workflow';
+import { proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { ControlActivities } from '../activities/index.js';
 import type { StoredRow } from '../activities/results.js';
 import type { ChildProgress, EpisodeCounts } from '../schemas/campaign.js';
@@ -14,6 +14,15 @@ const { storeResultRows } = proxyActivities<ControlActivities>({
 export interface SweepPlanner {
   next(): { task: TaskInfo; trial: number } | undefined;
   record(taskId: string, result: 'success' | 'failure' | 'infra' | 'malformed'): void;
+  /** Whether episodes remain to be planned (asked when nothing is in flight). */
+  hasMore(): boolean;
+}
+
+/** What a sweep carries into a continued run (continueAsNew), besides its planner's state. */
+export interface SweepCarry {
+  progress: ChildProgress;
+  malformed: string[];
+  costUsd: number;
 }
 
 export interface SweepOptions {
@@ -24,14 +33,18 @@ export interface SweepOptions {
   window: number;
   settings: EpisodeSettings;
   planner: SweepPlanner;
-  /** Live counts, read by the workflow's progress query. */
+  /** Live counts, read by the workflow's progress query (carried over from earlier runs). */
   progress: ChildProgress;
+  /** Malformed tasks and cost of earlier runs. */
+  carried?: Pick<SweepCarry, 'malformed' | 'costUsd'>;
+  /** Launch at most this many episodes in this run; the sweep also stops launching when Temporal suggests continueAsNew. */
+  maxEpisodes?: number;
 }
 
-export interface SweepResult {
+export interface SweepResult extends SweepCarry {
   episodes: EpisodeCounts;
-  malformed: string[];
-  costUsd: number;
+  /** True when the sweep stopped launching early (episodes remain): the caller continues as new. */
+  unfinished: boolean;
 }
 
 const FLUSH_EVERY = 50;
@@ -42,9 +55,11 @@ const FLUSH_EVERY = 50;
  */
 export async function sweep(options: SweepOptions): Promise<SweepResult> {
   const { planner, progress, settings } = options;
-  const malformed = new Set<string>();
+  const malformed = new Set<string>(options.carried?.malformed ?? []);
   const buffer: StoredRow[] = [];
-  let costUsd = 0;
+  let costUsd = options.carried?.costUsd ?? 0;
+  let launched = 0;
+  let stoppedEarly = false;
   let flushing: Promise<unknown> = Promise.resolve();
   const flush = () => {
     const rows = buffer.splice(0, buffer.length);
@@ -53,8 +68,13 @@ export async function sweep(options: SweepOptions): Promise<SweepResult> {
   };
 
   await slidingWindow(options.window, () => {
+    if ((options.maxEpisodes !== undefined && launched >= options.maxEpisodes) || workflowInfo().continueAsNewSuggested) {
+      stoppedEarly = true;
+      return undefined;
+    }
     const picked = planner.next();
     if (!picked) return undefined;
+    launched += 1;
     const { task, trial } = picked;
     const episodeId = `${options.resultSet}/${task.taskId}/t${trial}`;
     progress.planned += 1;
@@ -82,5 +102,5 @@ export async function sweep(options: SweepOptions): Promise<SweepResult> {
     };
   });
   await flush();
-  return { episodes: { done: progress.done, infraFailed: progress.infraFailed }, malformed: [...malformed].sort(), costUsd };
+  return { episodes: { done: progress.done, infraFailed: progress.infraFailed }, progress, malformed: [...malformed].sort(), costUsd, unfinished: stoppedEarly && planner.hasMore() };
 }

@@ -45,7 +45,8 @@ async function waitFor<T>(what: string, read: () => Promise<T>, ok: (value: T) =
 }
 
 test('a mini campaign runs probe, select, base evaluation, 3 GRPO steps with continueAsNew after each, and a final evaluation', async () => {
-  const config = p.campaignConfig({ steps: 3, continueAsNewEverySteps: 1, seed: 7 });
+  // episodesPerChildRun 5: the probe and the evaluations also renew their histories (continueAsNew) as they go.
+  const config = p.campaignConfig({ steps: 3, continueAsNewEverySteps: 1, episodesPerChildRun: 5, seed: 7 });
   const id = config.campaignId;
   const handle = await p.client.workflow.start(campaign, { taskQueue: p.queues.control, workflowId: id, args: [{ config }] });
   const phases = new Set<string>();
@@ -93,6 +94,13 @@ test('a mini campaign runs probe, select, base evaluation, 3 GRPO steps with con
   const probeRows = await p.rows(`${id}/probe`);
   assert.ok(probeRows.length >= 6 * 4 && probeRows.length <= 6 * 8, `${probeRows.length} probe rows`);
   assert.equal((await p.rows(`${id}/eval-step-0`)).length, 3 * 2);
+  for (const child of ['probe', 'eval-step-0']) {
+    const history = await p.client.workflow.getHandle(`${id}/${child}`).fetchHistory();
+    assert.ok(history.events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId, `${child}'s last run continued an earlier one`);
+  }
+  const probeResult = (await p.client.workflow.getHandle(`${id}/probe`).result()) as { episodes: { done: number }; tasks: number };
+  assert.equal(probeResult.episodes.done, probeRows.length, 'counts carried across the probe\'s runs');
+  assert.equal(probeResult.tasks, 6);
   assert.equal((await p.rows(`${id}/eval-step-3`)).length, 3 * 2);
   assert.equal(state.episodes.done, probeRows.length + 12 + (await p.rows(`${id}/step-1`)).length + (await p.rows(`${id}/step-2`)).length + (await p.rows(`${id}/step-3`)).length);
 
@@ -122,9 +130,8 @@ test('a mini campaign runs probe, select, base evaluation, 3 GRPO steps with con
 test('pause holds the campaign before its next phase; status, setMaxSteps (validated) and resume behave as documented', async () => {
   const config = p.campaignConfig({ steps: 50, seed: 3 });
   const id = config.campaignId;
-  const handle = await p.client.workflow.start(campaign, { taskQueue: p.queues.control, workflowId: id, args: [{ config }] });
-  await handle.signal(pauseSignal);
-  // The signal lands before the probe starts, so the campaign holds there.
+  // Started with the pause signal in the same request: it is handled before the probe could start.
+  const handle = await p.client.workflow.signalWithStart(campaign, { taskQueue: p.queues.control, workflowId: id, args: [{ config }], signal: pauseSignal, signalArgs: [] });
   const paused = await waitFor('the pause to hold', () => handle.query(statusQuery), (s: CampaignStatus) => s.paused && s.currentChild === null);
   assert.equal(paused.phase, 'probe');
   assert.equal(paused.maxSteps, 50);

@@ -17,13 +17,23 @@ try {
   const written: string[] = [];
 
   // A campaign whose history is renewed after each step (continueAsNew) and whose step 2 meets an outage.
-  const mini = p.campaignConfig({ campaignId: 'replay-mini', steps: 2, continueAsNewEverySteps: 1, seed: 4 });
+  const mini = p.campaignConfig({ campaignId: 'replay-mini', steps: 2, continueAsNewEverySteps: 1, episodesPerChildRun: 12, seed: 4 });
   outages.set('replay-mini/step-2/g0-t0', 1);
   const handle = await p.client.workflow.start(campaign, { taskQueue: p.queues.control, workflowId: mini.campaignId, args: [{ config: mini }] });
   await handle.result();
   written.push(await saveHistory(p.client, 'campaign-first-run', mini.campaignId, handle.firstExecutionRunId));
   written.push(await saveHistory(p.client, 'campaign-last-run', mini.campaignId));
   for (const child of ['probe', 'eval-step-0', 'step-1', 'step-2', 'eval-step-2']) written.push(await saveHistory(p.client, `campaign-${child}`, `${mini.campaignId}/${child}`));
+  // The probe renewed its history every 12 episodes: follow its chain of runs back to the first one.
+  let firstProbeRun: string | undefined;
+  for (let runId: string | undefined; ; ) {
+    const history = await p.client.workflow.getHandle(`${mini.campaignId}/probe`, runId).fetchHistory();
+    const previous = history.events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId;
+    if (!previous) break;
+    firstProbeRun = runId = previous;
+  }
+  if (!firstProbeRun) throw new Error('the probe did not continue as new');
+  written.push(await saveHistory(p.client, 'campaign-probe-first-run', `${mini.campaignId}/probe`, firstProbeRun));
 
   // A GRPO step with a zero-variance group (replaced) and an episode that outlasts its retries (group refilled).
   const step = p.campaignConfig({ campaignId: 'replay-step', groupsPerStep: 3, rolloutsPerGroup: 4, maxReplacementRounds: 4, seed: 9 });
