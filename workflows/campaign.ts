@@ -66,6 +66,25 @@ export function initialState(config: CampaignConfig): CampaignState {
   };
 }
 
+/** What the status query answers (and what `campaign status` shows for a finished campaign, from its result). */
+export function statusOf(campaignId: string, state: CampaignState, currentChild: string | null): CampaignStatus {
+  return {
+    campaignId,
+    phase: state.phase,
+    step: state.step,
+    maxSteps: state.maxSteps,
+    poolSize: state.pool ? state.pool.length : null,
+    episodes: state.episodes,
+    lastMetrics: state.lastMetrics,
+    paused: state.paused,
+    stopAfterStep: state.stopAfterStep,
+    failedStep: state.failedStep,
+    currentChild,
+    run: state.runs,
+    costUsd: state.costUsd,
+  };
+}
+
 /**
  * A training campaign: probe -> select -> evaluate the base policy -> GRPO steps (child workflows
  * "<campaignId>/step-<n>") with an evaluation every E steps and after the last -> done. Pause, resume and stop are
@@ -89,21 +108,7 @@ export async function campaign(input: CampaignInput): Promise<CampaignResult> {
   setHandler(stopAfterStepSignal, (step?: number) => {
     state.stopAfterStep = Math.max(step ?? 0, stepsStarted());
   });
-  setHandler(statusQuery, (): CampaignStatus => ({
-    campaignId: id,
-    phase: state.phase,
-    step: state.step,
-    maxSteps: state.maxSteps,
-    poolSize: state.pool ? state.pool.length : null,
-    episodes: state.episodes,
-    lastMetrics: state.lastMetrics,
-    paused: state.paused,
-    stopAfterStep: state.stopAfterStep,
-    failedStep: state.failedStep,
-    currentChild,
-    run: state.runs,
-    costUsd: state.costUsd,
-  }));
+  setHandler(statusQuery, () => statusOf(id, state, currentChild));
   setHandler(stateQuery, () => state);
   setHandler(
     setMaxStepsUpdate,

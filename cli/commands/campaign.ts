@@ -1,11 +1,11 @@
-import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { loadConfig, type LoadedConfig } from '../../infra/config.js';
 import { UserError } from '../../infra/errors.js';
 import { readJsonConfig } from '../../infra/json-config.js';
 import { workflowUrl } from '../../infra/stack/temporal.js';
 import { connectClient } from '../../infra/temporal-client.js';
 import { CampaignConfig, type CampaignStatus, type ChildProgress } from '../../schemas/campaign.js';
-import { campaign } from '../../workflows/campaign.js';
+import { campaign, statusOf, type CampaignResult } from '../../workflows/campaign.js';
 import { pauseSignal, progressQuery, replayStepUpdate, resumeSignal, setMaxStepsUpdate, statusQuery, stopAfterStepSignal } from '../../workflows/definitions.js';
 import { CampaignIdKey, StepKey } from '../../workflows/searchAttributes.js';
 import { parse, printJson, type Command } from '../command.js';
@@ -29,6 +29,9 @@ async function withClient<T>(config: LoadedConfig, run: (client: Client) => Prom
   const client = await connectClient(config);
   try {
     return await run(client);
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) throw new UserError(`finalstate campaign: no campaign ${JSON.stringify(err.workflowId)} in namespace ${config.temporal.namespace}`);
+    throw err;
   } finally {
     await client.connection.close();
   }
@@ -39,9 +42,13 @@ function requireArgs(positionals: string[], names: string[], sub: string): strin
   return positionals;
 }
 
-/** Status plus the live progress of the running child, if any. */
+/** Status plus the live progress of the running child, if any; a finished campaign's status comes from its result. */
 export async function campaignStatus(client: Client, id: string): Promise<CampaignStatus & { child: ChildProgress | null }> {
-  const status = await client.workflow.getHandle(id).query(statusQuery);
+  const handle = client.workflow.getHandle(id);
+  const { status: execution } = await handle.describe();
+  if (execution.name === 'COMPLETED') return { ...statusOf(id, ((await handle.result()) as CampaignResult).state, null), child: null };
+  if (execution.name !== 'RUNNING') throw new UserError(`finalstate campaign status: campaign ${id} is ${execution.name.toLowerCase()} (see its history in the Temporal UI)`);
+  const status = await handle.query(statusQuery);
   let child: ChildProgress | null = null;
   if (status.currentChild) child = await client.workflow.getHandle(status.currentChild).query(progressQuery).catch(() => null);
   return { ...status, child };

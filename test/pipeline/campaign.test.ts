@@ -202,6 +202,12 @@ test('CLI: start from a config file, a failed step waits for replay-step, which 
   assert.equal(state.replays, 1);
   assert.equal((await p.client.workflow.getHandle(`${id}/step-1-replay-1`).describe()).status.name, 'COMPLETED');
 
+  const finished = JSON.parse((await runCliAsync(['campaign', 'status', id, '--json'])).stdout) as CampaignStatus;
+  assert.equal(finished.phase, 'done', 'a finished campaign\'s status comes from its result');
+  const unknown = await runCliAsync(['campaign', 'status', `${id}-nope`]);
+  assert.equal(unknown.status, 2);
+  assert.match(unknown.stderr, /no campaign ".*-nope"/);
+
   const report = await runCliAsync(['report', id, '--out', dir, '--json']);
   assert.equal(report.status, 0, report.stderr);
   const written = JSON.parse(report.stdout) as { html: string; markdown: string };
