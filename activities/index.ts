@@ -1,13 +1,29 @@
 import type pg from 'pg';
+import type { ArtifactStore } from '../infra/artifacts.js';
+import { createMetricsActivities } from './metrics.js';
+import { createResultActivities } from './results.js';
+import { createSelectionActivities } from './selection.js';
 import { createSmokeActivities } from './smoke.js';
+import { createTaskActivities, type TaskCatalog } from './tasks.js';
+import { createTrainingActivities } from './training.js';
 
 export interface ActivityDeps {
   pool: pg.Pool;
+  artifacts: ArtifactStore;
+  catalog: TaskCatalog;
+  fetchImpl?: typeof fetch;
 }
 
-/** All activities of the control worker, built from their dependencies. */
+/** All light activities of the control worker, built from their dependencies (episodes run on workers/episodes.ts). */
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createSmokeActivities(deps),
+    ...createTaskActivities(deps),
+    ...createResultActivities(deps),
+    ...createSelectionActivities(deps),
+    ...createMetricsActivities(deps),
+    ...createTrainingActivities(deps),
   };
 }
+
+export type ControlActivities = ReturnType<typeof createActivities>;

@@ -41,6 +41,12 @@ export const StackConfig = z
       })
       .strict()
       .default({ control: 'finalstate-control', episodes: 'finalstate-episodes', gpu: 'gpu' }),
+    workers: z
+      .object({
+        episodeConcurrency: z.number().int().min(1).max(1024).default(8).describe('Episodes one episode worker runs at once.'),
+      })
+      .strict()
+      .default({ episodeConcurrency: 8 }),
   })
   .strict();
 
@@ -65,4 +71,5 @@ export const ENV_OVERRIDES: ReadonlyArray<{ env: string; path: string; type: 'st
   { env: 'FINALSTATE_PG_PASSWORD', path: 'postgres.password', type: 'string' },
   { env: 'FINALSTATE_PG_DATABASE', path: 'postgres.database', type: 'string' },
   { env: 'FINALSTATE_VENV', path: 'python.venv', type: 'string' },
+  { env: 'FINALSTATE_EPISODE_CONCURRENCY', path: 'workers.episodeConcurrency', type: 'number' },
 ];

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { CampaignConfig, CampaignStatus, EvaluationConfig } from './campaign.js';
 import { StackConfig } from './config.js';
 import { TableGrading } from './domain.js';
 import { EpisodeOutcome, EpisodeRecord, EpisodeRequest } from './episode.js';
@@ -28,4 +29,7 @@ export const exportedSchemas: Record<string, z.ZodType> = {
   PolicyUpdateResult,
   SftDemonstration,
   GradeReport,
+  CampaignConfig,
+  EvaluationConfig,
+  CampaignStatus,
 };

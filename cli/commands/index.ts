@@ -1,11 +1,14 @@
 import type { Command } from '../command.js';
+import { campaignCommand } from './campaign.js';
 import { compareCommand } from './compare.js';
 import { demoCommand } from './demo.js';
 import { devCommand } from './dev.js';
+import { evalCommand } from './eval.js';
 import { metricsCommand } from './metrics.js';
 import { runCommand } from './run.js';
+import { reportCommand } from './report.js';
 import { selectCommand } from './select.js';
 import { tasksCommand } from './tasks.js';
 
 /** Every `finalstate` subcommand; a new command is a file in this folder plus one line here. */
-export const commands: Command[] = [devCommand, demoCommand, tasksCommand, runCommand, metricsCommand, compareCommand, selectCommand];
+export const commands: Command[] = [devCommand, demoCommand, tasksCommand, runCommand, campaignCommand, evalCommand, reportCommand, metricsCommand, compareCommand, selectCommand];

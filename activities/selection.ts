@@ -1,0 +1,39 @@
+import type pg from 'pg';
+import type { ArtifactStore } from '../infra/artifacts.js';
+import { UserError } from '../infra/errors.js';
+import type { SelectionConfig } from '../schemas/campaign.js';
+import { groupByTask } from '../stats/resultSet.js';
+import { selectPool } from '../stats/selection.js';
+import { failFastOnUserError } from './failures.js';
+import { readResultSet } from './results.js';
+
+export interface FreezePoolInput {
+  campaignId: string;
+  probeResultSet: string;
+  selection: SelectionConfig;
+}
+
+export interface FreezePoolResult {
+  poolUri: string;
+  pool: string[];
+  probed: number;
+}
+
+/** Select: the probe's rows -> Jeffreys difficulty per task -> the frozen pool, written to the artifact store. */
+export function createSelectionActivities({ pool, artifacts }: { pool: pg.Pool; artifacts: ArtifactStore }) {
+  return {
+    async freezePool(input: FreezePoolInput): Promise<FreezePoolResult> {
+      return failFastOnUserError(async () => {
+        const rows = await readResultSet(pool, input.probeResultSet);
+        if (rows.length === 0) throw new UserError(`select: probe result set ${input.probeResultSet} has no rows`);
+        const frozen = selectPool(groupByTask(rows, input.probeResultSet), input.selection);
+        if (frozen.pool.length === 0) {
+          const reasons = frozen.records.reduce<Record<string, number>>((acc, r) => ({ ...acc, [r.reason]: (acc[r.reason] ?? 0) + 1 }), {});
+          throw new UserError(`select: no probed task falls in the kept bins ${frozen.keep.join(',')} (reasons: ${JSON.stringify(reasons)}); widen selection.keep or probe more tasks`);
+        }
+        const poolUri = await artifacts.put(`${input.campaignId}/pool.json`, `${JSON.stringify(frozen, null, 2)}\n`);
+        return { poolUri, pool: frozen.pool, probed: frozen.records.length };
+      });
+    },
+  };
+}

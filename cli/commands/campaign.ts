@@ -1,0 +1,158 @@
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { loadConfig, type LoadedConfig } from '../../infra/config.js';
+import { UserError } from '../../infra/errors.js';
+import { readJsonConfig } from '../../infra/json-config.js';
+import { workflowUrl } from '../../infra/stack/temporal.js';
+import { connectClient } from '../../infra/temporal-client.js';
+import { CampaignConfig, type CampaignStatus, type ChildProgress } from '../../schemas/campaign.js';
+import { campaign, statusOf, type CampaignResult } from '../../workflows/campaign.js';
+import { pauseSignal, progressQuery, replayStepUpdate, resumeSignal, setMaxStepsUpdate, statusQuery, stopAfterStepSignal } from '../../workflows/definitions.js';
+import { CampaignIdKey, StepKey } from '../../workflows/searchAttributes.js';
+import { parse, printJson, type Command } from '../command.js';
+import { integerOption } from '../numberOption.js';
+import { progressBar } from '../progress.js';
+
+const usage = `finalstate campaign <subcommand> [--json]
+
+  start CONFIG             start the campaign of a config file (schemas/campaign.ts CampaignConfig); prints its
+                           workflow id and Temporal UI link. Starting a campaign that is running reports it instead.
+  status ID [--watch]      phase, step, pool size, episode counts and the running child's progress, from the status query
+  pause ID                 finish the phase or step in progress, then wait
+  resume ID                continue a paused campaign
+  stop ID [--after N]      stop after the step in progress (or after step N), evaluate, and end
+  set-max-steps ID N       change the number of steps of a running campaign
+  replay-step ID N         re-run failed step N as a new child workflow
+
+Workers must be running: node dist/workers/control.js and an episode worker (workers/episodes.ts).`;
+
+async function withClient<T>(config: LoadedConfig, run: (client: Client) => Promise<T>): Promise<T> {
+  const client = await connectClient(config);
+  try {
+    return await run(client);
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) throw new UserError(`finalstate campaign: no campaign ${JSON.stringify(err.workflowId)} in namespace ${config.temporal.namespace}`);
+    throw err;
+  } finally {
+    await client.connection.close();
+  }
+}
+
+function requireArgs(positionals: string[], names: string[], sub: string): string[] {
+  if (positionals.length !== names.length) throw new UserError(`finalstate campaign ${sub}: expected ${names.join(' ')}, got ${positionals.length} argument(s)\n\n${usage}`);
+  return positionals;
+}
+
+/** Status plus the live progress of the running child, if any; a finished campaign's status comes from its result. */
+export async function campaignStatus(client: Client, id: string): Promise<CampaignStatus & { child: ChildProgress | null }> {
+  const handle = client.workflow.getHandle(id);
+  const { status: execution } = await handle.describe();
+  if (execution.name === 'COMPLETED') return { ...statusOf(id, ((await handle.result()) as CampaignResult).state, null), child: null };
+  if (execution.name !== 'RUNNING') throw new UserError(`finalstate campaign status: campaign ${id} is ${execution.name.toLowerCase()} (see its history in the Temporal UI)`);
+  const status = await handle.query(statusQuery);
+  let child: ChildProgress | null = null;
+  if (status.currentChild) child = await client.workflow.getHandle(status.currentChild).query(progressQuery).catch(() => null);
+  return { ...status, child };
+}
+
+function renderStatus(s: CampaignStatus & { child: ChildProgress | null }, config: LoadedConfig): string {
+  const lines = [
+    `campaign ${s.campaignId}  phase ${s.phase}${s.paused ? ' (paused)' : ''}  run ${s.run}`,
+    `  steps     ${progressBar(s.step, s.maxSteps)}`,
+    `  pool      ${s.poolSize ?? '(not selected yet)'} tasks`,
+    `  episodes  ${s.episodes.done} done, ${s.episodes.infraFailed} without outcome (infrastructure), $${s.costUsd.toFixed(4)}`,
+  ];
+  if (s.child && s.currentChild) lines.push(`  ${s.child.kind.padEnd(9)} ${progressBar(s.child.done, s.child.planned)}  ${s.child.inFlight} in flight  (${workflowUrl(config, s.currentChild)})`);
+  if (s.lastMetrics) lines.push(`  last eval ${Object.entries(s.lastMetrics).map(([k, v]) => `${k} ${Number.isInteger(v) ? v : v.toFixed(3)}`).join('  ')}`);
+  if (s.failedStep) lines.push(`  step ${s.failedStep.step} FAILED: ${s.failedStep.message}\n  re-run it with: finalstate campaign replay-step ${s.campaignId} ${s.failedStep.step}`);
+  if (s.stopAfterStep !== null) lines.push(`  stopping after step ${s.stopAfterStep}`);
+  return lines.join('\n');
+}
+
+export const campaignCommand: Command = {
+  name: 'campaign',
+  summary: 'start, watch and steer a training campaign (start, status, pause, resume, stop, replay-step)',
+  usage,
+  async run(argv) {
+    const { values, positionals } = parse('campaign', argv, { watch: { type: 'boolean', default: false }, after: { type: 'string' } });
+    const [sub, ...rest] = positionals;
+    if (values.help || !sub) {
+      console.log(usage);
+      return sub || values.help ? 0 : 2;
+    }
+    const config = loadConfig();
+    switch (sub) {
+      case 'start': {
+        const [file] = requireArgs(rest, ['CONFIG'], sub);
+        const parsed = readJsonConfig(file!, CampaignConfig, 'campaign config');
+        const id = parsed.campaignId;
+        const input = { config: { ...parsed, taskQueues: parsed.taskQueues ?? config.taskQueues } };
+        const url = workflowUrl(config, id);
+        const started = await withClient(config, async (client) => {
+          try {
+            await client.workflow.start(campaign, {
+              taskQueue: input.config.taskQueues.control,
+              workflowId: id,
+              args: [input],
+              typedSearchAttributes: [{ key: CampaignIdKey, value: id }, { key: StepKey, value: 0 }],
+            });
+            return true;
+          } catch (err) {
+            if (err instanceof WorkflowExecutionAlreadyStartedError) return false;
+            throw err;
+          }
+        });
+        if (values.json) printJson({ workflowId: id, url, started });
+        else console.log(`${started ? 'started' : 'already running'}: campaign ${id}\n  ${url}`);
+        return 0;
+      }
+      case 'status': {
+        const [id] = requireArgs(rest, ['ID'], sub);
+        return withClient(config, async (client) => {
+          for (;;) {
+            const status = await campaignStatus(client, id!);
+            if (values.json) printJson(status);
+            else console.log(renderStatus(status, config));
+            if (!values.watch || status.phase === 'done' || status.phase === 'stopped') return 0;
+            await new Promise((resolve) => setTimeout(resolve, 2000));
+            if (!values.json) process.stdout.write('\n');
+          }
+        });
+      }
+      case 'pause':
+      case 'resume':
+      case 'stop': {
+        const [id] = requireArgs(rest, ['ID'], sub);
+        const after = integerOption(values.after, 'after', 'campaign stop', 0);
+        await withClient(config, async (client) => {
+          const handle = client.workflow.getHandle(id!);
+          if (sub === 'pause') await handle.signal(pauseSignal);
+          else if (sub === 'resume') await handle.signal(resumeSignal);
+          else await handle.signal(stopAfterStepSignal, after);
+        });
+        if (values.json) printJson({ workflowId: id, signal: sub === 'stop' ? 'stopAfterStep' : sub });
+        else console.log(`${sub} sent to campaign ${id}`);
+        return 0;
+      }
+      case 'set-max-steps':
+      case 'replay-step': {
+        const [id, n] = requireArgs(rest, ['ID', 'N'], sub);
+        const value = integerOption(n, 'N', `campaign ${sub}`, 1)!;
+        const result = await withClient(config, async (client) => {
+          const handle = client.workflow.getHandle(id!);
+          try {
+            return sub === 'set-max-steps' ? await handle.executeUpdate(setMaxStepsUpdate, { args: [value] }) : await handle.executeUpdate(replayStepUpdate, { args: [value] });
+          } catch (err) {
+            // A rejected update names the reason (validator message) in its cause.
+            const reason = (err as { cause?: Error }).cause?.message ?? (err as Error).message;
+            throw new UserError(`finalstate campaign ${sub} ${id} ${value}: rejected: ${reason}`);
+          }
+        });
+        if (values.json) printJson(sub === 'set-max-steps' ? { workflowId: id, maxSteps: value, previous: result } : { workflowId: id, step: value, childWorkflowId: result });
+        else console.log(sub === 'set-max-steps' ? `campaign ${id}: max steps ${result} -> ${value}` : `campaign ${id}: step ${value} re-runs as ${result}\n  ${workflowUrl(config, String(result))}`);
+        return 0;
+      }
+      default:
+        throw new UserError(`finalstate campaign: unknown subcommand ${JSON.stringify(sub)}\n\n${usage}`);
+    }
+  },
+};

@@ -1,0 +1,77 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import pg from 'pg';
+import { readResultSet } from '../../activities/results.js';
+import { localPathOf } from '../../infra/artifacts.js';
+import { loadConfig } from '../../infra/config.js';
+import { UserError } from '../../infra/errors.js';
+import { connectionConfig } from '../../infra/stack/postgres.js';
+import { connectClient } from '../../infra/temporal-client.js';
+import type { CampaignState } from '../../schemas/campaign.js';
+import { FrozenPool } from '../../schemas/results.js';
+import { writeReport } from '../../stats/report/index.js';
+import type { CampaignResult } from '../../workflows/campaign.js';
+import { stateQuery } from '../../workflows/definitions.js';
+import { parse, printJson, type Command } from '../command.js';
+
+const usage = `finalstate report ID [--out DIR] [--json]
+
+  Write the HTML report of campaign ID (and its Markdown twin): base against the latest evaluated policy, training
+  curves from the step summaries, the pool's difficulty histogram. Default DIR: <dataDir>/reports/<ID>.`;
+
+/** A finished campaign's state is its result; a running one answers the state query. */
+async function campaignState(id: string): Promise<CampaignState> {
+  const client = await connectClient(loadConfig());
+  try {
+    const handle = client.workflow.getHandle(id);
+    const description = await handle.describe().catch((err: Error) => {
+      throw new UserError(`finalstate report: no campaign ${JSON.stringify(id)} (${err.message})`);
+    });
+    if (description.status.name === 'COMPLETED') return ((await handle.result()) as CampaignResult).state;
+    return await handle.query(stateQuery);
+  } finally {
+    await client.connection.close();
+  }
+}
+
+export const reportCommand: Command = {
+  name: 'report',
+  summary: 'write the HTML report of a campaign',
+  usage,
+  async run(argv) {
+    const { values, positionals } = parse('report', argv, { out: { type: 'string' } });
+    if (values.help) {
+      console.log(usage);
+      return 0;
+    }
+    if (positionals.length !== 1) throw new UserError(`finalstate report: expected one campaign ID, got ${positionals.length}\n\n${usage}`);
+    const id = positionals[0]!;
+    const config = loadConfig();
+    const state = await campaignState(id);
+    const base = state.evalResultSets.find((e) => e.step === 0);
+    const trained = [...state.evalResultSets].sort((a, b) => b.step - a.step)[0];
+    if (!base || !trained || trained.step === 0) throw new UserError(`finalstate report: campaign ${id} has no evaluation of a trained policy yet (evaluated steps: ${state.evalResultSets.map((e) => e.step).join(', ') || 'none'})`);
+    const pool = new pg.Pool({ ...connectionConfig(config), max: 1 });
+    try {
+      const frozen = state.poolUri ? FrozenPool.parse(JSON.parse(fs.readFileSync(localPathOf(state.poolUri), 'utf8'))) : undefined;
+      const outDir = values.out ?? path.join(config.dataPath, 'reports', id);
+      const written = writeReport(
+        {
+          title: `Campaign ${id}`,
+          base: await readResultSet(pool, base.resultSet),
+          trained: await readResultSet(pool, trained.resultSet),
+          steps: state.steps,
+          evalPoints: state.evalPoints,
+          pool: frozen?.records ?? [],
+          ...(frozen ? { edges: frozen.edges } : {}),
+        },
+        outDir,
+      );
+      if (values.json) printJson({ campaignId: id, html: written.html, markdown: written.markdown, charts: written.charts });
+      else console.log(`report: ${written.html}\n  markdown: ${written.markdown}`);
+      return 0;
+    } finally {
+      await pool.end();
+    }
+  },
+};

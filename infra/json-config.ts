@@ -1,0 +1,19 @@
+import fs from 'node:fs';
+import type { z } from 'zod';
+import { UserError } from './errors.js';
+
+/** Read a JSON config file and validate it; every problem is reported with the file and the field path. */
+export function readJsonConfig<S extends z.ZodType>(file: string, schema: S, what: string): z.infer<S> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new UserError(`${what} ${file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'file does not exist' : `not valid JSON: ${(err as Error).message}`}`);
+  }
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+    throw new UserError(`${what} ${file}: invalid\n${lines.join('\n')}`);
+  }
+  return parsed.data;
+}

@@ -1,0 +1,207 @@
+import { z } from 'zod';
+import { LossConfig, OptimizerConfig } from './training.js';
+import { JudgeConfig, UserSimulatorConfig } from './clients.js';
+import { EpisodeLimits, PolicyRef } from './episode.js';
+import { DEFAULT_EDGES } from '../stats/bins.js';
+import { BinEdges, EvalPoint, StepSummary } from './results.js';
+
+const Count = z.number().int().nonnegative();
+const Positive = z.number().int().positive();
+const Duration = z.string().regex(/^\d+(\.\d+)?\s*(ms|s|m|h|d)$/, 'a duration such as "30s", "10m" or "2h"');
+
+/** One task set a campaign reads: a task-set JSONL file (with its manifest beside it) and the split to use. */
+export const TaskSource = z
+  .object({
+    taskSet: z.string().min(1).describe('Path of the task-set JSONL file (relative to the working directory) or a file:// URI.'),
+    split: z.enum(['train', 'eval']),
+    profile: z.enum(['full', 'mini']).optional().describe('Keep only tasks of this profile.'),
+    limit: Positive.optional().describe('Keep only the first N tasks (by id), for small runs.'),
+  })
+  .strict();
+export type TaskSource = z.infer<typeof TaskSource>;
+
+export const ProbingConfig = z
+  .object({
+    n: Positive.default(10).describe('Probe episodes per candidate task when adaptive stopping is off (and the first batch size when on).'),
+    nMax: Positive.default(20).describe('Adaptive probing never runs more than this many episodes of one task.'),
+    adaptive: z.boolean().default(true).describe('Stop probing a task once one difficulty bin holds `threshold` of the posterior mass.'),
+    threshold: z.number().gt(0).max(1).default(0.9),
+    window: Positive.default(32).describe('Probe episodes in flight at most (sliding window).'),
+  })
+  .strict()
+  .refine((p) => p.nMax >= p.n, { message: 'nMax must be at least n', path: ['nMax'] });
+export type ProbingConfig = z.infer<typeof ProbingConfig>;
+
+/** The selection rule, with the options of stats/selection.ts `selectPool`. */
+export const SelectionConfig = z
+  .object({
+    edges: BinEdges.default([...DEFAULT_EDGES]).describe('Difficulty bin edges.'),
+    keep: z.array(Count).optional().describe('Bins to keep; default all but the first and last.'),
+    max: Positive.nullable().default(null).describe('Cap on the pool size (seeded, stratified by domain and tags).'),
+    seed: z.number().int().default(0),
+  })
+  .strict();
+export type SelectionConfig = z.infer<typeof SelectionConfig>;
+
+/**
+ * Optimiser and loss settings, passed through to the `policyUpdate` activity, which validates them against
+ * PolicyUpdateInput (schemas/training.ts) and fills its defaults there.
+ */
+export const UpdateConfig = z
+  .object({
+    baseModel: z.string().min(1).describe('Hugging Face checkpoint directory the first update starts from.'),
+    checkpointDir: z.string().min(1).optional().describe('Where checkpoints go; default <artifacts>/<campaignId>/checkpoints.'),
+    optimizer: OptimizerConfig.prefault({}),
+    loss: LossConfig.prefault({}),
+    microBatchSize: Positive.default(8),
+    timeout: Duration.default('2h').describe('Start-to-close timeout of one policy update.'),
+  })
+  .strict();
+export type UpdateConfig = z.infer<typeof UpdateConfig>;
+
+export const EpisodeRetryConfig = z
+  .object({
+    maxAttempts: Positive.default(3).describe('Attempts of one episode activity before its group is refilled.'),
+    initialInterval: Duration.default('1s'),
+    backoffCoefficient: z.number().min(1).default(2),
+    maximumInterval: Duration.default('30s'),
+    startToCloseTimeout: Duration.default('15m'),
+    heartbeatTimeout: Duration.default('2m').describe('An episode heartbeats once per turn; a silent worker is presumed dead after this.'),
+  })
+  .strict();
+export type EpisodeRetryConfig = z.infer<typeof EpisodeRetryConfig>;
+
+export const CampaignConfig = z
+  .object({
+    campaignId: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'campaign ids are letters, digits and . _ -'),
+    policy: PolicyRef.describe('The base policy (a served model, or the oracle for pipeline checks).'),
+    policyServers: z.array(z.url()).default([]).describe('Policy servers that load each new checkpoint (POST /admin/reload); default the policy client\'s baseUrl.'),
+    user: UserSimulatorConfig.default({ kind: 'scripted' }),
+    judge: JudgeConfig.optional(),
+    limits: EpisodeLimits.prefault({}),
+    tasks: z.object({ train: TaskSource, eval: TaskSource }).strict(),
+    probing: ProbingConfig.prefault({}),
+    selection: SelectionConfig.prefault({}),
+    steps: Positive.describe('GRPO steps to run (changeable while running with the setMaxSteps update).'),
+    groupsPerStep: Positive.default(18),
+    rolloutsPerGroup: z.number().int().min(2).default(8),
+    maxReplacementRounds: Count.default(3).describe('Rounds in which zero-variance or failed groups are replaced by fresh tasks.'),
+    allowPartialUpdate: z.boolean().default(false).describe('Update on fewer informative groups than groupsPerStep instead of failing the step.'),
+    minInformativeGroups: Positive.optional().describe('With allowPartialUpdate: the fewest informative groups an update may use (default 1).'),
+    update: UpdateConfig,
+    evaluation: z
+      .object({
+        everySteps: Positive.default(5).describe('Evaluate the trained policy every E steps (and always after the last one).'),
+        k: Positive.default(8).describe('Trials per eval task.'),
+        window: Positive.default(32).describe('Evaluation episodes in flight at most.'),
+      })
+      .strict()
+      .prefault({}),
+    episodes: EpisodeRetryConfig.prefault({}),
+    budgets: z
+      .object({
+        maxEpisodes: Positive.optional().describe('Stop (after the step in progress) once the campaign has run this many episodes.'),
+        maxCostUsd: z.number().positive().optional().describe('Stop (after the step in progress) once the episodes cost this much.'),
+      })
+      .strict()
+      .prefault({}),
+    continueAsNewEverySteps: Positive.default(10).describe('Start a fresh history every N steps (also when Temporal suggests it).'),
+    episodesPerChildRun: Positive.default(2000).describe('A probe or evaluation child starts a fresh history after this many episodes (also when Temporal suggests it).'),
+    seed: z.number().int().default(0).describe('Seed of task sampling and episode sampling.'),
+    taskQueues: z
+      .object({ control: z.string().min(1), episodes: z.string().min(1), gpu: z.string().min(1) })
+      .strict()
+      .optional()
+      .describe('Default: the stack config\'s task queues.'),
+  })
+  .strict();
+export type CampaignConfig = z.infer<typeof CampaignConfig>;
+export type CampaignConfigInput = z.input<typeof CampaignConfig>;
+
+export const CampaignPhase = z.enum(['probe', 'select', 'base-eval', 'train', 'eval', 'step-failed', 'done', 'stopped']);
+export type CampaignPhase = z.infer<typeof CampaignPhase>;
+
+/** Where the next GRPO step draws its tasks: epoch e is the pool shuffled with a seed derived from e. */
+export const SamplerState = z.object({ epoch: Count, cursor: Count }).strict();
+export type SamplerState = z.infer<typeof SamplerState>;
+
+/** Counts of episodes the campaign has run; infraFailed are attempts whose group was refilled or row excluded. */
+export const EpisodeCounts = z.object({ done: Count, infraFailed: Count }).strict();
+export type EpisodeCounts = z.infer<typeof EpisodeCounts>;
+
+/** Everything a campaign carries into a continued run (continueAsNew): small by construction. */
+export const CampaignState = z
+  .object({
+    phase: CampaignPhase,
+    step: Count.describe('The last completed step.'),
+    maxSteps: Positive,
+    probeResultSet: z.string().optional(),
+    pool: z.array(z.string()).optional().describe('Ids of the frozen pool\'s tasks.'),
+    poolUri: z.string().optional(),
+    sampler: SamplerState,
+    episodes: EpisodeCounts,
+    costUsd: z.number().nonnegative(),
+    steps: z.array(StepSummary).describe('One summary per completed step.'),
+    evalPoints: z.array(EvalPoint),
+    evalResultSets: z.array(z.object({ step: Count, resultSet: z.string() }).strict()),
+    lastMetrics: z.record(z.string(), z.number()).nullable(),
+    policyVersion: z.string().optional(),
+    checkpointUri: z.string().optional(),
+    paused: z.boolean(),
+    stopAfterStep: Count.nullable(),
+    failedStep: z.object({ step: Positive, message: z.string() }).strict().nullable(),
+    replays: Count.describe('Steps re-run after a failure (their child ids end in -replay-<n>).'),
+    runs: Positive.describe('1 + the number of continueAsNew so far.'),
+  })
+  .strict();
+export type CampaignState = z.infer<typeof CampaignState>;
+
+/** What the `status` query returns (and `finalstate campaign status --json` prints). */
+export const CampaignStatus = z
+  .object({
+    campaignId: z.string(),
+    phase: CampaignPhase,
+    step: Count,
+    maxSteps: Positive,
+    poolSize: Count.nullable(),
+    episodes: EpisodeCounts,
+    lastMetrics: z.record(z.string(), z.number()).nullable(),
+    paused: z.boolean(),
+    stopAfterStep: Count.nullable(),
+    failedStep: z.object({ step: Positive, message: z.string() }).strict().nullable(),
+    currentChild: z.string().nullable().describe('Workflow id of the child running now; its `progress` query has live counts.'),
+    run: Positive,
+    costUsd: z.number().nonnegative(),
+  })
+  .strict();
+export type CampaignStatus = z.infer<typeof CampaignStatus>;
+
+/** Live counts of a running child (probe, evaluation, grpoStep): its `progress` query. */
+export const ChildProgress = z
+  .object({
+    kind: z.enum(['probe', 'evaluation', 'grpoStep']),
+    planned: Count.describe('Episodes planned so far (grows with replacements and adaptive probing).'),
+    done: Count,
+    inFlight: Count,
+    infraFailed: Count,
+  })
+  .strict();
+export type ChildProgress = z.infer<typeof ChildProgress>;
+
+/** `finalstate eval CONFIG`: one policy on one split, k trials per task, outside any campaign. */
+export const EvaluationConfig = z
+  .object({
+    evaluationId: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'evaluation ids are letters, digits and . _ -'),
+    policy: PolicyRef,
+    user: UserSimulatorConfig.default({ kind: 'scripted' }),
+    judge: JudgeConfig.optional(),
+    limits: EpisodeLimits.prefault({}),
+    tasks: TaskSource,
+    k: Positive.default(8),
+    window: Positive.default(32),
+    episodes: EpisodeRetryConfig.prefault({}),
+    seed: z.number().int().default(0),
+    taskQueues: z.object({ control: z.string().min(1), episodes: z.string().min(1), gpu: z.string().min(1) }).strict().optional(),
+  })
+  .strict();
+export type EvaluationConfig = z.infer<typeof EvaluationConfig>;

@@ -1,0 +1,150 @@
+import { z } from 'zod';
+import { EpisodeCounts, EpisodeRetryConfig, SamplerState, TaskSource, UpdateConfig } from './campaign.js';
+import { JudgeConfig, UserSimulatorConfig } from './clients.js';
+import { EpisodeLimits, PolicyRef } from './episode.js';
+import { StepSummary } from './results.js';
+
+/**
+ * Payloads of the pipeline's workflows (workflows/*.ts import these as types only, so zod stays out of the
+ * workflow bundle). Every field is an id, a URI, a config or a small summary.
+ */
+
+const Count = z.number().int().nonnegative();
+
+/** What a workflow needs to know about a task to schedule it and to write an error row for it. */
+export const TaskInfo = z
+  .object({ taskId: z.string().min(1), domain: z.string().min(1), split: z.enum(['train', 'eval']), tags: z.array(z.string()) })
+  .strict();
+export type TaskInfo = z.infer<typeof TaskInfo>;
+
+export const TaskQueues = z.object({ control: z.string().min(1), episodes: z.string().min(1), gpu: z.string().min(1) }).strict();
+export type TaskQueues = z.infer<typeof TaskQueues>;
+
+/** Everything an episode request needs besides the task, and how its activity is retried. */
+export const EpisodeSettings = z
+  .object({
+    policy: PolicyRef,
+    user: UserSimulatorConfig,
+    judge: JudgeConfig.optional(),
+    limits: EpisodeLimits,
+    retry: EpisodeRetryConfig,
+    queues: TaskQueues,
+    seed: z.number().int(),
+  })
+  .strict();
+export type EpisodeSettings = z.infer<typeof EpisodeSettings>;
+
+export const ProbeInput = z
+  .object({
+    campaignId: z.string().min(1),
+    resultSet: z.string().min(1),
+    source: TaskSource,
+    n: z.number().int().positive(),
+    nMax: z.number().int().positive(),
+    adaptive: z.boolean(),
+    threshold: z.number().gt(0).max(1),
+    edges: z.array(z.number()),
+    window: z.number().int().positive(),
+    episodesPerRun: z.number().int().positive().optional().describe('Renew the history (continueAsNew) after this many episodes.'),
+    settings: EpisodeSettings,
+  })
+  .strict();
+export type ProbeInput = z.infer<typeof ProbeInput>;
+
+export const ProbeResult = z
+  .object({
+    resultSet: z.string(),
+    tasks: Count,
+    episodes: EpisodeCounts,
+    stoppedEarly: Count.describe('Tasks the adaptive rule stopped before nMax.'),
+    malformed: z.array(z.string()).describe('Tasks whose episode reported a malformed task; they have no rows.'),
+    costUsd: z.number().nonnegative(),
+  })
+  .strict();
+export type ProbeResult = z.infer<typeof ProbeResult>;
+
+export const EvaluationInput = z
+  .object({
+    campaignId: z.string().min(1),
+    resultSet: z.string().min(1),
+    step: Count.describe('Training step of the evaluated policy (0 = base).'),
+    source: TaskSource,
+    k: z.number().int().positive(),
+    window: z.number().int().positive(),
+    episodesPerRun: z.number().int().positive().optional().describe('Renew the history (continueAsNew) after this many episodes.'),
+    settings: EpisodeSettings,
+  })
+  .strict();
+export type EvaluationInput = z.infer<typeof EvaluationInput>;
+
+/** Headline metrics of one evaluation (the full report is at metricsUri). */
+export const EvaluationSummary = z
+  .object({
+    tasks: Count,
+    attempts: Count,
+    pass1: z.number(),
+    pass1Low: z.number(),
+    pass1High: z.number(),
+    passAtK: z.number(),
+    passedKK: Count,
+    excludedInfra: Count,
+  })
+  .strict();
+export type EvaluationSummary = z.infer<typeof EvaluationSummary>;
+
+export const EvaluationResult = z
+  .object({
+    resultSet: z.string(),
+    step: Count,
+    k: z.number().int().positive(),
+    episodes: EpisodeCounts,
+    malformed: z.array(z.string()),
+    metrics: EvaluationSummary,
+    metricsUri: z.string(),
+    costUsd: z.number().nonnegative(),
+  })
+  .strict();
+export type EvaluationResult = z.infer<typeof EvaluationResult>;
+
+export const GrpoStepInput = z
+  .object({
+    campaignId: z.string().min(1),
+    step: z.number().int().positive(),
+    taskSet: z.string().min(1),
+    pool: z.array(z.string().min(1)).min(1),
+    sampler: SamplerState,
+    groups: z.number().int().positive(),
+    rollouts: z.number().int().min(2),
+    maxReplacementRounds: Count,
+    allowPartialUpdate: z.boolean(),
+    minInformativeGroups: z.number().int().positive(),
+    update: UpdateConfig,
+    policyServers: z.array(z.string()),
+    settings: EpisodeSettings,
+  })
+  .strict();
+export type GrpoStepInput = z.infer<typeof GrpoStepInput>;
+
+export const PolicyUpdateMetricsSummary = z.record(z.string(), z.number());
+
+/** What a GRPO step returns: a StepSummary plus the counts and references the campaign carries on. */
+export const GrpoStepResult = z
+  .object({
+    summary: StepSummary,
+    rewards: z.array(z.array(z.union([z.literal(0), z.literal(1)]))).describe('Rewards of the groups the update used, in group order.'),
+    groupsUsed: Count,
+    zeroVarianceGroups: Count,
+    replacements: Count.describe('Groups replaced because their rewards were all equal (DAPO dynamic sampling).'),
+    refills: Count.describe('Groups discarded and refilled because an episode still failed after its retries.'),
+    malformed: z.array(z.string()),
+    episodes: EpisodeCounts,
+    updateMetrics: PolicyUpdateMetricsSummary,
+    batchUri: z.string(),
+    checkpointUri: z.string(),
+    policyVersion: z.string(),
+    sampler: SamplerState,
+    costUsd: z.number().nonnegative(),
+  })
+  .strict();
+export type GrpoStepResult = z.infer<typeof GrpoStepResult>;
+

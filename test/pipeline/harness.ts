@@ -1,0 +1,104 @@
+import fs from 'node:fs';
+import { writeTaskSet as writeEnvironmentTaskSet } from '../../environment/task-set.js';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import type { Client } from '@temporalio/client';
+import { LocalArtifactStore } from '../../infra/artifacts.js';
+import { loadConfig } from '../../infra/config.js';
+import { connectionConfig } from '../../infra/stack/postgres.js';
+import { connectClient } from '../../infra/temporal-client.js';
+import { CampaignConfig, type CampaignConfigInput } from '../../schemas/campaign.js';
+import type { TaskInfo } from '../../schemas/pipeline.js';
+import { startControlWorker, type RunningWorker } from '../../workers/control.js';
+import type { CampaignConfigWithQueues } from '../../workflows/inputs.js';
+import { startEpisodeWorker } from '../../workers/episodes.js';
+import { uniqueName } from '../helpers/index.js';
+import { sharedWorkflowBundle } from './bundle.js';
+import { startFakePolicyServer } from './fake-policy-server.js';
+import { SeededRandomEpisodeRunner, type SeededRandomRunnerOptions } from './seeded-random-runner.js';
+import { startStandInGpuWorker } from './stand-in-gpu-worker.js';
+
+// Activity failures of simulated outages are expected here; keep worker logs to errors.
+process.env.FINALSTATE_LOG_LEVEL ??= 'ERROR';
+
+export type TestTask = TaskInfo & { successRate: number };
+
+/** Write a task-set JSONL file (valid Task lines) for the given tasks. */
+/** A real task set (JSONL + manifest, written by the environment layer) of placeholder tasks the stand-in runner scores. */
+export function writeTaskSet(dir: string, tasks: readonly TestTask[]): string {
+  const inputs = tasks.map((t) => ({ id: t.taskId, domain: t.domain, split: t.split, profile: 'mini' as const, tags: t.tags, query: `do ${t.taskId}`, userContext: '', now: '2026-01-01T00:00:00Z', golden: [] }));
+  return writeEnvironmentTaskSet(dir, 'pipeline-test', '1', inputs).file;
+}
+
+export const task = (taskId: string, successRate: number, split: 'train' | 'eval' = 'train', domain = 'retail'): TestTask => ({ taskId, domain, split, tags: [], successRate });
+
+/**
+ * Everything a pipeline test runs on: the real Temporal dev server and PostgreSQL, a control worker (shared workflow
+ * bundle), one episode worker with the seeded random stand-in runner, the stand-in gpu worker and the fake policy
+ * server, all on unique task queues; a scratch artifact directory. `close` stops them and deletes the rows written.
+ */
+export async function startPipeline(tasks: readonly TestTask[], runnerOptions: Partial<SeededRandomRunnerOptions> = {}, episodeConcurrency = 8) {
+  const config = loadConfig();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'finalstate-pipeline-'));
+  const artifacts = new LocalArtifactStore(path.join(dir, 'artifacts'));
+  const taskSet = writeTaskSet(dir, tasks);
+  const queues = { control: uniqueName('pl-control'), episodes: uniqueName('pl-episodes'), gpu: uniqueName('pl-gpu') };
+  const runner = new SeededRandomEpisodeRunner({ tasks: new Map(tasks.map((t) => [t.taskId, t])), artifacts, ...runnerOptions });
+  const workflowBundle = await sharedWorkflowBundle();
+  const policyServer = await startFakePolicyServer();
+  const workers: RunningWorker[] = [];
+  workers.push(await startControlWorker(config, { taskQueue: queues.control, workflowBundle, deps: { artifacts } }));
+  workers.push(await startEpisodeWorker(config, { runner, taskQueue: queues.episodes, concurrency: episodeConcurrency, shutdownGraceTime: '5 seconds' }));
+  const gpu = await startStandInGpuWorker(config, queues.gpu);
+  workers.push(gpu);
+  const client: Client = await connectClient(config);
+  const pool = new pg.Pool({ ...connectionConfig(config), max: 2 });
+  const campaignIds: string[] = [];
+
+  /** A campaign config on this pipeline's task set and queues; `overrides` replace top-level keys. */
+  const campaignConfig = (overrides: Partial<CampaignConfigInput> = {}): CampaignConfigWithQueues => {
+    const campaignId = overrides.campaignId ?? uniqueName('camp');
+    campaignIds.push(campaignId);
+    const parsed = CampaignConfig.parse({
+      campaignId,
+      policy: { kind: 'served', client: { baseUrl: policyServer.url, model: 'stand-in' } },
+      tasks: { train: { taskSet, split: 'train' }, eval: { taskSet, split: 'eval' } },
+      probing: { n: 4, nMax: 8, window: 8 },
+      steps: 2,
+      groupsPerStep: 2,
+      rolloutsPerGroup: 4,
+      update: { baseModel: '/nonexistent/base-model' },
+      evaluation: { everySteps: 5, k: 2, window: 8 },
+      episodes: { maxAttempts: 3, initialInterval: '50ms', maximumInterval: '200ms', heartbeatTimeout: '30s' },
+      taskQueues: queues,
+      ...overrides,
+    });
+    return { ...parsed, taskQueues: parsed.taskQueues ?? queues };
+  };
+
+  return {
+    config,
+    client,
+    pool,
+    queues,
+    taskSet,
+    artifacts,
+    runner,
+    gpu,
+    policyServer,
+    campaignConfig,
+    rows: async (resultSet: string) =>
+      (await pool.query<{ episode_id: string; task_id: string; reward: number; error: string | null }>('SELECT episode_id, task_id, reward, error FROM campaign_result_rows WHERE result_set = $1 ORDER BY episode_id', [resultSet])).rows,
+    async close() {
+      for (const w of workers.reverse()) await w.stop();
+      await policyServer.close();
+      if (campaignIds.length) await pool.query('DELETE FROM campaign_result_rows WHERE campaign_id = ANY($1::text[])', [campaignIds]);
+      await pool.end();
+      await client.connection.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export type Pipeline = Awaited<ReturnType<typeof startPipeline>>;

@@ -1,0 +1,49 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Client, HistoryAndWorkflowId } from '@temporalio/client';
+import proto from '@temporalio/proto';
+import { fromRoot } from '../../infra/paths.js';
+
+export const HISTORIES_DIR = fromRoot('test', 'fixtures', 'histories');
+
+const History = proto.temporal.api.history.v1.History;
+
+/** A recorded history file: the run's events as binary protobuf (base64), plus what a reader needs to know. */
+interface HistoryFile {
+  workflowId: string;
+  workflowType: string;
+  events: number;
+  encoding: 'protobuf-base64';
+  history: string;
+}
+
+// The files hold binary protobuf rather than proto-JSON: in this install @temporalio/common's protojson (protobufjs 8)
+// cannot read the types of @temporalio/proto (resolved to protobufjs 7), so historyToJSON/historyFromJSON throw.
+
+/** Save the history of one workflow run as test/fixtures/histories/<name>.json. */
+export async function saveHistory(client: Client, name: string, workflowId: string, runId?: string): Promise<string> {
+  const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
+  const file: HistoryFile = {
+    workflowId,
+    workflowType: history.events?.[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name ?? 'unknown',
+    events: history.events?.length ?? 0,
+    encoding: 'protobuf-base64',
+    history: Buffer.from(History.encode(history).finish()).toString('base64'),
+  };
+  fs.mkdirSync(HISTORIES_DIR, { recursive: true });
+  const out = path.join(HISTORIES_DIR, `${name}.json`);
+  fs.writeFileSync(out, `${JSON.stringify(file, null, 1)}\n`);
+  return out;
+}
+
+/** Every recorded history, for Worker.runReplayHistories. */
+export function loadHistories(dir = HISTORIES_DIR): Array<HistoryAndWorkflowId & { name: string; workflowType: string }> {
+  return fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .map((f) => {
+      const file = JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')) as HistoryFile;
+      return { name: f, workflowId: file.workflowId, workflowType: file.workflowType, history: History.decode(Buffer.from(file.history, 'base64')) };
+    });
+}

@@ -1,0 +1,91 @@
+import type { ArtifactStore } from '../../infra/artifacts.js';
+import { InfrastructureError, UserError } from '../../infra/errors.js';
+import type { EpisodeHooks, EpisodeRunner } from '../../runtime/episode/runner.js';
+import type { EpisodeOutcome, EpisodeRequest } from '../../schemas/episode.js';
+import type { TaskInfo } from '../../schemas/pipeline.js';
+import type { Trajectory } from '../../schemas/trajectory.js';
+import { seededRandom, subSeed } from '../../stats/random.js';
+
+/**
+ * TEST-ONLY STAND-IN for the agent loop, until the lead wires the real EpisodeRunner (runtime, environment, MCP,
+ * grading). It runs no model and touches no episode database: the reward of an episode is a draw from a seeded RNG
+ * keyed by the episode id (so a retried attempt gets the same reward) with the task's success rate. It calls onTurn
+ * `turns` times, writes a tiny token trajectory to the artifact store (so buildBatch has something to read), and can
+ * be told to throw InfrastructureError for given episodes and attempts, to simulate outages.
+ */
+export interface SeededRandomRunnerOptions {
+  tasks: ReadonlyMap<string, TaskInfo & { successRate: number }>;
+  artifacts: ArtifactStore;
+  seed?: number;
+  turns?: number;
+  turnDelayMs?: number;
+  /** Episode id -> how many attempts fail with InfrastructureError before one succeeds (Infinity: every attempt). */
+  outages?: Map<string, number>;
+  /** Task ids whose episodes throw UserError (a malformed task). */
+  malformed?: Set<string>;
+  /** Skip the trajectory file (for the orchestration benchmark's baseline of nothing but the runner). */
+  withoutTrajectory?: boolean;
+}
+
+export class SeededRandomEpisodeRunner implements EpisodeRunner {
+  /** Attempts per episode id, failed ones included. */
+  readonly attempts = new Map<string, number>();
+  readonly turnsReported = new Map<string, number>();
+
+  constructor(private readonly options: SeededRandomRunnerOptions) {}
+
+  async run(request: EpisodeRequest, hooks: EpisodeHooks = {}): Promise<EpisodeOutcome> {
+    const attempt = (this.attempts.get(request.episodeId) ?? 0) + 1;
+    this.attempts.set(request.episodeId, attempt);
+    const task = this.options.tasks.get(request.taskId);
+    if (!task || this.options.malformed?.has(request.taskId)) throw new UserError(`task ${request.taskId} is malformed (seeded random runner)`);
+    const failing = this.options.outages?.get(request.episodeId) ?? 0;
+    if (attempt <= failing) throw new InfrastructureError(`simulated outage for ${request.episodeId}, attempt ${attempt}`, 'simulated');
+    for (let turn = 1; turn <= (this.options.turns ?? 2); turn++) {
+      if (this.options.turnDelayMs) await new Promise((resolve) => setTimeout(resolve, this.options.turnDelayMs));
+      hooks.signal?.throwIfAborted();
+      hooks.onTurn?.(turn);
+      this.turnsReported.set(request.episodeId, turn);
+    }
+    // Keyed by the episode id without its campaign prefix: retries, and runs of the same scenario under fresh campaign
+    // ids, see the same rewards, so tests are deterministic.
+    const key = request.campaignId && request.episodeId.startsWith(request.campaignId) ? request.episodeId.slice(request.campaignId.length) : request.episodeId;
+    const reward = seededRandom(subSeed(this.options.seed ?? 0, key))() < task.successRate ? 1 : 0;
+    const version = request.policy.kind === 'served' ? (request.policy.version ?? 'base') : 'oracle';
+    let trajectoryUri: string | undefined;
+    if (!this.options.withoutTrajectory) {
+      const trajectory: Trajectory = {
+        tokenIds: [1, 10 + reward, 2],
+        lossMask: [0, 1, 1],
+        rolloutLogprobs: [0, -0.5, -0.25],
+        segments: [
+          { kind: 'observation', start: 0, end: 1, textStart: 0, textEnd: 1 },
+          { kind: 'sample', start: 1, end: 3, textStart: 1, textEnd: 3, policyVersion: version, finishReason: 'stop' },
+        ],
+        policyVersions: [version],
+        drift: null,
+        trainable: true,
+      };
+      trajectoryUri = await this.options.artifacts.put(`${request.episodeId}/trajectory.json`, JSON.stringify(trajectory));
+    }
+    const usage = { inputTokens: 100, cachedInputTokens: 0, outputTokens: 20 };
+    return {
+      episodeId: request.episodeId,
+      taskId: task.taskId,
+      domain: task.domain,
+      split: task.split,
+      trial: request.trial,
+      tags: task.tags,
+      reward,
+      error: null,
+      usage: { agent: usage, user: usage, judge: { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0 } },
+      costUsd: 0.001,
+      ...(request.campaignId ? { campaignId: request.campaignId } : {}),
+      ...(request.step !== undefined ? { step: request.step } : {}),
+      policyVersion: version,
+      finishReason: 'agent_done',
+      ...(trajectoryUri ? { trajectoryUri } : {}),
+      trainable: true,
+    };
+  }
+}

@@ -1,0 +1,56 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Worker } from '@temporalio/worker';
+import { localPathOf } from '../../infra/artifacts.js';
+import type { LoadedConfig } from '../../infra/config.js';
+import { connectWorker } from '../../infra/temporal-client.js';
+import type { PolicyUpdateCall, PolicyUpdateReply } from '../../workflows/gpu.js';
+import { runWorker } from '../../workers/control.js';
+
+interface BatchFile {
+  episodes: Array<{ episodeId: string; groupId: string; reward: number; lossMask: number[]; rolloutLogprobs: number[] }>;
+}
+
+/**
+ * TEST-ONLY STAND-IN for the Python gpu worker (python/finalstate/gpu_worker): a TypeScript activity named
+ * `policyUpdate` on its own task queue, so the pipeline's cross-queue call by name is exercised without a GPU. It
+ * trains nothing: it reads the batch the pipeline wrote, computes group-normalised advantages and a policy-gradient
+ * loss from the rollout logprobs, and writes a checkpoint directory holding that record.
+ */
+export async function startStandInGpuWorker(config: LoadedConfig, taskQueue: string) {
+  const calls: Array<{ input: PolicyUpdateCall; batch: BatchFile }> = [];
+  const connection = await connectWorker(config);
+  const worker = await Worker.create({
+    connection,
+    namespace: config.temporal.namespace,
+    taskQueue,
+    activities: {
+      async policyUpdate(input: PolicyUpdateCall): Promise<PolicyUpdateReply> {
+        const batch = JSON.parse(await fs.readFile(localPathOf(input.batchUri), 'utf8')) as BatchFile;
+        calls.push({ input, batch });
+        const groups = new Map<string, number[]>();
+        for (const e of batch.episodes) groups.set(e.groupId, [...(groups.get(e.groupId) ?? []), e.reward]);
+        let loss = 0;
+        let tokens = 0;
+        for (const e of batch.episodes) {
+          const rewards = groups.get(e.groupId)!;
+          const mean = rewards.reduce((s, r) => s + r, 0) / rewards.length;
+          const std = Math.sqrt(rewards.reduce((s, r) => s + (r - mean) ** 2, 0) / rewards.length);
+          const advantage = (e.reward - mean) / (std + 1e-6);
+          e.lossMask.forEach((m, i) => {
+            if (m === 1) {
+              loss -= advantage * e.rolloutLogprobs[i]!;
+              tokens += 1;
+            }
+          });
+        }
+        const dir = path.join(input.checkpointDir, `step-${String(input.step).padStart(6, '0')}`);
+        await fs.mkdir(dir, { recursive: true });
+        await fs.writeFile(path.join(dir, 'stand-in-checkpoint.json'), JSON.stringify({ batchUri: input.batchUri, episodes: batch.episodes.length }));
+        return { checkpointUri: pathToFileURL(dir).href, step: input.step, reused: false, metrics: { loss: loss / Math.max(tokens, 1), clipFraction: 0, tokens, gradNorm: 0, entropy: 0, approxKl: 0, tokensPerSecond: 0 } };
+      },
+    },
+  });
+  return { ...runWorker(worker, () => connection.close()), calls };
+}

@@ -1,0 +1,267 @@
+import {
+  ApplicationFailure,
+  ChildWorkflowFailure,
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  executeChild,
+  proxyActivities,
+  setHandler,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { ControlActivities } from '../activities/index.js';
+import { FailureType } from '../infra/failure-types.js';
+import type { CampaignConfig, CampaignState, CampaignStatus } from '../schemas/campaign.js';
+import type { EvaluationResult } from '../schemas/pipeline.js';
+import type { PolicyRef } from '../schemas/episode.js';
+import {
+  pauseSignal,
+  replayStepUpdate,
+  resumeSignal,
+  setMaxStepsUpdate,
+  stateQuery,
+  statusQuery,
+  stopAfterStepSignal,
+} from './definitions.js';
+import { evaluation } from './evaluation.js';
+import { grpoStep } from './grpoStep.js';
+import { episodeSettings, grpoStepInput, policyAt, type CampaignConfigWithQueues } from './inputs.js';
+import { probe } from './probe.js';
+import { CampaignIdKey, StepKey } from './searchAttributes.js';
+
+const { freezePool } = proxyActivities<ControlActivities>({
+  startToCloseTimeout: '10 minutes',
+  retry: { maximumAttempts: 5, nonRetryableErrorTypes: [FailureType.userError] },
+});
+
+/** The campaign's input: its config (task queues filled in) and, in a continued run, the state it carries. */
+export interface CampaignInput {
+  config: CampaignConfigWithQueues;
+  state?: CampaignState;
+}
+
+export interface CampaignResult {
+  campaignId: string;
+  state: CampaignState;
+}
+
+export function initialState(config: CampaignConfig): CampaignState {
+  return {
+    phase: 'probe',
+    step: 0,
+    maxSteps: config.steps,
+    sampler: { epoch: 0, cursor: 0 },
+    episodes: { done: 0, infraFailed: 0 },
+    costUsd: 0,
+    steps: [],
+    evalPoints: [],
+    evalResultSets: [],
+    lastMetrics: null,
+    paused: false,
+    stopAfterStep: null,
+    failedStep: null,
+    replays: 0,
+    runs: 1,
+  };
+}
+
+/** What the status query answers (and what `campaign status` shows for a finished campaign, from its result). */
+export function statusOf(campaignId: string, state: CampaignState, currentChild: string | null): CampaignStatus {
+  return {
+    campaignId,
+    phase: state.phase,
+    step: state.step,
+    maxSteps: state.maxSteps,
+    poolSize: state.pool ? state.pool.length : null,
+    episodes: state.episodes,
+    lastMetrics: state.lastMetrics,
+    paused: state.paused,
+    stopAfterStep: state.stopAfterStep,
+    failedStep: state.failedStep,
+    currentChild,
+    run: state.runs,
+    costUsd: state.costUsd,
+  };
+}
+
+/**
+ * A training campaign: probe -> select -> evaluate the base policy -> GRPO steps (child workflows
+ * "<campaignId>/step-<n>") with an evaluation every E steps and after the last -> done. Pause, resume and stop are
+ * signals, status a query, setMaxSteps and replayStep updates. The history is renewed with continueAsNew every N steps
+ * (or when Temporal suggests it), carrying the state.
+ */
+export async function campaign(input: CampaignInput): Promise<CampaignResult> {
+  const { config } = input;
+  const id = config.campaignId;
+  const state: CampaignState = input.state ?? initialState(config);
+  let currentChild: string | null = null;
+  /** The GRPO step whose child is running, if any: it counts as started for stopAfterStep and setMaxSteps. */
+  let runningStep: number | null = null;
+  const stepsStarted = () => runningStep ?? state.step;
+  /** Set once the training loop is over: the final evaluation no longer looks at maxSteps. */
+  let finishing = false;
+  let replayRequested = false;
+
+  setHandler(pauseSignal, () => void (state.paused = true));
+  setHandler(resumeSignal, () => void (state.paused = false));
+  setHandler(stopAfterStepSignal, (step?: number) => {
+    state.stopAfterStep = Math.max(step ?? 0, stepsStarted());
+  });
+  setHandler(statusQuery, () => statusOf(id, state, currentChild));
+  setHandler(stateQuery, () => state);
+  setHandler(
+    setMaxStepsUpdate,
+    (maxSteps: number) => {
+      const previous = state.maxSteps;
+      state.maxSteps = maxSteps;
+      return previous;
+    },
+    {
+      validator: (maxSteps: number) => {
+        const started = stepsStarted();
+        if (!Number.isInteger(maxSteps) || maxSteps < 1) throw new Error(`setMaxSteps: ${maxSteps} is not a positive integer`);
+        if (maxSteps < started) throw new Error(`setMaxSteps: ${maxSteps} is below the ${started} steps already started`);
+        if (finishing) throw new Error(`setMaxSteps: the campaign has finished training (phase ${state.phase})`);
+      },
+    },
+  );
+  setHandler(
+    replayStepUpdate,
+    async (step: number) => {
+      replayRequested = true;
+      state.replays += 1;
+      return `${id}/step-${step}-replay-${state.replays}`;
+    },
+    {
+      validator: (step: number) => {
+        if (!state.failedStep) throw new Error(`replayStep: no step has failed (the campaign is in phase ${state.phase})`);
+        if (state.failedStep.step !== step) throw new Error(`replayStep: step ${state.failedStep.step} failed, not step ${step}`);
+      },
+    },
+  );
+
+  upsertSearchAttributes([{ key: CampaignIdKey, value: id }, { key: StepKey, value: state.step }]);
+
+  const settings = (policy: PolicyRef) => episodeSettings(config, policy);
+  const childSearchAttributes = (step: number) => [{ key: CampaignIdKey, value: id }, { key: StepKey, value: step }];
+  const runChild = async <T>(workflowId: string, run: () => Promise<T>): Promise<T> => {
+    currentChild = workflowId;
+    try {
+      return await run();
+    } finally {
+      currentChild = null;
+    }
+  };
+  const waitWhilePaused = () => condition(() => !state.paused || state.stopAfterStep !== null);
+
+  const evaluate = async (step: number) => {
+    const workflowId = `${id}/eval-step-${step}`;
+    const result: EvaluationResult = await runChild(workflowId, () =>
+      executeChild(evaluation, {
+        workflowId,
+        typedSearchAttributes: childSearchAttributes(step),
+        args: [{ campaignId: id, resultSet: workflowId, step, source: config.tasks.eval, k: config.evaluation.k, window: config.evaluation.window, episodesPerRun: config.episodesPerChildRun, settings: settings(policyAt(config.policy, state.policyVersion)) }],
+      }),
+    );
+    state.episodes = { done: state.episodes.done + result.episodes.done, infraFailed: state.episodes.infraFailed + result.episodes.infraFailed };
+    state.costUsd += result.costUsd;
+    state.evalPoints.push({ step, pass1: result.metrics.pass1, interval: [result.metrics.pass1Low, result.metrics.pass1High], label: step === 0 ? 'base' : `step ${step}` });
+    state.evalResultSets.push({ step, resultSet: result.resultSet });
+    state.lastMetrics = { step, pass1: result.metrics.pass1, passAtK: result.metrics.passAtK, passedKK: result.metrics.passedKK, tasks: result.metrics.tasks };
+  };
+
+  if (state.phase === 'probe') {
+    await waitWhilePaused();
+    const workflowId = `${id}/probe`;
+    const result = await runChild(workflowId, () =>
+      executeChild(probe, {
+        workflowId,
+        typedSearchAttributes: childSearchAttributes(0),
+        args: [{ campaignId: id, resultSet: workflowId, source: config.tasks.train, n: config.probing.n, nMax: config.probing.nMax, adaptive: config.probing.adaptive, threshold: config.probing.threshold, edges: config.selection.edges, window: config.probing.window, episodesPerRun: config.episodesPerChildRun, settings: settings(config.policy) }],
+      }),
+    );
+    state.probeResultSet = result.resultSet;
+    state.episodes = { done: state.episodes.done + result.episodes.done, infraFailed: state.episodes.infraFailed + result.episodes.infraFailed };
+    state.costUsd += result.costUsd;
+    state.phase = 'select';
+  }
+  if (state.phase === 'select') {
+    const frozen = await freezePool({ campaignId: id, probeResultSet: state.probeResultSet!, selection: config.selection });
+    state.pool = frozen.pool;
+    state.poolUri = frozen.poolUri;
+    state.phase = 'base-eval';
+  }
+  if (state.phase === 'base-eval') {
+    await waitWhilePaused();
+    await evaluate(0);
+    state.phase = 'train';
+  }
+
+  const overBudget = () =>
+    (config.budgets.maxEpisodes !== undefined && state.episodes.done >= config.budgets.maxEpisodes) ||
+    (config.budgets.maxCostUsd !== undefined && state.costUsd >= config.budgets.maxCostUsd);
+  const stopRequested = () => state.stopAfterStep !== null && state.step >= state.stopAfterStep;
+
+  while (state.phase === 'train' || state.phase === 'step-failed') {
+    if (state.phase === 'step-failed') {
+      await condition(() => replayRequested || state.stopAfterStep !== null);
+      if (!replayRequested) break;
+      state.phase = 'train';
+    }
+    if (state.step >= state.maxSteps || stopRequested() || overBudget()) break;
+    await waitWhilePaused();
+    if (stopRequested()) break;
+    const step = state.step + 1;
+    const workflowId = replayRequested ? `${id}/step-${step}-replay-${state.replays}` : `${id}/step-${step}`;
+    replayRequested = false;
+    let result;
+    runningStep = step;
+    try {
+      result = await runChild(workflowId, () =>
+        executeChild(grpoStep, {
+          workflowId,
+          typedSearchAttributes: childSearchAttributes(step),
+          args: [grpoStepInput(config, state, step)],
+        }),
+      );
+    } catch (err) {
+      if (!(err instanceof ChildWorkflowFailure)) throw err;
+      const cause = err.cause;
+      state.failedStep = { step, message: cause instanceof ApplicationFailure ? `${cause.type ?? 'Error'}: ${cause.message}` : (cause?.message ?? err.message) };
+      state.phase = 'step-failed';
+      continue;
+    } finally {
+      runningStep = null;
+    }
+    state.failedStep = null;
+    state.step = step;
+    state.sampler = result.sampler;
+    state.steps.push(result.summary);
+    state.policyVersion = result.policyVersion;
+    state.checkpointUri = result.checkpointUri;
+    state.episodes = { done: state.episodes.done + result.episodes.done, infraFailed: state.episodes.infraFailed + result.episodes.infraFailed };
+    state.costUsd += result.costUsd;
+    upsertSearchAttributes([{ key: StepKey, value: step }]);
+
+    const more = step < state.maxSteps && !stopRequested() && !overBudget();
+    if (more && step % config.evaluation.everySteps === 0) {
+      state.phase = 'eval';
+      await evaluate(step);
+      state.phase = 'train';
+    }
+    if (more && (step % config.continueAsNewEverySteps === 0 || workflowInfo().continueAsNewSuggested)) {
+      await condition(allHandlersFinished);
+      await continueAsNew<typeof campaign>({ config, state: { ...state, runs: state.runs + 1 } });
+    }
+  }
+
+  finishing = true;
+  if (state.step > 0 && !state.evalResultSets.some((e) => e.step === state.step)) {
+    state.phase = 'eval';
+    await evaluate(state.step);
+  }
+  state.phase = state.step >= state.maxSteps ? 'done' : 'stopped';
+  await condition(allHandlersFinished);
+  return { campaignId: id, state };
+}

@@ -1,0 +1,12 @@
+import type { PolicyUpdateInput, PolicyUpdateResult } from '../schemas/training.js';
+
+/**
+ * The `policyUpdate` activity the Python gpu worker serves (python/finalstate/gpu_worker), called by name on the gpu
+ * task queue, with the payloads of schemas/training.ts.
+ */
+export type PolicyUpdateCall = PolicyUpdateInput;
+export type PolicyUpdateReply = PolicyUpdateResult;
+
+export interface GpuActivities {
+  policyUpdate(input: PolicyUpdateCall): Promise<PolicyUpdateReply>;
+}
