@@ -3,9 +3,10 @@ import { compareCommand } from './compare.js';
 import { demoCommand } from './demo.js';
 import { devCommand } from './dev.js';
 import { metricsCommand } from './metrics.js';
+import { modelCommand } from './model.js';
 import { runCommand } from './run.js';
 import { selectCommand } from './select.js';
 import { tasksCommand } from './tasks.js';
 
 /** Every `finalstate` subcommand; a new command is a file in this folder plus one line here. */
-export const commands: Command[] = [devCommand, demoCommand, tasksCommand, runCommand, metricsCommand, compareCommand, selectCommand];
+export const commands: Command[] = [devCommand, demoCommand, tasksCommand, runCommand, metricsCommand, compareCommand, selectCommand, modelCommand];
