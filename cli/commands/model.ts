@@ -11,6 +11,7 @@ import { createEpisodeRuntime } from '../../runtime/episode/runtime.js';
 import { getRenderer } from '../../runtime/interpreter/index.js';
 import { parse, printJson, type Command } from '../command.js';
 import { integerOption } from '../numberOption.js';
+import { passRate, passRateUsage } from './model-pass-rate.js';
 
 const usage = `finalstate model build-base [--steps N] [--max-demos N] [--seed N] [--json]
 
@@ -20,6 +21,7 @@ tokenizer and a ~1M-parameter Qwen3 model on them with \`python -m finalstate.ba
 content hash). Prints the parameter count, the SFT loss curve, the build time and the checkpoint directory.
 
   --steps N          SFT steps (default 1500)
+  --batch-size N     demonstrations per SFT step (default 16)
   --max-demos N      use at most N training tasks, spread over the task sets (default: all)
   --seed N           build seed (default 0)
   --concurrency N    oracle episodes at once while rendering demonstrations (default 2)
@@ -94,6 +96,7 @@ function runPythonBuild(config: LoadedConfig, args: string[], log: (line: string
 async function buildBase(argv: string[]): Promise<number> {
   const { values } = parse('model build-base', argv, {
     steps: { type: 'string' },
+    'batch-size': { type: 'string' },
     'max-demos': { type: 'string' },
     seed: { type: 'string', default: '0' },
     concurrency: { type: 'string', default: '2' },
@@ -106,6 +109,7 @@ async function buildBase(argv: string[]): Promise<number> {
   }
   const config = loadConfig();
   const steps = integerOption(values.steps, 'steps', 'model build-base', 1);
+  const batchSize = integerOption(values['batch-size'], 'batch-size', 'model build-base', 1);
   const maxDemos = integerOption(values['max-demos'], 'max-demos', 'model build-base', 1);
   const seed = integerOption(values.seed, 'seed', 'model build-base', 0) ?? 0;
   const concurrency = integerOption(values.concurrency, 'concurrency', 'model build-base', 1) ?? 2;
@@ -118,7 +122,7 @@ async function buildBase(argv: string[]): Promise<number> {
   log(`demonstrations: ${demos.count} in ${demos.file}${demos.cached ? ' (cached)' : ''}`);
   const build = await runPythonBuild(
     config,
-    ['--demos', demos.file, '--cache-dir', path.join(cacheDir, 'models'), '--seed', String(seed), ...(steps !== undefined ? ['--steps', String(steps)] : [])],
+    ['--demos', demos.file, '--cache-dir', path.join(cacheDir, 'models'), '--seed', String(seed), ...(steps !== undefined ? ['--steps', String(steps)] : []), ...(batchSize !== undefined ? ['--batch-size', String(batchSize)] : [])],
     log,
   );
   const curve = (JSON.parse(fs.readFileSync(path.join(build.dir, 'build_report.json'), 'utf8')) as { lossCurve: { step: number; loss: number }[] }).lossCurve;
@@ -145,13 +149,14 @@ async function buildBase(argv: string[]): Promise<number> {
 
 export const modelCommand: Command = {
   name: 'model',
-  summary: 'build the tiny base model (model build-base)',
+  summary: 'build the tiny base model (model build-base) and measure a served policy (model pass-rate)',
   usage,
   async run(argv) {
     const [sub, ...rest] = argv;
     if (sub === 'build-base') return buildBase(rest);
+    if (sub === 'pass-rate') return passRate(rest);
     if (sub === undefined || sub === '--help' || sub === '-h') {
-      console.log(usage);
+      console.log(`${usage}\n\n${passRateUsage}`);
       return 0;
     }
     throw new UserError(`finalstate model: unknown subcommand ${JSON.stringify(sub)}\n\n${usage}`);
