@@ -2,11 +2,11 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { defaultRegistry } from '../../environment/registry.js';
-import { readTaskSets } from '../../environment/task-set.js';
+import { readTaskSets, type LoadedTaskSet } from '../../environment/task-set.js';
 import { loadConfig, type LoadedConfig } from '../../infra/config.js';
 import { InfrastructureError, UserError } from '../../infra/errors.js';
 import { fromRoot } from '../../infra/paths.js';
-import { demonstrationsKey, isDemonstrationTask, oracleDemonstrations } from '../../runtime/demonstrations/demonstrations.js';
+import { demonstrationsKey, generatedTrainingSets, isDemonstrationTask, oracleDemonstrations } from '../../runtime/demonstrations/demonstrations.js';
 import { createEpisodeRuntime } from '../../runtime/episode/runtime.js';
 import { getRenderer } from '../../runtime/interpreter/index.js';
 import { parse, printJson, type Command } from '../command.js';
@@ -23,10 +23,15 @@ content hash). Prints the parameter count, the SFT loss curve, the build time an
   --steps N          SFT steps (default 1500)
   --batch-size N     demonstrations per SFT step (default 16)
   --max-demos N      use at most N training tasks, spread over the task sets (default: all)
+  --extra-seeds LIST generator seeds of additional training-split mini task sets (default 13,26,38; none: '')
+  --extra-count N    tasks per domain and extra seed (default 75)
   --seed N           build seed (default 0)
   --concurrency N    oracle episodes at once while rendering demonstrations (default 2)
   --dir DIR          task-set directory (default tasks/)
   --cache-dir DIR    where demonstrations/ and models/ live (default <dataDir>)`;
+
+/** Generator offsets near 100k, 200k and 300k: entity ids 2xxxxx, 3xxxxx and 4xxxxx beside the shipped 10xxxx. */
+const DEFAULT_EXTRA_SEEDS = [13, 26, 38];
 
 interface PythonBuild {
   dir: string;
@@ -35,37 +40,54 @@ interface PythonBuild {
   report: { paramCount: number; finalLoss: number; buildSeconds: number; sftSteps: number; meanTokensPerExample: number; [key: string]: unknown };
 }
 
-/** The demonstrations file for these task sets, rendered once per content hash. */
-async function demonstrationsFile(config: LoadedConfig, dir: string, cacheDir: string, maxDemos: number | undefined, concurrency: number, log: (line: string) => void) {
-  const sets = readTaskSets(dir).filter((s) => s.tasks.some(isDemonstrationTask));
-  if (sets.length === 0) throw new UserError(`finalstate model build-base: no training-split mini tasks in ${dir}; run \`finalstate tasks generate\``);
+/**
+ * The demonstrations file for these task sets. Each task set is rendered once per content hash into its own file
+ * (adding a task set renders only that one); the build reads their concatenation. With `maxDemos`, one sample spread
+ * over all sets is rendered instead.
+ */
+async function demonstrationsFile(config: LoadedConfig, dir: string, cacheDir: string, extra: { seeds: number[]; count: number }, maxDemos: number | undefined, concurrency: number, log: (line: string) => void) {
   const registry = await defaultRegistry();
+  const shipped = readTaskSets(dir).filter((s) => s.tasks.some(isDemonstrationTask));
+  if (shipped.length === 0) throw new UserError(`finalstate model build-base: no training-split mini tasks in ${dir}; run \`finalstate tasks generate\``);
+  const sets = [...shipped, ...generatedTrainingSets(registry.all(), path.join(cacheDir, 'demonstration-tasks'), extra.seeds, extra.count)];
   const renderer = getRenderer('qwen3');
-  const key = demonstrationsKey(sets, registry.all(), renderer);
-  const file = path.join(cacheDir, 'demonstrations', `demos-${key.slice(0, 16)}${maxDemos === undefined ? '' : `-max${maxDemos}`}.jsonl`);
-  if (fs.existsSync(file)) return { file, cached: true, count: fs.readFileSync(file, 'utf8').trim().split('\n').length, failed: [] as string[], seconds: 0, episodePrefix: null };
-  const episodePrefix = `demo-${key.slice(0, 12)}-${Date.now().toString(36)}`;
-
+  const fileOf = (group: LoadedTaskSet[], name: string) => path.join(cacheDir, 'demonstrations', `${name}-${demonstrationsKey(group, registry.all(), renderer).slice(0, 16)}.jsonl`);
+  const groups = maxDemos === undefined ? sets.map((set) => ({ sets: [set], file: fileOf([set], set.manifest.name) })) : [{ sets, file: fileOf(sets, `sample${maxDemos}`) }];
+  const missing = groups.filter((g) => !fs.existsSync(g.file));
   const started = performance.now();
-  const runtime = await createEpisodeRuntime(config);
-  try {
-    const run = await oracleDemonstrations(runtime, renderer, sets, {
-      ...(maxDemos !== undefined ? { maxTasks: maxDemos } : {}),
-      concurrency,
-      episodePrefix,
-      onEpisode: (done, total) => {
-        if (done % 50 === 0 || done === total) log(`demonstrations: ${done}/${total} oracle episodes`);
-      },
-    });
-    if (run.demonstrations.length === 0) throw new UserError(`finalstate model build-base: no oracle episode of ${dir} earned reward 1`);
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    const temporary = `${file}.tmp-${process.pid}`;
-    fs.writeFileSync(temporary, run.demonstrations.map((d) => JSON.stringify(d.demonstration)).join('\n') + '\n');
-    fs.renameSync(temporary, file);
-    return { file, cached: false, count: run.demonstrations.length, failed: run.failedTaskIds, seconds: (performance.now() - started) / 1000, episodePrefix };
-  } finally {
-    await runtime.close();
+  const failed: string[] = [];
+  const episodePrefix = `demo-${Date.now().toString(36)}`;
+  if (missing.length > 0) {
+    const runtime = await createEpisodeRuntime(config);
+    try {
+      for (const group of missing) {
+        const run = await oracleDemonstrations(runtime, renderer, group.sets, {
+          ...(maxDemos !== undefined ? { maxTasks: maxDemos } : {}),
+          concurrency,
+          episodePrefix,
+          onEpisode: (done, total) => {
+            if (done % 50 === 0 || done === total) log(`demonstrations ${path.basename(group.file)}: ${done}/${total} oracle episodes`);
+          },
+        });
+        if (run.demonstrations.length === 0) throw new UserError(`finalstate model build-base: no oracle episode of ${group.sets.map((s) => s.file).join(', ')} earned reward 1`);
+        failed.push(...run.failedTaskIds);
+        writeAtomically(group.file, run.demonstrations.map((d) => `${JSON.stringify(d.demonstration)}\n`).join(''));
+      }
+    } finally {
+      await runtime.close();
+    }
   }
+  const combined = groups.length === 1 ? groups[0]!.file : fileOf(sets, 'demos');
+  if (!fs.existsSync(combined)) writeAtomically(combined, groups.map((g) => fs.readFileSync(g.file, 'utf8')).join(''));
+  const count = fs.readFileSync(combined, 'utf8').trim().split('\n').length;
+  return { file: combined, cached: missing.length === 0, count, failed, seconds: (performance.now() - started) / 1000, episodePrefix: missing.length ? episodePrefix : null };
+}
+
+function writeAtomically(file: string, text: string): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const temporary = `${file}.tmp-${process.pid}`;
+  fs.writeFileSync(temporary, text);
+  fs.renameSync(temporary, file);
 }
 
 function runPythonBuild(config: LoadedConfig, args: string[], log: (line: string) => void): Promise<PythonBuild> {
@@ -98,6 +120,8 @@ async function buildBase(argv: string[]): Promise<number> {
     steps: { type: 'string' },
     'batch-size': { type: 'string' },
     'max-demos': { type: 'string' },
+    'extra-seeds': { type: 'string', default: DEFAULT_EXTRA_SEEDS.join(',') },
+    'extra-count': { type: 'string', default: '75' },
     seed: { type: 'string', default: '0' },
     concurrency: { type: 'string', default: '2' },
     dir: { type: 'string' },
@@ -113,12 +137,14 @@ async function buildBase(argv: string[]): Promise<number> {
   const maxDemos = integerOption(values['max-demos'], 'max-demos', 'model build-base', 1);
   const seed = integerOption(values.seed, 'seed', 'model build-base', 0) ?? 0;
   const concurrency = integerOption(values.concurrency, 'concurrency', 'model build-base', 1) ?? 2;
+  const extraCount = integerOption(values['extra-count'], 'extra-count', 'model build-base', 1)!;
+  const extraSeeds = values['extra-seeds']!.split(',').filter((v) => v.trim() !== '').map((v) => integerOption(v.trim(), 'extra-seeds', 'model build-base', 0)!);
   const dir = values.dir ? path.resolve(values.dir) : fromRoot('tasks');
   const cacheDir = values['cache-dir'] ? path.resolve(values['cache-dir']) : config.dataPath;
   const log = (line: string) => process.stderr.write(`${line}\n`);
 
   const started = performance.now();
-  const demos = await demonstrationsFile(config, dir, cacheDir, maxDemos, concurrency, log);
+  const demos = await demonstrationsFile(config, dir, cacheDir, { seeds: extraSeeds, count: extraCount }, maxDemos, concurrency, log);
   log(`demonstrations: ${demos.count} in ${demos.file}${demos.cached ? ' (cached)' : ''}`);
   const build = await runPythonBuild(
     config,

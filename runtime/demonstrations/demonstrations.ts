@@ -1,6 +1,6 @@
 import { contentHash } from '../../environment/canonical.js';
 import type { DomainDefinition } from '../../environment/domain.js';
-import type { LoadedTaskSet } from '../../environment/task-set.js';
+import { readTaskSet, writeTaskSet, type LoadedTaskSet } from '../../environment/task-set.js';
 import { InfrastructureError } from '../../infra/errors.js';
 import type { Conversation } from '../../schemas/conversation.js';
 import { EpisodeRequest } from '../../schemas/episode.js';
@@ -37,6 +37,21 @@ export function renderDemonstration(renderer: ChatRenderer, conversation: Conver
     spans.push([start, through.trimEnd().length]);
   });
   return SftDemonstration.parse({ text, assistantSpans: spans });
+}
+
+/**
+ * More training-split mini tasks from the domains' seeded generators, written as task sets under `dir`. The shipped
+ * training set numbers its entities consecutively from one offset (ids 107919..108218), so a tiny model that saw only
+ * those learns the leading id digits as constants instead of copying them from the request; generator seeds whose
+ * offsets lie across the training split's number range (100000..499999) vary every digit. Training split only.
+ */
+export function generatedTrainingSets(domains: readonly DomainDefinition[], dir: string, seeds: readonly number[], count: number): LoadedTaskSet[] {
+  return domains.flatMap((domain) =>
+    seeds.map((seed) => {
+      const written = writeTaskSet(dir, `${domain.name}-train-mini-seed${seed}-n${count}`, domain.version, domain.generateTasks({ seed, split: 'train', profile: 'mini', count }));
+      return readTaskSet(written.manifestFile);
+    }),
+  );
 }
 
 /** Everything a demonstration depends on besides the task: the domains' mini presentation and the renderer. */

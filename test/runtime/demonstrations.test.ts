@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test';
 import { readTaskSets } from '../../environment/task-set.js';
 import { loadConfig } from '../../infra/config.js';
 import { fromRoot } from '../../infra/paths.js';
-import { oracleDemonstrations, renderDemonstration } from '../../runtime/demonstrations/demonstrations.js';
+import { generatedTrainingSets, oracleDemonstrations, renderDemonstration } from '../../runtime/demonstrations/demonstrations.js';
 import { EpisodeStore } from '../../runtime/episode/episode-store.js';
 import { createEpisodeRuntime, type EpisodeRuntime } from '../../runtime/episode/runtime.js';
 import { qwen3Renderer } from '../../runtime/interpreter/index.js';
@@ -69,6 +69,14 @@ test('demonstrations are the interpreter rendering of stored oracle transcripts,
     const domain = task.domain === 'retail' ? retail : travel;
     for (const tool of record.transcript.tools) assert.equal(tool.description, domain.tools.find((t) => t.name === tool.name)!.miniDescription);
   }
+});
+
+test('extra demonstration tasks come from the generators, training split only, with ids across the split range', () => {
+  const sets = generatedTrainingSets([retail, travel], path.join(workDir, 'generated'), [13, 26], 8);
+  assert.equal(sets.length, 4);
+  for (const set of sets) for (const task of set.tasks) assert.deepEqual([task.split, task.profile], ['train', 'mini']);
+  const leadingDigits = new Set(sets.flatMap((s) => s.tasks.map((t) => /(?:ORD|BKG)-(\d)/.exec(t.query)?.[1])));
+  assert.deepEqual([...leadingDigits].sort(), ['2', '3']);
 });
 
 test('renderDemonstration refuses a renderer that is not prefix-stable', () => {
