@@ -26,6 +26,17 @@ export interface ToolDefinition<Shape extends z.ZodRawShape = z.ZodRawShape> {
   input: Shape;
   /** True when the tool never writes. */
   readOnly: boolean;
+  /**
+   * Optional, for the `mini` profile (tiny models): a short description shown instead of `description`. In `mini`
+   * every tool's parameters are listed without their descriptions; the `full` profile always shows everything.
+   */
+  miniDescription?: string;
+  /**
+   * Optional, for the `mini` profile: what the agent reads of a successful result, projected from the full result
+   * (which is what is recorded and replayed). It may add facts derived from the episode clock `now`. Rejections are
+   * shown unchanged. The `full` profile always shows the full result.
+   */
+  miniResult?(result: unknown, context: { now: Date }): unknown;
   handler(ctx: ToolContext, args: z.infer<z.ZodObject<Shape>>): Promise<unknown>;
 }
 

@@ -1,6 +1,9 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { InfrastructureError } from '../infra/errors.js';
+import type { Profile } from '../schemas/task.js';
+import type { z } from 'zod';
+import type { ToolDefinition } from './domain.js';
 import type { EpisodeToolExecutor } from './tool-executor.js';
 
 /** `_meta` keys of our tool results and requests. */
@@ -13,6 +16,13 @@ export const META_INFRASTRUCTURE_ERROR = 'finalstate/infrastructureError';
  * not found, rejections) are `isError` results; an outage is an `isError` result flagged in `_meta`, which
  * EpisodeMcpClient turns back into an InfrastructureError so the runtime retries instead of blaming the agent.
  */
+/** What an agent on this profile is shown of a tool: the `mini` profile's short descriptions, without parameter descriptions. */
+function presentedTool(tool: ToolDefinition, profile: Profile): { description: string; inputSchema: ToolDefinition['input'] } {
+  if (profile !== 'mini') return { description: tool.description, inputSchema: tool.input };
+  const inputSchema = Object.fromEntries(Object.entries(tool.input).map(([key, field]) => [key, (field as z.ZodType).meta({ description: undefined })]));
+  return { description: tool.miniDescription ?? tool.description, inputSchema };
+}
+
 export function createEpisodeMcpServer(executor: EpisodeToolExecutor): McpServer {
   const { domain, task } = executor.episode;
   const server = new McpServer(
@@ -22,16 +32,17 @@ export function createEpisodeMcpServer(executor: EpisodeToolExecutor): McpServer
   for (const tool of executor.tools.values()) {
     server.registerTool(
       tool.name,
-      { description: tool.description, inputSchema: tool.input, annotations: { readOnlyHint: tool.readOnly, openWorldHint: false } },
+      { ...presentedTool(tool, task.profile), annotations: { readOnlyHint: tool.readOnly, openWorldHint: false } },
       async (args, extra): Promise<CallToolResult> => {
         const requested = extra._meta?.[META_CALL_INDEX];
         try {
           const outcome = await executor.call(tool.name, args, typeof requested === 'number' ? { callIndex: requested } : {});
           const meta = { [META_CALL_INDEX]: outcome.callIndex };
           if (outcome.isError) return { isError: true, content: [{ type: 'text', text: outcome.message }], _meta: meta };
+          const shown = task.profile === 'mini' && tool.miniResult ? tool.miniResult(outcome.result, { now: executor.episode.clock }) : outcome.result;
           return {
-            content: [{ type: 'text', text: JSON.stringify(outcome.result) }],
-            structuredContent: { result: outcome.result },
+            content: [{ type: 'text', text: JSON.stringify(shown) }],
+            structuredContent: { result: shown },
             _meta: meta,
           };
         } catch (err) {

@@ -5,10 +5,11 @@ import { demoCommand } from './demo.js';
 import { devCommand } from './dev.js';
 import { evalCommand } from './eval.js';
 import { metricsCommand } from './metrics.js';
+import { modelCommand } from './model.js';
 import { runCommand } from './run.js';
 import { reportCommand } from './report.js';
 import { selectCommand } from './select.js';
 import { tasksCommand } from './tasks.js';
 
 /** Every `finalstate` subcommand; a new command is a file in this folder plus one line here. */
-export const commands: Command[] = [devCommand, demoCommand, tasksCommand, runCommand, campaignCommand, evalCommand, reportCommand, metricsCommand, compareCommand, selectCommand];
+export const commands: Command[] = [devCommand, demoCommand, tasksCommand, runCommand, modelCommand, campaignCommand, evalCommand, reportCommand, metricsCommand, compareCommand, selectCommand];

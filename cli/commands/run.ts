@@ -24,7 +24,7 @@ Runs one episode on a fresh backend and prints the conversation, the grading dif
   --user scripted|llm   the deterministic simulator (default) or an LLM one (--user-url, --user-model, --user-key-env)
   --dir DIR             task-set directory (default tasks/)`;
 
-async function firstModel(baseUrl: string): Promise<string> {
+export async function firstModel(baseUrl: string): Promise<string> {
   try {
     const res = await fetch(new URL('/v1/models', baseUrl), { signal: AbortSignal.timeout(10_000) });
     const body = (await res.json()) as { data?: { id: string }[] };

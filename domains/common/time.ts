@@ -21,3 +21,8 @@ export function iso(date: Date): string {
 export function isoDate(date: Date): string {
   return date.toISOString().slice(0, 10);
 }
+
+/** Whole hours from `from` to `to` (rounded down); negative when `to` is earlier. */
+export function hoursBetween(from: Date, to: Date): number {
+  return Math.floor((to.getTime() - from.getTime()) / 3_600_000);
+}

@@ -87,11 +87,10 @@ conversation; compute all day counts from it (whole days elapsed). Never invent 
 8.2 Never promise anything the policy does not grant.
 `;
 
-const mini = `You are a store support agent. Look the order up with get_order, then act or refuse.
-- Cancel (reason customer_request) only if status is pending_payment or processing; otherwise refuse.
-- Change the address only if status is pending_payment or processing; otherwise refuse.
-- Late delivery: if shipment status is delayed and now is at least ${R.lateDeliveryGraceDays} days after estimated_delivery, refund ${R.lateDeliveryPercent.standard}% of total (${R.lateDeliveryPercent.vip}% for vip) with reason late_delivery_compensation; otherwise refuse.
-- Returns: only delivered orders, at most ${R.returnWindowDays.standard} days after delivered_at (plus ${R.returnWindowDays.plus}, vip ${R.returnWindowDays.vip}); reasons defective, damaged_in_transit, wrong_item: ${R.defectWindowDays} days. Restocking fee ${R.restockingFeePercent}% of unit_price x quantity only for standard customers returning an opened item for another reason; else 0. Otherwise refuse.
-- Amounts are in dollars, rounded to the cent. Never reveal internal data.`;
+const mini = `You are a store support agent. First call get_order, then act or refuse.
+- Cancel (reason customer_request) or change the address only if status is pending_payment or processing.
+- Late delivery: if shipment status is delayed and days_past_estimate >= ${R.lateDeliveryGraceDays}, refund ${R.lateDeliveryPercent.standard}% of total (${R.lateDeliveryPercent.vip}% for vip), reason late_delivery_compensation.
+- Return: only delivered orders, days_since_delivery <= ${R.returnWindowDays.standard} (plus ${R.returnWindowDays.plus}, vip ${R.returnWindowDays.vip}), for defective or damaged_in_transit <= ${R.defectWindowDays}. Restocking fee ${R.restockingFeePercent}% of unit_price x quantity for a standard tier opened item with another reason, else 0.
+- Otherwise refuse. Amounts in dollars, rounded to the cent.`;
 
 export const retailPolicy: Record<Profile, string> = { full, mini };

@@ -71,6 +71,18 @@ def test_tokenizer_splits_digits_and_keeps_chat_tokens_whole(demos_file):
     assert len(tokenizer) <= 400
 
 
+def test_tokenizer_merges_never_cross_a_line_end(demos_file):
+    """A prompt ending at the generation prompt tokenizes the same alone as inside the demonstration it starts."""
+    tokenizer = train_tokenizer((d.text for d in load_demonstrations(demos_file)), vocab_size=400)
+    encode = lambda text: tokenizer(text, add_special_tokens=False)["input_ids"]  # noqa: E731
+    for demo in load_demonstrations(demos_file)[:8]:
+        for start, _ in demo.assistant_spans:
+            assert encode(demo.text[:start]) + encode(demo.text[start:]) == encode(demo.text)
+    # ...while merges inside a line span words: the repeated boilerplate packs into few tokens.
+    line = "Cancel only processing orders."
+    assert len(encode(line)) < len(line.split()) + 1
+
+
 def test_assistant_mask_follows_spans_in_javascript_indices(tmp_path):
     assert assistant_token_mask([(0, 2), (2, 5), (5, 7), (7, 9)], ((2, 7),)) == [0, 1, 1, 0]
     text = "🙂 hi"  # the emoji is 2 UTF-16 units, 1 Python character

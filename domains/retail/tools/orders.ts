@@ -4,6 +4,7 @@ import { ToolRejection } from '../../../environment/domain.js';
 import { writeAudit } from '../../common/audit.js';
 import { selectJson, selectOne, type JsonRow } from '../../common/sql.js';
 import { defineTool } from '../../common/tool.js';
+import { daysBetween } from '../../common/time.js';
 import { CANCEL_REASONS } from '../schema.js';
 
 const orderId = z.string().describe('The order id, e.g. ORD-104233.');
@@ -14,12 +15,38 @@ export async function requireOrder(ctx: ToolContext, id: string): Promise<JsonRo
   return selectOne(ctx.db, 'SELECT * FROM orders WHERE order_id = $1', [id], `No order ${id}. Check the id with the customer or use list_customer_orders.`);
 }
 
+interface OrderView {
+  order_id: string;
+  status: string;
+  customer_tier: string;
+  total: number;
+  delivered_at: string | null;
+  items: { item_id: string; quantity: number; unit_price: number }[];
+  shipment: { status: string; estimated_delivery: string } | null;
+}
+
+/** The mini profile's order: what its policy needs, with the day counts computed from the episode clock. */
+function miniOrder(result: unknown, { now }: { now: Date }): unknown {
+  const o = result as OrderView;
+  return {
+    order_id: o.order_id,
+    status: o.status,
+    tier: o.customer_tier,
+    total: o.total,
+    ...(o.delivered_at ? { days_since_delivery: daysBetween(new Date(o.delivered_at), now) } : {}),
+    ...(o.shipment ? { shipment: { status: o.shipment.status, days_past_estimate: daysBetween(new Date(o.shipment.estimated_delivery), now) } } : {}),
+    items: o.items.map((i) => ({ item_id: i.item_id, unit_price: i.unit_price, quantity: i.quantity })),
+  };
+}
+
 export const getOrder = defineTool({
   name: 'get_order',
+  miniDescription: 'Get an order.',
   description:
     "Get an order with everything needed to handle it: status, dates (placed_at, delivered_at), shipping address and speed, total, the customer's id and tier, line items (item_id, sku, product name, quantity, unit_price paid, today's price, final_sale, item status), payments, the shipment (status, estimated_delivery), refunds already issued and returns already opened.",
   input: { order_id: orderId },
   readOnly: true,
+  miniResult: miniOrder,
   async handler(ctx, args) {
     const order = await selectOne(
       ctx.db,
@@ -76,6 +103,7 @@ export const getTracking = defineTool({
 
 export const cancelOrder = defineTool({
   name: 'cancel_order',
+  miniDescription: 'Cancel an order.',
   description:
     'Cancel an order that has not shipped (status pending_payment or processing). Voids authorised payments, refunds captured ones in full and returns the items to stock. Shipped or delivered orders cannot be cancelled.',
   input: { order_id: orderId, reason: z.enum(CANCEL_REASONS).describe('customer_request unless the customer ordered by mistake or placed the order twice.') },
@@ -101,6 +129,7 @@ export const cancelOrder = defineTool({
 
 export const updateShippingAddress = defineTool({
   name: 'update_shipping_address',
+  miniDescription: 'Change the shipping address of an order.',
   description: 'Replace the shipping address of an order that has not shipped (pending_payment or processing). Pass the full new address exactly as the customer states it.',
   input: { order_id: orderId, address: z.string().min(5).describe('The complete new address: street, city, postal code.') },
   readOnly: false,

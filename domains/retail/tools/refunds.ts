@@ -17,6 +17,7 @@ function requireWholeCents(value: number): number {
 
 export const createRefund = defineTool({
   name: 'create_refund',
+  miniDescription: 'Refund money on an order.',
   description:
     "Refund money to the order's original payment method: compensation for a late delivery, a price adjustment, or an item damaged on arrival. The amount cannot exceed what was paid minus earlier refunds. Policy limits (percentages, approval thresholds) are yours to apply.",
   input: { order_id: z.string().describe('The order id.'), amount, reason: z.enum(REFUND_REASONS).describe('Why the money is refunded.') },

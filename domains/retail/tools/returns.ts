@@ -9,6 +9,7 @@ import { requireOrder } from './orders.js';
 
 export const createReturn = defineTool({
   name: 'create_return',
+  miniDescription: 'Open a return for one item.',
   description:
     'Open a return (RMA) for one line item of a delivered order. You decide eligibility and the restocking fee under the policy; the refund amount is computed as the line total (unit_price x quantity) minus the fee and is paid when the warehouse receives the item. One RMA per line item.',
   input: {

@@ -2,6 +2,8 @@ import { z } from 'zod';
 import type { ToolContext } from '../../../environment/domain.js';
 import { selectJson, selectOne, type JsonRow } from '../../common/sql.js';
 import { defineTool } from '../../common/tool.js';
+import { hoursBetween } from '../../common/time.js';
+import { TRAVEL_RULES } from '../policy.js';
 
 export const bookingId = z.string().describe('The booking id, e.g. BKG-100231.');
 
@@ -32,12 +34,49 @@ export const listTravelerBookings = defineTool({
   },
 });
 
+interface BookingView {
+  booking_id: string;
+  status: string;
+  total: number;
+  hotel_stays: { stay_id: string; room_code: string; check_in: string; nights: number; nightly_rate: number; free_cancel_hours: number; status: string }[];
+  flight_segments: { segment_id: string; departs_at: string; flight_status: string; fare_type: string; seat: string | null; price: number; status: string }[];
+}
+
+/** The mini profile's booking: what its policy needs, with the hours left computed from the episode clock. */
+function miniBooking(result: unknown, { now }: { now: Date }): unknown {
+  const b = result as BookingView;
+  const checkIn = (day: string) => new Date(`${day.slice(0, 10)}T${String(TRAVEL_RULES.checkInHourUtc).padStart(2, '0')}:00:00Z`);
+  return {
+    booking_id: b.booking_id,
+    status: b.status,
+    hotel_stays: b.hotel_stays.map((s) => ({
+      stay_id: s.stay_id,
+      room_code: s.room_code,
+      nights: s.nights,
+      nightly_rate: s.nightly_rate,
+      hours_to_check_in: hoursBetween(now, checkIn(s.check_in)),
+      free_cancel_hours: s.free_cancel_hours,
+      status: s.status,
+    })),
+    flight_segments: b.flight_segments.map((g) => ({
+      segment_id: g.segment_id,
+      hours_to_departure: hoursBetween(now, new Date(g.departs_at)),
+      flight_status: g.flight_status,
+      fare_type: g.fare_type,
+      price: g.price,
+      status: g.status,
+    })),
+  };
+}
+
 export const getBooking = defineTool({
   name: 'get_booking',
+  miniDescription: 'Get a booking.',
   description:
     'Get a booking with everything needed to handle it: traveller, company (null = personal trip) and whether its changes need approval, status, total, created_at; hotel stays (stay_id, hotel, room_code, check_in, check_out, nights, nightly_rate, the hotel\'s free_cancel_hours, status); flight segments (segment_id, flight, departure, flight status and delay, cabin, fare_type, seat, price, status); the payment with the amount already refunded; refunds and travel credits issued.',
   input: { booking_id: bookingId },
   readOnly: true,
+  miniResult: miniBooking,
   async handler(ctx, args) {
     const booking = await selectOne(
       ctx.db,

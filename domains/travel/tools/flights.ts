@@ -33,6 +33,7 @@ export const getFlight = defineTool({
 
 export const cancelFlightSegment = defineTool({
   name: 'cancel_flight_segment',
+  miniDescription: 'Cancel a flight segment.',
   description:
     'Cancel a ticketed flight segment of a booking (before departure, or any time if the airline cancelled the flight). It does not move money: then refund with issue_refund or give a travel credit with issue_travel_credit, as the fare rules in the policy say.',
   input: { booking_id: bookingId, segment_id: segmentId },
@@ -49,6 +50,7 @@ export const cancelFlightSegment = defineTool({
 
 export const changeSeat = defineTool({
   name: 'change_seat',
+  miniDescription: 'Change the seat of a segment.',
   description: 'Assign another seat (row number + letter, e.g. 14C) on a ticketed segment whose flight has not departed. Fails if another passenger holds that seat.',
   input: { booking_id: bookingId, segment_id: segmentId, seat: z.string().regex(/^[1-9][0-9]?[A-K]$/).describe('The new seat, e.g. 14C.') },
   readOnly: false,

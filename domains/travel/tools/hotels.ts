@@ -37,6 +37,7 @@ export const getHotel = defineTool({
 
 export const changeRoomType = defineTool({
   name: 'change_room_type',
+  miniDescription: 'Change the room type of a stay.',
   description:
     "Move an upcoming hotel stay to another room type of the same hotel at that room's nightly rate, and update the booking total. It does not move money: refund a cheaper room's difference with issue_refund. Check the company's approval rules before using it on a corporate booking.",
   input: { booking_id: bookingId, stay_id: stayId, room_code: z.string().describe('The new room type code, from get_hotel (e.g. STD, SUP, DLX).') },
@@ -56,6 +57,7 @@ export const changeRoomType = defineTool({
 
 export const cancelHotelStay = defineTool({
   name: 'cancel_hotel_stay',
+  miniDescription: 'Cancel a hotel stay with a fee.',
   description:
     'Cancel an upcoming hotel stay, recording the cancellation fee the policy gives (0 inside the free-cancellation period). It does not move money: refund the stay total minus the fee with issue_refund.',
   input: {

@@ -18,6 +18,7 @@ function wholeCents(value: number): number {
 
 export const issueRefund = defineTool({
   name: 'issue_refund',
+  miniDescription: 'Refund money on a booking.',
   description:
     "Refund money to the booking's original payment (card). Updates the payment's refunded amount and status. At most what was paid minus earlier refunds. The policy decides amounts and when approval is needed first.",
   input: { booking_id: bookingId, amount, reason: z.enum(REFUND_REASONS).describe('Why the money goes back.') },

@@ -23,13 +23,13 @@ from .sft import SftConfig, TokenizedExample, train_sft
 from .tokenizer import train_tokenizer
 
 log = logging.getLogger(__name__)
-BUILD_FORMAT = "finalstate-base-model/1"  # bump when the build's code changes what it produces
+BUILD_FORMAT = "finalstate-base-model/2"  # bump when the build's code changes what it produces
 REPORT_FILE = "build_report.json"
 
 
 @dataclass(frozen=True)
 class ModelShape:
-    """Defaults: about 0.9M parameters at a ~550-token vocabulary, enough for mini-profile tasks on 2 CPU cores."""
+    """Defaults: about 1M parameters at a ~2,000-token vocabulary, enough for mini-profile tasks on 2 CPU cores."""
 
     hidden_size: int = 128
     num_hidden_layers: int = 4
@@ -42,7 +42,7 @@ class ModelShape:
 
 @dataclass(frozen=True)
 class BuildConfig:
-    vocab_size: int = 1024
+    vocab_size: int = 2048
     max_length: int = 1024  # longer demonstrations are truncated
     model: ModelShape = field(default_factory=ModelShape)
     sft: SftConfig = field(default_factory=SftConfig)

@@ -33,10 +33,21 @@ def _segments(texts: Iterable[str]) -> Iterator[str]:
 
 
 def train_tokenizer(texts: Iterable[str], *, vocab_size: int, min_frequency: int = 2) -> PreTrainedTokenizerFast:
-    """Byte-level BPE with every digit its own pre-token (numbers are copied digit by digit)."""
+    """Byte-level BPE whose merges may span words (not digits, not line ends).
+
+    Every digit is its own pre-token (numbers are copied digit by digit). Merges never cross a line end, so the text of
+    a prompt ending in a newline (the generation prompt `<|im_start|>assistant\n`) tokenizes the same alone as at the
+    start of a longer text, and sampled turns re-tokenize as they were sampled. Merging across words packs the
+    boilerplate that every mini conversation repeats (tool list, JSON keys) into few tokens: the sequences get about
+    4x shorter than with word-level pre-tokenization, which is what makes SFT fit the CPU budget.
+    """
     tokenizer = Tokenizer(models.BPE())
     tokenizer.pre_tokenizer = pre_tokenizers.Sequence(
-        [pre_tokenizers.Digits(individual_digits=True), pre_tokenizers.ByteLevel(add_prefix_space=False)]
+        [
+            pre_tokenizers.Split("\n", behavior="merged_with_previous"),
+            pre_tokenizers.Digits(individual_digits=True),
+            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+        ]
     )
     tokenizer.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(

@@ -1,0 +1,131 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { readTaskSets } from '../../environment/task-set.js';
+import { loadConfig } from '../../infra/config.js';
+import { fromRoot } from '../../infra/paths.js';
+import { generatedTrainingSets, oracleDemonstrations, renderDemonstration } from '../../runtime/demonstrations/demonstrations.js';
+import { EpisodeStore } from '../../runtime/episode/episode-store.js';
+import { createEpisodeRuntime, type EpisodeRuntime } from '../../runtime/episode/runtime.js';
+import { qwen3Renderer } from '../../runtime/interpreter/index.js';
+import { SftDemonstration } from '../../schemas/training.js';
+import { retail } from '../../domains/retail/index.js';
+import { travel } from '../../domains/travel/index.js';
+import { freePort, runCli, startProcess, uniqueName } from '../helpers/index.js';
+
+// Demonstrations for the tiny base model come from real oracle episodes (fresh PostgreSQL backend, MCP tools, the
+// agent loop) and are the interpreter's rendering of the stored transcripts.
+const config = loadConfig();
+let runtime: EpisodeRuntime;
+const prefixes: string[] = [];
+const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'finalstate-demos-'));
+
+before(async () => {
+  runtime = await createEpisodeRuntime(config);
+});
+after(async () => {
+  for (const prefix of prefixes) await runtime.control.query('DELETE FROM episodes WHERE episode_id LIKE $1', [`${prefix}-%`]);
+  await runtime.close();
+  fs.rmSync(workDir, { recursive: true, force: true });
+});
+
+const ASSISTANT_OPEN = '<|im_start|>assistant\n';
+
+test('demonstrations are the interpreter rendering of stored oracle transcripts, trained on train-split mini tasks only', async () => {
+  const sets = readTaskSets(fromRoot('tasks')); // every split and profile: the module must pick train/mini itself
+  assert.ok(sets.some((s) => s.tasks.some((t) => t.split === 'eval')) && sets.some((s) => s.tasks.some((t) => t.profile === 'full')));
+  const prefix = uniqueName('demo-test');
+  prefixes.push(prefix);
+  const run = await oracleDemonstrations(runtime, qwen3Renderer, sets, { maxTasks: 4, concurrency: 2, episodePrefix: prefix });
+  assert.equal(run.failedTaskIds.length, 0);
+  assert.equal(run.demonstrations.length, 4);
+  const byId = new Map(sets.flatMap((s) => s.tasks.map((t) => [t.id, t] as const)));
+  assert.deepEqual(new Set(run.demonstrations.map((d) => byId.get(d.taskId)!.domain)), new Set(['retail', 'travel']));
+
+  const store = new EpisodeStore(runtime.control);
+  for (const { taskId, episodeId, demonstration } of run.demonstrations) {
+    const task = byId.get(taskId)!;
+    assert.deepEqual([task.split, task.profile], ['train', 'mini'], taskId);
+    const record = (await store.load(episodeId))!;
+    assert.equal(record.outcome.reward, 1);
+    assert.equal(demonstration.text, qwen3Renderer.renderConversation(record.transcript));
+    assert.ok(SftDemonstration.safeParse(demonstration).success);
+
+    // One span per assistant turn: it starts right after the turn's opening and ends with its <|im_end|>.
+    const assistantTurns = record.transcript.turns.filter((t) => t.role === 'assistant');
+    const openings = [...demonstration.text.matchAll(/<\|im_start\|>assistant\n/g)].map((m) => m.index + ASSISTANT_OPEN.length);
+    assert.equal(demonstration.assistantSpans.length, assistantTurns.length);
+    assert.deepEqual(demonstration.assistantSpans.map(([start]) => start), openings);
+    demonstration.assistantSpans.forEach(([start, end], i) => {
+      const body = demonstration.text.slice(start, end);
+      assert.ok(body.endsWith('<|im_end|>') && !body.slice(0, -'<|im_end|>'.length).includes('<|im'), body);
+      assert.equal(demonstration.text[end], '\n');
+      const parsed = qwen3Renderer.parseOutput(body, record.transcript.tools);
+      assert.deepEqual(parsed.turn.toolCalls, assistantTurns[i]!.toolCalls);
+    });
+    // The mini profile shows the short tool descriptions, never the full pack text.
+    const domain = task.domain === 'retail' ? retail : travel;
+    for (const tool of record.transcript.tools) assert.equal(tool.description, domain.tools.find((t) => t.name === tool.name)!.miniDescription);
+  }
+});
+
+test('extra demonstration tasks come from the generators, training split only, with ids across the split range', () => {
+  const sets = generatedTrainingSets([retail, travel], path.join(workDir, 'generated'), [13, 26], 8);
+  assert.equal(sets.length, 4);
+  for (const set of sets) for (const task of set.tasks) assert.deepEqual([task.split, task.profile], ['train', 'mini']);
+  const leadingDigits = new Set(sets.flatMap((s) => s.tasks.map((t) => /(?:ORD|BKG)-(\d)/.exec(t.query)?.[1])));
+  assert.deepEqual([...leadingDigits].sort(), ['2', '3']);
+});
+
+test('renderDemonstration refuses a renderer that is not prefix-stable', () => {
+  const broken = { ...qwen3Renderer, renderConversation: (c: Parameters<typeof qwen3Renderer.renderConversation>[0]) => `${c.turns.length}${qwen3Renderer.renderConversation(c)}` };
+  const conversation = { system: 's', tools: [], turns: [{ role: 'user' as const, content: 'hi' }, { role: 'assistant' as const, content: 'hello', toolCalls: [] }] };
+  assert.throws(() => renderDemonstration(broken, conversation), /not prefix-stable/);
+  const ok = renderDemonstration(qwen3Renderer, conversation);
+  assert.equal(ok.text.slice(...ok.assistantSpans[0]!), 'hello<|im_end|>');
+});
+
+test('finalstate model build-base with a tiny step count writes a checkpoint that the policy server serves', async () => {
+  const cacheDir = path.join(workDir, 'cache');
+  const res = runCli(['model', 'build-base', '--max-demos', '4', '--steps', '3', '--cache-dir', cacheDir, '--json']);
+  assert.equal(res.status, 0, res.stderr);
+  const result = JSON.parse(res.stdout) as {
+    checkpointDir: string;
+    cached: boolean;
+    demonstrations: { count: number; episodePrefix: string | null };
+    report: { paramCount: number; sftSteps: number; finalLoss: number };
+    lossCurve: { step: number; loss: number }[];
+  };
+  if (result.demonstrations.episodePrefix) prefixes.push(result.demonstrations.episodePrefix);
+  assert.equal(result.demonstrations.count, 4);
+  assert.equal(result.report.sftSteps, 3);
+  assert.ok(result.report.paramCount > 500_000 && result.report.paramCount < 2_000_000, String(result.report.paramCount));
+  assert.ok(Number.isFinite(result.report.finalLoss) && result.lossCurve.length === 3);
+  for (const file of ['model.safetensors', 'tokenizer.json', 'config.json']) assert.ok(fs.existsSync(path.join(result.checkpointDir, file)), file);
+
+  const again = runCli(['model', 'build-base', '--max-demos', '4', '--steps', '3', '--cache-dir', cacheDir, '--json']);
+  assert.equal(again.status, 0, again.stderr);
+  assert.deepEqual([JSON.parse(again.stdout).cached, JSON.parse(again.stdout).checkpointDir], [true, result.checkpointDir]);
+
+  const port = await freePort();
+  const python = fromRoot(config.python.venv, 'bin', 'python');
+  const server = startProcess(python, ['-m', 'finalstate.policy_server', '--model', result.checkpointDir, '--port', String(port), '--device', 'cpu'], /policy server ready/, { PYTHONPATH: fromRoot('python') });
+  try {
+    await server.started;
+    const models = (await (await fetch(`http://127.0.0.1:${port}/v1/models`)).json()) as { data: { id: string }[] };
+    const prompt = '<|im_start|>user\nPlease cancel my order ORD-100001.<|im_end|>\n<|im_start|>assistant\n';
+    const reply = await fetch(`http://127.0.0.1:${port}/v1/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: models.data[0]!.id, prompt, max_tokens: 8, temperature: 1, seed: 1, logprobs: 1, return_token_ids: true }),
+    });
+    assert.equal(reply.status, 200);
+    const body = (await reply.json()) as { choices: { text: string; token_ids?: number[] }[] };
+    assert.equal(body.choices.length, 1);
+    assert.equal(typeof body.choices[0]!.text, 'string');
+  } finally {
+    await server.stop();
+  }
+});
