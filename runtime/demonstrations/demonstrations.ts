@@ -11,7 +11,7 @@ import type { EpisodeRuntime } from '../episode/runtime.js';
 import { renderPrompt, type ChatRenderer } from '../interpreter/renderer.js';
 
 /** Bump when what a demonstration contains changes for reasons the content hash below cannot see. */
-export const DEMONSTRATION_FORMAT = 'finalstate-sft-demonstrations/1';
+export const DEMONSTRATION_FORMAT = 'finalstate-sft-demonstrations/2'; // 2: records keep tool-schema key order (json, not jsonb)
 
 /** Demonstrations teach the tiny base model: training split, mini profile, nothing else. */
 export const isDemonstrationTask = (task: Task): boolean => task.split === 'train' && task.profile === 'mini';

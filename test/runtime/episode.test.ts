@@ -169,3 +169,21 @@ test('finalstate run --policy oracle prints the episode, and --json its outcome 
   assert.equal(missing.status, 2);
   assert.match(missing.stderr, /no task no\.such\.task/);
 });
+
+test('a stored transcript renders byte-identically to the live prompt (tool schemas keep their key order)', async () => {
+  const task = taskOf('cancel_order');
+  const req = request(task);
+  await runtime.runner.run(req);
+  const record = (await new EpisodeStore(runtime.control).load(req.episodeId))!;
+  const episode = await runtime.backend.open(uniqueName('live-tools'), task);
+  try {
+    const wiring = await connectEpisodeTools(runtime.backend, episode);
+    const tools = new McpToolSession(wiring.client, () => wiring.close());
+    const live = { system: record.transcript.system, tools: await tools.listTools(), turns: record.transcript.turns.slice(0, 1) };
+    await tools.close();
+    const stored = { ...record.transcript, turns: record.transcript.turns.slice(0, 1) };
+    assert.equal(qwen3Renderer.renderConversation(stored), qwen3Renderer.renderConversation(live));
+  } finally {
+    await runtime.backend.teardown(episode);
+  }
+});
