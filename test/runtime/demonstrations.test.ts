@@ -11,6 +11,8 @@ import { EpisodeStore } from '../../runtime/episode/episode-store.js';
 import { createEpisodeRuntime, type EpisodeRuntime } from '../../runtime/episode/runtime.js';
 import { qwen3Renderer } from '../../runtime/interpreter/index.js';
 import { SftDemonstration } from '../../schemas/training.js';
+import { EpisodeRequest } from '../../schemas/episode.js';
+import { Trajectory } from '../../schemas/trajectory.js';
 import { retail } from '../../domains/retail/index.js';
 import { travel } from '../../domains/travel/index.js';
 import { freePort, runCli, startProcess, uniqueName } from '../helpers/index.js';
@@ -125,6 +127,35 @@ test('finalstate model build-base with a tiny step count writes a checkpoint tha
     const body = (await reply.json()) as { choices: { text: string; token_ids?: number[] }[] };
     assert.equal(body.choices.length, 1);
     assert.equal(typeof body.choices[0]!.text, 'string');
+
+    // A full episode through the runtime against this served model: the stored trajectory's token ids, loss mask and
+    // logprobs line up, and its text is exactly the rendered conversation (no drift).
+    const taskSet = fromRoot('tasks', 'retail-eval-mini.manifest.json');
+    const task = runtime.tasks.taskSet(taskSet).tasks[0]!;
+    const episodeId = uniqueName('served-episode');
+    const outcome = await runtime.runner.run(EpisodeRequest.parse({
+      episodeId, taskId: task.id, taskSet, trial: 0, seed: 3,
+      policy: { kind: 'served', client: { baseUrl: `http://127.0.0.1:${port}`, model: models.data[0]!.id, sampling: { maxTokens: 24, temperature: 1 } } },
+      limits: { maxAgentTurns: 3 },
+    }));
+    try {
+      assert.ok(outcome.trajectoryUri, 'a served episode stores its trajectory');
+      const trajectory = Trajectory.parse(JSON.parse(fs.readFileSync(new URL(outcome.trajectoryUri), 'utf8')));
+      assert.equal(trajectory.drift, null);
+      assert.equal(outcome.trainable, true);
+      assert.equal(trajectory.tokenIds.length, trajectory.lossMask.length);
+      assert.equal(trajectory.tokenIds.length, trajectory.rolloutLogprobs.length);
+      const record = (await new EpisodeStore(runtime.control).load(episodeId))!;
+      assert.equal(trajectory.lossMask.filter((m) => m === 1).length, record.outcome.usage.agent.outputTokens);
+      trajectory.lossMask.forEach((m, i) => {
+        if (m === 0) assert.equal(trajectory.rolloutLogprobs[i], 0);
+        else assert.ok(trajectory.rolloutLogprobs[i]! <= 0 && Number.isFinite(trajectory.rolloutLogprobs[i]!));
+      });
+      const detok = (await (await fetch(`http://127.0.0.1:${port}/detokenize`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ tokens: trajectory.tokenIds }) })).json()) as { prompt: string };
+      assert.ok(qwen3Renderer.renderConversation(record.transcript).startsWith(detok.prompt), 'the tokens spell the rendered conversation');
+    } finally {
+      await runtime.control.query('DELETE FROM episodes WHERE episode_id = $1', [episodeId]);
+    }
   } finally {
     await server.stop();
   }
