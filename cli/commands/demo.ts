@@ -10,12 +10,15 @@ import { startControlWorker } from '../../workers/control.js';
 import { parse, printJson, type Command } from '../command.js';
 
 const NOT_BUILT_YET = [
-  'environments: task format, isolated backends, MCP tools, final-state grading (issue 3)',
-  'episode runtime: interpreter, policy/user/judge clients, agent loop (issue 4)',
-  'policy stack: GRPO trainer worker, policy server, tiny base model (issue 5)',
-  'statistics: difficulty selection, metrics, reports (issue 6)',
-  'Temporal pipeline: campaign, probe, GRPO steps, evaluation (issue 7)',
-  'the mini campaign itself (issue 8)',
+  'the mini campaign itself: this command does not yet build the base model and run probe, selection, GRPO steps and evaluation end to end (issue 8)',
+];
+
+/** What a newcomer can run today, beside this smoke check. */
+const TRY_NOW = [
+  'finalstate run --task retail.train.mini.cancel_order.107919   # one graded episode',
+  'finalstate tasks verify --profile mini --domain retail --split train   # oracle, no-op and mutations',
+  'finalstate model build-base   # the tiny base model (about 15 minutes)',
+  'finalstate campaign --help',
 ];
 
 const usage = `finalstate demo [--json]
@@ -59,6 +62,7 @@ export const demoCommand: Command = {
       log(`cross-language workflow: Python ${echo.python} worker answered sha256 ${echo.sha256.slice(0, 16)}…\n  ${workflowUrl(config, xlangId)}`);
       await client.connection.close();
       log(`\nNot built yet:\n${NOT_BUILT_YET.map((line) => `  - ${line}`).join('\n')}`);
+      log(`\nTry now:\n${TRY_NOW.map((line) => `  ${line}`).join('\n')}`);
       if (values.json) printJson({ smoke: row, crossLanguage: echo, notBuiltYet: NOT_BUILT_YET });
       return 0;
     } finally {
