@@ -1,29 +1,39 @@
-import { readTaskSet } from '../environment/task-set.js';
+import { readTaskSource } from '../environment/task-set.js';
 import { UserError } from '../infra/errors.js';
 import { localPathOf } from '../infra/artifacts.js';
 import type { TaskSource } from '../schemas/campaign.js';
 import type { TaskInfo } from '../schemas/pipeline.js';
 import { failFastOnUserError } from './failures.js';
 
-/** Lists the tasks of a task set. The environment layer's task-set loader (manifest and hashes checked) plugs in here. */
+export type CatalogTask = TaskInfo & { profile: 'full' | 'mini'; /** The task-set file it came from. */ set: string };
+
+/** Lists the tasks of a task source (file or directory), in file order. The environment layer's loader (manifest and hashes checked) plugs in here. */
 export interface TaskCatalog {
-  list(taskSet: string): Promise<Array<TaskInfo & { profile: 'full' | 'mini' }>>;
+  list(taskSet: string): Promise<CatalogTask[]>;
 }
 
 /** Task sets read by the environment layer's loader: all or nothing, each task checked against the manifest hash. */
 export const manifestTaskCatalog: TaskCatalog = {
   async list(taskSet) {
-    return readTaskSet(localPathOf(taskSet)).tasks.map((t) => ({ taskId: t.id, domain: t.domain, split: t.split, tags: t.tags, profile: t.profile }));
+    return readTaskSource(localPathOf(taskSet)).flatMap((set) =>
+      set.tasks.map((t) => ({ taskId: t.id, domain: t.domain, split: t.split, tags: t.tags, profile: t.profile, set: set.file })),
+    );
   },
 };
 
-/** The tasks of a source: its split (and profile), sorted by id, optionally the first `limit`. */
+/** `limit` tasks spread evenly over a list (generators interleave task types, so this keeps every type). */
+function spread<T>(items: T[], limit: number | undefined): T[] {
+  if (limit === undefined || items.length <= limit) return items;
+  return Array.from({ length: limit }, (_, i) => items[Math.floor((i * items.length) / limit)]!);
+}
+
+/** The tasks of a source: its split (and profile), at most `limit` per task set spread over the set, sorted by id. */
 export async function listSourceTasks(catalog: TaskCatalog, source: TaskSource): Promise<TaskInfo[]> {
-  const all = await catalog.list(source.taskSet);
-  const chosen = all
-    .filter((t) => t.split === source.split && (!source.profile || t.profile === source.profile))
+  const matching = (await catalog.list(source.taskSet)).filter((t) => t.split === source.split && (!source.profile || t.profile === source.profile));
+  const sets = [...new Set(matching.map((t) => t.set))];
+  const chosen = sets
+    .flatMap((set) => spread(matching.filter((t) => t.set === set), source.limit))
     .sort((a, b) => (a.taskId < b.taskId ? -1 : a.taskId > b.taskId ? 1 : 0))
-    .slice(0, source.limit ?? Infinity)
     .map(({ taskId, domain, split, tags }) => ({ taskId, domain, split, tags: [...tags].sort() }));
   if (chosen.length === 0) throw new UserError(`task set ${source.taskSet}: no ${source.split}${source.profile ? ` ${source.profile}` : ''} tasks`);
   return chosen;

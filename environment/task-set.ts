@@ -147,6 +147,19 @@ export function writeTaskSet(dir: string, name: string, version: string, inputs:
   return { file, manifestFile, tasks };
 }
 
+/**
+ * The task sets a task source names: one task-set file (or its manifest), or a directory whose task sets are all read
+ * (ids unique across them). A campaign over several domains points its split at a directory.
+ */
+export function readTaskSource(fileOrDir: string): LoadedTaskSet[] {
+  if (fs.existsSync(fileOrDir) && fs.statSync(fileOrDir).isDirectory()) {
+    const sets = readTaskSets(fileOrDir);
+    if (sets.length === 0) throw new UserError(`task source ${fileOrDir}: the directory holds no task set (*.jsonl with a manifest beside it)`);
+    return sets;
+  }
+  return [readTaskSet(fileOrDir)];
+}
+
 /** Every task-set file (*.jsonl with a manifest beside it) in a directory, sorted. */
 export function findTaskSetFiles(dir: string): string[] {
   if (!fs.existsSync(dir)) return [];

@@ -12,10 +12,13 @@ const Duration = z.string().regex(/^\d+(\.\d+)?\s*(ms|s|m|h|d)$/, 'a duration su
 /** One task set a campaign reads: a task-set JSONL file (with its manifest beside it) and the split to use. */
 export const TaskSource = z
   .object({
-    taskSet: z.string().min(1).describe('Path of the task-set JSONL file (relative to the working directory) or a file:// URI.'),
+    taskSet: z
+      .string()
+      .min(1)
+      .describe('Path (relative to the working directory) or file:// URI of a task-set JSONL file, or of a directory whose task sets are all read (one per domain, say).'),
     split: z.enum(['train', 'eval']),
     profile: z.enum(['full', 'mini']).optional().describe('Keep only tasks of this profile.'),
-    limit: Positive.optional().describe('Keep only the first N tasks (by id), for small runs.'),
+    limit: Positive.optional().describe('Keep at most N tasks of each task set, spread evenly over it (every task type stays), for small runs.'),
   })
   .strict();
 export type TaskSource = z.infer<typeof TaskSource>;
@@ -88,6 +91,10 @@ export const CampaignConfig = z
     maxReplacementRounds: Count.default(3).describe('Rounds in which zero-variance or failed groups are replaced by fresh tasks.'),
     allowPartialUpdate: z.boolean().default(false).describe('Update on fewer informative groups than groupsPerStep instead of failing the step.'),
     minInformativeGroups: Positive.optional().describe('With allowPartialUpdate: the fewest informative groups an update may use (default 1).'),
+    keepZeroVarianceGroups: z
+      .boolean()
+      .default(false)
+      .describe('Plain GRPO: train on groups whose rewards are all equal (their advantages are 0) instead of replacing them (DAPO). For pipeline checks with a policy too weak to vary.'),
     update: UpdateConfig,
     evaluation: z
       .object({

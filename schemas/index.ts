@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { CampaignConfig, CampaignStatus, EvaluationConfig } from './campaign.js';
+import { DemoPreset } from './demo.js';
 import { StackConfig } from './config.js';
 import { TableGrading } from './domain.js';
 import { EpisodeOutcome, EpisodeRecord, EpisodeRequest } from './episode.js';
@@ -32,4 +33,5 @@ export const exportedSchemas: Record<string, z.ZodType> = {
   CampaignConfig,
   EvaluationConfig,
   CampaignStatus,
+  DemoPreset,
 };

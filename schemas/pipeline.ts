@@ -118,6 +118,7 @@ export const GrpoStepInput = z
     maxReplacementRounds: Count,
     allowPartialUpdate: z.boolean(),
     minInformativeGroups: z.number().int().positive(),
+    keepZeroVarianceGroups: z.boolean().optional().describe('Train on zero-variance groups instead of replacing them (absent: replace).'),
     update: UpdateConfig,
     policyServers: z.array(z.string()),
     settings: EpisodeSettings,

@@ -48,6 +48,8 @@ export async function grpoStep(input: GrpoStepInput): Promise<GrpoStepResult> {
   let sampler = input.sampler;
   let nextGroup = 0;
   const informative: GroupRun[] = [];
+  // Groups the update uses: the informative ones, plus zero-variance ones when the config keeps them (plain GRPO).
+  const kept: GroupRun[] = [];
   const counts = { zeroVariance: 0, infraGroups: 0, replacements: 0, refills: 0, scoredEpisodes: 0, rewardSum: 0, costUsd: 0 };
   // Groups the previous round discarded: the next round's fresh groups replace (zero variance) or refill (infra) them.
   let discarded = { zeroVariance: 0, infra: 0 };
@@ -72,13 +74,13 @@ export async function grpoStep(input: GrpoStepInput): Promise<GrpoStepResult> {
     return { group, taskId, attempts };
   };
 
-  for (let round = 0; round <= input.maxReplacementRounds && informative.length < input.groups; round++) {
+  for (let round = 0; round <= input.maxReplacementRounds && kept.length < input.groups; round++) {
     const usable = pool.filter((t) => !malformed.has(t));
     if (usable.length === 0) break;
     counts.replacements += discarded.zeroVariance;
     counts.refills += discarded.infra;
     discarded = { zeroVariance: 0, infra: 0 };
-    const drawn = drawTasks(usable, settings.seed, sampler, input.groups - informative.length);
+    const drawn = drawTasks(usable, settings.seed, sampler, input.groups - kept.length);
     sampler = drawn.sampler;
     const runs = await Promise.all(drawn.tasks.map(runGroup));
     const rows = [];
@@ -93,10 +95,13 @@ export async function grpoStep(input: GrpoStepInput): Promise<GrpoStepResult> {
         counts.scoredEpisodes += run.attempts.length;
         counts.rewardSum += run.attempts.reduce((s, a) => s + (a as { outcome: EpisodeOutcome }).outcome.reward, 0);
       }
-      if (fate === 'informative') informative.push(run);
-      else if (fate === 'zero-variance') {
+      if (fate === 'informative') {
+        informative.push(run);
+        kept.push(run);
+      } else if (fate === 'zero-variance') {
         counts.zeroVariance += 1;
-        discarded.zeroVariance += 1;
+        if (input.keepZeroVarianceGroups) kept.push(run);
+        else discarded.zeroVariance += 1;
       } else if (fate === 'infra') {
         counts.infraGroups += 1;
         discarded.infra += 1;
@@ -106,7 +111,7 @@ export async function grpoStep(input: GrpoStepInput): Promise<GrpoStepResult> {
   }
 
   const minimum = input.allowPartialUpdate ? input.minInformativeGroups : input.groups;
-  if (informative.length < minimum) {
+  if (kept.length < minimum) {
     throw ApplicationFailure.create({
       type: FailureType.shortOfInformativeGroups,
       nonRetryable: true,
@@ -115,7 +120,7 @@ export async function grpoStep(input: GrpoStepInput): Promise<GrpoStepResult> {
     });
   }
 
-  const used = informative.slice(0, input.groups);
+  const used = kept.slice(0, input.groups);
   const batch = await control.buildBatch({
     campaignId,
     step,

@@ -42,6 +42,7 @@ export function grpoStepInput(config: CampaignConfigWithQueues, state: Pick<Camp
     maxReplacementRounds: config.maxReplacementRounds,
     allowPartialUpdate: config.allowPartialUpdate,
     minInformativeGroups: config.minInformativeGroups ?? 1,
+    ...(config.keepZeroVarianceGroups ? { keepZeroVarianceGroups: true } : {}),
     update: config.update,
     policyServers: policyServersOf(config),
     settings: episodeSettings(config, policyAt(config.policy, state.policyVersion)),

@@ -42,6 +42,24 @@ function requireArgs(positionals: string[], names: string[], sub: string): strin
   return positionals;
 }
 
+/** Starts the campaign workflow of a config; false when a campaign with that id is already running. */
+export async function startCampaign(client: Client, config: LoadedConfig, campaignConfig: CampaignConfig): Promise<boolean> {
+  const id = campaignConfig.campaignId;
+  const input = { config: { ...campaignConfig, taskQueues: campaignConfig.taskQueues ?? config.taskQueues } };
+  try {
+    await client.workflow.start(campaign, {
+      taskQueue: input.config.taskQueues.control,
+      workflowId: id,
+      args: [input],
+      typedSearchAttributes: [{ key: CampaignIdKey, value: id }, { key: StepKey, value: 0 }],
+    });
+    return true;
+  } catch (err) {
+    if (err instanceof WorkflowExecutionAlreadyStartedError) return false;
+    throw err;
+  }
+}
+
 /** Status plus the live progress of the running child, if any; a finished campaign's status comes from its result. */
 export async function campaignStatus(client: Client, id: string): Promise<CampaignStatus & { child: ChildProgress | null }> {
   const handle = client.workflow.getHandle(id);
@@ -85,22 +103,8 @@ export const campaignCommand: Command = {
         const [file] = requireArgs(rest, ['CONFIG'], sub);
         const parsed = readJsonConfig(file!, CampaignConfig, 'campaign config');
         const id = parsed.campaignId;
-        const input = { config: { ...parsed, taskQueues: parsed.taskQueues ?? config.taskQueues } };
         const url = workflowUrl(config, id);
-        const started = await withClient(config, async (client) => {
-          try {
-            await client.workflow.start(campaign, {
-              taskQueue: input.config.taskQueues.control,
-              workflowId: id,
-              args: [input],
-              typedSearchAttributes: [{ key: CampaignIdKey, value: id }, { key: StepKey, value: 0 }],
-            });
-            return true;
-          } catch (err) {
-            if (err instanceof WorkflowExecutionAlreadyStartedError) return false;
-            throw err;
-          }
-        });
+        const started = await withClient(config, (client) => startCampaign(client, config, parsed));
         if (values.json) printJson({ workflowId: id, url, started });
         else console.log(`${started ? 'started' : 'already running'}: campaign ${id}\n  ${url}`);
         return 0;

@@ -1,73 +1,153 @@
-import { randomUUID } from 'node:crypto';
-import { spawn } from 'node:child_process';
+import type { Client } from '@temporalio/client';
+import { localPathOf } from '../../infra/artifacts.js';
 import { loadConfig } from '../../infra/config.js';
-import { fromRoot } from '../../infra/paths.js';
+import { UserError } from '../../infra/errors.js';
 import * as stack from '../../infra/stack/index.js';
-import { workflowUrl } from '../../infra/stack/temporal.js';
+import { uiUrl, workflowUrl } from '../../infra/stack/temporal.js';
 import { connectClient } from '../../infra/temporal-client.js';
-import { crossLanguageSmokeWorkflow, smokeWorkflow } from '../../workflows/smoke.js';
-import { startControlWorker } from '../../workers/control.js';
+import type { CampaignState } from '../../schemas/campaign.js';
+import type { CampaignResult } from '../../workflows/campaign.js';
+import { stateQuery } from '../../workflows/definitions.js';
 import { parse, printJson, type Command } from '../command.js';
+import { startFleet, type Fleet } from '../demo/fleet.js';
+import { campaignConfigOf, currentCampaignId, derivedCampaignId, loadPreset, SERVED_MODEL_NAME } from '../demo/preset.js';
+import { compareCampaign, renderComparison } from '../demo/summary.js';
+import { watchCampaign, type PhaseTime } from '../demo/watch.js';
+import { startCampaign } from './campaign.js';
+import { buildBaseModel } from './model.js';
+import { writeCampaignReport } from './report.js';
 
-const NOT_BUILT_YET = [
-  'the mini campaign itself: this command does not yet build the base model and run probe, selection, GRPO steps and evaluation end to end (issue 8)',
-];
+const usage = `finalstate demo [--preset mini|smoke|FILE] [--fresh] [--json]
 
-/** What a newcomer can run today, beside this smoke check. */
-const TRY_NOW = [
-  'finalstate run --task retail.train.mini.cancel_order.107919   # one graded episode',
-  'finalstate tasks verify --profile mini --domain retail --split train   # oracle, no-op and mutations',
-  'finalstate model build-base   # the tiny base model (about 15 minutes)',
-  'finalstate campaign --help',
-];
+The main job on embedded defaults, on one machine: starts the stack, builds (or reuses) the tiny base model, starts a
+policy server, the gpu worker (Python) and the control and episode workers, then runs a campaign: probe the training
+tasks with the base policy, freeze a pool by difficulty, evaluate the base policy on held-out tasks, train with GRPO,
+evaluate the trained policy, and print base against trained with intervals, the per-task flips and the HTML report.
 
-const usage = `finalstate demo [--json]
+  --preset P   mini (default; the learning demo, about 45 minutes on 2 cores the first time), smoke (every phase on
+               tiny counts, a few minutes), or the path of a preset file (copy infra/presets/mini.json and edit it)
+  --fresh      start a new campaign instead of continuing the one this preset and base model already started
 
-Runs the main job on embedded defaults. Today it brings the stack up and runs the foundation's smoke
-workflows (PostgreSQL round trip, TypeScript -> Python activity); the training campaign is not built yet.`;
+Ctrl-C stops the workers; the same command continues the same campaign (its id is derived from the preset and the
+base model) without redoing finished steps.`;
+
+/** The campaign's state: its result once done, else the state query (after a continueAsNew the latest run answers). */
+async function stateOf(client: Client, id: string): Promise<CampaignState> {
+  const handle = client.workflow.getHandle(id);
+  const { status } = await handle.describe();
+  if (status.name === 'COMPLETED') return ((await handle.result()) as CampaignResult).state;
+  return handle.query(stateQuery);
+}
+
+/** The state of a campaign that exists, or null. */
+async function existingState(client: Client, id: string): Promise<{ state: CampaignState; running: boolean } | null> {
+  try {
+    const { status } = await client.workflow.getHandle(id).describe();
+    if (status.name !== 'RUNNING' && status.name !== 'COMPLETED') {
+      throw new UserError(`finalstate demo: campaign ${id} is ${status.name.toLowerCase()}; see it in the Temporal UI, or start a new one with --fresh`);
+    }
+    return { state: await stateOf(client, id), running: status.name === 'RUNNING' };
+  } catch (err) {
+    if ((err as Error).name === 'WorkflowNotFoundError') return null;
+    throw err;
+  }
+}
+
+const seconds = (since: number) => Math.round((performance.now() - since) / 100) / 10;
 
 export const demoCommand: Command = {
   name: 'demo',
-  summary: 'run the main job on embedded defaults (today: the foundation smoke workflows)',
+  summary: 'run a whole campaign on embedded defaults (probe, select, GRPO, evaluate) and show base vs trained',
   usage,
   async run(argv) {
-    const { values } = parse('demo', argv, {});
+    const { values } = parse('demo', argv, { preset: { type: 'string', default: 'mini' }, fresh: { type: 'boolean', default: false } });
     if (values.help) {
       console.log(usage);
       return 0;
     }
-    const log = (line: string) => values.json || console.log(line);
+    const json = Boolean(values.json);
+    const log = (line: string) => (json ? process.stderr.write(`${line}\n`) : console.log(line));
+    const started = performance.now();
+    const phases: PhaseTime[] = [];
+    const { preset, file } = loadPreset(values.preset!);
     const config = loadConfig();
+    log(`preset ${preset.name} (${file}): ${preset.description}`);
+
+    let t = performance.now();
     await stack.up(config);
-    log('stack: up');
-    const taskQueue = `demo-${randomUUID().slice(0, 8)}`;
-    const pythonTaskQueue = `${taskQueue}-py`;
-    const worker = await startControlWorker(config, { taskQueue });
-    const python = spawn(
-      fromRoot(config.python.venv, 'bin', 'python'),
-      ['-m', 'finalstate.smoke_worker', '--address', config.temporal.address, '--namespace', config.temporal.namespace, '--task-queue', pythonTaskQueue],
-      { env: { ...process.env, PYTHONPATH: fromRoot('python') }, stdio: 'ignore' },
-    );
+    phases.push({ phase: 'stack', seconds: seconds(t) });
+    log(`stack: up (${seconds(t)} s); Temporal UI ${uiUrl(config)}`);
+
+    t = performance.now();
+    log('base model: building or reusing (cached by content hash)…');
+    const base = await buildBaseModel(config, {
+      ...(preset.baseModel.steps !== undefined ? { steps: preset.baseModel.steps } : {}),
+      ...(preset.baseModel.maxDemos !== undefined ? { maxDemos: preset.baseModel.maxDemos } : {}),
+      seed: preset.baseModel.seed,
+      log: (line) => (/loss|demonstrations|step/.test(line) ? log(`  ${line}`) : undefined),
+    });
+    phases.push({ phase: 'base model', seconds: seconds(t) });
+    log(`base model: ${base.checkpointDir}${base.cached ? ' (cached)' : ''}, ${base.report.paramCount.toLocaleString('en-US')} parameters, SFT loss ${base.report.finalLoss.toFixed(4)} (${seconds(t)} s)`);
+
+    const derived = derivedCampaignId(preset, base.contentHash);
+    const campaignId = currentCampaignId(config, derived, values.fresh ?? false);
+    const campaignConfig = campaignConfigOf(preset, campaignId, base.checkpointDir);
+    const client = await connectClient(config);
+    let fleet: Fleet | undefined;
+    const interrupted = new Promise<'interrupted'>((resolve) => process.once('SIGINT', () => resolve('interrupted')));
     try {
-      const client = await connectClient(config);
-      const rowId = `demo-smoke-${Date.now()}`;
-      const row = await client.workflow.execute(smokeWorkflow, { taskQueue, workflowId: rowId, args: [{ label: 'hello from finalstate' }] });
-      log(`smoke workflow: wrote and read PostgreSQL row ${row.id} (${JSON.stringify(row.readBack)})\n  ${workflowUrl(config, rowId)}`);
-      const xlangId = `demo-xlang-${Date.now()}`;
-      const echo = await client.workflow.execute(crossLanguageSmokeWorkflow, {
-        taskQueue,
-        workflowId: xlangId,
-        args: [{ text: 'policy update goes here', pythonTaskQueue }],
-      });
-      log(`cross-language workflow: Python ${echo.python} worker answered sha256 ${echo.sha256.slice(0, 16)}…\n  ${workflowUrl(config, xlangId)}`);
-      await client.connection.close();
-      log(`\nNot built yet:\n${NOT_BUILT_YET.map((line) => `  - ${line}`).join('\n')}`);
-      log(`\nTry now:\n${TRY_NOW.map((line) => `  ${line}`).join('\n')}`);
-      if (values.json) printJson({ smoke: row, crossLanguage: echo, notBuiltYet: NOT_BUILT_YET });
+      const existing = await existingState(client, campaignId);
+      if (existing && !existing.running) log(`campaign ${campaignId} already finished; showing its result (--fresh starts a new one)`);
+      else {
+        // A resumed campaign's servers must serve the policy it last published, not the base model.
+        const checkpoint = existing?.state.checkpointUri ? localPathOf(existing.state.checkpointUri) : base.checkpointDir;
+        const version = existing?.state.policyVersion !== undefined ? Number(existing.state.policyVersion) : 0;
+        t = performance.now();
+        fleet = await startFleet(config, {
+          name: campaignId,
+          queues: campaignConfig.taskQueues!,
+          checkpointDir: checkpoint,
+          policyVersion: version,
+          port: preset.policyServer.port,
+          servedModelName: SERVED_MODEL_NAME,
+          maxBatchSize: preset.policyServer.maxBatchSize,
+          episodeConcurrency: preset.episodeConcurrency,
+          prices: preset.prices,
+          log,
+        });
+        phases.push({ phase: 'workers', seconds: seconds(t) });
+        const startedNow = await startCampaign(client, config, campaignConfig);
+        log(`${startedNow ? 'started' : 'continuing'} campaign ${campaignId}${existing ? ` at step ${existing.state.step}, phase ${existing.state.phase}` : ''}\n  ${workflowUrl(config, campaignId)}`);
+        const watched = await Promise.race([watchCampaign(client, config, campaignId, { log, isTty: !json && Boolean(process.stdout.isTTY) }), interrupted]);
+        if (watched === 'interrupted') {
+          log(`\ninterrupted: stopping the workers. The campaign waits in Temporal; run the same command again to continue ${campaignId}.`);
+          return 130;
+        }
+        phases.push(...watched.phases);
+        if (watched.final.phase === 'step-failed') {
+          const failed = watched.final.failedStep;
+          log(`step ${failed?.step} failed: ${failed?.message}\n  re-run it: finalstate campaign replay-step ${campaignId} ${failed?.step} (with this command running, or its workers)`);
+          return 1;
+        }
+      }
+      const state = await stateOf(client, campaignId);
+      const k = campaignConfig.evaluation.k;
+      const { comparison, trainedStep } = await compareCampaign(config, state, k);
+      const report = await writeCampaignReport(config, campaignId, state);
+      const total = seconds(started);
+      if (json) {
+        printJson({ campaignId, url: workflowUrl(config, campaignId), baseModel: base.checkpointDir, trainedStep, steps: state.steps, poolSize: state.pool?.length ?? 0, phases, totalSeconds: total, report: report.html, comparison });
+      } else {
+        log(`\n${renderComparison(comparison)}`);
+        log(`\nwall time: ${phases.map((p) => `${p.phase} ${p.seconds.toFixed(0)} s`).join(', ')}; total ${total.toFixed(0)} s`);
+        log(`report: ${report.html}`);
+        log(`campaign: ${workflowUrl(config, campaignId)} (every episode is an activity in its step's or evaluation's history)`);
+      }
       return 0;
     } finally {
-      python.kill('SIGTERM');
-      await worker.stop();
+      await fleet?.stop();
+      await client.connection.close();
     }
   },
 };
+

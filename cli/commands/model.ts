@@ -119,6 +119,57 @@ function runPythonBuild(config: LoadedConfig, args: string[], log: (line: string
   });
 }
 
+export interface BaseModelOptions {
+  steps?: number;
+  batchSize?: number;
+  maxDemos?: number;
+  seed?: number;
+  concurrency?: number;
+  extraSeeds?: number[];
+  extraCount?: number;
+  /** Task-set directory of the demonstrations (default tasks/). */
+  dir?: string;
+  /** Where demonstrations/ and models/ live (default <dataDir>). */
+  cacheDir?: string;
+  log?: (line: string) => void;
+}
+
+/** Builds (or finds in its cache) the tiny base model: oracle demonstrations, then the Python tokenizer + SFT build. */
+export async function buildBaseModel(config: LoadedConfig, options: BaseModelOptions = {}) {
+  const dir = options.dir ?? fromRoot('tasks');
+  const cacheDir = options.cacheDir ?? config.dataPath;
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const started = performance.now();
+  const extra = { seeds: options.extraSeeds ?? DEFAULT_EXTRA_SEEDS, count: options.extraCount ?? 8 };
+  const demos = await demonstrationsFile(config, dir, cacheDir, extra, options.maxDemos, options.concurrency ?? 2, log);
+  log(`demonstrations: ${demos.count} in ${demos.file}${demos.cached ? ' (cached)' : ''}`);
+  const build = await runPythonBuild(
+    config,
+    [
+      '--demos',
+      demos.file,
+      '--cache-dir',
+      path.join(cacheDir, 'models'),
+      '--seed',
+      String(options.seed ?? 0),
+      ...(options.steps !== undefined ? ['--steps', String(options.steps)] : []),
+      ...(options.batchSize !== undefined ? ['--batch-size', String(options.batchSize)] : []),
+    ],
+    log,
+  );
+  const curve = (JSON.parse(fs.readFileSync(path.join(build.dir, 'build_report.json'), 'utf8')) as { lossCurve: { step: number; loss: number }[] }).lossCurve;
+  const lossCurve = curve.filter((_, i) => i % Math.max(1, Math.floor(curve.length / 10)) === 0 || i === curve.length - 1);
+  return {
+    checkpointDir: build.dir,
+    contentHash: build.hash,
+    cached: build.cached,
+    demonstrations: { file: demos.file, count: demos.count, cached: demos.cached, failedOracleTasks: demos.failed, episodePrefix: demos.episodePrefix, seconds: Math.round(demos.seconds * 10) / 10 },
+    report: build.report,
+    lossCurve,
+    totalSeconds: Math.round((performance.now() - started) / 100) / 10,
+  };
+}
+
 async function buildBase(argv: string[]): Promise<number> {
   const { values } = parse('model build-base', argv, {
     steps: { type: 'string' },
@@ -143,34 +194,22 @@ async function buildBase(argv: string[]): Promise<number> {
   const concurrency = integerOption(values.concurrency, 'concurrency', 'model build-base', 1) ?? 2;
   const extraCount = integerOption(values['extra-count'], 'extra-count', 'model build-base', 1)!;
   const extraSeeds = values['extra-seeds']!.split(',').filter((v) => v.trim() !== '').map((v) => integerOption(v.trim(), 'extra-seeds', 'model build-base', 0)!);
-  const dir = values.dir ? path.resolve(values.dir) : fromRoot('tasks');
-  const cacheDir = values['cache-dir'] ? path.resolve(values['cache-dir']) : config.dataPath;
-  const log = (line: string) => process.stderr.write(`${line}\n`);
-
-  const started = performance.now();
-  const demos = await demonstrationsFile(config, dir, cacheDir, { seeds: extraSeeds, count: extraCount }, maxDemos, concurrency, log);
-  log(`demonstrations: ${demos.count} in ${demos.file}${demos.cached ? ' (cached)' : ''}`);
-  const build = await runPythonBuild(
-    config,
-    ['--demos', demos.file, '--cache-dir', path.join(cacheDir, 'models'), '--seed', String(seed), ...(steps !== undefined ? ['--steps', String(steps)] : []), ...(batchSize !== undefined ? ['--batch-size', String(batchSize)] : [])],
-    log,
-  );
-  const curve = (JSON.parse(fs.readFileSync(path.join(build.dir, 'build_report.json'), 'utf8')) as { lossCurve: { step: number; loss: number }[] }).lossCurve;
-  const lossCurve = curve.filter((_, i) => i % Math.max(1, Math.floor(curve.length / 10)) === 0 || i === curve.length - 1);
-  const result = {
-    checkpointDir: build.dir,
-    contentHash: build.hash,
-    cached: build.cached,
-    demonstrations: { file: demos.file, count: demos.count, cached: demos.cached, failedOracleTasks: demos.failed, episodePrefix: demos.episodePrefix, seconds: Math.round(demos.seconds * 10) / 10 },
-    report: build.report,
-    lossCurve,
-    totalSeconds: Math.round((performance.now() - started) / 100) / 10,
-  };
+  const result = await buildBaseModel(config, {
+    ...(steps !== undefined ? { steps } : {}),
+    ...(batchSize !== undefined ? { batchSize } : {}),
+    ...(maxDemos !== undefined ? { maxDemos } : {}),
+    seed,
+    concurrency,
+    extraSeeds,
+    extraCount,
+    ...(values.dir ? { dir: path.resolve(values.dir) } : {}),
+    ...(values['cache-dir'] ? { cacheDir: path.resolve(values['cache-dir']) } : {}),
+  });
+  const { report: r, lossCurve } = result;
   if (values.json) printJson(result);
   else {
-    const r = build.report;
-    console.log(`base model ${build.cached ? '(cached) ' : ''}${build.dir}`);
-    console.log(`  parameters ${r.paramCount.toLocaleString('en-US')}, ${demos.count} demonstrations, ${r.meanTokensPerExample.toFixed(0)} tokens each on average`);
+    console.log(`base model ${result.cached ? '(cached) ' : ''}${result.checkpointDir}`);
+    console.log(`  parameters ${r.paramCount.toLocaleString('en-US')}, ${result.demonstrations.count} demonstrations, ${r.meanTokensPerExample.toFixed(0)} tokens each on average`);
     console.log(`  SFT loss ${lossCurve.map((p) => `${p.step}:${p.loss.toFixed(3)}`).join(' ')}`);
     console.log(`  SFT ${r.sftSteps} steps, final loss ${r.finalLoss.toFixed(4)}, model build ${r.buildSeconds.toFixed(0)} s, whole command ${result.totalSeconds} s`);
   }

@@ -3,7 +3,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { readResultSet } from '../../activities/results.js';
 import { localPathOf } from '../../infra/artifacts.js';
-import { loadConfig } from '../../infra/config.js';
+import { loadConfig, type LoadedConfig } from '../../infra/config.js';
 import { UserError } from '../../infra/errors.js';
 import { connectionConfig } from '../../infra/stack/postgres.js';
 import { connectClient } from '../../infra/temporal-client.js';
@@ -34,6 +34,31 @@ async function campaignState(id: string): Promise<CampaignState> {
   }
 }
 
+/** The HTML (and Markdown) report of a campaign: its base evaluation against its latest evaluated policy. */
+export async function writeCampaignReport(config: LoadedConfig, id: string, state: CampaignState, outDir = path.join(config.dataPath, 'reports', id)) {
+  const base = state.evalResultSets.find((e) => e.step === 0);
+  const trained = [...state.evalResultSets].sort((a, b) => b.step - a.step)[0];
+  if (!base || !trained || trained.step === 0) throw new UserError(`finalstate report: campaign ${id} has no evaluation of a trained policy yet (evaluated steps: ${state.evalResultSets.map((e) => e.step).join(', ') || 'none'})`);
+  const pool = new pg.Pool({ ...connectionConfig(config), max: 1 });
+  try {
+    const frozen = state.poolUri ? FrozenPool.parse(JSON.parse(fs.readFileSync(localPathOf(state.poolUri), 'utf8'))) : undefined;
+    return writeReport(
+      {
+        title: `Campaign ${id}`,
+        base: await readResultSet(pool, base.resultSet),
+        trained: await readResultSet(pool, trained.resultSet),
+        steps: state.steps,
+        evalPoints: state.evalPoints,
+        pool: frozen?.records ?? [],
+        ...(frozen ? { edges: frozen.edges } : {}),
+      },
+      outDir,
+    );
+  } finally {
+    await pool.end();
+  }
+}
+
 export const reportCommand: Command = {
   name: 'report',
   summary: 'write the HTML report of a campaign',
@@ -48,30 +73,9 @@ export const reportCommand: Command = {
     const id = positionals[0]!;
     const config = loadConfig();
     const state = await campaignState(id);
-    const base = state.evalResultSets.find((e) => e.step === 0);
-    const trained = [...state.evalResultSets].sort((a, b) => b.step - a.step)[0];
-    if (!base || !trained || trained.step === 0) throw new UserError(`finalstate report: campaign ${id} has no evaluation of a trained policy yet (evaluated steps: ${state.evalResultSets.map((e) => e.step).join(', ') || 'none'})`);
-    const pool = new pg.Pool({ ...connectionConfig(config), max: 1 });
-    try {
-      const frozen = state.poolUri ? FrozenPool.parse(JSON.parse(fs.readFileSync(localPathOf(state.poolUri), 'utf8'))) : undefined;
-      const outDir = values.out ?? path.join(config.dataPath, 'reports', id);
-      const written = writeReport(
-        {
-          title: `Campaign ${id}`,
-          base: await readResultSet(pool, base.resultSet),
-          trained: await readResultSet(pool, trained.resultSet),
-          steps: state.steps,
-          evalPoints: state.evalPoints,
-          pool: frozen?.records ?? [],
-          ...(frozen ? { edges: frozen.edges } : {}),
-        },
-        outDir,
-      );
-      if (values.json) printJson({ campaignId: id, html: written.html, markdown: written.markdown, charts: written.charts });
-      else console.log(`report: ${written.html}\n  markdown: ${written.markdown}`);
-      return 0;
-    } finally {
-      await pool.end();
-    }
+    const written = await writeCampaignReport(config, id, state, values.out);
+    if (values.json) printJson({ campaignId: id, html: written.html, markdown: written.markdown, charts: written.charts });
+    else console.log(`report: ${written.html}\n  markdown: ${written.markdown}`);
+    return 0;
   },
 };

@@ -1,24 +1,30 @@
 import path from 'node:path';
-import { readTaskSet, type LoadedTaskSet } from '../../environment/task-set.js';
+import { readTaskSource, type LoadedTaskSet } from '../../environment/task-set.js';
 import { UserError } from '../../infra/errors.js';
 import type { Task } from '../../schemas/task.js';
 
-/** Tasks by task set and id, each task set read (and checked against its manifest) once. */
+/** Tasks by task source (a task-set file or a directory of them) and id, each source read (and checked against its manifests) once. */
 export class TaskCatalog {
-  private readonly sets = new Map<string, LoadedTaskSet>();
+  private readonly sources = new Map<string, Map<string, Task>>();
 
-  taskSet(file: string): LoadedTaskSet {
-    const key = path.resolve(file);
-    let set = this.sets.get(key);
-    if (!set) {
-      set = readTaskSet(key);
-      this.sets.set(key, set);
+  private source(fileOrDir: string): Map<string, Task> {
+    const key = path.resolve(fileOrDir);
+    let tasks = this.sources.get(key);
+    if (!tasks) {
+      tasks = new Map(readTaskSource(key).flatMap((set) => set.tasks.map((t) => [t.id, t] as const)));
+      this.sources.set(key, tasks);
     }
-    return set;
+    return tasks;
+  }
+
+  /** One task-set file, read and checked once. */
+  taskSet(file: string): LoadedTaskSet {
+    const [set] = readTaskSource(path.resolve(file));
+    return set!;
   }
 
   get(taskSet: string, taskId: string): Task {
-    const task = this.taskSet(taskSet).tasks.find((t) => t.id === taskId);
+    const task = this.source(taskSet).get(taskId);
     if (!task) throw new UserError(`task ${taskId} is not in task set ${taskSet}`);
     return task;
   }

@@ -1,0 +1,123 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { LoadedConfig } from '../../infra/config.js';
+import { InfrastructureError, UserError } from '../../infra/errors.js';
+import { fromRoot } from '../../infra/paths.js';
+import { sleep } from '../../infra/stack/process.js';
+import { createEpisodeRuntime, type EpisodeRuntime } from '../../runtime/episode/runtime.js';
+import type { TaskQueues } from '../../schemas/pipeline.js';
+import type { ModelPrices } from '../../schemas/runtime.js';
+import { startControlWorker, type RunningWorker } from '../../workers/control.js';
+import { startEpisodeWorker } from '../../workers/episodes.js';
+
+export interface FleetOptions {
+  /** Names the log files. */
+  name: string;
+  queues: TaskQueues;
+  /** The checkpoint the policy server starts with, and the policy version it reports. */
+  checkpointDir: string;
+  policyVersion: number;
+  port: number;
+  servedModelName: string;
+  maxBatchSize: number;
+  episodeConcurrency: number;
+  prices: ModelPrices;
+  log: (line: string) => void;
+}
+
+/** Everything one machine runs for a campaign: policy server, gpu worker (Python), control and episode workers. */
+export interface Fleet {
+  policyUrl: string;
+  logs: { policyServer: string; gpuWorker: string };
+  stop(): Promise<void>;
+}
+
+function spawnPython(config: LoadedConfig, module: string, args: string[], logFile: string): ChildProcess {
+  const python = fromRoot(config.python.venv, 'bin', 'python');
+  if (!fs.existsSync(python)) throw new UserError(`Python not found at ${python}; run \`npm run setup\``);
+  fs.mkdirSync(path.dirname(logFile), { recursive: true });
+  const out = fs.openSync(logFile, 'a');
+  const child = spawn(python, ['-m', module, ...args], { env: { ...process.env, PYTHONPATH: fromRoot('python') }, stdio: ['ignore', out, out] });
+  fs.closeSync(out);
+  return child;
+}
+
+/** Waits until `ready` holds, failing early (with the log's tail) if the process exits first. */
+async function waitUntilReady(what: string, child: ChildProcess, logFile: string, ready: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      const tail = fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8').slice(-2000) : '';
+      throw new InfrastructureError(`${what} exited (${child.exitCode ?? child.signalCode}) before it was ready; log ${logFile}:\n${tail}`, what);
+    }
+    if (await ready().catch(() => false)) return;
+    if (Date.now() > deadline) throw new InfrastructureError(`${what} not ready after ${timeoutMs / 1000} s; log ${logFile}`, what);
+    await sleep(300);
+  }
+}
+
+async function stopChild(child: ChildProcess, timeoutMs = 20_000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  await exited;
+  clearTimeout(timer);
+}
+
+async function portAnswers(url: string): Promise<boolean> {
+  try {
+    await fetch(`${url}/health`, { signal: AbortSignal.timeout(1000) });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export async function startFleet(config: LoadedConfig, options: FleetOptions): Promise<Fleet> {
+  const { log } = options;
+  const policyUrl = `http://127.0.0.1:${options.port}`;
+  if (await portAnswers(policyUrl)) {
+    throw new UserError(`port ${options.port} already answers HTTP (${policyUrl}): another policy server (an earlier demo still running?) holds it; stop it or set policyServer.port in the preset`);
+  }
+  const logDir = path.join(config.dataPath, 'logs');
+  const logs = { policyServer: path.join(logDir, `${options.name}-policy-server.log`), gpuWorker: path.join(logDir, `${options.name}-gpu-worker.log`) };
+  const children: ChildProcess[] = [];
+  const workers: RunningWorker[] = [];
+  let runtime: EpisodeRuntime | undefined;
+  const stop = async () => {
+    await Promise.all(workers.map((w) => w.stop().catch(() => undefined)));
+    await runtime?.close().catch(() => undefined);
+    await Promise.all(children.map((c) => stopChild(c)));
+  };
+  try {
+    const server = spawnPython(
+      config,
+      'finalstate.policy_server',
+      ['--model', options.checkpointDir, '--port', String(options.port), '--served-model-name', options.servedModelName, '--policy-version', String(options.policyVersion), '--max-batch-size', String(options.maxBatchSize)],
+      logs.policyServer,
+    );
+    children.push(server);
+    // The log is appended across runs: readiness is judged on what this run wrote.
+    const gpuLogStart = fs.existsSync(logs.gpuWorker) ? fs.statSync(logs.gpuWorker).size : 0;
+    const gpu = spawnPython(
+      config,
+      'finalstate.gpu_worker',
+      ['--task-queue', options.queues.gpu, '--address', config.temporal.address, '--namespace', config.temporal.namespace],
+      logs.gpuWorker,
+    );
+    children.push(gpu);
+    workers.push(await startControlWorker(config, { taskQueue: options.queues.control }));
+    runtime = await createEpisodeRuntime(config, { controlConnections: Math.max(4, options.episodeConcurrency), prices: options.prices });
+    workers.push(await startEpisodeWorker(config, { runner: runtime.runner, taskQueue: options.queues.episodes, concurrency: options.episodeConcurrency, shutdownGraceTime: '10 seconds' }));
+    await waitUntilReady('policy server', server, logs.policyServer, async () => (await fetch(`${policyUrl}/health`, { signal: AbortSignal.timeout(2000) })).ok, 180_000);
+    log(`policy server: ${policyUrl} (policy version ${options.policyVersion}; log ${path.relative(process.cwd(), logs.policyServer)})`);
+    await waitUntilReady('gpu worker', gpu, logs.gpuWorker, async () => fs.readFileSync(logs.gpuWorker).subarray(gpuLogStart).toString('utf8').includes(`gpu worker ready on task queue ${options.queues.gpu}`), 180_000);
+    log(`workers: control, episodes (${options.episodeConcurrency} at once), gpu (Python) on task queues ${options.queues.control}, ${options.queues.episodes}, ${options.queues.gpu}`);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { policyUrl, logs, stop };
+}

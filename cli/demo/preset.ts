@@ -1,0 +1,70 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { contentHash } from '../../environment/canonical.js';
+import type { LoadedConfig } from '../../infra/config.js';
+import { UserError } from '../../infra/errors.js';
+import { readJsonConfig } from '../../infra/json-config.js';
+import { fromRoot } from '../../infra/paths.js';
+import { CampaignConfig, type TaskSource } from '../../schemas/campaign.js';
+import { DemoPreset } from '../../schemas/demo.js';
+import type { TaskQueues } from '../../schemas/pipeline.js';
+
+export const PRESET_DIR = fromRoot('infra', 'presets');
+
+/** A preset by name (infra/presets/<name>.json) or by path to a copy the user edited. */
+export function loadPreset(nameOrFile: string): { preset: DemoPreset; file: string } {
+  const file = /[/\\]|\.json$/.test(nameOrFile) ? path.resolve(nameOrFile) : path.join(PRESET_DIR, `${nameOrFile}.json`);
+  if (!fs.existsSync(file)) {
+    const known = fs.readdirSync(PRESET_DIR).filter((f) => f.endsWith('.json')).map((f) => f.replace(/\.json$/, ''));
+    throw new UserError(`finalstate demo: no preset ${JSON.stringify(nameOrFile)} (known: ${known.join(', ')}; or give the path of a preset file)`);
+  }
+  return { preset: readJsonConfig(file, DemoPreset, 'demo preset'), file };
+}
+
+/** The campaign id a preset and base model give: the same config always resumes the same campaign. */
+export function derivedCampaignId(preset: DemoPreset, baseModelHash: string): string {
+  return `demo-${preset.name}-${contentHash({ preset, baseModelHash }).slice(0, 10)}`;
+}
+
+/**
+ * Which run of a derived id is current: `--fresh` starts run n+1 with id `<derived>-r<n+1>`. Kept in
+ * <dataDir>/demo/<derived>.json so that the plain command resumes the latest run.
+ */
+export function currentCampaignId(config: LoadedConfig, derived: string, fresh: boolean): string {
+  const file = path.join(config.dataPath, 'demo', `${derived}.json`);
+  const previous = fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as { run: number }).run : 1;
+  const run = fresh && fs.existsSync(file) ? previous + 1 : fresh ? 2 : previous;
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, `${JSON.stringify({ run })}\n`);
+  return run === 1 ? derived : `${derived}-r${run}`;
+}
+
+export function demoQueues(campaignId: string): TaskQueues {
+  return { control: `${campaignId}.control`, episodes: `${campaignId}.episodes`, gpu: `${campaignId}.gpu` };
+}
+
+export const SERVED_MODEL_NAME = 'policy';
+
+/** The full campaign config of a preset: its campaign part plus the demo's own policy server, base model and queues. */
+export function campaignConfigOf(preset: DemoPreset, campaignId: string, baseModelDir: string): CampaignConfig {
+  const { campaign } = preset;
+  // Preset task sets are named relative to the project, wherever the command runs from.
+  const resolved = (source: TaskSource): TaskSource => ({ ...source, taskSet: path.isAbsolute(source.taskSet) || source.taskSet.startsWith('file:') ? source.taskSet : fromRoot(source.taskSet) });
+  return CampaignConfig.parse({
+    ...campaign,
+    tasks: { train: resolved(campaign.tasks.train), eval: resolved(campaign.tasks.eval) },
+    campaignId,
+    policy: {
+      kind: 'served',
+      client: {
+        baseUrl: `http://127.0.0.1:${preset.policyServer.port}`,
+        model: SERVED_MODEL_NAME,
+        family: 'qwen3',
+        timeoutMs: 300_000,
+        sampling: { maxTokens: preset.sampling.maxTokens, temperature: preset.sampling.temperature, topP: 1, stop: [] },
+      },
+    },
+    update: { ...campaign.update, baseModel: baseModelDir },
+    taskQueues: demoQueues(campaignId),
+  });
+}
