@@ -10,7 +10,7 @@ import { createEpisodeRuntime, type EpisodeRuntime } from '../../runtime/episode
 import { EpisodeRequest } from '../../schemas/episode.js';
 import type { Task } from '../../schemas/task.js';
 import { uniqueName } from '../helpers/index.js';
-import { countEpisodeRows, RESUME_TASK_ID, RESUME_TASK_SET } from './resume-fixtures.js';
+import { countEpisodeRows, freshEpisodeCounts, RESUME_TASK_ID, RESUME_TASK_SET } from './resume-fixtures.js';
 import { SlowedPolicy } from './slowed-policy.js';
 
 // The real DatabaseEpisodeRunner on the shared PostgreSQL, with the domain's tools over a real MCP session and the
@@ -37,13 +37,8 @@ before(async () => {
     },
   });
   task = runtime.tasks.get(RESUME_TASK_SET, RESUME_TASK_ID);
-  // The task's rows before any call: a freshly provisioned episode database of the same task.
-  const fresh = uniqueName('resume-baseline');
-  const episode = await runtime.backend.open(fresh, task);
-  await runtime.backend.detach(episode);
-  const counts = await countEpisodeRows(config, fresh);
-  baseline = { tickets: counts.tickets, refunds: counts.refunds };
-  await runtime.backend.dropByName(episodeDatabaseName(fresh), episodeRoleName(fresh));
+  const fresh = await freshEpisodeCounts(config, runtime.backend, task);
+  baseline = { tickets: fresh.tickets, refunds: fresh.refunds };
 });
 
 after(async () => {

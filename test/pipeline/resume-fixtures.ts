@@ -1,7 +1,10 @@
 import { fromRoot } from '../../infra/paths.js';
 import type { LoadedConfig } from '../../infra/config.js';
 import { withClient } from '../../infra/stack/postgres.js';
-import { episodeDatabaseName } from '../../environment/naming.js';
+import type { EnvironmentBackend } from '../../environment/backend.js';
+import { episodeDatabaseName, episodeRoleName } from '../../environment/naming.js';
+import type { Task } from '../../schemas/task.js';
+import { uniqueName } from '../helpers/index.js';
 
 /**
  * The episode the resume tests run: a travel task whose six golden calls include three writes, two of them inserts
@@ -31,4 +34,15 @@ export async function countEpisodeRows(config: LoadedConfig, episodeId: string):
       checkpointTurns: checkpoint.rows[0]?.agent_turns ?? null,
     };
   });
+}
+
+/** The task's rows before any call: a freshly provisioned episode database of the same task, counted and dropped. */
+export async function freshEpisodeCounts(config: LoadedConfig, backend: EnvironmentBackend, task: Task): Promise<EpisodeDatabaseCounts> {
+  const id = uniqueName('resume-fresh');
+  await backend.detach(await backend.open(id, task));
+  try {
+    return await countEpisodeRows(config, id);
+  } finally {
+    await backend.dropByName(episodeDatabaseName(id), episodeRoleName(id));
+  }
 }
