@@ -14,13 +14,13 @@ import { fromRoot } from '../../infra/paths.js';
 import type { EpisodeHooks, EpisodeRunner } from '../../runtime/episode/runner.js';
 import { policyFor } from '../../runtime/episode/episode-runner.js';
 import { createEpisodeRuntime, type EpisodeRuntime } from '../../runtime/episode/runtime.js';
-import { EpisodeLimits, type EpisodeRequest } from '../../schemas/episode.js';
-import type { EpisodeSettings } from '../../schemas/pipeline.js';
+import type { EpisodeRequest } from '../../schemas/episode.js';
 import { evaluation } from '../../workflows/evaluation.js';
 import { startControlWorker, type RunningWorker } from '../../workers/control.js';
 import { startEpisodeWorker } from '../../workers/episodes.js';
 import { freePort, uniqueName } from '../helpers/index.js';
 import { sharedWorkflowBundle } from './bundle.js';
+import { oracleSettings } from './oracle-episodes.js';
 import { SlowedPolicy, sleep } from './slowed-policy.js';
 
 // A real transient outage: the episode databases live in a PRIVATE PostgreSQL cluster (own data dir, free port) that
@@ -97,14 +97,7 @@ after(async () => {
 });
 
 test('episode fan-out (evaluation workflow, oracle policy): PostgreSQL of the episode databases stopped for 4 s mid-episode; the episodes are retried, none scores 0', async (t) => {
-  const settings: EpisodeSettings = {
-    policy: { kind: 'oracle' },
-    user: { kind: 'scripted' },
-    limits: EpisodeLimits.parse({}),
-    retry: { maxAttempts: 10, initialInterval: '500ms', backoffCoefficient: 1.5, maximumInterval: '2s', startToCloseTimeout: '2m', heartbeatTimeout: '30s' },
-    queues,
-    seed: 1,
-  };
+  const settings = oracleSettings(queues, { maxAttempts: 10, initialInterval: '500ms', backoffCoefficient: 1.5, maximumInterval: '2s', startToCloseTimeout: '2m', heartbeatTimeout: '30s' });
   const k = 2;
   const resultSet = `${campaignId}/eval-0`;
   const handle = await client.workflow.start(evaluation, {

@@ -10,7 +10,7 @@ import { createEpisodeRuntime, type EpisodeRuntime } from '../../runtime/episode
 import { EpisodeRequest } from '../../schemas/episode.js';
 import type { Task } from '../../schemas/task.js';
 import { uniqueName } from '../helpers/index.js';
-import { countEpisodeRows, freshEpisodeCounts, RESUME_TASK_ID, RESUME_TASK_SET } from './resume-fixtures.js';
+import { countEpisodeRows, freshEpisodeCounts, RESUME_TASK_ID, RESUME_TASK_SET } from './oracle-episodes.js';
 import { SlowedPolicy } from './slowed-policy.js';
 
 // The real DatabaseEpisodeRunner on the shared PostgreSQL, with the domain's tools over a real MCP session and the

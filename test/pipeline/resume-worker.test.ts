@@ -14,14 +14,12 @@ import { connectionConfig } from '../../infra/stack/postgres.js';
 import { connectClient } from '../../infra/temporal-client.js';
 import { EpisodeStore } from '../../runtime/episode/episode-store.js';
 import { createEpisodeRuntime, type EpisodeRuntime } from '../../runtime/episode/runtime.js';
-import { EpisodeLimits } from '../../schemas/episode.js';
-import type { EpisodeSettings } from '../../schemas/pipeline.js';
 import type { Task } from '../../schemas/task.js';
 import { evaluation } from '../../workflows/evaluation.js';
 import { startControlWorker, type RunningWorker } from '../../workers/control.js';
 import { startProcess, uniqueName } from '../helpers/index.js';
 import { sharedWorkflowBundle } from './bundle.js';
-import { countEpisodeRows, freshEpisodeCounts, RESUME_TASK_ID, RESUME_TASK_SET, type EpisodeDatabaseCounts } from './resume-fixtures.js';
+import { countEpisodeRows, freshEpisodeCounts, oracleSettings, RESUME_TASK_ID, RESUME_TASK_SET, type EpisodeDatabaseCounts } from './oracle-episodes.js';
 import { sleep } from './slowed-policy.js';
 
 // A worker killed mid-episode, for real: the evaluation workflow (control worker in this process, real Temporal dev
@@ -87,14 +85,7 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, timeo
 }
 
 test('worker SIGKILLed mid-episode: the retried attempt on a second worker process resumes from the last turn, with no duplicated tool effect (oracle policy)', async (t) => {
-  const settings: EpisodeSettings = {
-    policy: { kind: 'oracle' },
-    user: { kind: 'scripted' },
-    limits: EpisodeLimits.parse({}),
-    retry: { maxAttempts: 3, initialInterval: '200ms', backoffCoefficient: 1, maximumInterval: '1s', startToCloseTimeout: '3m', heartbeatTimeout: '6s' },
-    queues,
-    seed: 1,
-  };
+  const settings = oracleSettings(queues, { maxAttempts: 3, initialInterval: '200ms', backoffCoefficient: 1, maximumInterval: '1s', startToCloseTimeout: '3m', heartbeatTimeout: '6s' });
   const first = await startWorker(700);
   const handle = await client.workflow.start(evaluation, {
     taskQueue: queues.control,

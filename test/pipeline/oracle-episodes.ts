@@ -3,8 +3,16 @@ import type { LoadedConfig } from '../../infra/config.js';
 import { withClient } from '../../infra/stack/postgres.js';
 import type { EnvironmentBackend } from '../../environment/backend.js';
 import { episodeDatabaseName, episodeRoleName } from '../../environment/naming.js';
+import { EpisodeLimits } from '../../schemas/episode.js';
+import type { EpisodeRetryConfig } from '../../schemas/campaign.js';
+import type { EpisodeSettings, TaskQueues } from '../../schemas/pipeline.js';
 import type { Task } from '../../schemas/task.js';
 import { uniqueName } from '../helpers/index.js';
+
+/** Episode settings of the real-runner pipeline tests: the oracle as the agent, the deterministic user, default limits. */
+export function oracleSettings(queues: TaskQueues, retry: EpisodeRetryConfig): EpisodeSettings {
+  return { policy: { kind: 'oracle' }, user: { kind: 'scripted' }, limits: EpisodeLimits.parse({}), retry, queues, seed: 1 };
+}
 
 /**
  * The episode the resume tests run: a travel task whose six golden calls include three writes, two of them inserts
