@@ -9,7 +9,7 @@ import type { DatabaseCatalog } from './catalog.js';
 import type { DomainDefinition } from './domain.js';
 import { applyTaskInit } from './task-init.js';
 import { episodeDatabaseName, episodeRoleName, EPISODE_GROUP_ROLE } from './naming.js';
-import { asInfrastructureError, isInfrastructureFault } from './pg-faults.js';
+import { asInfrastructureError, isInfrastructureFault, surviveServerLoss } from './pg-faults.js';
 import type { DomainRegistry } from './registry.js';
 import { ident, literal } from './sql.js';
 import { ensureTemplate, type TemplateInfo } from './template.js';
@@ -95,9 +95,11 @@ export class EnvironmentBackend {
     if (!pending) {
       pending = (async () => {
         await this.ensureIsolation();
-        const client = await this.admin.connect().catch((err) => {
-          throw asInfrastructureError(err, 'admin connection');
-        });
+        const client = surviveServerLoss(
+          await this.admin.connect().catch((err) => {
+            throw asInfrastructureError(err, 'admin connection');
+          }),
+        );
         try {
           return await ensureTemplate(this.config, client, domain);
         } finally {
@@ -237,7 +239,7 @@ export class EnvironmentBackend {
   /** A client of the episode's pool; a connection failure is an infrastructure error. */
   async connect(episode: Episode): Promise<pg.PoolClient> {
     try {
-      return await episode.pool.connect();
+      return surviveServerLoss(await episode.pool.connect());
     } catch (err) {
       throw asInfrastructureError(err, `connect to episode database ${episode.database}`);
     }

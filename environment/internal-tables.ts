@@ -4,7 +4,7 @@
  */
 export const INTERNAL_PREFIX = '_finalstate_';
 
-export const INTERNAL_SCHEMA_VERSION = 1;
+export const INTERNAL_SCHEMA_VERSION = 2;
 
 export const INTERNAL_TABLES_SQL = `
 CREATE TABLE _finalstate_episode (
@@ -26,5 +26,12 @@ CREATE TABLE _finalstate_tool_calls (
   result jsonb,
   is_error boolean NOT NULL,
   message text
+);
+-- json, not jsonb: jsonb reorders keys, and the tool schemas' key order is part of the rendered prompt.
+CREATE TABLE _finalstate_checkpoint (
+  singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+  agent_turns integer NOT NULL,
+  checkpoint json NOT NULL,
+  saved_at timestamptz NOT NULL DEFAULT clock_timestamp()
 );
 `;

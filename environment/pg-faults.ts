@@ -1,3 +1,4 @@
+import type pg from 'pg';
 import { InfrastructureError } from '../infra/errors.js';
 
 /**
@@ -19,4 +20,19 @@ export function isInfrastructureFault(err: unknown): boolean {
 export function asInfrastructureError(err: unknown, what: string): InfrastructureError {
   if (err instanceof InfrastructureError) return err;
   return new InfrastructureError(`postgres: ${what}: ${(err as Error).message}`, 'postgres', { cause: err });
+}
+
+const guarded = new WeakSet<pg.ClientBase>();
+
+/**
+ * A client checked out of a pg pool has no 'error' listener (the pool listens only while it is idle), so a server
+ * that goes away between two queries of a transaction would raise an uncaught exception and take the worker down.
+ * With this listener the loss surfaces instead as the failure of the next query, an infrastructure fault.
+ */
+export function surviveServerLoss<C extends pg.ClientBase>(client: C): C {
+  if (!guarded.has(client)) {
+    guarded.add(client);
+    client.on('error', () => undefined);
+  }
+  return client;
 }

@@ -81,6 +81,7 @@ export const EpisodeRecord = z
     transcript: Conversation,
     trajectoryDrift: TrajectoryDrift.nullable(),
     toolCalls: z.array(ToolCallRecord),
+    resumedAt: z.array(z.number().int().nonnegative()).default([]).describe('Agent turns already done each time a retried attempt resumed from the turn checkpoint.'),
     grade: GradeReport,
     rubricVerdicts: z.array(RubricVerdict),
     unjudgedRubrics: z.number().int().nonnegative().describe('Judge rubrics not evaluated because no judge was configured.'),

@@ -33,7 +33,8 @@ export type TrajectoryDrift = z.infer<typeof TrajectoryDrift>;
  * tokens have mask 1 and the logprob the policy server returned; observation tokens have mask 0 and logprob 0. The
  * field names match TrainingEpisode, so an episode becomes a batch row without conversion.
  */
-export const Trajectory = z
+/** The token columns of a trajectory, shared with the builder's checkpointed state (schemas/checkpoint.ts). */
+export const TrajectoryTokens = z
   .object({
     tokenIds: z.array(TokenId),
     lossMask: z.array(z.number().int().min(0).max(1)),
@@ -41,8 +42,12 @@ export const Trajectory = z
     segments: z.array(TrajectorySegment),
     policyVersions: z.array(z.string().min(1)).describe('Distinct policy versions that sampled, in order of first use.'),
     drift: TrajectoryDrift.nullable().describe('Set when the tokens do not spell the rendered conversation.'),
-    trainable: z.boolean().describe('False when drift is set: such an episode is never trained on.'),
   })
+  .strict();
+
+export const Trajectory = TrajectoryTokens.extend({
+  trainable: z.boolean().describe('False when drift is set: such an episode is never trained on.'),
+})
   .strict()
   .superRefine((t, ctx) => {
     if (t.lossMask.length !== t.tokenIds.length || t.rolloutLogprobs.length !== t.tokenIds.length) {

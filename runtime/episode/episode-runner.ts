@@ -20,6 +20,7 @@ import { CompletionsAgentPolicy } from '../policy/completions-policy.js';
 import { OraclePolicy } from '../policy/oracle-policy.js';
 import { evaluateRubrics } from '../rubrics/evaluate.js';
 import { LlmJudge } from '../rubrics/judge.js';
+import { EpisodeCheckpoints, restorePolicy, turnCheckpoint } from './checkpoint.js';
 import type { EpisodeHooks, EpisodeRunner } from './runner.js';
 import { EpisodeStore } from './episode-store.js';
 import { runAgentLoop } from './loop.js';
@@ -35,9 +36,15 @@ export interface EpisodeRunnerDeps {
   /** Control database: episode records. */
   control: pg.Pool;
   prices?: ModelPrices;
+  /** Builds the agent policy of an episode (default: the request's served model or the oracle). */
+  policyFor?: PolicyFactory;
+  /** Leave each finished episode's database in place for inspection (the janitor drops it after its TTL). */
+  keepEpisodeDatabases?: boolean;
 }
 
-function policyFor(request: EpisodeRequest, task: Task): AgentPolicy {
+export type PolicyFactory = (request: EpisodeRequest, task: Task) => AgentPolicy;
+
+export function policyFor(request: EpisodeRequest, task: Task): AgentPolicy {
   if (request.policy.kind === 'oracle') return new OraclePolicy(task, getRenderer('qwen3'));
   const { client } = request.policy;
   return new CompletionsAgentPolicy(new PolicyClient(client), getRenderer(client.family), { seed: request.seed });
@@ -52,6 +59,11 @@ function userFor(request: EpisodeRequest, task: Task): UserSimulator {
  * The episode runtime used unchanged by evaluation and training: a fresh backend (reattached on a retried attempt),
  * the domain's tools over MCP, the agent loop with the simulated user, grading of the final state, rubrics, cost,
  * the token trajectory to the artifact store and the record to the control database.
+ *
+ * Resume, not restart: after every completed turn the loop's state, the policy's state (token trajectory, sampling
+ * turn) and the tool calls so far are checkpointed into the episode database. A retried attempt that reattaches to
+ * that database restores the checkpoint and continues with the next turn; a call of a turn that was cut off before
+ * its checkpoint carries the index it had, and is answered from its record instead of running again.
  */
 export class DatabaseEpisodeRunner implements EpisodeRunner {
   private readonly store: EpisodeStore;
@@ -68,9 +80,16 @@ export class DatabaseEpisodeRunner implements EpisodeRunner {
     const episode: Episode = await backend.open(request.episodeId, task);
     let keepForRetry = false;
     try {
+      const checkpoints = new EpisodeCheckpoints(episode);
+      const resumed = episode.reattached ? await checkpoints.load() : undefined;
       const wiring = await connectEpisodeTools(backend, episode);
       const tools = new McpToolSession(wiring.client, () => wiring.close());
-      const policy = policyFor(request, task);
+      const policy = (this.deps.policyFor ?? policyFor)(request, task);
+      if (resumed) {
+        restorePolicy(policy, resumed);
+        tools.resumeAfter(resumed.toolCalls);
+      }
+      const resumedAt = resumed ? [...resumed.resumedAt, resumed.loop.agentTurns.length] : [];
       let loop;
       try {
         loop = await runAgentLoop({
@@ -79,6 +98,8 @@ export class DatabaseEpisodeRunner implements EpisodeRunner {
           tools,
           user: userFor(request, task),
           limits: request.limits,
+          ...(resumed ? { resume: resumed.loop } : {}),
+          onTurnCompleted: (state) => checkpoints.save(turnCheckpoint(request.episodeId, state, policy, tools.calls, resumedAt)),
           ...(hooks.onTurn ? { onTurn: hooks.onTurn } : {}),
           ...(hooks.signal ? { signal: hooks.signal } : {}),
         });
@@ -135,6 +156,7 @@ export class DatabaseEpisodeRunner implements EpisodeRunner {
         transcript: loop.conversation,
         trajectoryDrift: trajectory?.drift ?? null,
         toolCalls: tools.calls,
+        resumedAt,
         grade,
         rubricVerdicts: judged.verdicts,
         unjudgedRubrics: task.rubrics.length - rubrics.length,
@@ -148,7 +170,7 @@ export class DatabaseEpisodeRunner implements EpisodeRunner {
       keepForRetry = err instanceof InfrastructureError;
       throw err;
     } finally {
-      if (keepForRetry) await backend.detach(episode).catch(() => undefined);
+      if (keepForRetry || this.deps.keepEpisodeDatabases) await backend.detach(episode).catch(() => undefined);
       else await backend.teardown(episode);
     }
   }

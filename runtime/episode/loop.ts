@@ -1,3 +1,4 @@
+import type { LoopState } from '../../schemas/checkpoint.js';
 import type { Conversation } from '../../schemas/conversation.js';
 import type { EpisodeLimits, FinishReason } from '../../schemas/episode.js';
 import type { TokenUsage } from '../../schemas/runtime.js';
@@ -15,8 +16,15 @@ export interface LoopInput {
   tools: ToolSession;
   user: UserSimulator;
   limits: EpisodeLimits;
-  /** Called after every completed agent turn (heartbeats). */
+  /** Called after every agent turn is sampled (heartbeats). */
   onTurn?(turn: number): void;
+  /**
+   * Called after every turn is complete (its tool results or the user's reply appended) and before the next one
+   * starts: the turn checkpoint. The state is live; serialise it before awaiting anything.
+   */
+  onTurnCompleted?(state: LoopState): Promise<void>;
+  /** Continue from a checkpointed state instead of opening the conversation (a resumed attempt). */
+  resume?: LoopState;
   signal?: AbortSignal;
 }
 
@@ -46,28 +54,23 @@ const addUsage = (a: TokenUsage, b: TokenUsage): TokenUsage => ({
  * One conversation: the user's query, then agent turns (tool calls executed through the episode's tool session,
  * malformed output fed back as a tool error), then visible text for the user, whose reply continues it, until someone
  * ends it or a limit is reached. Running out of a limit is a finish reason, never an error; infrastructure failures
- * (policy server, database, MCP transport) propagate as InfrastructureError for the caller to retry.
+ * (policy server, database, MCP transport) propagate as InfrastructureError for the caller to retry. With `resume`,
+ * the conversation continues from a turn checkpoint (see checkpoint.ts) as if it had never been interrupted.
  */
 export async function runAgentLoop(input: LoopInput): Promise<LoopResult> {
   const { policy, tools, user, limits } = input;
-  const started = performance.now();
-  const opening = user.opening();
-  const conversation: Conversation = { system: input.system, tools: await tools.listTools(), turns: [{ role: 'user', content: opening.text }] };
-  const result: LoopResult = {
-    conversation,
-    finishReason: 'max_turns',
-    agentTurns: [],
-    userTurns: 1,
-    usage: { agent: { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0 }, user: opening.usage },
-    userModel: opening.model,
-    timings: { agentMs: 0, toolsMs: 0, userMs: 0 },
-  };
+  const result: LoopResult = input.resume ? resumedResult(input.resume) : await openingResult(input.system, tools, user);
+  const { conversation } = result;
+  const started = performance.now() - (input.resume?.elapsedMs ?? 0);
   const finish = (reason: FinishReason) => {
     result.finishReason = reason;
     return result;
   };
+  let firstTurn = true;
 
   for (;;) {
+    if (!firstTurn && input.onTurnCompleted) await input.onTurnCompleted(loopState(result, performance.now() - started));
+    firstTurn = false;
     input.signal?.throwIfAborted();
     if (performance.now() - started > limits.timeoutMs) return finish('timeout');
     if (result.agentTurns.length >= limits.maxAgentTurns) return finish('max_turns');
@@ -112,4 +115,28 @@ export async function runAgentLoop(input: LoopInput): Promise<LoopResult> {
     result.userTurns++;
     conversation.turns.push({ role: 'user', content: reply.text });
   }
+}
+
+async function openingResult(system: string, tools: ToolSession, user: UserSimulator): Promise<LoopResult> {
+  const opening = user.opening();
+  return {
+    conversation: { system, tools: await tools.listTools(), turns: [{ role: 'user', content: opening.text }] },
+    finishReason: 'max_turns',
+    agentTurns: [],
+    userTurns: 1,
+    usage: { agent: { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0 }, user: opening.usage },
+    userModel: opening.model,
+    timings: { agentMs: 0, toolsMs: 0, userMs: 0 },
+  };
+}
+
+function resumedResult(state: LoopState): LoopResult {
+  const { elapsedMs: _, ...rest } = structuredClone(state);
+  return { ...rest, finishReason: 'max_turns' };
+}
+
+/** The loop's state between turns, as the turn checkpoint keeps it. */
+function loopState(result: LoopResult, elapsedMs: number): LoopState {
+  const { finishReason: _, ...rest } = result;
+  return { ...rest, elapsedMs };
 }

@@ -22,6 +22,12 @@ export class McpToolSession implements ToolSession {
 
   constructor(private readonly client: EpisodeMcpClient, private readonly onClose: () => Promise<void>) {}
 
+  /** Continue after the calls a checkpoint recorded: the next call gets index `calls.length`. */
+  resumeAfter(calls: readonly ToolCallRecord[]): void {
+    if (this.calls.length > 0) throw new Error('resumeAfter() needs a session that made no call yet');
+    this.calls.push(...calls.map((c) => ({ ...c, arguments: { ...c.arguments } })));
+  }
+
   async listTools(): Promise<ToolSchema[]> {
     return (await this.client.listTools()).map(({ name, description, inputSchema }) => ({ name, description, inputSchema }));
   }

@@ -8,7 +8,7 @@ import type { LoadedConfig } from '../../infra/config.js';
 import { migrate } from '../../infra/migrations.js';
 import { connectionConfig } from '../../infra/stack/postgres.js';
 import type { ModelPrices } from '../../schemas/runtime.js';
-import { DatabaseEpisodeRunner } from './episode-runner.js';
+import { DatabaseEpisodeRunner, type EpisodeRunnerDeps } from './episode-runner.js';
 import { TaskCatalog } from './task-catalog.js';
 
 export interface EpisodeRuntime {
@@ -20,7 +20,7 @@ export interface EpisodeRuntime {
 }
 
 /** Everything an episode worker (or `finalstate run`) needs, wired from the stack config. */
-export async function createEpisodeRuntime(config: LoadedConfig, options: { backend?: BackendOptions; prices?: ModelPrices; controlConnections?: number } = {}): Promise<EpisodeRuntime> {
+export async function createEpisodeRuntime(config: LoadedConfig, options: { backend?: BackendOptions; prices?: ModelPrices; controlConnections?: number } & Pick<EpisodeRunnerDeps, 'policyFor' | 'keepEpisodeDatabases'> = {}): Promise<EpisodeRuntime> {
   const registry = await defaultRegistry();
   const backend = new EnvironmentBackend(config, registry, options.backend);
   const control = new pg.Pool({ ...connectionConfig(config), max: options.controlConnections ?? 4 });
@@ -34,6 +34,8 @@ export async function createEpisodeRuntime(config: LoadedConfig, options: { back
     artifacts: new LocalArtifactStore(path.join(config.dataPath, 'artifacts')),
     control,
     ...(options.prices ? { prices: options.prices } : {}),
+    ...(options.policyFor ? { policyFor: options.policyFor } : {}),
+    ...(options.keepEpisodeDatabases ? { keepEpisodeDatabases: true } : {}),
   });
   return {
     runner,

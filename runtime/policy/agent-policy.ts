@@ -1,3 +1,4 @@
+import type { PolicyState } from '../../schemas/checkpoint.js';
 import type { Conversation } from '../../schemas/conversation.js';
 import type { InterpretedBy, TokenUsage } from '../../schemas/runtime.js';
 import type { Trajectory } from '../../schemas/trajectory.js';
@@ -22,4 +23,16 @@ export interface AgentPolicy {
   next(conversation: Conversation): Promise<AgentStep>;
   /** The token trajectory with its drift check (token-in/token-out policies), or null. */
   finish(conversation: Conversation): Promise<Trajectory | null>;
+  /**
+   * What the policy carries between turns, for the turn checkpoint; a policy without it must decide its next turn
+   * from the conversation alone. `restoreState` is called once, before the first `next`, on a resumed attempt.
+   */
+  saveState?(): PolicyState;
+  restoreState?(state: PolicyState): void;
+}
+
+/** The state a policy of `kind` saved, or an error naming what was found instead. */
+export function stateOfKind<K extends PolicyState['kind']>(state: PolicyState, kind: K): Extract<PolicyState, { kind: K }> {
+  if (state.kind !== kind) throw new Error(`policy checkpoint: expected a ${kind} policy state, found ${state.kind}`);
+  return state as Extract<PolicyState, { kind: K }>;
 }

@@ -2,7 +2,8 @@ import type { AssistantTurn, Coercion, Conversation, ParseFailure, ToolSchema, T
 import type { ToolCall } from '../../schemas/task.js';
 import type { ChatClient, ChatMessage, ChatReplyMessage, ChatTool } from '../clients/chat-client.js';
 import { callFailure, interpretCall } from '../interpreter/calls.js';
-import type { AgentPolicy, AgentStep } from './agent-policy.js';
+import type { PolicyState } from '../../schemas/checkpoint.js';
+import { stateOfKind, type AgentPolicy, type AgentStep } from './agent-policy.js';
 
 function asChatTool(tool: ToolSchema): ChatTool {
   return { type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.inputSchema } };
@@ -61,6 +62,14 @@ export class ChatAgentPolicy implements AgentPolicy {
 
   async finish(): Promise<null> {
     return null;
+  }
+
+  saveState(): PolicyState {
+    return { kind: 'chat', replies: [...this.replies].map(([index, message]) => [index, { ...message }]) };
+  }
+
+  restoreState(state: PolicyState): void {
+    for (const [index, message] of stateOfKind(state, 'chat').replies) this.replies.set(index, message as unknown as ChatReplyMessage);
   }
 
   /** Chat messages for the conversation; tool turns answer the preceding assistant message's calls in order. */

@@ -3,7 +3,8 @@ import type { Trajectory } from '../../schemas/trajectory.js';
 import type { PolicyClient } from '../clients/policy-client.js';
 import { type ChatRenderer, renderPrompt } from '../interpreter/renderer.js';
 import { TrajectoryBuilder } from '../trajectory/builder.js';
-import type { AgentPolicy, AgentStep } from './agent-policy.js';
+import type { PolicyState } from '../../schemas/checkpoint.js';
+import { stateOfKind, type AgentPolicy, type AgentStep } from './agent-policy.js';
 
 /**
  * The policy under training (and any model served by vLLM): our interpreter renders the prompt, the server samples
@@ -44,5 +45,16 @@ export class CompletionsAgentPolicy implements AgentPolicy {
 
   finish(conversation: Conversation): Promise<Trajectory> {
     return this.trajectory.finish(this.renderer.renderConversation(conversation));
+  }
+
+  saveState(): PolicyState {
+    return { kind: 'completions', turnIndex: this.turnIndex, trajectory: this.trajectory.state() };
+  }
+
+  /** The trajectory so far and the turn counter that seeds sampling, so turn n of a resumed attempt gets seed + n. */
+  restoreState(state: PolicyState): void {
+    const saved = stateOfKind(state, 'completions');
+    this.trajectory.restore(saved.trajectory);
+    this.turnIndex = saved.turnIndex;
   }
 }

@@ -2,7 +2,8 @@ import type { AssistantTurn, Conversation } from '../../schemas/conversation.js'
 import type { Task } from '../../schemas/task.js';
 import { renderPrompt, type ChatRenderer } from '../interpreter/renderer.js';
 import { NO_USAGE } from '../clients/user-simulator.js';
-import type { AgentPolicy, AgentStep } from './agent-policy.js';
+import type { PolicyState } from '../../schemas/checkpoint.js';
+import { stateOfKind, type AgentPolicy, type AgentStep } from './agent-policy.js';
 
 export const ORACLE_MODEL = 'oracle';
 
@@ -45,5 +46,13 @@ export class OraclePolicy implements AgentPolicy {
 
   async finish(): Promise<null> {
     return null;
+  }
+
+  saveState(): PolicyState {
+    return { kind: 'oracle', nextGolden: this.next_ };
+  }
+
+  restoreState(state: PolicyState): void {
+    this.next_ = stateOfKind(state, 'oracle').nextGolden;
   }
 }

@@ -1,3 +1,4 @@
+import type { TrajectoryBuilderState } from '../../schemas/checkpoint.js';
 import type { Trajectory, TrajectoryDrift, TrajectorySegment } from '../../schemas/trajectory.js';
 import { findDrift } from './drift.js';
 import type { Tokenizer } from './tokenizer.js';
@@ -26,6 +27,31 @@ export class TrajectoryBuilder {
   private drift: TrajectoryDrift | null = null;
 
   constructor(private readonly tokenizer: Tokenizer) {}
+
+  /** Everything built so far, for the turn checkpoint. */
+  state(): TrajectoryBuilderState {
+    return {
+      tokenIds: [...this.tokenIds],
+      lossMask: [...this.lossMask],
+      rolloutLogprobs: [...this.logprobs],
+      segments: this.segments.map((s) => ({ ...s })),
+      policyVersions: [...this.versions],
+      text: this.text,
+      drift: this.drift,
+    };
+  }
+
+  /** Continue from a checkpointed state (a builder that has built nothing yet). */
+  restore(state: TrajectoryBuilderState): void {
+    if (this.tokenIds.length > 0) throw new Error('trajectory: restore() needs an empty builder');
+    this.tokenIds.push(...state.tokenIds);
+    this.lossMask.push(...state.lossMask);
+    this.logprobs.push(...state.rolloutLogprobs);
+    this.segments.push(...state.segments.map((s) => ({ ...s })));
+    this.versions.push(...state.policyVersions);
+    this.text = state.text;
+    this.drift = state.drift;
+  }
 
   get tokens(): readonly number[] {
     return this.tokenIds;
@@ -73,14 +99,7 @@ export class TrajectoryBuilder {
       const actual = await this.tokenizer.detokenize(this.tokenIds);
       this.drift = findDrift(rendered.slice(0, this.text.length), actual, this.segments);
     }
-    return {
-      tokenIds: [...this.tokenIds],
-      lossMask: [...this.lossMask],
-      rolloutLogprobs: [...this.logprobs],
-      segments: this.segments.map((s) => ({ ...s })),
-      policyVersions: [...this.versions],
-      drift: this.drift,
-      trainable: this.drift === null,
-    };
+    const { text: _, ...tokens } = this.state();
+    return { ...tokens, trainable: this.drift === null };
   }
 }

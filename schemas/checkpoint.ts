@@ -1,0 +1,49 @@
+import { z } from 'zod';
+import { Conversation } from './conversation.js';
+import { AgentTurnRecord, ToolCallRecord } from './episode.js';
+import { TokenUsage } from './results.js';
+import { TrajectoryTokens } from './trajectory.js';
+
+const Count = z.number().int().nonnegative();
+
+/** A TrajectoryBuilder mid-episode: the tokens so far, what they spell, and any drift already found. */
+export const TrajectoryBuilderState = TrajectoryTokens.extend({ text: z.string().describe('The text the tokens are meant to spell.') }).strict();
+export type TrajectoryBuilderState = z.infer<typeof TrajectoryBuilderState>;
+
+/** What a policy carries from one turn to the next, so a resumed attempt samples on as if never interrupted. */
+export const PolicyState = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('oracle'), nextGolden: Count }).strict(),
+  z.object({ kind: z.literal('completions'), turnIndex: Count.describe('Seeds sampling per turn (seed + turnIndex).'), trajectory: TrajectoryBuilderState }).strict(),
+  z.object({ kind: z.literal('chat'), replies: z.array(z.tuple([Count, z.record(z.string(), z.unknown())])).describe('Provider messages by turn index.') }).strict(),
+]);
+export type PolicyState = z.infer<typeof PolicyState>;
+
+/** The agent loop after a completed turn (the conversation ends with a user or tool turn). */
+export const LoopState = z
+  .object({
+    conversation: Conversation,
+    agentTurns: z.array(AgentTurnRecord),
+    userTurns: Count.describe("The user simulator's position: messages it has written, the opening included."),
+    usage: z.object({ agent: TokenUsage, user: TokenUsage }).strict(),
+    userModel: z.string().nullable(),
+    timings: z.object({ agentMs: z.number().nonnegative(), toolsMs: z.number().nonnegative(), userMs: z.number().nonnegative() }).strict(),
+    elapsedMs: z.number().nonnegative().describe('Conversation time spent so far (counts against limits.timeoutMs).'),
+  })
+  .strict();
+export type LoopState = z.infer<typeof LoopState>;
+
+/**
+ * An episode's turn checkpoint, written after every completed turn into its own database (table
+ * `_finalstate_checkpoint`). A retried attempt that reattaches restores it and continues with the next turn; its tool
+ * calls carry indexes from `toolCalls.length` on, so a call already committed is answered from its record.
+ */
+export const TurnCheckpoint = z
+  .object({
+    episodeId: z.string().min(1),
+    loop: LoopState,
+    policy: PolicyState.nullable().describe('Null for a policy whose next turn depends on the conversation alone.'),
+    toolCalls: z.array(ToolCallRecord).describe('Calls answered so far; the next call gets index toolCalls.length.'),
+    resumedAt: z.array(Count).describe('Agent turns already done each time an attempt resumed from a checkpoint.'),
+  })
+  .strict();
+export type TurnCheckpoint = z.infer<typeof TurnCheckpoint>;
