@@ -25,6 +25,12 @@ export const DemoPreset = z
       .object({
         port: z.number().int().min(1).max(65_535).describe('Fixed, so that a resumed campaign finds its server at the same URL.'),
         maxBatchSize: Positive.default(32),
+        batchWaitMs: z
+          .number()
+          .min(0)
+          .default(5)
+          .describe('How long the server gathers requests into a batch. Episodes come back from their tool calls tens of ms apart; waiting for them fills the batch.'),
+        threads: Positive.default(1).describe('torch threads of the policy server on CPU (1: a tiny model decodes fastest single-threaded on a shared 2-core machine).'),
       })
       .strict(),
     sampling: z

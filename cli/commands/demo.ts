@@ -39,20 +39,6 @@ async function stateOf(client: Client, id: string): Promise<CampaignState> {
   return handle.query(stateQuery);
 }
 
-/** The state of a campaign that exists, or null. */
-async function existingState(client: Client, id: string): Promise<{ state: CampaignState; running: boolean } | null> {
-  try {
-    const { status } = await client.workflow.getHandle(id).describe();
-    if (status.name !== 'RUNNING' && status.name !== 'COMPLETED') {
-      throw new UserError(`finalstate demo: campaign ${id} is ${status.name.toLowerCase()}; see it in the Temporal UI, or start a new one with --fresh`);
-    }
-    return { state: await stateOf(client, id), running: status.name === 'RUNNING' };
-  } catch (err) {
-    if ((err as Error).name === 'WorkflowNotFoundError') return null;
-    throw err;
-  }
-}
-
 const seconds = (since: number) => Math.round((performance.now() - since) / 100) / 10;
 
 export const demoCommand: Command = {
@@ -96,28 +82,41 @@ export const demoCommand: Command = {
     let fleet: Fleet | undefined;
     const interrupted = new Promise<'interrupted'>((resolve) => process.once('SIGINT', () => resolve('interrupted')));
     try {
-      const existing = await existingState(client, campaignId);
-      if (existing && !existing.running) log(`campaign ${campaignId} already finished; showing its result (--fresh starts a new one)`);
+      const { status } = await client.workflow
+        .getHandle(campaignId)
+        .describe()
+        .catch((err: Error) => {
+          if (err.name === 'WorkflowNotFoundError') return { status: null };
+          throw err;
+        });
+      if (status && status.name !== 'RUNNING' && status.name !== 'COMPLETED') {
+        throw new UserError(`finalstate demo: campaign ${campaignId} is ${status.name.toLowerCase()}; see it in the Temporal UI, or start a new one with --fresh`);
+      }
+      let existing: CampaignState | null = null;
+      if (status?.name === 'COMPLETED') log(`campaign ${campaignId} already finished; showing its result (--fresh starts a new one)`);
       else {
-        // A resumed campaign's servers must serve the policy it last published, not the base model.
-        const checkpoint = existing?.state.checkpointUri ? localPathOf(existing.state.checkpointUri) : base.checkpointDir;
-        const version = existing?.state.policyVersion !== undefined ? Number(existing.state.policyVersion) : 0;
         t = performance.now();
         fleet = await startFleet(config, {
           name: campaignId,
           queues: campaignConfig.taskQueues!,
-          checkpointDir: checkpoint,
-          policyVersion: version,
+          // A resumed campaign's servers must serve the policy it last published, not the base model.
+          policy: async () => {
+            existing = status ? await stateOf(client, campaignId) : null;
+            return existing?.checkpointUri ? { checkpointDir: localPathOf(existing.checkpointUri), version: Number(existing.policyVersion ?? 0) } : { checkpointDir: base.checkpointDir, version: 0 };
+          },
           port: preset.policyServer.port,
           servedModelName: SERVED_MODEL_NAME,
           maxBatchSize: preset.policyServer.maxBatchSize,
+          batchWaitMs: preset.policyServer.batchWaitMs,
+          threads: preset.policyServer.threads,
           episodeConcurrency: preset.episodeConcurrency,
           prices: preset.prices,
           log,
         });
         phases.push({ phase: 'workers', seconds: seconds(t) });
         const startedNow = await startCampaign(client, config, campaignConfig);
-        log(`${startedNow ? 'started' : 'continuing'} campaign ${campaignId}${existing ? ` at step ${existing.state.step}, phase ${existing.state.phase}` : ''}\n  ${workflowUrl(config, campaignId)}`);
+        const resumed = existing as CampaignState | null;
+        log(`${startedNow ? 'started' : 'continuing'} campaign ${campaignId}${resumed ? ` at step ${resumed.step}, phase ${resumed.phase}` : ''}\n  ${workflowUrl(config, campaignId)}`);
         const watched = await Promise.race([watchCampaign(client, config, campaignId, { log, isTty: !json && Boolean(process.stdout.isTTY) }), interrupted]);
         if (watched === 'interrupted') {
           log(`\ninterrupted: stopping the workers. The campaign waits in Temporal; run the same command again to continue ${campaignId}.`);

@@ -15,12 +15,16 @@ export interface FleetOptions {
   /** Names the log files. */
   name: string;
   queues: TaskQueues;
-  /** The checkpoint the policy server starts with, and the policy version it reports. */
-  checkpointDir: string;
-  policyVersion: number;
+  /**
+   * The checkpoint the policy server starts with and the policy version it reports; asked once the control worker
+   * runs, since a resumed campaign's state comes from a query that worker answers.
+   */
+  policy: () => Promise<{ checkpointDir: string; version: number }>;
   port: number;
   servedModelName: string;
   maxBatchSize: number;
+  batchWaitMs: number;
+  threads: number;
   episodeConcurrency: number;
   prices: ModelPrices;
   log: (line: string) => void;
@@ -92,10 +96,12 @@ export async function startFleet(config: LoadedConfig, options: FleetOptions): P
     await Promise.all(children.map((c) => stopChild(c)));
   };
   try {
+    workers.push(await startControlWorker(config, { taskQueue: options.queues.control }));
+    const policy = await options.policy();
     const server = spawnPython(
       config,
       'finalstate.policy_server',
-      ['--model', options.checkpointDir, '--port', String(options.port), '--served-model-name', options.servedModelName, '--policy-version', String(options.policyVersion), '--max-batch-size', String(options.maxBatchSize)],
+      ['--model', policy.checkpointDir, '--port', String(options.port), '--served-model-name', options.servedModelName, '--policy-version', String(policy.version), '--max-batch-size', String(options.maxBatchSize), '--batch-wait-ms', String(options.batchWaitMs), '--threads', String(options.threads)],
       logs.policyServer,
     );
     children.push(server);
@@ -108,12 +114,12 @@ export async function startFleet(config: LoadedConfig, options: FleetOptions): P
       logs.gpuWorker,
     );
     children.push(gpu);
-    workers.push(await startControlWorker(config, { taskQueue: options.queues.control }));
+    await waitUntilReady('policy server', server, logs.policyServer, async () => (await fetch(`${policyUrl}/health`, { signal: AbortSignal.timeout(2000) })).ok, 180_000);
+    log(`policy server: ${policyUrl} (policy version ${policy.version}; log ${path.relative(process.cwd(), logs.policyServer)})`);
+    await waitUntilReady('gpu worker', gpu, logs.gpuWorker, async () => fs.readFileSync(logs.gpuWorker).subarray(gpuLogStart).toString('utf8').includes(`gpu worker ready on task queue ${options.queues.gpu}`), 180_000);
+    // Episodes start only once the policy server answers: earlier, they would spend their retries on a refused connection.
     runtime = await createEpisodeRuntime(config, { controlConnections: Math.max(4, options.episodeConcurrency), prices: options.prices });
     workers.push(await startEpisodeWorker(config, { runner: runtime.runner, taskQueue: options.queues.episodes, concurrency: options.episodeConcurrency, shutdownGraceTime: '10 seconds' }));
-    await waitUntilReady('policy server', server, logs.policyServer, async () => (await fetch(`${policyUrl}/health`, { signal: AbortSignal.timeout(2000) })).ok, 180_000);
-    log(`policy server: ${policyUrl} (policy version ${options.policyVersion}; log ${path.relative(process.cwd(), logs.policyServer)})`);
-    await waitUntilReady('gpu worker', gpu, logs.gpuWorker, async () => fs.readFileSync(logs.gpuWorker).subarray(gpuLogStart).toString('utf8').includes(`gpu worker ready on task queue ${options.queues.gpu}`), 180_000);
     log(`workers: control, episodes (${options.episodeConcurrency} at once), gpu (Python) on task queues ${options.queues.control}, ${options.queues.episodes}, ${options.queues.gpu}`);
   } catch (err) {
     await stop();

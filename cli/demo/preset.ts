@@ -21,9 +21,14 @@ export function loadPreset(nameOrFile: string): { preset: DemoPreset; file: stri
   return { preset: readJsonConfig(file, DemoPreset, 'demo preset'), file };
 }
 
-/** The campaign id a preset and base model give: the same config always resumes the same campaign. */
+/**
+ * The campaign id a preset and base model give: the same config always resumes the same campaign. Only what shapes
+ * the campaign counts; how fast this machine serves it (batching, threads, episode concurrency) may change on resume.
+ */
 export function derivedCampaignId(preset: DemoPreset, baseModelHash: string): string {
-  return `demo-${preset.name}-${contentHash({ preset, baseModelHash }).slice(0, 10)}`;
+  const { maxBatchSize: _batch, batchWaitMs: _wait, threads: _threads, ...server } = preset.policyServer;
+  const { episodeConcurrency: _concurrency, description: _description, ...shaping } = preset;
+  return `demo-${preset.name}-${contentHash({ ...shaping, policyServer: server, baseModelHash }).slice(0, 10)}`;
 }
 
 /**

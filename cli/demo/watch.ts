@@ -26,9 +26,9 @@ export function phaseLabel(s: Pick<Status, 'phase' | 'step' | 'maxSteps'>): stri
 }
 
 export function statusLine(s: Status): string {
-  const child = s.child ? `${progressBar(s.child.done, s.child.planned)} episodes, ${s.child.inFlight} in flight${s.child.infraFailed ? `, ${s.child.infraFailed} infra retries` : ''}` : '';
+  const child = s.child ? `${progressBar(s.child.done, s.child.planned)} episodes, ${s.child.inFlight} in flight${s.child.infraFailed ? `, ${s.child.infraFailed} lost to infrastructure (retried or refilled, never scored)` : ''}` : '';
   const pool = s.poolSize !== null ? `  pool ${s.poolSize}` : '';
-  return `${phaseLabel(s).padEnd(22)} ${child}${pool}  (${s.episodes.done} episodes in all)`;
+  return `${phaseLabel(s).padEnd(22)} ${child}${pool}  (${s.episodes.done + (s.child?.done ?? 0)} episodes so far)`;
 }
 
 export interface PhaseTime {

@@ -208,13 +208,18 @@ class Engine:
             seq.finish_reason = "stop"
             seq.text = self.decode(seq.token_ids[:-1], params.skip_special_tokens)
             return
-        seq.text = self.decode(seq.token_ids, params.skip_special_tokens)
-        cut = min((i for i in (seq.text.find(s) for s in params.stop if s) if i >= 0), default=-1)
-        if cut >= 0:
-            seq.text = seq.text[:cut]
-            seq.finish_reason = "stop"
-        elif len(seq.token_ids) >= params.max_tokens:
+        # Decoding the text so far is only needed to look for stop strings; without them, decode once at the end.
+        if params.stop:
+            seq.text = self.decode(seq.token_ids, params.skip_special_tokens)
+            cut = min((i for i in (seq.text.find(s) for s in params.stop if s) if i >= 0), default=-1)
+            if cut >= 0:
+                seq.text = seq.text[:cut]
+                seq.finish_reason = "stop"
+                return
+        if len(seq.token_ids) >= params.max_tokens:
             seq.finish_reason = "length"
+            if not params.stop:
+                seq.text = self.decode(seq.token_ids, params.skip_special_tokens)
 
 
 def _eos_ids(model, tokenizer) -> list[int]:
