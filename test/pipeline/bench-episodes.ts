@@ -1,5 +1,5 @@
 // Orchestration overhead per REAL episode, for the episode fan-out of a 144-episode step (18 tasks x 8 trials):
-//   npx tsc -p tsconfig.json && node dist/test/pipeline/bench-episodes.js [--concurrency 8] [--model-ms 1000]
+//   npx tsc -p tsconfig.json && node dist/test/pipeline/bench-episodes.js [--concurrency 8] [--model-ms 1000] [--admin-connections N]
 // One episode worker in this process runs the real DatabaseEpisodeRunner (createEpisodeRuntime: a PostgreSQL episode
 // database per episode, the domain's MCP tools, the scripted user, grading, the record in the control database) with
 // the oracle policy, so model time is about 0 and nearly everything measured is overhead; then again with the oracle
@@ -34,7 +34,7 @@ import { SeededRandomEpisodeRunner } from './seeded-random-runner.js';
 import { SlowedPolicy, sleep } from './slowed-policy.js';
 
 process.env.FINALSTATE_LOG_LEVEL ??= 'ERROR';
-const { values } = parseArgs({ options: { concurrency: { type: 'string', default: '8' }, 'model-ms': { type: 'string', default: '1000' } } });
+const { values } = parseArgs({ options: { concurrency: { type: 'string', default: '8' }, 'model-ms': { type: 'string', default: '1000' }, 'admin-connections': { type: 'string' } } });
 const concurrency = Number(values.concurrency);
 const standInModelMs = Number(values['model-ms']);
 const TRIALS = 8;
@@ -66,6 +66,8 @@ const episodes = tasks.length * TRIALS;
 let modelMsPerTurn = 0;
 const runtime = await createEpisodeRuntime(config, {
   controlConnections: concurrency + 2,
+  // The backend's admin pool (CREATE/DROP DATABASE, roles) is where provisioning queues; default 3.
+  ...(values['admin-connections'] ? { backend: { adminConnections: Number(values['admin-connections']) } } : {}),
   policyFor: (request, task) => (modelMsPerTurn > 0 ? new SlowedPolicy(policyFor(request, task), () => sleep(modelMsPerTurn)) : policyFor(request, task)),
 });
 const real = new TimedRunner(runtime.runner);
@@ -176,6 +178,7 @@ try {
     tasks: tasks.length,
     trials: TRIALS,
     episodeWorkerConcurrency: concurrency,
+    backendAdminConnections: runtime.backend.admin.options.max,
     baselineStandInRunner: { slotMsPerEpisode: r1(baseline.slotMs), episodesPerSecondOneWorker: Number(baseline.episodesPerSecond.toFixed(1)), phaseSeconds: r1(baseline.phaseMs / 1000) },
     oracle: { ...oracle, slotTimesBaseline: r1(oracle.slotMsPerEpisode / baseline.slotMs) },
     ...(slowed ? { [`oraclePlusModelStandIn${standInModelMs}MsPerTurn`]: { ...slowed, slotTimesBaseline: r1(slowed.slotMsPerEpisode / baseline.slotMs) } } : {}),
@@ -193,7 +196,7 @@ try {
     );
   };
   console.log(
-    `\n${episodes} episodes (${tasks.length} training tasks x ${TRIALS}), one episode worker, ${concurrency} at once, this machine (${os.cpus().length} cores):\n` +
+    `\n${episodes} episodes (${tasks.length} training tasks x ${TRIALS}), one episode worker, ${concurrency} at once (backend admin pool ${figures.backendAdminConnections}), this machine (${os.cpus().length} cores):\n` +
       `  baseline (stand-in runner, no backend): ${figures.baselineStandInRunner.slotMsPerEpisode} ms of a slot per episode, ${figures.baselineStandInRunner.episodesPerSecondOneWorker} episodes/s\n` +
       `${line('real runner, oracle (model time ~0)', oracle)}\n` +
       (slowed ? `${line(`real runner, oracle + ${standInModelMs} ms per turn (stand-in for model time)`, slowed)}\n` : ''),
