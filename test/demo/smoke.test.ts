@@ -35,6 +35,7 @@ const configured = preset.campaign;
 describe('finalstate demo --preset smoke', () => {
   const config = loadConfig();
   let out: DemoOutput;
+  let progress: string;
   let state: CampaignState;
   let client: Client;
   let control: pg.Pool;
@@ -43,6 +44,7 @@ describe('finalstate demo --preset smoke', () => {
     const run = await runCliAsync(['demo', '--preset', 'smoke', '--fresh', '--json'], 8 * 60_000);
     assert.equal(run.status, 0, `demo exited ${run.status}:\n${run.stderr.slice(-4000)}`);
     out = JSON.parse(run.stdout) as DemoOutput;
+    progress = run.stderr;
     client = await connectClient(config);
     control = new pg.Pool({ ...connectionConfig(config), max: 2 });
     const handle = client.workflow.getHandle(out.campaignId);
@@ -83,6 +85,7 @@ describe('finalstate demo --preset smoke', () => {
       assert.ok(printed.includes(phase), `the printed phases (${printed.join(', ')}) include ${phase}`);
     }
     for (const p of out.phases) assert.ok(p.seconds >= 0, `wall time of ${p.phase}`);
+    assert.match(progress, new RegExp(`select: pool of ${state.pool.length} tasks frozen`), 'the progress (stderr with --json) reports the select phase');
   });
 
   test('the report exists and renders in headless Chromium with its tables', () => {
