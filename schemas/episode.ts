@@ -86,7 +86,18 @@ export const EpisodeRecord = z
     rubricVerdicts: z.array(RubricVerdict),
     unjudgedRubrics: z.number().int().nonnegative().describe('Judge rubrics not evaluated because no judge was configured.'),
     unpricedModels: z.array(z.string()),
-    timings: z.object({ agentMs: z.number(), toolsMs: z.number(), userMs: z.number(), gradingMs: z.number(), totalMs: z.number() }).strict(),
+    timings: z
+      .object({
+        agentMs: z.number().describe('Waiting for the policy: model time.'),
+        toolsMs: z.number(),
+        userMs: z.number(),
+        gradingMs: z.number(),
+        provisionMs: z.number().optional().describe('Opening the episode database (provisioned, or reattached on a retry).'),
+        mcpSessionMs: z.number().optional().describe('Connecting the MCP tool session.'),
+        trajectoryMs: z.number().optional().describe('Writing the token trajectory to the artifact store.'),
+        totalMs: z.number().describe('From the start of the attempt until the record was complete (before it is stored).'),
+      })
+      .strict(),
   })
   .strict();
 export type EpisodeRecord = z.infer<typeof EpisodeRecord>;

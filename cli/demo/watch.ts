@@ -45,6 +45,8 @@ export async function watchCampaign(client: Client, config: LoadedConfig, campai
   const phases: PhaseTime[] = [];
   let current = null as { label: string; started: number } | null;
   let lastChild: string | null = null;
+  // Freezing the pool takes less than a poll, so the select phase is reported by its result.
+  let poolSeen = false;
   let lastPrinted = 0;
   let redrawn = false;
   const endLine = () => {
@@ -63,6 +65,11 @@ export async function watchCampaign(client: Client, config: LoadedConfig, campai
         log(`  ${current.label}: done in ${seconds.toFixed(0)} s`);
       }
       current = terminal.includes(s.phase) ? null : { label, started: Date.now() };
+    }
+    if (s.poolSize !== null && !poolSeen) {
+      endLine();
+      log(`select: pool of ${s.poolSize} tasks frozen`);
+      poolSeen = true;
     }
     if (terminal.includes(s.phase)) {
       endLine();

@@ -78,12 +78,16 @@ export class DatabaseEpisodeRunner implements EpisodeRunner {
     const task = tasks.get(request.taskSet, request.taskId);
     const domain = backend.registry.get(task.domain);
     const episode: Episode = await backend.open(request.episodeId, task);
+    const provisionMs = performance.now() - started;
     let keepForRetry = false;
+    let stored: number | undefined;
     try {
       const checkpoints = new EpisodeCheckpoints(episode);
       const resumed = episode.reattached ? await checkpoints.load() : undefined;
+      const mcpStarted = performance.now();
       const wiring = await connectEpisodeTools(backend, episode);
       const tools = new McpToolSession(wiring.client, () => wiring.close());
+      const mcpSessionMs = performance.now() - mcpStarted;
       const policy = (this.deps.policyFor ?? policyFor)(request, task);
       if (resumed) {
         restorePolicy(policy, resumed);
@@ -128,7 +132,9 @@ export class DatabaseEpisodeRunner implements EpisodeRunner {
         ],
         this.deps.prices ?? {},
       );
+      const artifactStarted = performance.now();
       const trajectoryUri = trajectory ? await artifacts.put(`episodes/${request.episodeId}/trajectory.json`, JSON.stringify(trajectory)) : undefined;
+      const trajectoryMs = performance.now() - artifactStarted;
       const versions = [...new Set(loop.agentTurns.map((t) => t.policyVersion))];
       const outcome = EpisodeOutcome.parse({
         episodeId: request.episodeId,
@@ -161,17 +167,21 @@ export class DatabaseEpisodeRunner implements EpisodeRunner {
         rubricVerdicts: judged.verdicts,
         unjudgedRubrics: task.rubrics.length - rubrics.length,
         unpricedModels: cost.unpriced,
-        timings: { ...loop.timings, gradingMs, totalMs: performance.now() - started },
+        timings: { ...loop.timings, gradingMs, provisionMs, mcpSessionMs, trajectoryMs, totalMs: performance.now() - started },
       });
+      const storeStarted = performance.now();
       await this.store.save(record);
+      stored = performance.now() - storeStarted;
       return outcome;
     } catch (err) {
       // An outage keeps the episode database, so the retried attempt reattaches and no committed call runs twice.
       keepForRetry = err instanceof InfrastructureError;
       throw err;
     } finally {
+      const teardownStarted = performance.now();
       if (keepForRetry || this.deps.keepEpisodeDatabases) await backend.detach(episode).catch(() => undefined);
       else await backend.teardown(episode);
+      if (stored !== undefined) hooks.onStored?.({ storeMs: stored, teardownMs: performance.now() - teardownStarted });
     }
   }
 }

@@ -4,6 +4,8 @@ export interface EpisodeHooks {
   /** Called once per completed turn; the Temporal activity turns it into a heartbeat. */
   onTurn?(turn: number): void;
   signal?: AbortSignal;
+  /** After a stored episode's teardown: the timings its record cannot hold (writing the record, tearing down). */
+  onStored?(timings: { storeMs: number; teardownMs: number }): void;
 }
 
 /**

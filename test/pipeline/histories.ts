@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Client, HistoryAndWorkflowId } from '@temporalio/client';
+import type { Client, HistoryAndWorkflowId, WorkflowHandle } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import { fromRoot } from '../../infra/paths.js';
 
@@ -46,4 +46,18 @@ export function loadHistories(dir = HISTORIES_DIR): Array<HistoryAndWorkflowId &
       const file = JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')) as HistoryFile;
       return { name: f, workflowId: file.workflowId, workflowType: file.workflowType, history: History.decode(Buffer.from(file.history, 'base64')) };
     });
+}
+
+type HistoryEvent = NonNullable<Awaited<ReturnType<WorkflowHandle['fetchHistory']>>['events']>[number];
+
+/** The events of every run of a workflow, oldest run first: the latest run, then back along continueAsNew. */
+export async function eventsOfAllRuns(client: Client, workflowId: string): Promise<HistoryEvent[]> {
+  const runs: HistoryEvent[][] = [];
+  let runId: string | undefined;
+  for (;;) {
+    const events = (await client.workflow.getHandle(workflowId, runId).fetchHistory()).events ?? [];
+    runs.unshift(events);
+    runId = events[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId ?? undefined;
+    if (!runId) return runs.flat();
+  }
 }

@@ -86,10 +86,12 @@ const call = (tool: string, args: Record<string, unknown>) => `<tool_call>\n${JS
 test('an oracle episode on a real backend through real MCP earns reward 1, and its record is stored', async () => {
   const task = taskOf('cancel_order');
   const req = request(task);
-  const outcome = await runtime.runner.run(req);
+  let afterRecord: { storeMs: number; teardownMs: number } | undefined;
+  const outcome = await runtime.runner.run(req, { onStored: (t) => void (afterRecord = t) });
   assert.equal(outcome.reward, 1);
   assert.equal(outcome.error, null);
   assert.equal(outcome.trainable, false, 'the oracle samples no tokens');
+  assert.ok(afterRecord && afterRecord.storeMs > 0 && afterRecord.teardownMs >= 0, 'the runner reports storing and teardown times after the record');
   assert.ok(['user_done', 'agent_done'].includes(outcome.finishReason), outcome.finishReason);
   const record = await new EpisodeStore(runtime.control).load(req.episodeId);
   assert.ok(record, 'the record is in the control database');
@@ -98,7 +100,9 @@ test('an oracle episode on a real backend through real MCP earns reward 1, and i
   assert.deepEqual(record.grade.diff, []);
   assert.equal(record.transcript.turns[0]?.role, 'user');
   assert.equal(record.transcript.turns[0]?.role === 'user' && record.transcript.turns[0].content, task.query);
-  assert.ok(record.timings.totalMs >= record.timings.gradingMs);
+  const { provisionMs, mcpSessionMs, trajectoryMs, agentMs, toolsMs, userMs, gradingMs, totalMs } = record.timings;
+  assert.ok(provisionMs! > 0 && mcpSessionMs! > 0 && trajectoryMs! >= 0, `the phases of the episode are timed: ${JSON.stringify(record.timings)}`);
+  assert.ok(totalMs >= provisionMs! + mcpSessionMs! + trajectoryMs! + agentMs + toolsMs + userMs + gradingMs, 'the phases fit in the total');
 });
 
 test('the oracle passes one task of every mini task type of both domains', async () => {

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,10 +8,9 @@ import { evalPointOf } from '../../stats/evalPoint.js';
 import { writeReport, type WrittenReport } from '../../stats/report/index.js';
 import { groupByTask } from '../../stats/resultSet.js';
 import { selectPool } from '../../stats/selection.js';
-import { decodePng } from './png.js';
+import { CHROMIUM, renderedDom, screenshot } from '../helpers/chromium.js';
 import { referenceResultSets } from './referenceExperiment.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 let dir: string;
 let report: WrittenReport;
 
@@ -52,40 +50,17 @@ test('the HTML is self-contained and the Markdown twin has the same tables', () 
   }
 });
 
-function chromium(args: string[]) {
-  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'finalstate-chromium-'));
-  try {
-    const flags = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', `--user-data-dir=${profile}`];
-    return spawnSync(CHROMIUM, [...flags, ...args], { encoding: 'utf8', timeout: 180_000, maxBuffer: 64 * 1024 * 1024 });
-  } finally {
-    fs.rmSync(profile, { recursive: true, force: true });
-  }
-}
-
 test('headless Chromium renders the report: a non-blank screenshot and the tables in the DOM', () => {
   assert.ok(fs.existsSync(CHROMIUM), `${CHROMIUM} is missing: run infra/setup.sh (it installs Debian's chromium)`);
-  const url = `file://${report.html}`;
-  const screenshot = path.join(dir, 'screenshot.png');
-  const shot = chromium([`--screenshot=${screenshot}`, '--window-size=1200,2000', url]);
-  assert.ok(fs.existsSync(screenshot), `no screenshot (exit ${shot.status}): ${shot.stderr}`);
-  const png = decodePng(fs.readFileSync(screenshot));
-  assert.equal(png.width, 1200);
-  assert.equal(png.height, 2000);
-  let nonWhite = 0;
-  const colours = new Set<number>();
-  for (let i = 0; i < png.pixels.length; i += png.channels) {
-    const [r, g, b] = [png.pixels[i]!, png.pixels[i + 1]!, png.pixels[i + 2]!];
-    if (r < 240 || g < 240 || b < 240) nonWhite++;
-    if (colours.size < 1000) colours.add((r << 16) | (g << 8) | b);
-  }
-  const fraction = nonWhite / (png.width * png.height);
-  assert.ok(fraction > 0.01, `screenshot is blank (${(100 * fraction).toFixed(2)}% non-white pixels)`);
-  assert.ok(colours.size > 20, `screenshot has only ${colours.size} colours`);
+  const shot = screenshot(report.html, path.join(dir, 'screenshot.png'));
+  assert.equal(shot.width, 1200);
+  assert.equal(shot.height, 2000);
+  assert.ok(shot.nonWhiteFraction > 0.01, `screenshot is blank (${(100 * shot.nonWhiteFraction).toFixed(2)}% non-white pixels)`);
+  assert.ok(shot.colours > 20, `screenshot has only ${shot.colours} colours`);
 
-  const dom = chromium(['--dump-dom', url]);
-  assert.equal(dom.status, 0, dom.stderr);
-  for (const id of ['table-comparison', 'table-comparison-by-domain', 'table-cost', 'table-flips', 'table-pool']) assert.match(dom.stdout, new RegExp(`<table id="${id}"`));
-  assert.match(dom.stdout, /<svg[^>]+id="chart-pass1-per-eval"/);
-  assert.match(dom.stdout, /<svg[^>]+id="chart-pool-difficulty"/);
-  assert.match(dom.stdout, /<td>pass@1<\/td><td class="num">51\.70%<\/td>/);
+  const dom = renderedDom(report.html);
+  for (const id of ['table-comparison', 'table-comparison-by-domain', 'table-cost', 'table-flips', 'table-pool']) assert.match(dom, new RegExp(`<table id="${id}"`));
+  assert.match(dom, /<svg[^>]+id="chart-pass1-per-eval"/);
+  assert.match(dom, /<svg[^>]+id="chart-pool-difficulty"/);
+  assert.match(dom, /<td>pass@1<\/td><td class="num">51\.70%<\/td>/);
 });

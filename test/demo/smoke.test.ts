@@ -1,0 +1,168 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { Client } from '@temporalio/client';
+import pg from 'pg';
+import { loadPreset, PRESET_DIR } from '../../cli/demo/preset.js';
+import { localPathOf } from '../../infra/artifacts.js';
+import { loadConfig } from '../../infra/config.js';
+import { connectionConfig } from '../../infra/stack/postgres.js';
+import { connectClient } from '../../infra/temporal-client.js';
+import type { CampaignState } from '../../schemas/campaign.js';
+import { FrozenPool } from '../../schemas/results.js';
+import type { CampaignResult } from '../../workflows/campaign.js';
+import { CHROMIUM, renderedDom, screenshot } from '../helpers/chromium.js';
+import { runCliAsync } from '../pipeline/cli.js';
+import { eventsOfAllRuns } from '../pipeline/histories.js';
+
+// The real `finalstate demo --preset smoke --fresh --json`, in a child process: its own policy server (the tiny base
+// model, really served), Python gpu worker, control and episode workers, on the shared Temporal and PostgreSQL. The
+// campaign it leaves in Temporal and the control database is its audit trail, so the test keeps it.
+
+interface DemoOutput {
+  campaignId: string;
+  trainedStep: number;
+  poolSize: number;
+  phases: { phase: string; seconds: number }[];
+  report: string;
+}
+
+const { preset } = loadPreset('smoke');
+const configured = preset.campaign;
+
+describe('finalstate demo --preset smoke', () => {
+  const config = loadConfig();
+  let out: DemoOutput;
+  let progress: string;
+  let state: CampaignState;
+  let client: Client;
+  let control: pg.Pool;
+
+  before(async () => {
+    const run = await runCliAsync(['demo', '--preset', 'smoke', '--fresh', '--json'], 8 * 60_000);
+    assert.equal(run.status, 0, `demo exited ${run.status}:\n${run.stderr.slice(-4000)}`);
+    out = JSON.parse(run.stdout) as DemoOutput;
+    progress = run.stderr;
+    client = await connectClient(config);
+    control = new pg.Pool({ ...connectionConfig(config), max: 2 });
+    const handle = client.workflow.getHandle(out.campaignId);
+    assert.equal((await handle.describe()).status.name, 'COMPLETED');
+    state = ((await handle.result()) as CampaignResult).state;
+  });
+  after(async () => {
+    await control?.end();
+    await client?.connection.close();
+  });
+
+  test('every phase ran: probe, select, base evaluation, each GRPO step, final evaluation', () => {
+    assert.match(out.campaignId, /^demo-smoke-[0-9a-f]{10}-r\d+$/, '--fresh starts a new run of the derived id');
+    assert.equal(state.phase, 'done');
+    assert.ok(state.probeResultSet, 'the probe wrote a result set');
+
+    assert.ok(state.poolUri, 'select froze a pool');
+    const frozen = FrozenPool.parse(JSON.parse(fs.readFileSync(localPathOf(state.poolUri), 'utf8')));
+    assert.ok(state.pool && state.pool.length > 0, 'the frozen pool is not empty');
+    assert.deepEqual(state.pool, frozen.pool);
+    assert.equal(out.poolSize, state.pool.length);
+
+    assert.equal(state.step, configured.steps);
+    assert.deepEqual(state.steps.map((s) => s.step), Array.from({ length: configured.steps }, (_, i) => i + 1), 'one summary per configured step');
+    for (const s of state.steps) assert.equal(s.policyVersion, String(s.step), `step ${s.step} published policy version ${s.step}`);
+    assert.equal(state.policyVersion, String(configured.steps));
+    assert.ok(state.checkpointUri, 'the last step wrote a checkpoint');
+    const checkpoint = localPathOf(state.checkpointUri);
+    assert.ok(fs.existsSync(path.join(checkpoint, 'config.json')), `a Hugging Face checkpoint in ${checkpoint}`);
+
+    const evaluated = state.evalResultSets.map((e) => e.step);
+    assert.ok(evaluated.includes(0), `the base policy was evaluated (evaluated steps ${evaluated.join(', ')})`);
+    assert.ok(evaluated.includes(configured.steps), 'the trained policy was evaluated after the last step');
+    assert.equal(out.trainedStep, configured.steps);
+
+    const printed = out.phases.map((p) => p.phase);
+    for (const phase of ['probe', 'evaluate base policy', `train step ${configured.steps}/${configured.steps}`, `evaluate after step ${configured.steps}`]) {
+      assert.ok(printed.includes(phase), `the printed phases (${printed.join(', ')}) include ${phase}`);
+    }
+    for (const p of out.phases) assert.ok(p.seconds >= 0, `wall time of ${p.phase}`);
+    assert.match(progress, new RegExp(`select: pool of ${state.pool.length} tasks frozen`), 'the progress (stderr with --json) reports the select phase');
+  });
+
+  test('the report exists and renders in headless Chromium with its tables', () => {
+    assert.ok(fs.existsSync(out.report), `report ${out.report}`);
+    assert.ok(fs.existsSync(CHROMIUM), `${CHROMIUM} is missing: run infra/setup.sh (it installs Debian's chromium)`);
+    const html = fs.readFileSync(out.report, 'utf8');
+    assert.match(html, new RegExp(`Campaign ${out.campaignId}`));
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'finalstate-smoke-'));
+    try {
+      const shot = screenshot(out.report, path.join(dir, 'screenshot.png'));
+      assert.ok(shot.nonWhiteFraction > 0.01, `screenshot is blank (${(100 * shot.nonWhiteFraction).toFixed(2)}% non-white pixels)`);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+    const dom = renderedDom(out.report);
+    for (const id of ['table-comparison', 'table-comparison-by-domain', 'table-cost', 'table-flips', 'table-pool']) assert.match(dom, new RegExp(`<table id="${id}"`));
+    assert.match(dom, /<td>pass@1<\/td><td class="num">\d+\.\d\d%<\/td>/, 'the comparison table has its pass@1 row');
+    assert.match(dom, /<svg[^>]+id="chart-pass1-per-eval"/);
+  });
+
+  test("the campaign's episodes are in the control database and in Temporal's history, one for one", async () => {
+    const id = out.campaignId;
+    assert.equal(state.episodes.infraFailed, 0, 'no infrastructure failure in the smoke run');
+
+    // The children the campaign started, read from its history rather than assumed.
+    const children = (await eventsOfAllRuns(client, id)).flatMap((e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId ?? []);
+    const expected = [`${id}/probe`, `${id}/eval-step-0`, ...state.steps.flatMap((s) => [`${id}/step-${s.step}`, `${id}/eval-step-${s.step}`])];
+    assert.deepEqual(children, expected);
+
+    const count = async (sql: string, params: string[]) => Number((await control.query<{ n: string }>(sql, params)).rows[0]!.n);
+    const runEpisodes = async (workflowId: string) => (await eventsOfAllRuns(client, workflowId)).filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'runEpisode').length;
+    let scheduledInAll = 0;
+    for (const child of children) {
+      const scheduled = await runEpisodes(child);
+      const episodes = await count("SELECT count(*) AS n FROM episodes WHERE campaign_id = $1 AND starts_with(episode_id, $2 || '/')", [id, child]);
+      const rows = await count('SELECT count(*) AS n FROM campaign_result_rows WHERE campaign_id = $1 AND result_set = $2', [id, child]);
+      assert.ok(scheduled > 0, `${child} ran episodes`);
+      assert.equal(episodes, scheduled, `${child}: episode records in the control database = runEpisode activities in its history`);
+      assert.equal(rows, scheduled, `${child}: result rows = runEpisode activities`);
+      scheduledInAll += scheduled;
+    }
+    assert.equal(await runEpisodes(`${id}/step-1`), configured.groupsPerStep * configured.rolloutsPerGroup, 'a step runs groups x rollouts episodes (no replacement in the smoke preset)');
+
+    const inDatabase = await count('SELECT count(*) AS n FROM episodes WHERE campaign_id = $1', [id]);
+    assert.equal(inDatabase, scheduledInAll, 'no episode of the campaign outside its children');
+    assert.equal(state.episodes.done, inDatabase, 'the campaign counts every episode recorded');
+  });
+});
+
+describe('finalstate demo: preset mistakes', () => {
+  let dir: string;
+  before(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'finalstate-preset-'));
+  });
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  test('a bad preset file is refused, naming the file and the field', async () => {
+    const file = path.join(dir, 'zero-steps.json');
+    fs.writeFileSync(file, JSON.stringify({ ...preset, campaign: { ...preset.campaign, steps: 0 } }));
+    const zero = await runCliAsync(['demo', '--preset', file, '--json']);
+    assert.equal(zero.status, 2, zero.stderr);
+    assert.match(zero.stderr, new RegExp(`demo preset ${file}: invalid\\n  campaign\\.steps: `));
+
+    const unknown = path.join(dir, 'unknown-key.json');
+    fs.writeFileSync(unknown, JSON.stringify({ ...preset, campaign: { ...preset.campaign, stepz: 2 } }));
+    const res = await runCliAsync(['demo', '--preset', unknown]);
+    assert.equal(res.status, 2, res.stderr);
+    assert.match(res.stderr, new RegExp(`demo preset ${unknown}: invalid\\n  campaign: .*"stepz"`));
+  });
+
+  test('an unknown preset name lists the known presets', async () => {
+    const res = await runCliAsync(['demo', '--preset', 'no-such-preset']);
+    assert.equal(res.status, 2, res.stderr);
+    const known = /no preset "no-such-preset" \(known: ([^;]+);/.exec(res.stderr);
+    assert.ok(known, res.stderr);
+    const listed = known[1]!.split(', ').sort();
+    assert.ok(listed.includes('smoke'), `known presets listed: ${listed.join(', ')}`);
+    assert.deepEqual(listed, fs.readdirSync(PRESET_DIR).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -'.json'.length)).sort(), `every file in ${PRESET_DIR}`);
+  });
+});
