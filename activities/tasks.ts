@@ -21,18 +21,29 @@ export const manifestTaskCatalog: TaskCatalog = {
   },
 };
 
-/** `limit` tasks spread evenly over a list (generators interleave task types, so this keeps every type). */
-function spread<T>(items: T[], limit: number | undefined): T[] {
+/**
+ * At most `limit` tasks of one set, every task type (first tag) in turn, each type's tasks in file order: a small
+ * sample keeps the mix of the whole set. (An even stride over the file would alias with the generators' round-robin
+ * of types and could keep only some of them.)
+ */
+function stratifiedSample<T extends { tags: string[] }>(items: T[], limit: number | undefined): T[] {
   if (limit === undefined || items.length <= limit) return items;
-  return Array.from({ length: limit }, (_, i) => items[Math.floor((i * items.length) / limit)]!);
+  const byType = new Map<string, T[]>();
+  for (const item of items) byType.set(item.tags[0] ?? '', [...(byType.get(item.tags[0] ?? '') ?? []), item]);
+  const queues = [...byType.values()];
+  const chosen: T[] = [];
+  for (let round = 0; chosen.length < limit; round++) {
+    for (const queue of queues) if (round < queue.length && chosen.length < limit) chosen.push(queue[round]!);
+  }
+  return chosen;
 }
 
-/** The tasks of a source: its split (and profile), at most `limit` per task set spread over the set, sorted by id. */
+/** The tasks of a source: its split (and profile), at most `limit` per task set (every task type kept), sorted by id. */
 export async function listSourceTasks(catalog: TaskCatalog, source: TaskSource): Promise<TaskInfo[]> {
   const matching = (await catalog.list(source.taskSet)).filter((t) => t.split === source.split && (!source.profile || t.profile === source.profile));
   const sets = [...new Set(matching.map((t) => t.set))];
   const chosen = sets
-    .flatMap((set) => spread(matching.filter((t) => t.set === set), source.limit))
+    .flatMap((set) => stratifiedSample(matching.filter((t) => t.set === set), source.limit))
     .sort((a, b) => (a.taskId < b.taskId ? -1 : a.taskId > b.taskId ? 1 : 0))
     .map(({ taskId, domain, split, tags }) => ({ taskId, domain, split, tags: [...tags].sort() }));
   if (chosen.length === 0) throw new UserError(`task set ${source.taskSet}: no ${source.split}${source.profile ? ` ${source.profile}` : ''} tasks`);

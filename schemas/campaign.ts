@@ -18,7 +18,7 @@ export const TaskSource = z
       .describe('Path (relative to the working directory) or file:// URI of a task-set JSONL file, or of a directory whose task sets are all read (one per domain, say).'),
     split: z.enum(['train', 'eval']),
     profile: z.enum(['full', 'mini']).optional().describe('Keep only tasks of this profile.'),
-    limit: Positive.optional().describe('Keep at most N tasks of each task set, spread evenly over it (every task type stays), for small runs.'),
+    limit: Positive.optional().describe('Keep at most N tasks of each task set, taking the task types in turn (each type\'s tasks in file order), for small runs.'),
   })
   .strict();
 export type TaskSource = z.infer<typeof TaskSource>;

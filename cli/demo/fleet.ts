@@ -118,7 +118,13 @@ export async function startFleet(config: LoadedConfig, options: FleetOptions): P
     log(`policy server: ${policyUrl} (policy version ${policy.version}; log ${path.relative(process.cwd(), logs.policyServer)})`);
     await waitUntilReady('gpu worker', gpu, logs.gpuWorker, async () => fs.readFileSync(logs.gpuWorker).subarray(gpuLogStart).toString('utf8').includes(`gpu worker ready on task queue ${options.queues.gpu}`), 180_000);
     // Episodes start only once the policy server answers: earlier, they would spend their retries on a refused connection.
-    runtime = await createEpisodeRuntime(config, { controlConnections: Math.max(4, options.episodeConcurrency), prices: options.prices });
+    runtime = await createEpisodeRuntime(config, {
+      controlConnections: Math.max(4, options.episodeConcurrency),
+      prices: options.prices,
+      // Creating an episode database is most of an episode's overhead (test/pipeline/bench-episodes.ts); spares made
+      // in the background while the policy thinks take it off the episode's path.
+      backend: { sparesPerTemplate: Math.max(1, Math.ceil(options.episodeConcurrency / 4)) },
+    });
     workers.push(await startEpisodeWorker(config, { runner: runtime.runner, taskQueue: options.queues.episodes, concurrency: options.episodeConcurrency, shutdownGraceTime: '10 seconds' }));
     log(`workers: control, episodes (${options.episodeConcurrency} at once), gpu (Python) on task queues ${options.queues.control}, ${options.queues.episodes}, ${options.queues.gpu}`);
   } catch (err) {

@@ -8,6 +8,7 @@ import re
 import subprocess
 import sys
 import threading
+import time
 import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
@@ -112,6 +113,36 @@ def test_concurrent_requests_are_batched_and_match_single_requests(make_server):
     for single, batched in zip(alone, together):
         assert batched["token_ids"] == single["token_ids"]
         assert batched["logprobs"]["token_logprobs"] == pytest.approx(single["logprobs"]["token_logprobs"], abs=1e-4)
+
+
+def test_a_request_joins_a_running_batch_and_returns_before_the_longer_one(tiny_model_dir):
+    """Continuous batching: a short request arriving mid-generation is merged into the running batch (different
+    prompt length, so left-padded), returns as soon as it is done, and both match what they give alone."""
+    engine = Engine(load_policy(tiny_model_dir, 0, CPU), device=CPU, batch_wait_s=0)
+    try:
+        from finalstate.policy_server.engine import SamplingParams
+
+        def greedy(max_tokens):
+            return SamplingParams(max_tokens=max_tokens, temperature=0, logprobs=0, ignore_eos=True)
+
+        alone_long = engine.submit(PROMPT, greedy(400)).result()
+        alone_short = engine.submit([11, 12, 13, 14, 15, 16, 17, 18, 19], greedy(5)).result()
+        admissions = len(engine.batch_sizes)
+        long = engine.submit(PROMPT, greedy(400))
+        while len(engine.batch_sizes) == admissions:  # until the long request is admitted and generating
+            time.sleep(0.001)
+        short = engine.submit([11, 12, 13, 14, 15, 16, 17, 18, 19], greedy(5))
+        joined = short.result(timeout=60)
+        assert not long.done(), "the short request returned while the long one was still generating"
+        assert engine.batch_sizes[admissions:] == [1, 2], "admitted alone, then the short one merged into its batch"
+        assert joined.batch_size == 2
+        finished = long.result(timeout=120)
+        assert joined.token_ids == alone_short.token_ids
+        assert joined.token_logprobs == pytest.approx(alone_short.token_logprobs, abs=1e-4)
+        assert finished.token_ids == alone_long.token_ids
+        assert finished.token_logprobs == pytest.approx(alone_long.token_logprobs, abs=1e-4)
+    finally:
+        engine.close()
 
 
 def test_tokenize_detokenize_round_trip(make_server):

@@ -1,9 +1,12 @@
 """The model, its tokenizer and a scheduler thread that generates for several requests at once.
 
-Requests wait in a queue; the scheduler takes every waiting request (up to `max_batch_size`, after a short
-collection window), left-pads their prompts into one batch and decodes them together step by step with a shared
-KV cache, each sequence stopping on its own. Requests that arrive meanwhile form the next batch.
-Reloading swaps the model between batches; every result carries the policy version that produced it.
+Continuous batching: requests wait in a queue; at every decode step the scheduler admits waiting requests (up to
+`max_batch_size` sequences in flight), prefills their prompts together and merges them, left-padded, into the
+running batch's KV cache, decodes one token for every sequence in flight, and returns each sequence as soon as it
+stops. A request never waits for a longer one to finish (with static batches, every request of a batch waited for
+the longest, and requests arriving meanwhile waited for the whole batch).
+Reloading swaps the model once the sequences in flight have finished (new ones are held back meanwhile); every result
+carries the policy version that produced it.
 """
 
 from __future__ import annotations
@@ -60,6 +63,62 @@ class _Sequence:
     top_logprobs: list[dict[int, float]] = field(default_factory=list)
     text: str = ""
     finish_reason: str | None = None
+    batch_size: int = 1  # sequences in flight when it was admitted
+
+
+# Put in the queue to wake the scheduler (a reload waits for it); never a request.
+_WAKE = object()
+
+
+def _left_pad(tensor: torch.Tensor, width: int, dim: int) -> torch.Tensor:
+    missing = width - tensor.shape[dim]
+    if missing == 0:
+        return tensor
+    shape = list(tensor.shape)
+    shape[dim] = missing
+    return torch.cat([torch.zeros(shape, dtype=tensor.dtype, device=tensor.device), tensor], dim=dim)
+
+
+@dataclass
+class _Batch:
+    """The sequences in flight: one KV cache for all of them, left-padded to a common width."""
+
+    seqs: list[_Sequence]
+    cache: DynamicCache
+    attention: torch.Tensor  # [rows, width]: 1 where a real token is cached
+    last_positions: torch.Tensor  # [rows]: position of each row's last cached token
+    logits: torch.Tensor  # [rows, vocab]: the next-token logits of each row
+    eos_ids: set[int]
+    pad_id: int
+
+    def merge(self, other: "_Batch") -> "_Batch":
+        width = max(self.attention.shape[1], other.attention.shape[1])
+        for mine, theirs in zip(self.cache.layers, other.cache.layers):
+            mine.keys = torch.cat([_left_pad(mine.keys, width, 2), _left_pad(theirs.keys, width, 2)], dim=0)
+            mine.values = torch.cat([_left_pad(mine.values, width, 2), _left_pad(theirs.values, width, 2)], dim=0)
+        self.attention = torch.cat([_left_pad(self.attention, width, 1), _left_pad(other.attention, width, 1)], dim=0)
+        self.last_positions = torch.cat([self.last_positions, other.last_positions])
+        self.logits = torch.cat([self.logits, other.logits])
+        self.seqs = self.seqs + other.seqs
+        for seq in other.seqs:
+            seq.batch_size = len(self.seqs)
+        return self
+
+    def select(self, rows: list[int]) -> "_Batch":
+        """Keep these rows, then drop leading columns that are padding in every row left."""
+        index = torch.tensor(rows, dtype=torch.long, device=self.attention.device)
+        self.cache.batch_select_indices(index)
+        self.attention = self.attention[index]
+        self.last_positions = self.last_positions[index]
+        self.logits = self.logits[index]
+        self.seqs = [self.seqs[row] for row in rows]
+        first = int(torch.nonzero(self.attention.sum(dim=0))[0])
+        if first > 0:
+            self.attention = self.attention[:, first:]
+            for layer in self.cache.layers:
+                layer.keys = layer.keys[:, :, first:, :]
+                layer.values = layer.values[:, :, first:, :]
+        return self
 
 
 @dataclass
@@ -91,7 +150,8 @@ class Engine:
         self.batch_wait_s = batch_wait_s
         self._policy = policy
         self._pending: queue.Queue[_Sequence | None] = queue.Queue()
-        self._swap_lock = threading.Lock()  # held while a batch runs; reload swaps only between batches
+        self._swap_lock = threading.Lock()  # guards the reloaded policy waiting to be swapped in
+        self._next_policy: tuple[LoadedPolicy, threading.Event] | None = None
         self._tokenizer_lock = threading.Lock()  # fast tokenizers are not safe under concurrent use
         self.batch_sizes: list[int] = []
         self._thread = threading.Thread(target=self._loop, name="policy-scheduler", daemon=True)
@@ -122,12 +182,14 @@ class Engine:
         return future
 
     def reload(self, path: str | Path, version: int | None = None) -> LoadedPolicy:
-        """Load a checkpoint beside the serving one, then swap it in at the next batch boundary."""
+        """Load a checkpoint beside the serving one; the scheduler swaps it in once the sequences in flight finish."""
         new_version = version if version is not None else self._policy.version + 1
         fresh = load_policy(path, new_version, self.device)
+        swapped = threading.Event()
         with self._swap_lock:
-            old, self._policy = self._policy, fresh
-        del old
+            self._next_policy = (fresh, swapped)
+        self._pending.put(_WAKE)
+        swapped.wait()
         log.info("serving %s as policy version %d", path, new_version)
         return fresh
 
@@ -136,65 +198,115 @@ class Engine:
         self._thread.join(timeout=10)
 
     # --- the scheduler --------------------------------------------------------------------------------------------
-    def _loop(self) -> None:
-        while True:
-            first = self._pending.get()
-            if first is None:
-                return
-            batch = [first]
-            deadline = time.monotonic() + self.batch_wait_s
-            while len(batch) < self.max_batch_size:
-                try:
-                    item = self._pending.get(timeout=max(0.0, deadline - time.monotonic()))
-                except queue.Empty:
-                    break
-                if item is None:
-                    self._pending.put(None)
-                    break
-                batch.append(item)
-            with self._swap_lock:
-                policy = self._policy
-                try:
-                    self._generate(policy, batch)
-                except BaseException as err:  # a failed batch fails its requests, not the server
-                    log.exception("generation failed for a batch of %d", len(batch))
-                    for seq in batch:
-                        if not seq.future.done():
-                            seq.future.set_exception(err)
+    def _swap_if_due(self, running: "_Batch | None") -> bool:
+        """Swap in a reloaded policy when nothing is in flight; True while a swap is still waiting."""
+        with self._swap_lock:
+            if self._next_policy is None:
+                return False
+            if running is not None:
+                return True
+            (fresh, swapped), self._next_policy = self._next_policy, None
+            old, self._policy = self._policy, fresh
+        del old
+        swapped.set()
+        return False
 
-    @torch.no_grad()
-    def _generate(self, policy: LoadedPolicy, batch: list[_Sequence]) -> None:
-        self.batch_sizes.append(len(batch))
+    def _take(self, limit: int, block: bool) -> list[_Sequence] | None:
+        """Up to `limit` waiting requests (None: the engine is closing). Blocking waits for one, then `batch_wait_s` more."""
+        taken: list[_Sequence] = []
+        deadline = None
+        while len(taken) < limit:
+            try:
+                if block and not taken:
+                    item = self._pending.get()
+                elif block:
+                    deadline = deadline or time.monotonic() + self.batch_wait_s
+                    item = self._pending.get(timeout=max(0.0, deadline - time.monotonic()))
+                else:
+                    item = self._pending.get_nowait()
+            except queue.Empty:
+                break
+            if item is None:
+                self._pending.put(None)
+                return None if not taken else taken
+            if item is _WAKE:
+                if block and not taken:
+                    return []
+                continue
+            taken.append(item)
+        return taken
+
+    def _loop(self) -> None:
+        running: _Batch | None = None
+        while True:
+            holding = self._swap_if_due(running)
+            room = 0 if holding else self.max_batch_size - (len(running.seqs) if running else 0)
+            new = self._take(room, block=running is None) if room > 0 or running is None else []
+            if new is None:
+                if running is not None:
+                    self._fail(running.seqs, RuntimeError("policy server is shutting down"))
+                return
+            policy = self._policy
+            try:
+                with torch.no_grad():
+                    if new:
+                        running = self._admit(policy, running, new)
+                        self.batch_sizes.append(len(running.seqs))
+                    if running is not None:
+                        running = self._step(policy, running)
+            except BaseException as err:  # a failed step fails the requests in flight, not the server
+                log.exception("generation failed for %d sequences", len(running.seqs) if running else len(new))
+                self._fail((running.seqs if running else []) + [s for s in new if running is None or s not in running.seqs], err)
+                running = None
+
+    @staticmethod
+    def _fail(seqs: list[_Sequence], err: BaseException) -> None:
+        for seq in seqs:
+            if not seq.future.done():
+                seq.future.set_exception(err)
+
+    def _admit(self, policy: LoadedPolicy, running: "_Batch | None", new: list[_Sequence]) -> "_Batch":
+        """Prefill the new prompts together, left-padded, and merge them into the running batch."""
         model, tokenizer = policy.model, policy.tokenizer
         pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
-        eos_ids = set(_eos_ids(model, tokenizer))
-        width = max(len(s.prompt_ids) for s in batch)
-        input_ids = torch.full((len(batch), width), pad_id, dtype=torch.long)
-        attention = torch.zeros((len(batch), width), dtype=torch.long)
-        for row, seq in enumerate(batch):
+        width = max(len(s.prompt_ids) for s in new)
+        input_ids = torch.full((len(new), width), pad_id, dtype=torch.long)
+        attention = torch.zeros((len(new), width), dtype=torch.long)
+        for row, seq in enumerate(new):
             input_ids[row, width - len(seq.prompt_ids) :] = torch.tensor(seq.prompt_ids)
             attention[row, width - len(seq.prompt_ids) :] = 1
         input_ids, attention = input_ids.to(self.device), attention.to(self.device)
         positions = (attention.cumsum(-1) - 1).clamp(min=0)
         cache = DynamicCache()
         logits = model(input_ids=input_ids, attention_mask=attention, position_ids=positions, past_key_values=cache, use_cache=True).logits[:, -1]
-        for _ in range(max(s.params.max_tokens for s in batch)):
-            log_probs = torch.log_softmax(logits.float(), dim=-1).cpu()
-            next_ids = []
-            for row, seq in enumerate(batch):
-                if seq.finish_reason is None:
-                    self._advance(seq, log_probs[row], logits[row], eos_ids)
-                next_ids.append(seq.token_ids[-1] if seq.finish_reason is None else pad_id)
-            if all(s.finish_reason is not None for s in batch):
-                break
-            attention = torch.cat([attention, torch.ones((len(batch), 1), dtype=torch.long, device=self.device)], dim=1)
-            positions = positions[:, -1:] + 1
-            step_ids = torch.tensor(next_ids, dtype=torch.long, device=self.device)[:, None]
-            logits = model(input_ids=step_ids, attention_mask=attention, position_ids=positions, past_key_values=cache, use_cache=True).logits[:, -1]
-        for seq in batch:
-            seq.future.set_result(
-                Completion(seq.token_ids, seq.token_logprobs, seq.top_logprobs, seq.text, seq.finish_reason or "length", policy.version, len(batch))
-            )
+        admitted = _Batch(list(new), cache, attention, positions[:, -1].clone(), logits, set(_eos_ids(model, tokenizer)), pad_id)
+        if running is None:
+            for seq in new:
+                seq.batch_size = len(new)
+            return admitted
+        return running.merge(admitted)
+
+    def _step(self, policy: LoadedPolicy, batch: "_Batch") -> "_Batch | None":
+        """Sample one token for every sequence in flight, return the finished ones, decode the rest one step."""
+        log_probs = torch.log_softmax(batch.logits.float(), dim=-1).cpu()
+        for row, seq in enumerate(batch.seqs):
+            self._advance(seq, log_probs[row], batch.logits[row], batch.eos_ids)
+        keep = [row for row, seq in enumerate(batch.seqs) if seq.finish_reason is None]
+        for seq in batch.seqs:
+            if seq.finish_reason is not None:
+                seq.future.set_result(
+                    Completion(seq.token_ids, seq.token_logprobs, seq.top_logprobs, seq.text, seq.finish_reason, policy.version, seq.batch_size)
+                )
+        if not keep:
+            return None
+        batch = batch.select(keep)
+        step_ids = torch.tensor([seq.token_ids[-1] for seq in batch.seqs], dtype=torch.long, device=self.device)[:, None]
+        batch.attention = torch.cat([batch.attention, torch.ones((len(batch.seqs), 1), dtype=torch.long, device=self.device)], dim=1)
+        batch.last_positions = batch.last_positions + 1
+        batch.logits = policy.model(
+            input_ids=step_ids, attention_mask=batch.attention, position_ids=batch.last_positions[:, None], past_key_values=batch.cache, use_cache=True
+        ).logits[:, -1]
+        return batch
 
     def _advance(self, seq: _Sequence, log_probs: torch.Tensor, logits: torch.Tensor, eos_ids: set[int]) -> None:
         params = seq.params
