@@ -1,3 +1,4 @@
+import { readTaskSet } from '../../environment/task-set.js';
 import { fromRoot } from '../../infra/paths.js';
 import type { LoadedConfig } from '../../infra/config.js';
 import { withClient } from '../../infra/stack/postgres.js';
@@ -20,7 +21,14 @@ export function oracleSettings(queues: TaskQueues, retry: EpisodeRetryConfig): E
  * have the tool refuse.
  */
 export const RESUME_TASK_SET = fromRoot('tasks', 'travel-train-full.manifest.json');
-export const RESUME_TASK_ID = 'travel.train.full.hotel_cancel_free.107922';
+export const RESUME_TASK_ID = firstTaskOfType(RESUME_TASK_SET, 'hotel_cancel_free');
+
+/** The id of the first task of a type in a task set (ids carry generated entity numbers; the type is what matters). */
+export function firstTaskOfType(taskSet: string, type: string): string {
+  const task = readTaskSet(taskSet).tasks.find((t) => t.tags[0] === type);
+  if (!task) throw new Error(`no ${type} task in ${taskSet}`);
+  return task.id;
+}
 
 export interface EpisodeDatabaseCounts {
   tickets: number;

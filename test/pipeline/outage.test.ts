@@ -20,7 +20,7 @@ import { startControlWorker, type RunningWorker } from '../../workers/control.js
 import { startEpisodeWorker } from '../../workers/episodes.js';
 import { freePort, uniqueName } from '../helpers/index.js';
 import { sharedWorkflowBundle } from './bundle.js';
-import { oracleSettings } from './oracle-episodes.js';
+import { firstTaskOfType, oracleSettings } from './oracle-episodes.js';
 import { SlowedPolicy, sleep } from './slowed-policy.js';
 
 // A real transient outage: the episode databases live in a PRIVATE PostgreSQL cluster (own data dir, free port) that
@@ -37,7 +37,7 @@ fs.chmodSync(dir, 0o755); // the PostgreSQL server user must reach its data dir 
 let outage: LoadedConfig;
 const queues = { control: uniqueName('outage-control'), episodes: uniqueName('outage-episodes'), gpu: uniqueName('outage-gpu') };
 const campaignId = uniqueName('outage');
-const taskIds = ['retail.train.mini.cancel_order.107919', 'retail.train.mini.address_change.107921', 'retail.train.mini.late_delivery_compensation.107923', 'retail.train.mini.return_item.107925'];
+const taskIds = ['cancel_order', 'address_change', 'late_delivery_compensation', 'return_item'].map((type) => firstTaskOfType(fromRoot('tasks', 'retail-train-mini.jsonl'), type));
 let runtime: EpisodeRuntime;
 let workers: RunningWorker[] = [];
 let client: Client;
