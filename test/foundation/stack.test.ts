@@ -38,6 +38,8 @@ test('dev up, status, down and up again keep workflow history; down stops only w
     FINALSTATE_DATA_DIR: path.join(tmp, 'data'),
     FINALSTATE_PG_PORT: String(pgPort),
     TEMPORAL_ADDRESS: `127.0.0.1:${temporalPort}`,
+    // Both spellings: the caller's environment may set either (FINALSTATE_ wins), and this stack must be private.
+    FINALSTATE_TEMPORAL_ADDRESS: `127.0.0.1:${temporalPort}`,
     FINALSTATE_TEMPORAL_UI_PORT: String(uiPort),
   });
   const config = loadConfig({ env: { ...process.env, ...env } });
