@@ -117,8 +117,13 @@ export const demoCommand: Command = {
         const startedNow = await startCampaign(client, config, campaignConfig);
         const resumed = existing as CampaignState | null;
         log(`${startedNow ? 'started' : 'continuing'} campaign ${campaignId}${resumed ? ` at step ${resumed.step}, phase ${resumed.phase}` : ''}\n  ${workflowUrl(config, campaignId)}`);
-        const watched = await Promise.race([watchCampaign(client, config, campaignId, { log, isTty: !json && Boolean(process.stdout.isTTY) }), interrupted]);
-        if (watched === 'interrupted') {
+        const stopWatching = new AbortController();
+        const watching = watchCampaign(client, config, campaignId, { log, isTty: !json && Boolean(process.stdout.isTTY), signal: stopWatching.signal });
+        const watched = await Promise.race([watching, interrupted]);
+        if (watched === 'interrupted' || watched.final === null) {
+          // The watcher may be mid-query: stop it and let that query fail quietly once the connection closes.
+          stopWatching.abort();
+          watching.catch(() => undefined);
           log(`\ninterrupted: stopping the workers. The campaign waits in Temporal; run the same command again to continue ${campaignId}.`);
           return 130;
         }

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,6 +8,7 @@ import type { Client } from '@temporalio/client';
 import pg from 'pg';
 import { loadPreset, PRESET_DIR } from '../../cli/demo/preset.js';
 import { localPathOf } from '../../infra/artifacts.js';
+import { fromRoot } from '../../infra/paths.js';
 import { loadConfig } from '../../infra/config.js';
 import { connectionConfig } from '../../infra/stack/postgres.js';
 import { connectClient } from '../../infra/temporal-client.js';
@@ -164,5 +166,72 @@ describe('finalstate demo: preset mistakes', () => {
     const listed = known[1]!.split(', ').sort();
     assert.ok(listed.includes('smoke'), `known presets listed: ${listed.join(', ')}`);
     assert.deepEqual(listed, fs.readdirSync(PRESET_DIR).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -'.json'.length)).sort(), `every file in ${PRESET_DIR}`);
+  });
+});
+
+// Both demo runs in one file: the smoke preset's policy server has one fixed port, so they must not run in parallel.
+const config = loadConfig();
+
+/** Runs `finalstate demo` and sends it SIGINT once `line` shows in its progress; resolves with its exit and output. */
+function interruptWhen(args: string[], line: RegExp): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [fromRoot('bin', 'finalstate.js'), ...args], { cwd: fromRoot(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    let sent = false;
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`demo never printed ${line} within 6 minutes:\n${stderr.slice(-3000)}`));
+    }, 6 * 60_000);
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      if (!sent && line.test(stderr)) {
+        sent = true;
+        child.kill('SIGINT');
+      }
+    });
+    child.stdout.resume();
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stderr });
+    });
+  });
+}
+
+describe('finalstate demo: Ctrl-C and the same command again', () => {
+  let resumeClient: Client | undefined;
+  let resumeControl: pg.Pool | undefined;
+  after(async () => {
+    await resumeControl?.end();
+    await resumeClient?.connection.close();
+  });
+
+  test('Ctrl-C stops the demo; the same command continues the same campaign without redoing finished phases', async () => {
+    const interrupted = await interruptWhen(['demo', '--preset', 'smoke', '--fresh', '--json'], /evaluate base policy: http/);
+    assert.equal(interrupted.code, 130, interrupted.stderr.slice(-3000));
+    const id = /run the same command again to continue (\S+)\./.exec(interrupted.stderr)?.[1];
+    assert.ok(id, `the interrupted demo names the campaign to continue:\n${interrupted.stderr.slice(-2000)}`);
+
+    const client = (resumeClient = await connectClient(config));
+    const handle = client.workflow.getHandle(id);
+    assert.equal((await handle.describe()).status.name, 'RUNNING', 'the campaign waits in Temporal while no worker runs');
+
+    const resumed = await runCliAsync(['demo', '--preset', 'smoke', '--json'], 6 * 60_000);
+    assert.equal(resumed.status, 0, resumed.stderr.slice(-3000));
+    const out = JSON.parse(resumed.stdout) as { campaignId: string };
+    assert.equal(out.campaignId, id, 'the same command (no --fresh) continued the interrupted campaign');
+    assert.match(resumed.stderr, new RegExp(`continuing campaign ${id} at step 0`));
+    assert.doesNotMatch(resumed.stderr, /^probe: http/m, 'the finished probe was not run again');
+
+    const state = ((await handle.result()) as CampaignResult).state;
+    assert.equal(state.phase, 'done');
+    const children = (await eventsOfAllRuns(client, id)).flatMap((e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId ?? []);
+    assert.deepEqual(children, [`${id}/probe`, `${id}/eval-step-0`, `${id}/step-1`, `${id}/eval-step-1`], 'each phase started once');
+
+    // Episodes of the probe, which finished before Ctrl-C: one record per scheduled activity, none added by the resumed run.
+    const control = (resumeControl = new pg.Pool({ ...connectionConfig(config), max: 1 }));
+    const scheduled = (await eventsOfAllRuns(client, `${id}/probe`)).filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'runEpisode').length;
+    const recorded = Number((await control.query<{ n: string }>("SELECT count(*) AS n FROM episodes WHERE starts_with(episode_id, $1 || '/')", [`${id}/probe`])).rows[0]!.n);
+    assert.ok(scheduled > 0);
+    assert.equal(recorded, scheduled);
   });
 });
