@@ -1,4 +1,3 @@
-import type { Client } from '@temporalio/client';
 import { localPathOf } from '../../infra/artifacts.js';
 import { loadConfig } from '../../infra/config.js';
 import { UserError } from '../../infra/errors.js';
@@ -6,8 +5,6 @@ import * as stack from '../../infra/stack/index.js';
 import { uiUrl, workflowUrl } from '../../infra/stack/temporal.js';
 import { connectClient } from '../../infra/temporal-client.js';
 import type { CampaignState } from '../../schemas/campaign.js';
-import type { CampaignResult } from '../../workflows/campaign.js';
-import { stateQuery } from '../../workflows/definitions.js';
 import { parse, printJson, type Command } from '../command.js';
 import { startFleet, type Fleet } from '../demo/fleet.js';
 import { campaignConfigOf, currentCampaignId, derivedCampaignId, loadPreset, SERVED_MODEL_NAME } from '../demo/preset.js';
@@ -15,7 +12,7 @@ import { compareCampaign, renderComparison } from '../demo/summary.js';
 import { watchCampaign, type PhaseTime } from '../demo/watch.js';
 import { startCampaign } from './campaign.js';
 import { buildBaseModel } from './model.js';
-import { writeCampaignReport } from './report.js';
+import { campaignStateOf, writeCampaignReport } from './report.js';
 
 const usage = `finalstate demo [--preset mini|smoke|FILE] [--fresh] [--json]
 
@@ -30,14 +27,6 @@ evaluate the trained policy, and print base against trained with intervals, the 
 
 Ctrl-C stops the workers; the same command continues the same campaign (its id is derived from the preset and the
 base model) without redoing finished steps.`;
-
-/** The campaign's state: its result once done, else the state query (after a continueAsNew the latest run answers). */
-async function stateOf(client: Client, id: string): Promise<CampaignState> {
-  const handle = client.workflow.getHandle(id);
-  const { status } = await handle.describe();
-  if (status.name === 'COMPLETED') return ((await handle.result()) as CampaignResult).state;
-  return handle.query(stateQuery);
-}
 
 const seconds = (since: number) => Math.round((performance.now() - since) / 100) / 10;
 
@@ -101,7 +90,7 @@ export const demoCommand: Command = {
           queues: campaignConfig.taskQueues!,
           // A resumed campaign's servers must serve the policy it last published, not the base model.
           policy: async () => {
-            existing = status ? await stateOf(client, campaignId) : null;
+            existing = status ? await campaignStateOf(client, campaignId) : null;
             return existing?.checkpointUri ? { checkpointDir: localPathOf(existing.checkpointUri), version: Number(existing.policyVersion ?? 0) } : { checkpointDir: base.checkpointDir, version: 0 };
           },
           port: preset.policyServer.port,
@@ -134,9 +123,9 @@ export const demoCommand: Command = {
           return 1;
         }
       }
-      const state = await stateOf(client, campaignId);
+      const state = await campaignStateOf(client, campaignId);
       const k = campaignConfig.evaluation.k;
-      const { comparison, trainedStep } = await compareCampaign(config, state, k);
+      const { comparison, trainedStep } = await compareCampaign(config, campaignId, state, k);
       const report = await writeCampaignReport(config, campaignId, state);
       const total = seconds(started);
       if (json) {

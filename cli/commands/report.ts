@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import type { Client } from '@temporalio/client';
 import pg from 'pg';
 import { readResultSet } from '../../activities/results.js';
 import { localPathOf } from '../../infra/artifacts.js';
@@ -19,26 +20,37 @@ const usage = `finalstate report ID [--out DIR] [--json]
   Write the HTML report of campaign ID (and its Markdown twin): base against the latest evaluated policy, training
   curves from the step summaries, the pool's difficulty histogram. Default DIR: <dataDir>/reports/<ID>.`;
 
-/** A finished campaign's state is its result; a running one answers the state query. */
+/** A finished campaign's state is its result; a running one answers the state query (the latest run after continueAsNew). */
+export async function campaignStateOf(client: Client, id: string): Promise<CampaignState> {
+  const handle = client.workflow.getHandle(id);
+  const { status } = await handle.describe();
+  if (status.name === 'COMPLETED') return ((await handle.result()) as CampaignResult).state;
+  return handle.query(stateQuery);
+}
+
 async function campaignState(id: string): Promise<CampaignState> {
   const client = await connectClient(loadConfig());
   try {
-    const handle = client.workflow.getHandle(id);
-    const description = await handle.describe().catch((err: Error) => {
-      throw new UserError(`finalstate report: no campaign ${JSON.stringify(id)} (${err.message})`);
+    return await campaignStateOf(client, id).catch((err: Error) => {
+      if (err.name === 'WorkflowNotFoundError') throw new UserError(`finalstate report: no campaign ${JSON.stringify(id)} (${err.message})`);
+      throw err;
     });
-    if (description.status.name === 'COMPLETED') return ((await handle.result()) as CampaignResult).state;
-    return await handle.query(stateQuery);
   } finally {
     await client.connection.close();
   }
 }
 
-/** The HTML (and Markdown) report of a campaign: its base evaluation against its latest evaluated policy. */
-export async function writeCampaignReport(config: LoadedConfig, id: string, state: CampaignState, outDir = path.join(config.dataPath, 'reports', id)) {
+/** The evaluation of the base policy (step 0) and of the latest evaluated trained policy. */
+export function baseAndTrainedEvaluations(id: string, state: CampaignState): { base: { step: number; resultSet: string }; trained: { step: number; resultSet: string } } {
   const base = state.evalResultSets.find((e) => e.step === 0);
   const trained = [...state.evalResultSets].sort((a, b) => b.step - a.step)[0];
-  if (!base || !trained || trained.step === 0) throw new UserError(`finalstate report: campaign ${id} has no evaluation of a trained policy yet (evaluated steps: ${state.evalResultSets.map((e) => e.step).join(', ') || 'none'})`);
+  if (!base || !trained || trained.step === 0) throw new UserError(`campaign ${id} has no evaluation of a trained policy yet (evaluated steps: ${state.evalResultSets.map((e) => e.step).join(', ') || 'none'})`);
+  return { base, trained };
+}
+
+/** The HTML (and Markdown) report of a campaign: its base evaluation against its latest evaluated policy. */
+export async function writeCampaignReport(config: LoadedConfig, id: string, state: CampaignState, outDir = path.join(config.dataPath, 'reports', id)) {
+  const { base, trained } = baseAndTrainedEvaluations(id, state);
   const pool = new pg.Pool({ ...connectionConfig(config), max: 1 });
   try {
     const frozen = state.poolUri ? FrozenPool.parse(JSON.parse(fs.readFileSync(localPathOf(state.poolUri), 'utf8'))) : undefined;

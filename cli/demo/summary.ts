@@ -1,18 +1,16 @@
 import pg from 'pg';
 import { readResultSet } from '../../activities/results.js';
 import type { LoadedConfig } from '../../infra/config.js';
-import { UserError } from '../../infra/errors.js';
 import { connectionConfig } from '../../infra/stack/postgres.js';
 import type { CampaignState } from '../../schemas/campaign.js';
 import { compareResults, type Comparison } from '../../stats/compare.js';
 import { comparisonDomainTable, comparisonTable, flipsTable } from '../../stats/tables/layouts.js';
 import { renderText } from '../../stats/tables/table.js';
+import { baseAndTrainedEvaluations } from '../commands/report.js';
 
 /** Base policy (the evaluation before step 1) against the last evaluated policy, on the eval split. */
-export async function compareCampaign(config: LoadedConfig, state: CampaignState, k: number): Promise<{ comparison: Comparison; baseSet: string; trainedSet: string; trainedStep: number }> {
-  const base = state.evalResultSets.find((e) => e.step === 0);
-  const trained = [...state.evalResultSets].sort((a, b) => b.step - a.step)[0];
-  if (!base || !trained || trained.step === 0) throw new UserError(`the campaign has no evaluation of a trained policy (evaluated steps: ${state.evalResultSets.map((e) => e.step).join(', ') || 'none'})`);
+export async function compareCampaign(config: LoadedConfig, id: string, state: CampaignState, k: number): Promise<{ comparison: Comparison; baseSet: string; trainedSet: string; trainedStep: number }> {
+  const { base, trained } = baseAndTrainedEvaluations(id, state);
   const pool = new pg.Pool({ ...connectionConfig(config), max: 1 });
   try {
     const comparison = compareResults(await readResultSet(pool, base.resultSet), await readResultSet(pool, trained.resultSet), { k, seed: 1, sources: [base.resultSet, trained.resultSet] });

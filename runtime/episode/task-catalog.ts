@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { readTaskSource, type LoadedTaskSet } from '../../environment/task-set.js';
+import { readTaskSet, readTaskSource, type LoadedTaskSet } from '../../environment/task-set.js';
 import { UserError } from '../../infra/errors.js';
 import type { Task } from '../../schemas/task.js';
 
@@ -17,10 +17,17 @@ export class TaskCatalog {
     return tasks;
   }
 
+  private readonly sets = new Map<string, LoadedTaskSet>();
+
   /** One task-set file, read and checked once. */
   taskSet(file: string): LoadedTaskSet {
-    const [set] = readTaskSource(path.resolve(file));
-    return set!;
+    const key = path.resolve(file);
+    let set = this.sets.get(key);
+    if (!set) {
+      set = readTaskSet(key);
+      this.sets.set(key, set);
+    }
+    return set;
   }
 
   get(taskSet: string, taskId: string): Task {
