@@ -79,6 +79,22 @@ for (const domain of domains) {
       }
     });
 
+    test('a task set spreads its entity numbers over every leading digit, and sets of two seeds share none', () => {
+      const numberOf = (t: { id: string }) => Number(t.id.split('.').at(-1));
+      for (const split of ['train', 'eval'] as const) {
+        const one = domain.generateTasks({ seed: 1, split, profile: 'mini', count: 96 }).map(numberOf);
+        const other = domain.generateTasks({ seed: 2026, split, profile: 'mini', count: 96 }).map(numberOf);
+        for (const numbers of [one, other]) {
+          const leading = new Map<string, number>();
+          for (const n of numbers) leading.set(String(n)[0]!, (leading.get(String(n)[0]!) ?? 0) + 1);
+          assert.deepEqual([...leading.keys()].sort(), ['1', '2', '3', '4', '5', '6', '7', '8'], `${split}: leading digits of ${numbers.slice(0, 5)}...`);
+          assert.ok(Math.max(...leading.values()) <= 96 / 4, `${split}: no leading digit dominates (${[...leading]})`);
+        }
+        const seen = new Set(one);
+        assert.deepEqual(other.filter((n) => seen.has(n)), [], `${split}: seeds 1 and 2026 share no entity number`);
+      }
+    });
+
     test('mini tasks use only mini tools, 1 to 3 calls, and name the ids they need', () => {
       const mini = domain.generateTasks({ seed: 3, split: 'train', profile: 'mini', count: 200 });
       const allowed = new Set(domain.profileTools.mini);
