@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { LossConfig, OptimizerConfig } from './training.js';
+import { LossConfig, MiniBatchGroups, OptimizerConfig } from './training.js';
 import { JudgeConfig, UserSimulatorConfig } from './clients.js';
 import { EpisodeLimits, PolicyRef } from './episode.js';
 import { DEFAULT_EDGES } from '../stats/bins.js';
@@ -57,6 +57,7 @@ export const UpdateConfig = z
     optimizer: OptimizerConfig.prefault({}),
     loss: LossConfig.prefault({}),
     microBatchSize: Positive.default(8),
+    miniBatchGroups: MiniBatchGroups,
     timeout: Duration.default('2h').describe('Start-to-close timeout of one policy update.'),
   })
   .strict();

@@ -117,6 +117,7 @@ export const StepSummary = z
     informativeFraction: Fraction.describe('Fraction of sampled groups whose rewards were not all equal.'),
     loss: z.number().finite(),
     clipFraction: Fraction,
+    optimizerSteps: Count.optional().describe('AdamW steps the update took (one per mini-batch).'),
     replacements: Count.optional(),
     infraFailures: Count.optional(),
     policyVersion: z.string().optional(),

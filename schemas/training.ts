@@ -60,6 +60,18 @@ export const LossConfig = z
   })
   .strict();
 
+export const MiniBatchGroups = z
+  .number()
+  .int()
+  .min(1)
+  .nullable()
+  .default(null)
+  .describe(
+    'Whole groups per AdamW step (verl\'s ppo_mini_batch_size, counted in groups). The groups are shuffled, seeded by ' +
+      'seed and step, and each mini-batch is one optimizer step, so one rollout batch gives several updates; the ' +
+      'clipped ratio bounds the later, off-policy ones. null: the whole batch is one step.',
+  );
+
 /** Input of the `policyUpdate` activity (task queue `gpu`). */
 export const PolicyUpdateInput = z
   .object({
@@ -71,6 +83,7 @@ export const PolicyUpdateInput = z
     optimizer: OptimizerConfig.prefault({}),
     loss: LossConfig.prefault({}),
     microBatchSize: z.number().int().min(1).default(8).describe('Episodes per forward/backward pass.'),
+    miniBatchGroups: MiniBatchGroups,
     seed: z.number().int().min(0).default(0),
   })
   .strict();
@@ -78,13 +91,14 @@ export type PolicyUpdateInput = z.input<typeof PolicyUpdateInput>;
 
 export const PolicyUpdateMetrics = z
   .object({
-    loss: Finite,
-    gradNorm: Finite.describe('Total gradient norm before clipping.'),
+    loss: Finite.describe('The policy loss (the mean over mini-batches).'),
+    gradNorm: Finite.describe('Total gradient norm before clipping (the mean over mini-batches).'),
     clipFraction: Finite.describe('Share of loss tokens whose ratio was clipped.'),
     entropy: Finite.describe('Token-mean entropy of the current policy on loss tokens.'),
     approxKl: Finite.describe('Token-mean k3 estimate of KL(rollout || current) on loss tokens.'),
     tokensPerSecond: Finite.describe('Tokens (all positions) processed per second of update.'),
     tokens: z.number().int().min(0).describe('Loss-masked tokens in the batch.'),
+    optimizerSteps: z.number().int().min(1).describe('AdamW steps taken: one per mini-batch.'),
   })
   .strict();
 

@@ -148,6 +148,7 @@ export async function grpoStep(input: GrpoStepInput): Promise<GrpoStepResult> {
     optimizer: input.update.optimizer,
     loss: input.update.loss,
     microBatchSize: input.update.microBatchSize,
+    miniBatchGroups: input.update.miniBatchGroups,
     seed: settings.seed >>> 0,
   });
   if (input.policyServers.length > 0) await publisher.publishPolicy({ checkpointUri: update.checkpointUri, version: step, servers: input.policyServers });
@@ -161,6 +162,7 @@ export async function grpoStep(input: GrpoStepInput): Promise<GrpoStepResult> {
       informativeFraction: scoredGroups > 0 ? informative.length / scoredGroups : 0,
       loss: update.metrics.loss,
       clipFraction: update.metrics.clipFraction,
+      optimizerSteps: update.metrics.optimizerSteps,
       replacements: counts.replacements,
       infraFailures: progress.infraFailed,
       policyVersion,

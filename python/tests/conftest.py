@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+import torch
+from transformers import AutoModelForCausalLM
 
 from finalstate.testing.tiny_model import save_tiny_model
 
@@ -10,3 +12,9 @@ from finalstate.testing.tiny_model import save_tiny_model
 @pytest.fixture(scope="session")
 def tiny_model_dir(tmp_path_factory):
     return save_tiny_model(tmp_path_factory.mktemp("tiny-model"))
+
+
+@pytest.fixture()
+def model(tiny_model_dir):
+    """A fresh fp32 copy of the tiny model for each test."""
+    return AutoModelForCausalLM.from_pretrained(tiny_model_dir, dtype=torch.float32)

@@ -42,3 +42,7 @@ def completion_logprob(model, episode: dict) -> float:
     """Sum of the current model's log-probs of the episode's loss tokens."""
     fresh = on_policy_episode(model, episode["tokenIds"], episode["lossMask"].index(1), reward=0, group="x", name="x")
     return sum(fresh["rolloutLogprobs"])
+
+
+def weights(model) -> dict:
+    return {name: p.detach().clone() for name, p in model.named_parameters()}

@@ -5,19 +5,9 @@ import math
 
 import pytest
 import torch
-from transformers import AutoModelForCausalLM
 
-from episodes import DEFAULT_LOSS, DEFAULT_OPTIMIZER, completion_logprob, on_policy_episode, toy_batch
+from episodes import DEFAULT_LOSS, DEFAULT_OPTIMIZER, completion_logprob, on_policy_episode, toy_batch, weights
 from finalstate.grpo import PolicyTrainer, UnusableBatchError
-
-
-@pytest.fixture()
-def model(tiny_model_dir):
-    return AutoModelForCausalLM.from_pretrained(tiny_model_dir, dtype=torch.float32)
-
-
-def weights(model):
-    return {name: p.detach().clone() for name, p in model.named_parameters()}
 
 
 def grads(model):

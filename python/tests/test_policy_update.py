@@ -153,3 +153,41 @@ def test_activity_heartbeats_progress(tiny_model_dir, batch_files, tmp_path):
     phases = [beat["phase"] for beat in beats]
     assert phases[0] == "loading batch" and phases[-1] == "writing checkpoint"
     assert {"phase": "training", "microBatches": 2, "of": 2} in beats  # 6 episodes in micro-batches of 4
+
+
+def test_a_half_applied_update_is_dropped_and_the_step_retrains_from_its_checkpoint(tiny_model_dir, batch_files, tmp_path, monkeypatch):
+    """With mini-batches, a non-finite loss can come after some AdamW steps were taken: the in-memory model is then
+    ahead of every checkpoint, so the updater must drop it and reload the previous step. The failure is injected
+    (a fault stand-in): valid batches are rejected before training if they hold non-finite numbers."""
+    from finalstate.grpo.trainer import PolicyTrainer
+
+    def step(updater, directory, number, batch):
+        return updater.run({**request(tiny_model_dir, directory, batch, number), "miniBatchGroups": 1})
+
+    updater = PolicyUpdater(CPU)
+    step(updater, tmp_path / "a", 1, batch_files[0])
+    real = PolicyTrainer._accumulate
+    calls = []
+
+    def second_mini_batch_overflows(self, *args, **kwargs):
+        calls.append(1)
+        if len(calls) == 2:
+            raise UnusableBatchError("the loss of micro-batch 0 is inf (not finite); no update applied")
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(PolicyTrainer, "_accumulate", second_mini_batch_overflows)
+    with pytest.raises(UnusableBatchError, match="not finite") as raised:
+        step(updater, tmp_path / "a", 2, batch_files[1])
+    assert raised.value.weights_changed and len(calls) == 2
+    monkeypatch.setattr(PolicyTrainer, "_accumulate", real)
+
+    retried = step(updater, tmp_path / "a", 2, batch_files[1])
+    step(PolicyUpdater(CPU), tmp_path / "b", 1, batch_files[0])
+    fresh = step(PolicyUpdater(CPU), tmp_path / "b", 2, batch_files[1])
+    assert retried["metrics"]["optimizerSteps"] == fresh["metrics"]["optimizerSteps"] == 2
+    weights_a, optimizer_a = checkpoint_tensors(retried)
+    weights_b, optimizer_b = checkpoint_tensors(fresh)
+    for name in weights_a:
+        assert torch.equal(weights_a[name], weights_b[name]), name
+    assert_same_optimizer_state(optimizer_a, optimizer_b)
+    assert int(optimizer_a["state"][0]["step"]) == 4

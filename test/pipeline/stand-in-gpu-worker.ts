@@ -48,7 +48,7 @@ export async function startStandInGpuWorker(config: LoadedConfig, taskQueue: str
         const dir = path.join(input.checkpointDir, `step-${String(input.step).padStart(6, '0')}`);
         await fs.mkdir(dir, { recursive: true });
         await fs.writeFile(path.join(dir, 'stand-in-checkpoint.json'), JSON.stringify({ batchUri: input.batchUri, episodes: batch.episodes.length }));
-        return { checkpointUri: pathToFileURL(dir).href, step: input.step, reused: false, metrics: { loss: loss / Math.max(tokens, 1), clipFraction: 0, tokens, gradNorm: 0, entropy: 0, approxKl: 0, tokensPerSecond: 0 } };
+        return { checkpointUri: pathToFileURL(dir).href, step: input.step, reused: false, metrics: { loss: loss / Math.max(tokens, 1), clipFraction: 0, tokens, gradNorm: 0, entropy: 0, approxKl: 0, tokensPerSecond: 0, optimizerSteps: 1 } };
       },
     },
   });

@@ -121,6 +121,7 @@ test('a TypeScript workflow runs policyUpdate on the Python GPU worker and gets 
   }
   for (const [name, value] of Object.entries(result.metrics)) assert.ok(Number.isFinite(value), `${name} = ${value}`);
   assert.equal(result.metrics.tokens, 3 + 4 + 5 + 3);
+  assert.equal(result.metrics.optimizerSteps, 1, 'without miniBatchGroups the whole batch is one step');
   assert.ok(result.metrics.gradNorm > 0);
 
   const again = PolicyUpdateResult.parse(await runUpdate(update(1, batchFile)));
@@ -140,4 +141,12 @@ test('an unusable batch fails the workflow at once with a non-retryable error', 
   assert.equal(cause.type, 'UnusableBatch');
   assert.equal(cause.nonRetryable, true);
   assert.match(cause.message, /loss mask is empty/);
+});
+
+test('miniBatchGroups from the TypeScript side makes one AdamW step per mini-batch of whole groups', async () => {
+  const batch = smallBatch(); // two groups
+  const result = PolicyUpdateResult.parse(await runUpdate({ ...update(2, writeJson('mini.json', batch)), miniBatchGroups: 1 }));
+  assert.equal(result.reused, false);
+  assert.equal(result.metrics.optimizerSteps, 2);
+  assert.equal(result.metrics.tokens, 3 + 4 + 5 + 3);
 });

@@ -69,10 +69,14 @@ class PolicyUpdater:
                 loss_config=request["loss"],
                 optimizer_config=request["optimizer"],
                 micro_batch_size=request["microBatchSize"],
+                mini_batch_groups=request["miniBatchGroups"],
+                shuffle_seed=f"{request['seed']}:{step}",
                 progress=lambda done, total: heartbeat({"phase": "training", "microBatches": done, "of": total}),
             )
-        except UnusableBatchError:
-            raise  # raised before any weight changed: the in-memory state is still at step - 1
+        except UnusableBatchError as err:
+            if err.weights_changed:
+                self._session = None  # part of the update was applied: reload step - 1 from its checkpoint next time
+            raise
         except BaseException:
             self._session = None
             raise

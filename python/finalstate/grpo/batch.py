@@ -14,7 +14,11 @@ from .advantages import compute_grpo_outcome_advantage
 
 
 class UnusableBatchError(ValueError):
-    """The batch cannot be trained on (bad shape, no loss tokens, non-finite loss): retrying will not help."""
+    """The batch cannot be trained on (bad shape, no loss tokens, non-finite loss): retrying will not help.
+
+    `weights_changed` is True when earlier mini-batches of the same update had already been applied."""
+
+    weights_changed: bool = False
 
 
 def uri_to_path(uri: str) -> Path:

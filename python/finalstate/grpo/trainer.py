@@ -1,4 +1,5 @@
-"""One GRPO update over a whole batch, in micro-batches whose accumulated gradient equals the full-batch gradient."""
+"""The update of one GRPO step: one AdamW step per mini-batch, each computed in micro-batches whose accumulated
+gradient equals the mini-batch gradient."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from collections.abc import Callable
 import torch
 
 from .batch import EpisodeTensors, UnusableBatchError, check_episodes, episode_advantages, episodes_to_tensors
+from .mini_batches import any_loss_tokens, split_mini_batches
 from .core_algos import AggNormaliser, agg_loss, compute_policy_loss, entropy_from_logprobs, kl_penalty_k3
 
 Progress = Callable[[int, int], None]
@@ -62,27 +64,74 @@ class PolicyTrainer:
         loss_config: dict,
         optimizer_config: dict,
         micro_batch_size: int,
+        mini_batch_groups: int | None = None,
+        shuffle_seed: str = "0",
         progress: Progress | None = None,
     ) -> dict:
-        """Apply one update on `episodes` (TrainingEpisode dicts); return the PolicyUpdateMetrics fields.
+        """Apply the update of one GRPO step on `episodes` (TrainingEpisode dicts); return the PolicyUpdateMetrics fields.
 
-        Raises UnusableBatchError before touching the weights when the batch or its loss is unusable.
+        With `mini_batch_groups` unset the whole batch is one AdamW step. Otherwise the groups are shuffled (seeded by
+        `shuffle_seed`, so a replayed step repeats its update exactly) and cut into mini-batches of that many whole
+        groups, one AdamW step each, as verl's ppo_mini_batch_size does: later mini-batches are off-policy and the
+        clipped ratio bounds how far they move. Advantages are computed once, over the whole batch.
+
+        Raises UnusableBatchError when the batch or its loss is unusable; its `weights_changed` says whether an
+        earlier mini-batch had already been applied.
         """
         started = time.perf_counter()
-        metrics = self.accumulate_gradients(episodes, loss_config=loss_config, micro_batch_size=micro_batch_size, progress=progress)
+        vocab_size = self.model.get_input_embeddings().weight.shape[0]
+        check_episodes(episodes, where="batch", vocab_size=vocab_size)
+        advantages = episode_advantages(episodes, eps=loss_config["eps"], normalize_std=loss_config["normalizeStd"])
+        mini_batches = [m for m in split_mini_batches(episodes, mini_batch_groups, shuffle_seed) if any_loss_tokens(episodes, m)]
+        micro_total = sum(math.ceil(len(m) / micro_batch_size) for m in mini_batches)
+        micro_done = 0
+
+        def micro_progress(done: int, _total: int) -> None:
+            if progress:
+                progress(micro_done + done, micro_total)
+
         apply_optimizer_config(self.optimizer, optimizer_config)
-        grad_norm = float(torch.nn.utils.clip_grad_norm_(self.model.parameters(), optimizer_config["maxGradNorm"]))
-        if not math.isfinite(grad_norm):
+        totals = {"loss": 0.0, "clipFraction": 0.0, "entropy": 0.0, "approxKl": 0.0, "gradNorm": 0.0}
+        all_tokens = 0
+        for index, members in enumerate(mini_batches):
+            part = [episodes[i] for i in members]
+            try:
+                metrics = self._accumulate(part, advantages[members], loss_config=loss_config, micro_batch_size=micro_batch_size, progress=micro_progress)
+            except UnusableBatchError as err:
+                err.weights_changed = index > 0
+                raise
+            grad_norm = float(torch.nn.utils.clip_grad_norm_(self.model.parameters(), optimizer_config["maxGradNorm"]))
+            if not math.isfinite(grad_norm):
+                self.optimizer.zero_grad(set_to_none=True)
+                where = "" if len(mini_batches) == 1 else f" of mini-batch {index + 1}/{len(mini_batches)}"
+                err = UnusableBatchError(f"the gradient norm{where} is {grad_norm} (not finite); no further update applied")
+                err.weights_changed = index > 0
+                raise err
+            self.optimizer.step()
             self.optimizer.zero_grad(set_to_none=True)
-            raise UnusableBatchError(f"the gradient norm is {grad_norm} (not finite); no update applied")
-        self.optimizer.step()
-        self.optimizer.zero_grad(set_to_none=True)
+            micro_done += math.ceil(len(part) / micro_batch_size)
+            # Token-weighted over the whole batch, so one mini-batch gives the same figures as before mini-batches.
+            weight = metrics["tokens"]
+            for key in ("clipFraction", "entropy", "approxKl"):
+                totals[key] += metrics[key] * weight
+            totals["loss"] += metrics["loss"] / len(mini_batches)
+            totals["gradNorm"] += grad_norm / len(mini_batches)
+            all_tokens += metrics["allTokens"]
         if self.device.type == "cuda":
             torch.cuda.synchronize(self.device)
         elapsed = max(time.perf_counter() - started, 1e-9)
         self.step += 1
-        all_tokens = metrics.pop("allTokens")
-        return {**metrics, "gradNorm": grad_norm, "tokensPerSecond": all_tokens / elapsed}
+        loss_tokens = float(sum(sum(e["lossMask"]) for e in episodes))
+        return {
+            "loss": totals["loss"],
+            "gradNorm": totals["gradNorm"],
+            "clipFraction": totals["clipFraction"] / loss_tokens,
+            "entropy": totals["entropy"] / loss_tokens,
+            "approxKl": totals["approxKl"] / loss_tokens,
+            "tokens": int(loss_tokens),
+            "optimizerSteps": len(mini_batches),
+            "tokensPerSecond": all_tokens / elapsed,
+        }
 
     def accumulate_gradients(
         self, episodes: list[dict], *, loss_config: dict, micro_batch_size: int, progress: Progress | None = None
@@ -91,9 +140,14 @@ class PolicyTrainer:
         vocab_size = self.model.get_input_embeddings().weight.shape[0]
         check_episodes(episodes, where="batch", vocab_size=vocab_size)
         advantages = episode_advantages(episodes, eps=loss_config["eps"], normalize_std=loss_config["normalizeStd"])
+        return self._accumulate(episodes, advantages, loss_config=loss_config, micro_batch_size=micro_batch_size, progress=progress)
+
+    def _accumulate(
+        self, episodes: list[dict], advantages: torch.Tensor, *, loss_config: dict, micro_batch_size: int, progress: Progress | None = None
+    ) -> dict:
         chunks = [episodes[i : i + micro_batch_size] for i in range(0, len(episodes), micro_batch_size)]
         chunk_advantages = advantages.split(micro_batch_size)
-        # The whole batch's denominators, so that the micro-batch losses add up to the full-batch loss.
+        # The denominators of all of `episodes`, so that the micro-batch losses add up to their loss.
         whole = AggNormaliser(
             tokens=float(sum(sum(e["lossMask"]) for e in episodes)),
             sequences=float(sum(1 for e in episodes if any(e["lossMask"]))),
