@@ -21,7 +21,7 @@ policy server, the gpu worker (Python) and the control and episode workers, then
 tasks with the base policy, freeze a pool by difficulty, evaluate the base policy on held-out tasks, train with GRPO,
 evaluate the trained policy, and print base against trained with intervals, the per-task flips and the HTML report.
 
-  --preset P   mini (default; the learning demo, about 45 minutes on 2 cores the first time), smoke (every phase on
+  --preset P   mini (default; the learning demo, about 37 minutes on 2 cores the first time), smoke (every phase on
                tiny counts, a few minutes), or the path of a preset file (copy infra/presets/mini.json and edit it)
   --fresh      start a new campaign instead of continuing the one this preset and base model already started
 
