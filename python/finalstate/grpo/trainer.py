@@ -79,9 +79,7 @@ class PolicyTrainer:
         earlier mini-batch had already been applied.
         """
         started = time.perf_counter()
-        vocab_size = self.model.get_input_embeddings().weight.shape[0]
-        check_episodes(episodes, where="batch", vocab_size=vocab_size)
-        advantages = episode_advantages(episodes, eps=loss_config["eps"], normalize_std=loss_config["normalizeStd"])
+        advantages = self._checked_advantages(episodes, loss_config)
         mini_batches = [m for m in split_mini_batches(episodes, mini_batch_groups, shuffle_seed) if any_loss_tokens(episodes, m)]
         micro_total = sum(math.ceil(len(m) / micro_batch_size) for m in mini_batches)
         micro_done = 0
@@ -137,10 +135,13 @@ class PolicyTrainer:
         self, episodes: list[dict], *, loss_config: dict, micro_batch_size: int, progress: Progress | None = None
     ) -> dict:
         """Leave in .grad the gradient of the whole batch's loss, computed micro-batch by micro-batch."""
-        vocab_size = self.model.get_input_embeddings().weight.shape[0]
-        check_episodes(episodes, where="batch", vocab_size=vocab_size)
-        advantages = episode_advantages(episodes, eps=loss_config["eps"], normalize_std=loss_config["normalizeStd"])
+        advantages = self._checked_advantages(episodes, loss_config)
         return self._accumulate(episodes, advantages, loss_config=loss_config, micro_batch_size=micro_batch_size, progress=progress)
+
+    def _checked_advantages(self, episodes: list[dict], loss_config: dict) -> torch.Tensor:
+        """Reject a batch the model cannot train on, then compute each episode's advantage within its group."""
+        check_episodes(episodes, where="batch", vocab_size=self.model.get_input_embeddings().weight.shape[0])
+        return episode_advantages(episodes, eps=loss_config["eps"], normalize_std=loss_config["normalizeStd"])
 
     def _accumulate(
         self, episodes: list[dict], advantages: torch.Tensor, *, loss_config: dict, micro_batch_size: int, progress: Progress | None = None
