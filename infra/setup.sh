@@ -67,7 +67,8 @@ if [ ! -x .venv/bin/python ] || [ "$(cat .venv/.requirements.sha256 2>/dev/null)
   mkdir -p .venv/.pip-tmp  # pip unpacks under TMPDIR; keep that on the venv's disk, not a small /tmp
   echo "setup: installing $lock into .venv ($(df -h --output=avail .venv | tail -1 | tr -d ' ') free there, ~8 GiB needed)"
   if ! TMPDIR=$PWD/.venv/.pip-tmp install_locked .venv/bin/python; then
-    echo "setup: installing $lock into $PWD/.venv failed; disk left there: $(df -h --output=avail .venv | tail -1 | tr -d ' ')" >&2
+    echo "setup: installing $lock into $PWD/.venv failed; $(df -h --output=avail .venv | tail -1 | tr -d ' ') left on its disk" \
+      "(the venv needs ~8 GiB while it installs). Packages already installed stay; rerun npm run setup to continue." >&2
     exit 1
   fi
   rm -rf .venv/.pip-tmp
