@@ -3,6 +3,7 @@ import type { ArtifactStore } from '../infra/artifacts.js';
 import { InfrastructureError } from '../infra/errors.js';
 import { FailureType } from '../infra/failure-types.js';
 import { Trajectory } from '../schemas/trajectory.js';
+import { lossColumns } from '../runtime/trajectory/truncation.js';
 
 export interface BatchEpisode {
   episodeId: string;
@@ -15,6 +16,8 @@ export interface BuildBatchInput {
   campaignId: string;
   step: number;
   groups: Array<{ groupId: string; taskId: string; episodes: BatchEpisode[] }>;
+  /** Leave turns cut off by the per-turn token limit out of the loss (UpdateConfig.maskTruncatedTurns). */
+  maskTruncatedTurns?: boolean;
 }
 
 export interface BuildBatchResult {
@@ -25,6 +28,10 @@ export interface BuildBatchResult {
   episodes: number;
   /** Episodes left out: no trajectory, or drifted (trainable false). */
   skippedEpisodes: number;
+  /** Turns in the batch that ended at the per-turn token limit. */
+  truncatedTurns: number;
+  /** Their loss tokens, taken out of the loss when maskTruncatedTurns is set (else 0). */
+  maskedTokens: number;
 }
 
 export interface PublishPolicyInput {
@@ -41,6 +48,8 @@ export function createTrainingActivities({ artifacts, fetchImpl = fetch, publish
       const episodes: unknown[] = [];
       let skipped = 0;
       let groups = 0;
+      let truncatedTurns = 0;
+      let maskedTokens = 0;
       for (const group of input.groups) {
         const usable = group.episodes.filter((e) => e.trainable && e.trajectoryUri);
         skipped += group.episodes.length - usable.length;
@@ -52,7 +61,10 @@ export function createTrainingActivities({ artifacts, fetchImpl = fetch, publish
         groups += 1;
         for (const e of usable) {
           const trajectory = Trajectory.parse(JSON.parse((await artifacts.read(e.trajectoryUri!)).toString('utf8')));
-          episodes.push({ episodeId: e.episodeId, taskId: group.taskId, groupId: group.groupId, tokenIds: trajectory.tokenIds, lossMask: trajectory.lossMask, rolloutLogprobs: trajectory.rolloutLogprobs, reward: e.reward });
+          const loss = lossColumns(trajectory, input.maskTruncatedTurns ?? false);
+          truncatedTurns += loss.truncatedTurns;
+          maskedTokens += loss.maskedTokens;
+          episodes.push({ episodeId: e.episodeId, taskId: group.taskId, groupId: group.groupId, tokenIds: trajectory.tokenIds, lossMask: loss.lossMask, rolloutLogprobs: loss.rolloutLogprobs, reward: e.reward });
         }
       }
       if (episodes.length === 0) {
@@ -61,7 +73,7 @@ export function createTrainingActivities({ artifacts, fetchImpl = fetch, publish
       const base = `${input.campaignId}/step-${input.step}`;
       const batchUri = await artifacts.put(`${base}/batch.json`, JSON.stringify({ episodes }));
       const checkpointDir = await artifacts.directoryOf(`${input.campaignId}/checkpoints`);
-      return { batchUri, checkpointDir, groups, episodes: episodes.length, skippedEpisodes: skipped };
+      return { batchUri, checkpointDir, groups, episodes: episodes.length, skippedEpisodes: skipped, truncatedTurns, maskedTokens };
     },
 
     /**

@@ -58,6 +58,13 @@ export const UpdateConfig = z
     loss: LossConfig.prefault({}),
     microBatchSize: Positive.default(8),
     miniBatchGroups: MiniBatchGroups,
+    maskTruncatedTurns: z
+      .boolean()
+      .default(false)
+      .describe(
+        "Leave agent turns cut off by the per-turn token limit (finish reason 'length') out of the loss: DAPO's overlong " +
+          "filtering (TRL's mask_truncated_completions) per turn. The episode's reward and its finished turns still train.",
+      ),
     timeout: Duration.default('2h').describe('Start-to-close timeout of one policy update.'),
   })
   .strict();

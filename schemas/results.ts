@@ -118,6 +118,8 @@ export const StepSummary = z
     loss: z.number().finite(),
     clipFraction: Fraction,
     optimizerSteps: Count.optional().describe('AdamW steps the update took (one per mini-batch).'),
+    truncatedTurns: Count.optional().describe('Turns in the batch cut off by the per-turn token limit.'),
+    maskedTokens: Count.optional().describe('Their loss tokens, left out of the loss under update.maskTruncatedTurns.'),
     replacements: Count.optional(),
     infraFailures: Count.optional(),
     policyVersion: z.string().optional(),

@@ -132,6 +132,7 @@ export async function grpoStep(input: GrpoStepInput): Promise<GrpoStepResult> {
         return { episodeId: `${resultSet}/g${run.group}-t${trial}`, reward: o.reward, trainable: o.trainable, ...(o.trajectoryUri ? { trajectoryUri: o.trajectoryUri } : {}) };
       }),
     })),
+    maskTruncatedTurns: input.update.maskTruncatedTurns,
   });
   const gpu = proxyActivities<GpuActivities>({
     taskQueue: settings.queues.gpu,
@@ -163,6 +164,8 @@ export async function grpoStep(input: GrpoStepInput): Promise<GrpoStepResult> {
       loss: update.metrics.loss,
       clipFraction: update.metrics.clipFraction,
       optimizerSteps: update.metrics.optimizerSteps,
+      truncatedTurns: batch.truncatedTurns,
+      maskedTokens: batch.maskedTokens,
       replacements: counts.replacements,
       infraFailures: progress.infraFailed,
       policyVersion,

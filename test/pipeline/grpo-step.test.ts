@@ -91,6 +91,35 @@ test('an infrastructure outage: a failed attempt is retried; a group whose episo
   assert.ok(batch.episodes.some((e) => e.episodeId.endsWith('/g0-t1')), 'the retried episode kept its outcome');
 });
 
+test('maskTruncatedTurns: turns cut off at the token limit leave the loss, the rest of their episode and its reward stay', async () => {
+  type BatchRow = { episodeId: string; reward: number; tokenIds: number[]; lossMask: number[]; rolloutLogprobs: number[] };
+  const runStep = async (maskTruncatedTurns: boolean) => {
+    const config = p.campaignConfig({ groupsPerStep: 2, rolloutsPerGroup: 4, maxReplacementRounds: 4, seed: 5, update: { baseModel: '/nonexistent/base-model', maskTruncatedTurns } });
+    const input = grpoStepInput(config, { pool: ['half-a', 'half-b', 'half-c'], sampler: { epoch: 0, cursor: 0 } }, 1);
+    const result = await p.client.workflow.execute(grpoStep, { taskQueue: p.queues.control, workflowId: `${config.campaignId}/step-1`, args: [input] });
+    const batch = JSON.parse(fs.readFileSync(localPathOf(result.batchUri), 'utf8')) as { episodes: BatchRow[] };
+    return { result, batch };
+  };
+  const masked = await runStep(true);
+  const plain = await runStep(false);
+
+  for (const { result, batch } of [masked, plain]) {
+    const failed = batch.episodes.filter((e) => e.reward === 0);
+    assert.ok(failed.length > 0 && failed.length < batch.episodes.length, 'the batch has both rewards');
+    assert.equal(result.summary.truncatedTurns, failed.length, 'one cut-off turn per failed episode of the stand-in runner');
+    for (const e of batch.episodes) assert.equal(e.tokenIds.length, e.reward === 0 ? 5 : 3, 'tokens are never dropped');
+  }
+  for (const e of masked.batch.episodes) {
+    assert.deepEqual(e.lossMask, e.reward === 0 ? [0, 1, 1, 0, 0] : [0, 1, 1], e.episodeId);
+    assert.deepEqual(e.rolloutLogprobs.slice(3), e.reward === 0 ? [0, 0] : []);
+  }
+  assert.equal(masked.result.summary.maskedTokens, 2 * masked.result.summary.truncatedTurns!);
+  for (const e of plain.batch.episodes) assert.deepEqual(e.lossMask, e.reward === 0 ? [0, 1, 1, 1, 1] : [0, 1, 1], e.episodeId);
+  assert.equal(plain.result.summary.maskedTokens, 0);
+  // The stand-in trainer saw the masked batch: fewer loss tokens, with every reward kept for the advantages.
+  assert.equal(masked.result.updateMetrics.tokens, plain.result.updateMetrics.tokens! - 2 * plain.result.summary.truncatedTurns!);
+});
+
 test('short of informative groups after the replacement rounds: a typed failure, or a partial update when the config allows it', async () => {
   const strict = p.campaignConfig({ groupsPerStep: 2, rolloutsPerGroup: 3, maxReplacementRounds: 1 });
   const pool = { pool: ['always-pass', 'never-pass'], sampler: { epoch: 0, cursor: 0 } };

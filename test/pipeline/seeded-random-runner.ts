@@ -10,8 +10,9 @@ import { seededRandom, subSeed } from '../../stats/random.js';
  * TEST-ONLY STAND-IN for the agent loop, until the lead wires the real EpisodeRunner (runtime, environment, MCP,
  * grading). It runs no model and touches no episode database: the reward of an episode is a draw from a seeded RNG
  * keyed by the episode id (so a retried attempt gets the same reward) with the task's success rate. It calls onTurn
- * `turns` times, writes a tiny token trajectory to the artifact store (so buildBatch has something to read), and can
- * be told to throw InfrastructureError for given episodes and attempts, to simulate outages.
+ * `turns` times, writes a tiny token trajectory to the artifact store (so buildBatch has something to read; a failed
+ * episode's trajectory ends with a turn cut off at the token limit), and can be told to throw InfrastructureError for
+ * given episodes and attempts, to simulate outages.
  */
 export interface SeededRandomRunnerOptions {
   tasks: ReadonlyMap<string, TaskInfo & { successRate: number }>;
@@ -54,13 +55,16 @@ export class SeededRandomEpisodeRunner implements EpisodeRunner {
     const version = request.policy.kind === 'served' ? (request.policy.version ?? 'base') : 'oracle';
     let trajectoryUri: string | undefined;
     if (!this.options.withoutTrajectory) {
+      // A failed episode ends with a turn cut off by the token limit, as failing tiny policies often do.
+      const truncated = reward === 0;
       const trajectory: Trajectory = {
-        tokenIds: [1, 10 + reward, 2],
-        lossMask: [0, 1, 1],
-        rolloutLogprobs: [0, -0.5, -0.25],
+        tokenIds: [1, 10 + reward, 2, ...(truncated ? [3, 4] : [])],
+        lossMask: [0, 1, 1, ...(truncated ? [1, 1] : [])],
+        rolloutLogprobs: [0, -0.5, -0.25, ...(truncated ? [-2, -3] : [])],
         segments: [
           { kind: 'observation', start: 0, end: 1, textStart: 0, textEnd: 1 },
           { kind: 'sample', start: 1, end: 3, textStart: 1, textEnd: 3, policyVersion: version, finishReason: 'stop' },
+          ...(truncated ? [{ kind: 'sample' as const, start: 3, end: 5, textStart: 3, textEnd: 5, policyVersion: version, finishReason: 'length' as const }] : []),
         ],
         policyVersions: [version],
         drift: null,

@@ -7,6 +7,7 @@ import { CompletionsAgentPolicy } from '../../runtime/policy/completions-policy.
 import { PolicyClientConfig } from '../../schemas/clients.js';
 import type { Conversation } from '../../schemas/conversation.js';
 import { Trajectory } from '../../schemas/trajectory.js';
+import { lossColumns } from '../../runtime/trajectory/truncation.js';
 import { FakeVllmServer, IM_END_ID, type ToyModelInput } from './fake-vllm-server.js';
 import { tools } from './fixtures.js';
 
@@ -83,6 +84,30 @@ test('token in, token out: sampled ids and logprobs are kept as served, observat
   const spelled = server.detokenize(trajectory.tokenIds);
   assert.ok(rendered.startsWith(spelled) && rendered.slice(spelled.length) === '\n');
   assert.notDeepEqual(server.tokenize(spelled), trajectory.tokenIds);
+});
+
+test('a turn cut off at maxTokens is a length sample, and lossColumns takes exactly its tokens out of the loss', async () => {
+  const server = await new FakeVllmServer({ respond: () => 'Checking ORD-7 ORD-7 ORD-7 ORD-7 ORD-7 ORD-7 ORD-7', policyVersion: 'v1' }).start();
+  servers.push(server);
+  const client = new PolicyClient(PolicyClientConfig.parse({ baseUrl: server.url, model: server.model, sampling: { maxTokens: 5, seed: 5 } }));
+  const policy = new CompletionsAgentPolicy(client, qwen3Renderer);
+  const conversation: Conversation = { system: 'You are a support agent.', tools, turns: [{ role: 'user', content: 'Where is ORD-7?' }] };
+  const step = await policy.next(conversation);
+  conversation.turns.push(step.turn);
+  const trajectory = Trajectory.parse(await policy.finish(conversation));
+  assert.equal(trajectory.trainable, true);
+  const cut = trajectory.segments.find((s) => s.kind === 'sample')!;
+  assert.equal(cut.finishReason, 'length');
+  assert.equal(cut.end - cut.start, 5);
+
+  const before = structuredClone(trajectory);
+  const kept = lossColumns(trajectory, false);
+  assert.deepEqual([kept.lossMask, kept.rolloutLogprobs, kept.truncatedTurns, kept.maskedTokens], [trajectory.lossMask, trajectory.rolloutLogprobs, 1, 0]);
+  const masked = lossColumns(trajectory, true);
+  assert.deepEqual(trajectory, before, 'the trajectory itself is left as sampled');
+  assert.equal(masked.maskedTokens, 5);
+  assert.equal(masked.lossMask.reduce((n, m) => n + m, 0), trajectory.lossMask.reduce((n, m) => n + m, 0) - 5);
+  for (let i = cut.start; i < cut.end; i += 1) assert.deepEqual([masked.lossMask[i], masked.rolloutLogprobs[i]], [0, 0]);
 });
 
 test('the drift check catches a planted retokenisation mismatch and excludes the episode from training', async () => {
