@@ -18,6 +18,8 @@ export interface BuildBatchInput {
   groups: Array<{ groupId: string; taskId: string; episodes: BatchEpisode[] }>;
   /** Leave turns cut off by the per-turn token limit out of the loss (UpdateConfig.maskTruncatedTurns). */
   maskTruncatedTurns?: boolean;
+  /** Subtracted from the training reward of an episode with a cut-off turn (UpdateConfig.truncationPenalty). */
+  truncationPenalty?: number;
 }
 
 export interface BuildBatchResult {
@@ -43,7 +45,10 @@ export interface PublishPolicyInput {
 /** buildBatch and publishPolicy: the light activities between the episodes of a step and its policy update. */
 export function createTrainingActivities({ artifacts, fetchImpl = fetch, publishTimeoutMs = 120_000 }: { artifacts: ArtifactStore; fetchImpl?: typeof fetch; publishTimeoutMs?: number }) {
   return {
-    /** The training batch (TrainingBatch of schemas/training.ts): each trainable episode's token trajectory with its reward. */
+    /**
+     * The training batch (TrainingBatch of schemas/training.ts): each trainable episode's token trajectory with its
+     * training reward (the 0/1 reward, less truncationPenalty when a turn was cut off at the token limit).
+     */
     async buildBatch(input: BuildBatchInput): Promise<BuildBatchResult> {
       const episodes: unknown[] = [];
       let skipped = 0;
@@ -64,7 +69,8 @@ export function createTrainingActivities({ artifacts, fetchImpl = fetch, publish
           const loss = lossColumns(trajectory, input.maskTruncatedTurns ?? false);
           truncatedTurns += loss.truncatedTurns;
           maskedTokens += loss.maskedTokens;
-          episodes.push({ episodeId: e.episodeId, taskId: group.taskId, groupId: group.groupId, tokenIds: trajectory.tokenIds, lossMask: loss.lossMask, rolloutLogprobs: loss.rolloutLogprobs, reward: e.reward });
+          const reward = loss.truncatedTurns > 0 ? e.reward - (input.truncationPenalty ?? 0) : e.reward;
+          episodes.push({ episodeId: e.episodeId, taskId: group.taskId, groupId: group.groupId, tokenIds: trajectory.tokenIds, lossMask: loss.lossMask, rolloutLogprobs: loss.rolloutLogprobs, reward });
         }
       }
       if (episodes.length === 0) {

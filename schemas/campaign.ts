@@ -65,6 +65,15 @@ export const UpdateConfig = z
         "Leave agent turns cut off by the per-turn token limit (finish reason 'length') out of the loss: DAPO's overlong " +
           "filtering (TRL's mask_truncated_completions) per turn. The episode's reward and its finished turns still train.",
       ),
+    truncationPenalty: z
+      .number()
+      .min(0)
+      .default(0)
+      .describe(
+        'Subtracted from the training reward of an episode with a turn cut off at the per-turn token limit (a constant ' +
+          "form of DAPO's overlong punishment), so that within a group a cut-off failure ranks below a clean one. The " +
+          'grade, the reward that decides whether a group is informative, and every reported figure stay 0/1.',
+      ),
     timeout: Duration.default('2h').describe('Start-to-close timeout of one policy update.'),
   })
   .strict();

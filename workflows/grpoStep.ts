@@ -133,6 +133,7 @@ export async function grpoStep(input: GrpoStepInput): Promise<GrpoStepResult> {
       }),
     })),
     maskTruncatedTurns: input.update.maskTruncatedTurns,
+    truncationPenalty: input.update.truncationPenalty,
   });
   const gpu = proxyActivities<GpuActivities>({
     taskQueue: settings.queues.gpu,

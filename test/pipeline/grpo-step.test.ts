@@ -93,8 +93,8 @@ test('an infrastructure outage: a failed attempt is retried; a group whose episo
 
 test('maskTruncatedTurns: turns cut off at the token limit leave the loss, the rest of their episode and its reward stay', async () => {
   type BatchRow = { episodeId: string; reward: number; tokenIds: number[]; lossMask: number[]; rolloutLogprobs: number[] };
-  const runStep = async (maskTruncatedTurns: boolean) => {
-    const config = p.campaignConfig({ groupsPerStep: 2, rolloutsPerGroup: 4, maxReplacementRounds: 4, seed: 5, update: { baseModel: '/nonexistent/base-model', maskTruncatedTurns } });
+  const runStep = async (maskTruncatedTurns: boolean, truncationPenalty = 0) => {
+    const config = p.campaignConfig({ groupsPerStep: 2, rolloutsPerGroup: 4, maxReplacementRounds: 4, seed: 5, update: { baseModel: '/nonexistent/base-model', maskTruncatedTurns, truncationPenalty } });
     const input = grpoStepInput(config, { pool: ['half-a', 'half-b', 'half-c'], sampler: { epoch: 0, cursor: 0 } }, 1);
     const result = await p.client.workflow.execute(grpoStep, { taskQueue: p.queues.control, workflowId: `${config.campaignId}/step-1`, args: [input] });
     const batch = JSON.parse(fs.readFileSync(localPathOf(result.batchUri), 'utf8')) as { episodes: BatchRow[] };
@@ -118,6 +118,23 @@ test('maskTruncatedTurns: turns cut off at the token limit leave the loss, the r
   assert.equal(plain.result.summary.maskedTokens, 0);
   // The stand-in trainer saw the masked batch: fewer loss tokens, with every reward kept for the advantages.
   assert.equal(masked.result.updateMetrics.tokens, plain.result.updateMetrics.tokens! - 2 * plain.result.summary.truncatedTurns!);
+});
+
+test('truncationPenalty: a failure with a cut-off turn trains below a clean one; groups and reported rewards stay 0/1', async () => {
+  const runStep = async (truncationPenalty: number) => {
+    const config = p.campaignConfig({ groupsPerStep: 2, rolloutsPerGroup: 4, maxReplacementRounds: 4, seed: 5, update: { baseModel: '/nonexistent/base-model', truncationPenalty } });
+    const input = grpoStepInput(config, { pool: ['half-a', 'half-b', 'half-c'], sampler: { epoch: 0, cursor: 0 } }, 1);
+    const result = await p.client.workflow.execute(grpoStep, { taskQueue: p.queues.control, workflowId: `${config.campaignId}/step-1`, args: [input] });
+    const batch = JSON.parse(fs.readFileSync(localPathOf(result.batchUri), 'utf8')) as { episodes: Array<{ episodeId: string; reward: number; tokenIds: number[] }> };
+    return { result, batch };
+  };
+  const penalised = await runStep(0.5);
+  const plain = await runStep(0);
+  // The stand-in runner cuts off the last turn of every failed episode (5 tokens), never of a passed one (3).
+  for (const e of penalised.batch.episodes) assert.equal(e.reward, e.tokenIds.length === 5 ? -0.5 : 1, e.episodeId);
+  for (const e of plain.batch.episodes) assert.equal(e.reward, e.tokenIds.length === 5 ? 0 : 1, e.episodeId);
+  assert.deepEqual(penalised.result.rewards, plain.result.rewards, 'the 0/1 rewards chose the same groups');
+  assert.equal(penalised.result.summary.meanReward, plain.result.summary.meanReward);
 });
 
 test('short of informative groups after the replacement rounds: a typed failure, or a partial update when the config allows it', async () => {
