@@ -58,7 +58,7 @@ install_locked() { # install_locked VENV_PYTHON
   local pip=("$py" -m pip install -q --no-cache-dir --no-deps --only-binary :all: --disable-pip-version-check)
   "${pip[@]}" "${light[@]}" || return 1
   for pin in "${heavy[@]}"; do "${pip[@]}" "$pin" || return 1; done
-  "$py" -m pip check >/dev/null
+  "$py" -m pip check
 }
 check_lock_covers_requirements
 want=$(cat python/requirements.txt "$lock" | sha256sum | cut -d' ' -f1)
@@ -67,8 +67,8 @@ if [ ! -x .venv/bin/python ] || [ "$(cat .venv/.requirements.sha256 2>/dev/null)
   mkdir -p .venv/.pip-tmp  # pip unpacks under TMPDIR; keep that on the venv's disk, not a small /tmp
   echo "setup: installing $lock into .venv ($(df -h --output=avail .venv | tail -1 | tr -d ' ') free there, ~8 GiB needed)"
   if ! TMPDIR=$PWD/.venv/.pip-tmp install_locked .venv/bin/python; then
-    echo "setup: installing $lock into $PWD/.venv failed; $(df -h --output=avail .venv | tail -1 | tr -d ' ') left on its disk" \
-      "(the venv needs ~8 GiB while it installs). Packages already installed stay; rerun npm run setup to continue." >&2
+    echo "setup: installing $lock into $PWD/.venv failed (pip's message is above); $(df -h --output=avail .venv | tail -1 | tr -d ' ')" \
+      "left on its disk, and the venv needs ~8 GiB while it installs. Packages already installed stay; rerun npm run setup to continue." >&2
     exit 1
   fi
   rm -rf .venv/.pip-tmp
