@@ -3,7 +3,7 @@ import type { ArtifactStore } from '../infra/artifacts.js';
 import { InfrastructureError } from '../infra/errors.js';
 import { FailureType } from '../infra/failure-types.js';
 import { Trajectory } from '../schemas/trajectory.js';
-import { lossColumns } from '../runtime/trajectory/truncation.js';
+import { trainingColumns, type TruncationOptions } from '../runtime/trajectory/truncation.js';
 
 export interface BatchEpisode {
   episodeId: string;
@@ -12,14 +12,10 @@ export interface BatchEpisode {
   trainable: boolean;
 }
 
-export interface BuildBatchInput {
+export interface BuildBatchInput extends TruncationOptions {
   campaignId: string;
   step: number;
   groups: Array<{ groupId: string; taskId: string; episodes: BatchEpisode[] }>;
-  /** Leave turns cut off by the per-turn token limit out of the loss (UpdateConfig.maskTruncatedTurns). */
-  maskTruncatedTurns?: boolean;
-  /** Subtracted from the training reward of an episode with a cut-off turn (UpdateConfig.truncationPenalty). */
-  truncationPenalty?: number;
 }
 
 export interface BuildBatchResult {
@@ -66,11 +62,10 @@ export function createTrainingActivities({ artifacts, fetchImpl = fetch, publish
         groups += 1;
         for (const e of usable) {
           const trajectory = Trajectory.parse(JSON.parse((await artifacts.read(e.trajectoryUri!)).toString('utf8')));
-          const loss = lossColumns(trajectory, input.maskTruncatedTurns ?? false);
-          truncatedTurns += loss.truncatedTurns;
-          maskedTokens += loss.maskedTokens;
-          const reward = loss.truncatedTurns > 0 ? e.reward - (input.truncationPenalty ?? 0) : e.reward;
-          episodes.push({ episodeId: e.episodeId, taskId: group.taskId, groupId: group.groupId, tokenIds: trajectory.tokenIds, lossMask: loss.lossMask, rolloutLogprobs: loss.rolloutLogprobs, reward });
+          const row = trainingColumns(trajectory, e.reward, input);
+          truncatedTurns += row.truncatedTurns;
+          maskedTokens += row.maskedTokens;
+          episodes.push({ episodeId: e.episodeId, taskId: group.taskId, groupId: group.groupId, tokenIds: trajectory.tokenIds, lossMask: row.lossMask, rolloutLogprobs: row.rolloutLogprobs, reward: row.reward });
         }
       }
       if (episodes.length === 0) {

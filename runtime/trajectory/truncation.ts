@@ -1,21 +1,26 @@
+import type { UpdateConfig } from '../../schemas/campaign.js';
 import type { Trajectory } from '../../schemas/trajectory.js';
 
-export interface LossColumns {
+export type TruncationOptions = Partial<Pick<UpdateConfig, 'maskTruncatedTurns' | 'truncationPenalty'>>;
+
+export interface TrainingColumns {
   lossMask: number[];
   rolloutLogprobs: number[];
+  /** The training reward: the 0/1 reward, less truncationPenalty when a turn was cut off. */
+  reward: number;
   /** Sampled turns that ended at the per-turn token limit (finish reason 'length'). */
   truncatedTurns: number;
-  /** Loss tokens taken out of the loss because their turn was truncated (0 unless masking). */
+  /** Loss tokens taken out of the loss because their turn was cut off (0 unless maskTruncatedTurns). */
   maskedTokens: number;
 }
 
 /**
- * The loss columns of a trajectory, with every turn cut off by the token limit left out of the loss when `mask`
- * (DAPO's overlong filtering, per turn rather than per episode). A cut-off turn is unfinished text, often a
- * degenerate one; pushing its tokens down under a failed episode's negative advantage flattens the policy exactly
- * where it is already lost. The episode's reward and its finished turns still train.
+ * What a batch row trains on, given how cut-off turns (a sample that hit the per-turn token limit) are treated:
+ * with `maskTruncatedTurns` their tokens leave the loss (DAPO's overlong filtering, per turn); with
+ * `truncationPenalty` the episode's training reward drops by that much (DAPO's overlong punishment, as a constant).
+ * The trajectory itself is not modified. The README's mini-demo section has what each option did.
  */
-export function lossColumns(trajectory: Pick<Trajectory, 'lossMask' | 'rolloutLogprobs' | 'segments'>, mask: boolean): LossColumns {
+export function trainingColumns(trajectory: Pick<Trajectory, 'lossMask' | 'rolloutLogprobs' | 'segments'>, reward: number, options: TruncationOptions = {}): TrainingColumns {
   const lossMask = [...trajectory.lossMask];
   const rolloutLogprobs = [...trajectory.rolloutLogprobs];
   let truncatedTurns = 0;
@@ -23,12 +28,13 @@ export function lossColumns(trajectory: Pick<Trajectory, 'lossMask' | 'rolloutLo
   for (const segment of trajectory.segments) {
     if (segment.kind !== 'sample' || segment.finishReason !== 'length') continue;
     truncatedTurns += 1;
-    if (!mask) continue;
+    if (!options.maskTruncatedTurns) continue;
     for (let i = segment.start; i < segment.end; i += 1) {
       maskedTokens += lossMask[i]!;
       lossMask[i] = 0;
       rolloutLogprobs[i] = 0;
     }
   }
-  return { lossMask, rolloutLogprobs, truncatedTurns, maskedTokens };
+  const trainingReward = truncatedTurns > 0 ? reward - (options.truncationPenalty ?? 0) : reward;
+  return { lossMask, rolloutLogprobs, reward: trainingReward, truncatedTurns, maskedTokens };
 }

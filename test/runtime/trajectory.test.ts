@@ -7,7 +7,7 @@ import { CompletionsAgentPolicy } from '../../runtime/policy/completions-policy.
 import { PolicyClientConfig } from '../../schemas/clients.js';
 import type { Conversation } from '../../schemas/conversation.js';
 import { Trajectory } from '../../schemas/trajectory.js';
-import { lossColumns } from '../../runtime/trajectory/truncation.js';
+import { trainingColumns } from '../../runtime/trajectory/truncation.js';
 import { FakeVllmServer, IM_END_ID, type ToyModelInput } from './fake-vllm-server.js';
 import { tools } from './fixtures.js';
 
@@ -86,7 +86,7 @@ test('token in, token out: sampled ids and logprobs are kept as served, observat
   assert.notDeepEqual(server.tokenize(spelled), trajectory.tokenIds);
 });
 
-test('a turn cut off at maxTokens is a length sample, and lossColumns takes exactly its tokens out of the loss', async () => {
+test('a turn cut off at maxTokens is a length sample, and trainingColumns takes exactly its tokens out of the loss', async () => {
   const server = await new FakeVllmServer({ respond: () => 'Checking ORD-7 ORD-7 ORD-7 ORD-7 ORD-7 ORD-7 ORD-7', policyVersion: 'v1' }).start();
   servers.push(server);
   const client = new PolicyClient(PolicyClientConfig.parse({ baseUrl: server.url, model: server.model, sampling: { maxTokens: 5, seed: 5 } }));
@@ -101,9 +101,9 @@ test('a turn cut off at maxTokens is a length sample, and lossColumns takes exac
   assert.equal(cut.end - cut.start, 5);
 
   const before = structuredClone(trajectory);
-  const kept = lossColumns(trajectory, false);
+  const kept = trainingColumns(trajectory, 0);
   assert.deepEqual([kept.lossMask, kept.rolloutLogprobs, kept.truncatedTurns, kept.maskedTokens], [trajectory.lossMask, trajectory.rolloutLogprobs, 1, 0]);
-  const masked = lossColumns(trajectory, true);
+  const masked = trainingColumns(trajectory, 0, { maskTruncatedTurns: true });
   assert.deepEqual(trajectory, before, 'the trajectory itself is left as sampled');
   assert.equal(masked.maskedTokens, 5);
   assert.equal(masked.lossMask.reduce((n, m) => n + m, 0), trajectory.lossMask.reduce((n, m) => n + m, 0) - 5);
