@@ -18,6 +18,8 @@ from temporalio import activity
 from temporalio.client import Client
 from temporalio.worker import Worker
 
+from .worker_exit import exit_after_clean_shutdown
+
 
 @dataclass
 class EchoInput:
@@ -52,6 +54,7 @@ def main() -> None:
     parser.add_argument("--task-queue", required=True)
     args = parser.parse_args()
     asyncio.run(serve(args.address, args.namespace, args.task_queue))
+    exit_after_clean_shutdown()
 
 
 if __name__ == "__main__":

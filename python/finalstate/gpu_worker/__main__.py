@@ -12,6 +12,7 @@ from datetime import timedelta
 from temporalio.client import Client
 from temporalio.worker import Worker
 
+from ..worker_exit import exit_after_clean_shutdown
 from .activity import PolicyUpdateActivities
 from .policy_update import PolicyUpdater
 
@@ -57,6 +58,7 @@ async def serve(args: argparse.Namespace) -> None:
 def main(argv: list[str] | None = None) -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     asyncio.run(serve(parse_args(argv)))
+    exit_after_clean_shutdown()
 
 
 if __name__ == "__main__":
