@@ -18,7 +18,7 @@ export interface TrainingColumns {
  * What a batch row trains on, given how cut-off turns (a sample that hit the per-turn token limit) are treated:
  * with `maskTruncatedTurns` their tokens leave the loss (DAPO's overlong filtering, per turn); with
  * `truncationPenalty` the episode's training reward drops by that much (DAPO's overlong punishment, as a constant).
- * The trajectory itself is not modified. The README's mini-demo section has what each option did.
+ * The trajectory itself is not modified. docs/experiments.md (runs 9 and 10) has what each option did.
  */
 export function trainingColumns(trajectory: Pick<Trajectory, 'lossMask' | 'rolloutLogprobs' | 'segments'>, reward: number, options: TruncationOptions = {}): TrainingColumns {
   const lossMask = [...trajectory.lossMask];
