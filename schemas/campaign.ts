@@ -105,7 +105,8 @@ export const CampaignConfig = z
     steps: Positive.describe('GRPO steps to run (changeable while running with the setMaxSteps update).'),
     groupsPerStep: Positive.default(18),
     rolloutsPerGroup: z.number().int().min(2).default(8),
-    maxReplacementRounds: Count.default(3).describe('Rounds in which zero-variance or failed groups are replaced by fresh tasks.'),
+    maxReplacementRounds: Count.default(3).describe('How many times each of the G group slots may be replaced (zero-variance) or refilled (lost to infrastructure) by a fresh task.'),
+    extraGroupsInFlight: Count.default(0).describe('Run this many groups beyond groupsPerStep to hide stragglers; the batch is still the first G usable groups in draw order, and the surplus is cancelled.'),
     allowPartialUpdate: z.boolean().default(false).describe('Update on fewer informative groups than groupsPerStep instead of failing the step.'),
     minInformativeGroups: Positive.optional().describe('With allowPartialUpdate: the fewest informative groups an update may use (default 1).'),
     keepZeroVarianceGroups: z

@@ -1,4 +1,4 @@
-import { ActivityFailure, ApplicationFailure, proxyActivities } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities } from '@temporalio/workflow';
 import type { EpisodeActivities } from '../activities/episode.js';
 import { FailureType } from '../infra/failure-types.js';
 import type { EpisodeOutcome, EpisodeRequest } from '../schemas/episode.js';
@@ -55,6 +55,7 @@ export async function runEpisode(settings: EpisodeSettings, activityId: string, 
   try {
     return { kind: 'outcome', outcome: await run(request) };
   } catch (err) {
+    if (isCancellation(err)) throw err; // the caller cancelled it (a surplus group): not an infrastructure failure
     if (err instanceof ActivityFailure) {
       const cause = err.cause;
       if (cause instanceof ApplicationFailure && cause.type === FailureType.malformedTask) return { kind: 'malformed', message: cause.message };

@@ -43,6 +43,7 @@ export function grpoStepInput(config: CampaignConfigWithQueues, state: Pick<Camp
     allowPartialUpdate: config.allowPartialUpdate,
     minInformativeGroups: config.minInformativeGroups ?? 1,
     ...(config.keepZeroVarianceGroups ? { keepZeroVarianceGroups: true } : {}),
+    ...(config.extraGroupsInFlight > 0 ? { extraGroupsInFlight: config.extraGroupsInFlight } : {}),
     update: config.update,
     policyServers: policyServersOf(config),
     settings: episodeSettings(config, policyAt(config.policy, state.policyVersion)),

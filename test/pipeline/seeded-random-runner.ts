@@ -20,6 +20,8 @@ export interface SeededRandomRunnerOptions {
   seed?: number;
   turns?: number;
   turnDelayMs?: number;
+  /** Task id -> extra ms each of its turns takes (a straggler task). */
+  taskTurnDelayMs?: Map<string, number>;
   /** Episode id -> how many attempts fail with InfrastructureError before one succeeds (Infinity: every attempt). */
   outages?: Map<string, number>;
   /** Task ids whose episodes throw UserError (a malformed task). */
@@ -43,7 +45,8 @@ export class SeededRandomEpisodeRunner implements EpisodeRunner {
     const failing = this.options.outages?.get(request.episodeId) ?? 0;
     if (attempt <= failing) throw new InfrastructureError(`simulated outage for ${request.episodeId}, attempt ${attempt}`, 'simulated');
     for (let turn = 1; turn <= (this.options.turns ?? 2); turn++) {
-      if (this.options.turnDelayMs) await new Promise((resolve) => setTimeout(resolve, this.options.turnDelayMs));
+      const delay = (this.options.turnDelayMs ?? 0) + (this.options.taskTurnDelayMs?.get(request.taskId) ?? 0);
+      if (delay) await new Promise((resolve) => setTimeout(resolve, delay));
       hooks.signal?.throwIfAborted();
       hooks.onTurn?.(turn);
       this.turnsReported.set(request.episodeId, turn);
