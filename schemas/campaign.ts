@@ -131,7 +131,7 @@ export const CampaignConfig = z
       .strict()
       .prefault({}),
     continueAsNewEverySteps: Positive.default(10).describe('Start a fresh history every N steps (also when Temporal suggests it).'),
-    episodesPerChildRun: Positive.default(2000).describe('A probe or evaluation child starts a fresh history after this many episodes (also when Temporal suggests it).'),
+    episodesPerChildRun: Positive.default(300).describe('A probe or evaluation child starts a fresh history after this many episodes (also when its history passes 4,000 events or 1 MiB, or Temporal suggests it), so every workflow task stays small.'),
     seed: z.number().int().default(0).describe('Seed of task sampling and episode sampling.'),
     taskQueues: z
       .object({ control: z.string().min(1), episodes: z.string().min(1), gpu: z.string().min(1) })

@@ -48,6 +48,17 @@ export interface SweepResult extends SweepCarry {
 }
 
 const FLUSH_EVERY = 50;
+/**
+ * A run stops launching past either bound and continues as new. Temporal only suggests continueAsNew near its own
+ * limits (tens of MB), long after replaying the history has made each workflow task slow.
+ */
+const HISTORY_EVENTS_LIMIT = 4000;
+const HISTORY_BYTES_LIMIT = 1 << 20;
+
+function historyIsLong(): boolean {
+  const info = workflowInfo();
+  return info.continueAsNewSuggested || info.historyLength > HISTORY_EVENTS_LIMIT || info.historySize > HISTORY_BYTES_LIMIT;
+}
 
 /**
  * Run episodes of many tasks with at most `window` in flight and store every row in the result set (in batches, through
@@ -68,7 +79,7 @@ export async function sweep(options: SweepOptions): Promise<SweepResult> {
   };
 
   await slidingWindow(options.window, () => {
-    if ((options.maxEpisodes !== undefined && launched >= options.maxEpisodes) || workflowInfo().continueAsNewSuggested) {
+    if ((options.maxEpisodes !== undefined && launched >= options.maxEpisodes) || historyIsLong()) {
       stoppedEarly = true;
       return undefined;
     }
