@@ -11,6 +11,7 @@ export interface EvaluationMetricsInput {
   k: number;
   /** Artifact key of the full metrics report. */
   key: string;
+  trainingDomains?: string[];
 }
 
 /** Metrics of an evaluation's stored rows (stats/metrics.ts): the full report to the artifact store, headlines back. */
@@ -23,7 +24,10 @@ export function createMetricsActivities({ pool, artifacts }: { pool: pg.Pool; ar
         // Rows excluded for infrastructure failures can leave a task short of k outcomes: k then drops to its n.
         const measured = tasks.filter((t) => t.n > 0).map((t) => t.n);
         const k = Math.min(input.k, ...measured);
-        const report = computeMetricsOfTasks(tasks, { k, source: input.resultSet });
+        const report = computeMetricsOfTasks(tasks, { k, source: input.resultSet, ...(input.trainingDomains ? { trainingDomains: input.trainingDomains } : {}) });
+        const byDistribution: EvaluationSummary['byDistribution'] = report.byDistribution
+          ? Object.fromEntries(Object.entries(report.byDistribution).map(([d, m]) => [d, { tasks: m.tasks, pass1: m.pass1, passAtK: m.passAtK, passedKK: m.observedKK.count }]))
+          : undefined;
         const metricsUri = await artifacts.put(input.key, `${JSON.stringify(report, null, 2)}\n`);
         return {
           metricsUri,
@@ -36,6 +40,7 @@ export function createMetricsActivities({ pool, artifacts }: { pool: pg.Pool; ar
             passAtK: report.passAtK,
             passedKK: report.observedKK.count,
             excludedInfra: report.excluded.infra,
+            ...(byDistribution ? { byDistribution } : {}),
           },
         };
       });

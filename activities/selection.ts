@@ -16,6 +16,8 @@ export interface FreezePoolInput {
 export interface FreezePoolResult {
   poolUri: string;
   pool: string[];
+  /** The domains of the pool's tasks: what GRPO trains on. */
+  domains: string[];
   probed: number;
 }
 
@@ -26,13 +28,16 @@ export function createSelectionActivities({ pool, artifacts }: { pool: pg.Pool; 
       return failFastOnUserError(async () => {
         const rows = await readResultSet(pool, input.probeResultSet);
         if (rows.length === 0) throw new UserError(`select: probe result set ${input.probeResultSet} has no rows`);
-        const frozen = selectPool(groupByTask(rows, input.probeResultSet), input.selection);
+        const probed = groupByTask(rows, input.probeResultSet);
+        const frozen = selectPool(probed, input.selection);
         if (frozen.pool.length === 0) {
           const reasons = frozen.records.reduce<Record<string, number>>((acc, r) => ({ ...acc, [r.reason]: (acc[r.reason] ?? 0) + 1 }), {});
           throw new UserError(`select: no probed task falls in the kept bins ${frozen.keep.join(',')} (reasons: ${JSON.stringify(reasons)}); widen selection.keep or probe more tasks`);
         }
         const poolUri = await artifacts.put(`${input.campaignId}/pool.json`, `${JSON.stringify(frozen, null, 2)}\n`);
-        return { poolUri, pool: frozen.pool, probed: frozen.records.length };
+        const domainOf = new Map(probed.map((t) => [t.taskId, t.domain]));
+        const domains = [...new Set(frozen.pool.map((id) => domainOf.get(id)!))].sort();
+        return { poolUri, pool: frozen.pool, domains, probed: frozen.records.length };
       });
     },
   };

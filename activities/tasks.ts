@@ -40,13 +40,20 @@ function stratifiedSample<T extends { tags: string[] }>(items: T[], limit: numbe
 
 /** The tasks of a source: its split (and profile), at most `limit` per task set (every task type kept), sorted by id. */
 export async function listSourceTasks(catalog: TaskCatalog, source: TaskSource): Promise<TaskInfo[]> {
-  const matching = (await catalog.list(source.taskSet)).filter((t) => t.split === source.split && (!source.profile || t.profile === source.profile));
+  const listed = await catalog.list(source.taskSet);
+  if (source.domains) {
+    const present = new Set(listed.map((t) => t.domain));
+    const missing = source.domains.filter((d) => !present.has(d));
+    if (missing.length > 0) throw new UserError(`task set ${source.taskSet}: no tasks of domain ${missing.join(', ')} (it has ${[...present].sort().join(', ')})`);
+  }
+  const wanted = source.domains ? new Set(source.domains) : undefined;
+  const matching = listed.filter((t) => t.split === source.split && (!source.profile || t.profile === source.profile) && (!wanted || wanted.has(t.domain)));
   const sets = [...new Set(matching.map((t) => t.set))];
   const chosen = sets
     .flatMap((set) => stratifiedSample(matching.filter((t) => t.set === set), source.limit))
     .sort((a, b) => (a.taskId < b.taskId ? -1 : a.taskId > b.taskId ? 1 : 0))
     .map(({ taskId, domain, split, tags }) => ({ taskId, domain, split, tags: [...tags].sort() }));
-  if (chosen.length === 0) throw new UserError(`task set ${source.taskSet}: no ${source.split}${source.profile ? ` ${source.profile}` : ''} tasks`);
+  if (chosen.length === 0) throw new UserError(`task set ${source.taskSet}: no ${source.split}${source.profile ? ` ${source.profile}` : ''} tasks${source.domains ? ` of ${source.domains.join(', ')}` : ''}`);
   return chosen;
 }
 

@@ -14,3 +14,11 @@ export function numberOption(value: string | undefined, flag: string, command: s
   if (value.trim() === '' || !Number.isFinite(n) || n < min || n > max) throw new UserError(`finalstate ${command}: --${flag} must be a number in [${min}, ${max}], got ${JSON.stringify(value)}`);
   return n;
 }
+
+/** `--training-domains a,b`: the option object of stats' metrics and comparisons (absent: no in/out-of-domain split). */
+export function domainsOption(value: string | undefined): { trainingDomains?: string[] } {
+  if (value === undefined) return {};
+  const domains = value.split(',').map((d) => d.trim()).filter(Boolean);
+  if (domains.length === 0) throw new UserError(`--training-domains needs at least one domain, got ${JSON.stringify(value)}`);
+  return { trainingDomains: domains };
+}

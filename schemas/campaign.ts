@@ -19,6 +19,7 @@ export const TaskSource = z
     split: z.enum(['train', 'eval']),
     profile: z.enum(['full', 'mini']).optional().describe('Keep only tasks of this profile.'),
     limit: Positive.optional().describe('Keep at most N tasks of each task set, taking the task types in turn (each type\'s tasks in file order), for small runs.'),
+    domains: z.array(z.string().min(1)).min(1).optional().describe('Keep only tasks of these domains. On the training source they are the campaign\'s training domains; evaluation domains outside them are reported as out-of-domain.'),
   })
   .strict();
 export type TaskSource = z.infer<typeof TaskSource>;
@@ -162,6 +163,7 @@ export const CampaignState = z
     maxSteps: Positive,
     probeResultSet: z.string().optional(),
     pool: z.array(z.string()).optional().describe('Ids of the frozen pool\'s tasks.'),
+    trainingDomains: z.array(z.string()).optional().describe('Domains GRPO trains on: tasks.train.domains, else the domains of the frozen pool; evaluation domains outside them are out-of-domain.'),
     poolUri: z.string().optional(),
     sampler: SamplerState,
     episodes: EpisodeCounts,
@@ -222,6 +224,7 @@ export const EvaluationConfig = z
     judge: JudgeConfig.optional(),
     limits: EpisodeLimits.prefault({}),
     tasks: TaskSource,
+    trainingDomains: z.array(z.string().min(1)).optional().describe('Domains the evaluated policy was trained on: the metrics are then split into in-domain and out-of-domain.'),
     k: Positive.default(8),
     window: Positive.default(32),
     episodes: EpisodeRetryConfig.prefault({}),

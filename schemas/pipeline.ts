@@ -72,6 +72,7 @@ export const EvaluationInput = z
     k: z.number().int().positive(),
     window: z.number().int().positive(),
     episodesPerRun: z.number().int().positive().optional().describe('Renew the history (continueAsNew) after this many episodes.'),
+    trainingDomains: z.array(z.string().min(1)).optional().describe('Domains the evaluated policy was trained on: metrics are split into in-domain and out-of-domain.'),
     settings: EpisodeSettings,
   })
   .strict();
@@ -88,6 +89,10 @@ export const EvaluationSummary = z
     passAtK: z.number(),
     passedKK: Count,
     excludedInfra: Count,
+    byDistribution: z
+      .partialRecord(z.enum(['in-domain', 'out-of-domain']), z.object({ tasks: Count, pass1: z.number(), passAtK: z.number(), passedKK: Count }).strict())
+      .optional()
+      .describe('Headlines in-domain and out-of-domain, when the training domains are known.'),
   })
   .strict();
 export type EvaluationSummary = z.infer<typeof EvaluationSummary>;

@@ -2,7 +2,7 @@ import { UserError } from '../infra/errors.js';
 import type { PriceTable, ResultRow } from '../schemas/results.js';
 import type { CostSummary } from './cost.js';
 import { points } from './format.js';
-import { resolveK, summarizeTasks, taskMetrics, type Interval, type SetMetrics, type TaskMetrics } from './metrics.js';
+import { distributionOf, resolveK, summarizeTasks, taskMetrics, type Distribution, type Interval, type SetMetrics, type TaskMetrics } from './metrics.js';
 import { pairedBootstrapIntervals } from './pairedBootstrap.js';
 import { subSeed } from './random.js';
 import { groupByTask, type TaskOutcomes } from './resultSet.js';
@@ -41,6 +41,7 @@ export interface DomainComparison {
   tasks: number;
   metrics: Record<ComparedMetric, MetricDelta>;
   counts: { observedKK: { base: number; trained: number }; coverage: { base: number; trained: number } };
+  costUsd: { base: CostSummary; trained: CostSummary };
 }
 
 export type SharpeningVerdict = 'sharpening' | 'improvement' | 'regression' | 'broadening' | 'unchanged';
@@ -65,6 +66,9 @@ export interface Comparison {
   counts: { observedKK: { base: number; trained: number }; coverage: { base: number; trained: number } };
   costUsd: { base: CostSummary; trained: CostSummary; delta: number };
   byDomain: Record<string, DomainComparison>;
+  /** In-domain against out-of-domain, when the training domains are known (CompareOptions.trainingDomains). */
+  byDistribution?: Partial<Record<Distribution, DomainComparison>>;
+  trainingDomains?: string[];
   flips: { kk: { gained: string[]; lost: string[] }; coverage: { gained: string[]; lost: string[] } };
   sharpening: Sharpening;
   base: SetMetrics;
@@ -77,6 +81,7 @@ export interface CompareOptions {
   resamples?: number;
   prices?: PriceTable;
   sources?: [string, string];
+  trainingDomains?: readonly string[];
 }
 
 
@@ -147,18 +152,26 @@ export function compareTaskSets(baseTasks: readonly TaskOutcomes[], trainedTasks
     coverage: { base: countFlags(base).coverage, trained: countFlags(trained).coverage },
   };
 
-  const byDomain: Record<string, DomainComparison> = {};
-  const domains = [...new Set(base.map((t) => t.domain))].sort();
-  for (const domain of domains) {
-    const idx = base.map((t, i) => (t.domain === domain ? i : -1)).filter((i) => i >= 0);
-    const b = idx.map((i) => base[i]!);
-    const t = idx.map((i) => trained[i]!);
-    byDomain[domain] = {
-      tasks: idx.length,
-      metrics: compareMetrics(b, t, resamples, subSeed(seed, domain)),
-      counts: { observedKK: { base: countFlags(b).observedKK, trained: countFlags(t).observedKK }, coverage: { base: countFlags(b).coverage, trained: countFlags(t).coverage } },
-    };
-  }
+  // The same comparison within each group of tasks (a domain, in- or out-of-domain), with its own bootstrap seed.
+  const compareGroups = (keyOf: (t: TaskMetrics) => string): Record<string, DomainComparison> => {
+    const out: Record<string, DomainComparison> = {};
+    for (const key of [...new Set(base.map(keyOf))].sort()) {
+      const idx = base.map((t, i) => (keyOf(t) === key ? i : -1)).filter((i) => i >= 0);
+      const b = idx.map((i) => base[i]!);
+      const t = idx.map((i) => trained[i]!);
+      const cost = (tasks: readonly TaskOutcomes[], metrics: readonly TaskMetrics[]) =>
+        summarizeTasks(metrics, idx.flatMap((i) => tasks[i]!.rows), k, options.prices).costUsd;
+      out[key] = {
+        tasks: idx.length,
+        metrics: compareMetrics(b, t, resamples, subSeed(seed, key)),
+        counts: { observedKK: { base: countFlags(b).observedKK, trained: countFlags(t).observedKK }, coverage: { base: countFlags(b).coverage, trained: countFlags(t).coverage } },
+        costUsd: { base: cost(pairedBase, b), trained: cost(pairedTrained, t) },
+      };
+    }
+    return out;
+  };
+  const byDomain = compareGroups((t) => t.domain);
+  const trainingDomains = options.trainingDomains;
 
   const flipped = (from: (t: TaskMetrics) => boolean) => ({
     gained: base.filter((b, i) => !from(b) && from(trained[i]!)).map((b) => b.taskId),
@@ -179,6 +192,7 @@ export function compareTaskSets(baseTasks: readonly TaskOutcomes[], trainedTasks
     counts,
     costUsd: { base: baseSummary.costUsd, trained: trainedSummary.costUsd, delta: trainedSummary.costUsd.total - baseSummary.costUsd.total },
     byDomain,
+    ...(trainingDomains ? { byDistribution: compareGroups((t) => distributionOf(t.domain, trainingDomains)), trainingDomains: [...trainingDomains].sort() } : {}),
     flips: { kk: flipped((t) => t.observedKK), coverage: flipped((t) => t.covered) },
     sharpening: describeSharpening(metrics, counts, k),
     base: baseSummary,

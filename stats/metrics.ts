@@ -64,8 +64,18 @@ export interface Excluded {
   byTask: Record<string, { infra: number; grader: number }>;
 }
 
+/** In-domain: the campaign trained on the task's domain; out-of-domain: it never did. */
+export type Distribution = 'in-domain' | 'out-of-domain';
+
+export function distributionOf(domain: string, trainingDomains: readonly string[]): Distribution {
+  return trainingDomains.includes(domain) ? 'in-domain' : 'out-of-domain';
+}
+
 export interface MetricsReport extends SetMetrics {
   byDomain: Record<string, SetMetrics>;
+  /** Present when the training domains are known (MetricsOptions.trainingDomains). */
+  byDistribution?: Partial<Record<Distribution, SetMetrics>>;
+  trainingDomains?: string[];
   byTag: Record<string, SetMetrics>;
   excluded: Excluded;
   perTask: TaskMetrics[];
@@ -76,6 +86,8 @@ export interface MetricsOptions {
   k?: number;
   prices?: PriceTable;
   source?: string;
+  /** The domains training used: the report then splits every metric into in-domain and out-of-domain. */
+  trainingDomains?: readonly string[];
 }
 
 const mean = (values: readonly number[]) => accurateSum(values) / values.length;
@@ -186,6 +198,12 @@ export function computeMetricsOfTasks(tasks: readonly TaskOutcomes[], options: M
   return {
     ...summarizeTasks(perTask, allRows, k, options.prices),
     byDomain: summarizeGroups(tasks, (t) => [t.domain], k, options.prices),
+    ...(options.trainingDomains
+      ? {
+          byDistribution: summarizeGroups(tasks, (t) => [distributionOf(t.domain, options.trainingDomains!)], k, options.prices),
+          trainingDomains: [...options.trainingDomains].sort(),
+        }
+      : {}),
     byTag: summarizeGroups(tasks, (t) => t.tags, k, options.prices),
     excluded: {
       rows: errored.length,

@@ -161,7 +161,7 @@ export async function campaign(input: CampaignInput): Promise<CampaignResult> {
       executeChild(evaluation, {
         workflowId,
         typedSearchAttributes: childSearchAttributes(step),
-        args: [{ campaignId: id, resultSet: workflowId, step, source: config.tasks.eval, k: config.evaluation.k, window: config.evaluation.window, episodesPerRun: config.episodesPerChildRun, settings: settings(policyAt(config.policy, state.policyVersion)) }],
+        args: [{ campaignId: id, resultSet: workflowId, step, source: config.tasks.eval, k: config.evaluation.k, window: config.evaluation.window, episodesPerRun: config.episodesPerChildRun, ...(state.trainingDomains ? { trainingDomains: state.trainingDomains } : {}), settings: settings(policyAt(config.policy, state.policyVersion)) }],
       }),
     );
     state.episodes = { done: state.episodes.done + result.episodes.done, infraFailed: state.episodes.infraFailed + result.episodes.infraFailed };
@@ -190,6 +190,7 @@ export async function campaign(input: CampaignInput): Promise<CampaignResult> {
     const frozen = await freezePool({ campaignId: id, probeResultSet: state.probeResultSet!, selection: config.selection });
     state.pool = frozen.pool;
     state.poolUri = frozen.poolUri;
+    state.trainingDomains = config.tasks.train.domains ? [...config.tasks.train.domains].sort() : frozen.domains;
     state.phase = 'base-eval';
   }
   if (state.phase === 'base-eval') {

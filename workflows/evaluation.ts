@@ -56,6 +56,6 @@ export async function evaluation(input: EvaluationInput & { carried?: Evaluation
     await condition(allHandlersFinished);
     await continueAsNew<typeof evaluation>({ ...rest, carried: { tasks, position: planner.position(), progress: result.progress, malformed: result.malformed, costUsd: result.costUsd } });
   }
-  const { metrics, metricsUri } = await evaluationMetrics({ resultSet: input.resultSet, k: input.k, key: `${input.resultSet}/metrics.json` });
+  const { metrics, metricsUri } = await evaluationMetrics({ resultSet: input.resultSet, k: input.k, key: `${input.resultSet}/metrics.json`, ...(input.trainingDomains ? { trainingDomains: input.trainingDomains } : {}) });
   return { resultSet: input.resultSet, step: input.step, k: input.k, episodes: result.episodes, malformed: result.malformed, metrics, metricsUri, costUsd: result.costUsd };
 }

@@ -2,12 +2,12 @@ import { UserError } from '../../infra/errors.js';
 import { compareResults } from '../../stats/compare.js';
 import { readPriceTable } from '../../stats/cost.js';
 import { readResultRows } from '../../stats/resultSet.js';
-import { comparisonDomainTable, comparisonTable, flipsTable } from '../../stats/tables/layouts.js';
+import { comparisonBreakdownTables, comparisonTable, flipsTable } from '../../stats/tables/layouts.js';
 import { renderText } from '../../stats/tables/table.js';
 import { parse, printJson, type Command } from '../command.js';
-import { integerOption } from '../numberOption.js';
+import { domainsOption, integerOption } from '../numberOption.js';
 
-const usage = `finalstate compare BASE.jsonl TRAINED.jsonl [--k K] [--seed S] [--resamples B] [--prices FILE] [--json]
+const usage = `finalstate compare BASE.jsonl TRAINED.jsonl [--k K] [--seed S] [--resamples B] [--prices FILE] [--training-domains D1,D2] [--json]
 
   Base vs trained on the tasks both files measured: per-metric deltas with 95% paired-bootstrap intervals (tasks
   resampled with replacement, fixed seed), a per-domain table, per-task flips (gained or lost k/k, gained or lost
@@ -16,6 +16,7 @@ const usage = `finalstate compare BASE.jsonl TRAINED.jsonl [--k K] [--seed S] [-
   --k K          trials per task for pass@k, k/k and pass^k (default: the smallest n in either file)
   --seed S       bootstrap seed (default 1)
   --resamples B  bootstrap resamples (default 2000)
+  --training-domains D1,D2  the domains training used: every metric also in-domain against out-of-domain
   --prices FILE  price table for cost from token usage`;
 
 export const compareCommand: Command = {
@@ -28,6 +29,7 @@ export const compareCommand: Command = {
       seed: { type: 'string' },
       resamples: { type: 'string' },
       prices: { type: 'string' },
+      'training-domains': { type: 'string' },
     });
     if (values.help) {
       console.log(usage);
@@ -41,12 +43,13 @@ export const compareCommand: Command = {
       resamples: integerOption(values.resamples, 'resamples', 'compare', 100),
       prices: values.prices ? readPriceTable(values.prices) : undefined,
       sources: [baseFile, trainedFile],
+      ...domainsOption(values['training-domains']),
     });
     if (values.json) {
       printJson({ files: { base: baseFile, trained: trainedFile }, ...comparison });
       return 0;
     }
-    console.log([comparisonTable(comparison), comparisonDomainTable(comparison), flipsTable(comparison)].map(renderText).join('\n\n'));
+    console.log([comparisonTable(comparison), ...comparisonBreakdownTables(comparison), flipsTable(comparison)].map(renderText).join('\n\n'));
     const { onlyBase, onlyTrained } = comparison.tasks;
     if (onlyBase.length + onlyTrained.length > 0) console.log(`\nNot paired (left out): ${onlyBase.length} tasks only in base, ${onlyTrained.length} only in trained`);
     return 0;

@@ -39,6 +39,7 @@ export const evalCommand: Command = {
       source: evalConfig.tasks,
       k: evalConfig.k,
       window: evalConfig.window,
+      ...(evalConfig.trainingDomains ? { trainingDomains: evalConfig.trainingDomains } : {}),
       settings: { policy: evalConfig.policy, user: evalConfig.user, ...(evalConfig.judge ? { judge: evalConfig.judge } : {}), limits: evalConfig.limits, retry: evalConfig.episodes, queues, seed: evalConfig.seed },
     };
     const client = await connectClient(config);

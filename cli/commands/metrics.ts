@@ -5,14 +5,15 @@ import { readResultRows } from '../../stats/resultSet.js';
 import { metricsTables } from '../../stats/tables/layouts.js';
 import { renderText } from '../../stats/tables/table.js';
 import { parse, printJson, type Command } from '../command.js';
-import { integerOption } from '../numberOption.js';
+import { domainsOption, integerOption } from '../numberOption.js';
 
-const usage = `finalstate metrics RESULTS.jsonl [--k K] [--prices FILE] [--json]
+const usage = `finalstate metrics RESULTS.jsonl [--k K] [--prices FILE] [--training-domains D1,D2] [--json]
 
   Metrics of a result set: pass@1, pass@k, tasks passed k/k, pass^k (unbiased and plug-in), the Jeffreys E[p^k],
   intervals and cost, overall, by domain and by tag. Rows with an error are excluded and reported separately.
 
   --k K          trials per task for pass@k, k/k and pass^k (default: the smallest n of any task)
+  --training-domains D1,D2  the domains training used: every metric also in-domain against out-of-domain
   --prices FILE  price table (JSON, schemas/json/PriceTable.schema.json): cost from token usage per role
                  instead of the rows' costUsd`;
 
@@ -29,7 +30,7 @@ export const metricsCommand: Command = {
   summary: 'pass@1, pass@k, k/k, pass^k, intervals and cost of a results file',
   usage,
   async run(argv) {
-    const { values, positionals } = parse('metrics', argv, { k: { type: 'string' }, prices: { type: 'string' } });
+    const { values, positionals } = parse('metrics', argv, { k: { type: 'string' }, prices: { type: 'string' }, 'training-domains': { type: 'string' } });
     if (values.help) {
       console.log(usage);
       return 0;
@@ -37,7 +38,7 @@ export const metricsCommand: Command = {
     if (positionals.length !== 1) throw new UserError(`finalstate metrics: expected one results file, got ${positionals.length}\n\n${usage}`);
     const file = positionals[0]!;
     const prices = values.prices ? readPriceTable(values.prices) : undefined;
-    const report = computeMetrics(readResultRows(file), { k: integerOption(values.k, 'k', 'metrics', 1), prices, source: file });
+    const report = computeMetrics(readResultRows(file), { k: integerOption(values.k, 'k', 'metrics', 1), prices, source: file, ...domainsOption(values['training-domains']) });
     if (values.json) {
       printJson({ file, ...report });
       return 0;

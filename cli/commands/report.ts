@@ -63,6 +63,7 @@ export async function writeCampaignReport(config: LoadedConfig, id: string, stat
         evalPoints: state.evalPoints,
         pool: frozen?.records ?? [],
         ...(frozen ? { edges: frozen.edges } : {}),
+        ...(state.trainingDomains ? { trainingDomains: state.trainingDomains } : {}),
       },
       outDir,
     );

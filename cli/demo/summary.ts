@@ -4,7 +4,7 @@ import type { LoadedConfig } from '../../infra/config.js';
 import { connectionConfig } from '../../infra/stack/postgres.js';
 import type { CampaignState } from '../../schemas/campaign.js';
 import { compareResults, type Comparison } from '../../stats/compare.js';
-import { comparisonDomainTable, comparisonTable, flipsTable } from '../../stats/tables/layouts.js';
+import { comparisonBreakdownTables, comparisonTable, flipsTable } from '../../stats/tables/layouts.js';
 import { renderText } from '../../stats/tables/table.js';
 import { baseAndTrainedEvaluations } from '../commands/report.js';
 
@@ -13,7 +13,12 @@ export async function compareCampaign(config: LoadedConfig, id: string, state: C
   const { base, trained } = baseAndTrainedEvaluations(id, state);
   const pool = new pg.Pool({ ...connectionConfig(config), max: 1 });
   try {
-    const comparison = compareResults(await readResultSet(pool, base.resultSet), await readResultSet(pool, trained.resultSet), { k, seed: 1, sources: [base.resultSet, trained.resultSet] });
+    const comparison = compareResults(await readResultSet(pool, base.resultSet), await readResultSet(pool, trained.resultSet), {
+      k,
+      seed: 1,
+      sources: [base.resultSet, trained.resultSet],
+      ...(state.trainingDomains ? { trainingDomains: state.trainingDomains } : {}),
+    });
     return { comparison, baseSet: base.resultSet, trainedSet: trained.resultSet, trainedStep: trained.step };
   } finally {
     await pool.end();
@@ -21,5 +26,5 @@ export async function compareCampaign(config: LoadedConfig, id: string, state: C
 }
 
 export function renderComparison(comparison: Comparison): string {
-  return [comparisonTable(comparison), comparisonDomainTable(comparison), flipsTable(comparison)].map(renderText).join('\n\n');
+  return [comparisonTable(comparison), ...comparisonBreakdownTables(comparison), flipsTable(comparison)].map(renderText).join('\n\n');
 }

@@ -2,7 +2,7 @@ import { DEFAULT_EDGES } from '../bins.js';
 import { compareResults, type Comparison } from '../compare.js';
 import { percent, usd } from '../format.js';
 import type { FrozenPool } from '../../schemas/results.js';
-import { comparisonDomainTable, comparisonTable, flipsTable, poolSummaryTable } from '../tables/layouts.js';
+import { comparisonBreakdownTables, comparisonTable, flipsTable, poolSummaryTable } from '../tables/layouts.js';
 import type { Table } from '../tables/table.js';
 import { evalChart, poolHistogram, trainingCurves, type Chart } from './charts.js';
 import type { ReportInput } from './input.js';
@@ -35,7 +35,7 @@ function costTable(c: Comparison): Table {
 
 /** Compute everything the report shows, once, for both renderings. */
 export function buildReport(input: ReportInput): ReportDocument {
-  const c = compareResults(input.base, input.trained, { k: input.k, prices: input.prices, sources: ['base results', 'trained results'] });
+  const c = compareResults(input.base, input.trained, { k: input.k, prices: input.prices, sources: ['base results', 'trained results'], ...(input.trainingDomains ? { trainingDomains: input.trainingDomains } : {}) });
   const pool: FrozenPool = {
     edges: input.edges ?? [...DEFAULT_EDGES],
     keep: [],
@@ -60,7 +60,7 @@ export function buildReport(input: ReportInput): ReportDocument {
         id: 'results',
         title: 'Base vs trained',
         paragraphs: [headline, c.sharpening.summary, ...(unpaired ? [`${unpaired} tasks measured by only one side are left out.`] : [])],
-        tables: [comparisonTable(c), comparisonDomainTable(c), costTable(c), { ...flipsTable(c), note: undefined }],
+        tables: [comparisonTable(c), ...comparisonBreakdownTables(c), costTable(c), { ...flipsTable(c), note: undefined }],
         charts: [],
       },
       { id: 'evaluation', title: 'Evaluations during training', paragraphs: [], tables: [], charts: [evalChart(input.evalPoints)] },

@@ -16,6 +16,8 @@ export interface ReportInput {
   edges?: number[];
   k?: number;
   prices?: PriceTable;
+  /** Domains training used: the comparison is also shown in-domain against out-of-domain. */
+  trainingDomains?: string[];
   /** Shown in the header; pass a fixed value for reproducible files. */
   generatedAt?: string;
 }

@@ -1,5 +1,5 @@
 import { binLabel } from '../bins.js';
-import type { Comparison, MetricDelta } from '../compare.js';
+import type { Comparison, DomainComparison, MetricDelta } from '../compare.js';
 import { percent, percentInterval, points, pointsInterval, usd } from '../format.js';
 import type { MetricsReport, SetMetrics } from '../metrics.js';
 import type { FrozenPool } from '../../schemas/results.js';
@@ -50,6 +50,7 @@ export function metricsBreakdownTable(id: string, title: string, column: string,
 
 export function metricsTables(m: MetricsReport): Table[] {
   const tables = [metricsOverviewTable(m), metricsBreakdownTable('by-domain', 'By domain', 'Domain', m.byDomain, m.k)];
+  if (m.byDistribution) tables.push(metricsBreakdownTable('by-distribution', `In-domain vs out-of-domain (trained on ${m.trainingDomains!.join(', ')})`, 'Tasks', m.byDistribution, m.k));
   if (Object.keys(m.byTag).length > 0) tables.push(metricsBreakdownTable('by-tag', 'By tag', 'Tag', m.byTag, m.k));
   return tables;
 }
@@ -79,24 +80,34 @@ export function comparisonTable(c: Comparison): Table {
   };
 }
 
-export function comparisonDomainTable(c: Comparison): Table {
-  const k = c.k;
+function comparisonGroupTable(id: string, title: string, label: string, groups: Partial<Record<string, DomainComparison>>, k: number): Table {
   return {
-    id: 'comparison-by-domain',
-    title: 'Base vs trained by domain',
-    headers: ['Domain', 'Tasks', 'pass@1 base', 'pass@1 trained', 'Δ pass@1', `pass@${k} base`, `pass@${k} trained`, `${k}/${k} base`, `${k}/${k} trained`],
-    rows: Object.entries(c.byDomain).map(([domain, d]) => [
-      domain,
-      String(d.tasks),
-      percent(d.metrics.pass1.base),
-      percent(d.metrics.pass1.trained),
-      `${points(d.metrics.pass1.delta)} ${pointsInterval(d.metrics.pass1.interval)}`,
-      percent(d.metrics.passAtK.base),
-      percent(d.metrics.passAtK.trained),
-      withCount(d.metrics.observedKK.base, d.counts.observedKK.base),
-      withCount(d.metrics.observedKK.trained, d.counts.observedKK.trained),
+    id,
+    title,
+    headers: [label, 'Tasks', 'pass@1 base', 'pass@1 trained', 'Δ pass@1 [95%]', `pass@${k} base → trained`, `${k}/${k} base`, `${k}/${k} trained`, `Δ ${k}/${k} [95%]`, 'cost per dependable task'],
+    rows: Object.entries(groups).map(([name, d]) => [
+      name,
+      String(d!.tasks),
+      percent(d!.metrics.pass1.base),
+      percent(d!.metrics.pass1.trained),
+      `${points(d!.metrics.pass1.delta)} ${pointsInterval(d!.metrics.pass1.interval)}`,
+      `${percent(d!.metrics.passAtK.base)} → ${percent(d!.metrics.passAtK.trained)}`,
+      withCount(d!.metrics.observedKK.base, d!.counts.observedKK.base),
+      withCount(d!.metrics.observedKK.trained, d!.counts.observedKK.trained),
+      `${points(d!.metrics.observedKK.delta)} ${pointsInterval(d!.metrics.observedKK.interval)}`,
+      `${usd(d!.costUsd.base.perDependableTask)} → ${usd(d!.costUsd.trained.perDependableTask)}`,
     ]),
   };
+}
+
+/** Base vs trained by domain, and in-domain against out-of-domain when the training domains are known. */
+export function comparisonBreakdownTables(c: Comparison): Table[] {
+  const tables = [comparisonGroupTable('comparison-by-domain', 'Base vs trained by domain', 'Domain', c.byDomain, c.k)];
+  if (c.byDistribution) {
+    const title = `Base vs trained, in-domain (trained on ${c.trainingDomains!.join(', ')}) and out-of-domain`;
+    tables.push(comparisonGroupTable('comparison-by-distribution', title, 'Tasks', c.byDistribution, c.k));
+  }
+  return tables;
 }
 
 export function flipsTable(c: Comparison, shown = 8): Table {

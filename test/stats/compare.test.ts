@@ -52,3 +52,38 @@ test('paired bootstrap: constant differences give a point interval; quantiles in
   // The mean of 8 fair coin flips resampled: the interval spans roughly 0.5 ± 1.96·sqrt(0.25/8) ≈ [0.15, 0.85].
   assert.ok(interval![0] > 0.05 && interval![0] < 0.3 && interval![1] > 0.7 && interval![1] < 0.95, `interval ${interval}`);
 });
+
+test('with the training domains known, metrics and comparisons split in-domain from out-of-domain, cost included', async () => {
+  const { computeMetrics } = await import('../../stats/metrics.js');
+  const { comparisonBreakdownTables, metricsTables } = await import('../../stats/tables/layouts.js');
+  const { renderText } = await import('../../stats/tables/table.js');
+  const base = [
+    ...taskRows('r1', [1, 0, 1], { domain: 'retail', costUsd: 1 }),
+    ...taskRows('r2', [1, 1, 1], { domain: 'retail', costUsd: 1 }),
+    ...taskRows('i1', [0, 0, 1], { domain: 'insurance', costUsd: 1 }),
+    ...taskRows('n1', [0, 0, 0], { domain: 'neobank', costUsd: 1 }),
+  ];
+  const trained = [
+    ...taskRows('r1', [1, 1, 1], { domain: 'retail', costUsd: 1 }),
+    ...taskRows('r2', [1, 1, 1], { domain: 'retail', costUsd: 1 }),
+    ...taskRows('i1', [0, 1, 1], { domain: 'insurance', costUsd: 1 }),
+    ...taskRows('n1', [0, 0, 0], { domain: 'neobank', costUsd: 1 }),
+  ];
+  const m = computeMetrics(base, { trainingDomains: ['retail'] });
+  assert.deepEqual(Object.keys(m.byDistribution!).sort(), ['in-domain', 'out-of-domain']);
+  assert.equal(m.byDistribution!['in-domain']!.tasks, 2);
+  assert.ok(Math.abs(m.byDistribution!['out-of-domain']!.pass1 - 1 / 6) < 1e-15, '(1/3 + 0)/2');
+  assert.equal(computeMetrics(base).byDistribution, undefined, 'no split without the training domains');
+
+  const c = compareResults(base, trained, { trainingDomains: ['retail'] });
+  const inD = c.byDistribution!['in-domain']!;
+  const outD = c.byDistribution!['out-of-domain']!;
+  assert.deepEqual([inD.tasks, outD.tasks], [2, 2]);
+  assert.deepEqual(inD.counts.observedKK, { base: 1, trained: 2 });
+  assert.ok(Math.abs(outD.metrics.pass1.delta - 1 / 6) < 1e-15);
+  assert.equal(inD.costUsd.base.perDependableTask, 6, '6 episodes at 1 $, one task 3/3');
+  assert.equal(outD.costUsd.trained.perDependableTask, null, 'no out-of-domain task passed 3/3');
+  const text = [...metricsTables(m), ...comparisonBreakdownTables(c)].map(renderText).join('\n');
+  assert.match(text, /In-domain vs out-of-domain \(trained on retail\)/);
+  assert.match(text, /out-of-domain/);
+});
