@@ -10,6 +10,7 @@ import { loadConfig } from '../../infra/config.js';
 import { EnvironmentBackend, type BackendOptions } from '../../environment/backend.js';
 import { ExpectedStates } from '../../environment/expected-state.js';
 import { DomainRegistry } from '../../environment/registry.js';
+import { writeTaskSet } from '../../environment/task-set.js';
 import { Task } from '../../schemas/task.js';
 import { fixtureHelpdeskDomain } from '../fixtures/fixture-helpdesk-domain.js';
 
@@ -130,3 +131,13 @@ export async function rebindingCancel(url: string, headers: Record<string, strin
   const call = await rawHttp(url, { headers: session, body: mcpToolCall('cancel_order', { order_id: 'O-1', reason: 'customer_request' }) });
   return { initialize: init.status, call: call.status };
 }
+
+/** A valid one-task set in `dir` with `tasks` appended as lines 2, 3, … (so they are also missing from its manifest). */
+export function taskSetWithLines(dir: string, name: string, tasks: object[]): string {
+  const { file } = writeTaskSet(dir, name, '1', [fixtureTask('cancel-O-1')]);
+  fs.appendFileSync(file, tasks.map((t) => `${JSON.stringify(t)}\n`).join(''));
+  return file;
+}
+
+/** An assertion that tries to end its read-only transaction and write. */
+export const escapingAssertion = { description: 'escapes', sql: "COMMIT; UPDATE orders SET total = 999 WHERE order_id = 'O-1'", expect: [] };

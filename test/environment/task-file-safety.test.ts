@@ -8,7 +8,7 @@ import { checkAssertions } from '../../environment/sql-assertions.js';
 import { splitSqlStatements } from '../../environment/sql-statements.js';
 import { readTaskSet, TaskSetError, writeTaskSet } from '../../environment/task-set.js';
 import type { Task } from '../../schemas/task.js';
-import { fixtureEnvironment, fixtureTask, runCli, uniqueEpisodeId } from './harness.js';
+import { escapingAssertion, fixtureEnvironment, fixtureTask, runCli, taskSetWithLines, uniqueEpisodeId } from './harness.js';
 
 /** Task files are input, not code: assertions stay inside their read-only statement, big or empty files are errors. */
 function issuesOf(read: () => unknown) {
@@ -28,16 +28,11 @@ describe('task files are untrusted input', () => {
   });
   after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-  /** A valid one-task set with `tasks` appended as lines 2, 3, … (so they are also missing from its manifest). */
-  function taskSetWith(name: string, tasks: object[]): string {
-    const { file } = writeTaskSet(dir, name, '1', [fixtureTask('cancel-O-1')]);
-    fs.appendFileSync(file, tasks.map((t) => `${JSON.stringify(t)}\n`).join(''));
-    return file;
-  }
+  const taskSetWith = (name: string, tasks: object[]) => taskSetWithLines(dir, name, tasks);
 
   it('an assertion with a second statement is a validation error naming file, line, task and field', async () => {
     const good = fixtureTask('cancel-O-1');
-    const escape = { ...good, id: 'escape', assertions: [{ description: 'escapes', sql: "COMMIT; UPDATE orders SET total = 999 WHERE order_id = 'O-1'", expect: [] }] };
+    const escape = { ...good, id: 'escape', assertions: [escapingAssertion] };
     const cte = { ...good, id: 'cte', assertions: [{ description: 'writes', sql: 'WITH d AS (DELETE FROM audit_log RETURNING *) SELECT count(*) FROM d', expect: [] }] };
     const file = taskSetWith('escape', [escape, cte]);
     const found = issuesOf(() => readTaskSet(file)).filter((i) => i.path === 'assertions[0].sql');
@@ -60,7 +55,7 @@ describe('task files are untrusted input', () => {
     try {
       const good = fixtureTask('cancel-O-1');
       // built in code, past the schema, as a task that reached the grader some other way would be
-      const hostile: Task = { ...good, assertions: [...good.assertions, { description: 'escapes', sql: "COMMIT; UPDATE orders SET total = 999 WHERE order_id = 'O-1'", expect: [] }] };
+      const hostile: Task = { ...good, assertions: [...good.assertions, escapingAssertion] };
       const episode = await env.backend.provision(uniqueEpisodeId('escape'), hostile);
       try {
         const report = await gradeEpisode(env.backend, env.expected, { episode });
