@@ -37,9 +37,13 @@ function refuse(res: http.ServerResponse, status: number, code: number, message:
  * Serve MCP over Streamable HTTP at `/mcp` on 127.0.0.1. Each client session gets its own McpServer from the
  * factory; all of them share the episode (its executor serialises their calls). Guards, in order: the bearer token
  * (401), the session cap for a new session (503), then the SDK transport's DNS-rebinding protection on the Host
- * and Origin headers (403). A session idle for `sessionIdleSeconds` is closed, its McpServer with it.
+ * and Origin headers (403). A session idle for `sessionIdleSeconds` is closed, its McpServer with it (told to `log`).
  */
-export async function serveHttp(createServer: () => McpServer, input: z.input<typeof McpHttpServeOptions> = {}): Promise<HttpMcpEndpoint> {
+export async function serveHttp(
+  createServer: () => McpServer,
+  input: z.input<typeof McpHttpServeOptions> = {},
+  log: (line: string) => void = () => undefined,
+): Promise<HttpMcpEndpoint> {
   const options = McpHttpServeOptions.parse(input);
   const token = options.token ?? randomBytes(32).toString('base64url');
   const tokenDigest = digest(token);
@@ -57,7 +61,7 @@ export async function serveHttp(createServer: () => McpServer, input: z.input<ty
     clearTimeout(session.idleTimer);
     if (sessions.get(session.id) !== session) return;
     sessions.delete(session.id);
-    if (why) process.stderr.write(`finalstate: MCP session ${session.id} closed: ${why}\n`);
+    if (why) log(`MCP session ${session.id} closed: ${why}`);
     await session.server.close().catch(() => undefined);
   };
   const armIdle = (session: Session) => {

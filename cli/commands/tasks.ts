@@ -241,7 +241,7 @@ async function serveMcp(values: ServeMcpFlags, dir: string, allTasks: () => Task
       await serveStdio(createEpisodeMcpServer(executor));
       return 0;
     }
-    const endpoint = await serveHttp(() => createEpisodeMcpServer(executor), httpOptions);
+    const endpoint = await serveHttp(() => createEpisodeMcpServer(executor), httpOptions, (line) => process.stderr.write(`finalstate: ${line}\n`));
     writeTokenFile(tokenFile, endpoint.token);
     process.stderr.write(
       `finalstate: serving task ${task.id} (episode ${episodeId}) at ${endpoint.url}; send \`Authorization: Bearer <token>\` with the token in ${tokenFile}; ` +

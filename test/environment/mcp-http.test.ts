@@ -34,13 +34,15 @@ describe('MCP over HTTP: token, Host/Origin, session cap, idle expiry', () => {
     await env.close();
   });
 
+  const logged: string[] = [];
   async function serve(options: z.input<typeof McpHttpServeOptions> = {}): Promise<HttpMcpEndpoint> {
     const executor = new EpisodeToolExecutor(env.backend, episode);
-    return serveHttp(() => {
+    const create = () => {
       const server = createEpisodeMcpServer(executor);
       servers.push(server);
       return server;
-    }, options);
+    };
+    return serveHttp(create, options, (line) => logged.push(line));
   }
   const connect = (endpoint: HttpMcpEndpoint, token = endpoint.token) =>
     EpisodeMcpClient.connect(new StreamableHTTPClientTransport(new URL(endpoint.url), { requestInit: { headers: bearer(token) } }));
@@ -133,18 +135,19 @@ describe('MCP over HTTP: token, Host/Origin, session cap, idle expiry', () => {
   });
 
   it('a session idle past the limit is closed with its McpServer; a session in use is kept', async () => {
-    const endpoint = await serve({ sessionIdleSeconds: 0.6, maxSessions: 1 });
+    const endpoint = await serve({ sessionIdleSeconds: 1, maxSessions: 1 });
     try {
       const busy = await connect(endpoint);
       const busyServer = servers.at(-1)!;
-      for (let i = 0; i < 6; i++) {
-        await new Promise((r) => setTimeout(r, 250));
+      for (let i = 0; i < 7; i++) {
+        await new Promise((r) => setTimeout(r, 200));
         await busy.callTool('get_order', { order_id: 'O-3' });
       }
-      assert.equal(endpoint.sessionCount(), 1, 'a call every 250 ms keeps the session');
+      assert.equal(endpoint.sessionCount(), 1, 'a call every 200 ms keeps the session past the 1 s limit');
       const closed = new Promise<void>((resolve) => (busyServer.server.onclose = () => resolve()));
       await closed;
-      assert.equal(endpoint.sessionCount(), 0, 'idle 0.6 s: closed');
+      assert.equal(endpoint.sessionCount(), 0, 'idle 1 s: closed');
+      assert.match(logged.at(-1) ?? '', /^MCP session [0-9a-f-]{36} closed: idle for 1 s$/);
       const late = await busy.callTool('get_order', { order_id: 'O-3' }).catch((err: Error) => err);
       assert.match(String(late), /404|unknown MCP session/);
       // the cap of 1 counts open sessions only: the expired one no longer blocks a new client
