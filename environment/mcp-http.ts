@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { z } from 'zod';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { UserError } from '../infra/errors.js';
 import { McpHttpServeOptions } from '../schemas/mcp-http.js';
 
 export interface HttpMcpEndpoint {
@@ -28,6 +29,9 @@ interface Session {
 
 const digest = (text: string) => createHash('sha256').update(text).digest();
 
+/** A fresh bearer token: 32 random bytes, base64url. */
+export const newBearerToken = () => randomBytes(32).toString('base64url');
+
 /** A JSON-RPC error answer of our own, shaped like the SDK's. */
 function refuse(res: http.ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
   res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
@@ -45,7 +49,7 @@ export async function serveHttp(
   log: (line: string) => void = () => undefined,
 ): Promise<HttpMcpEndpoint> {
   const options = McpHttpServeOptions.parse(input);
-  const token = options.token ?? randomBytes(32).toString('base64url');
+  const token = options.token ?? newBearerToken();
   const tokenDigest = digest(token);
   const idleMs = options.sessionIdleSeconds * 1000;
   const sessions = new Map<string, Session>();
@@ -153,9 +157,17 @@ export async function serveHttp(
   };
 }
 
-/** Write a secret for a local client: a fresh file (never one left in place or a link), readable by its owner only. */
+/**
+ * Write a secret for a local client to a fresh file readable by its owner only. A token file left by an earlier run
+ * is replaced; any other file already there (or a link) is refused, so a mistyped path destroys nothing.
+ */
 export function writeTokenFile(file: string, token: string): void {
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  fs.rmSync(file, { force: true });
+  const existing = fs.lstatSync(file, { throwIfNoEntry: false });
+  if (existing) {
+    const stale = existing.isFile() && existing.size <= 1024 && /^[\x21-\x7e]+\n$/.test(fs.readFileSync(file, 'utf8'));
+    if (!stale) throw new UserError(`token file ${file}: something other than a token file is there; refusing to overwrite it`);
+    fs.rmSync(file);
+  }
   fs.writeFileSync(file, `${token}\n`, { mode: 0o600, flag: 'wx' });
 }

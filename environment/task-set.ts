@@ -47,10 +47,10 @@ const zodPath = (issuePath: PropertyKey[]) =>
   issuePath.map((p, i) => (typeof p === 'number' ? `[${p}]` : `${i ? '.' : ''}${String(p)}`)).join('');
 
 /** Why a file cannot be read within `maxBytes`, or undefined when it can. */
-function sizeProblem(file: string, maxBytes: number, what: string): string | undefined {
+function sizeProblem(file: string, maxBytes: number, what: string, hint = ''): string | undefined {
   const stat = fs.statSync(file);
-  if (!stat.isFile()) return `not a regular file (a ${what} is a file)`;
-  if (stat.size > maxBytes) return `${formatBytes(stat.size)}, over the ${formatBytes(maxBytes)} limit of a ${what}`;
+  if (!stat.isFile()) return `a ${what} must be a regular file, this is ${stat.isDirectory() ? 'a directory' : 'a device, pipe or socket'}`;
+  if (stat.size > maxBytes) return `${formatBytes(stat.size)}, over the ${formatBytes(maxBytes)} limit of a ${what}${hint}`;
   return undefined;
 }
 
@@ -83,8 +83,8 @@ export function readTaskSet(fileOrManifest: string, limits: Partial<TaskFileLimi
   const file = fileOrManifest.endsWith('.manifest.json') ? taskFileOfManifest(fileOrManifest, bounds) : fileOrManifest;
   const issues: TaskIssue[] = [];
   if (!fs.existsSync(file)) throw new TaskSetError([{ file, path: '', message: 'file does not exist' }]);
-  const tooBig = sizeProblem(file, bounds.maxFileBytes, 'task-set file');
-  if (tooBig) throw new TaskSetError([{ file, path: '', message: `${tooBig} (split it into several task sets in one directory)` }]);
+  const unreadable = sizeProblem(file, bounds.maxFileBytes, 'task-set file', ' (split it into several task sets in one directory)');
+  if (unreadable) throw new TaskSetError([{ file, path: '', message: unreadable }]);
   const tasks: Task[] = [];
   const lines = new Map<string, number>();
   for (const read of fileLines(file, bounds.maxLineBytes)) {

@@ -6,7 +6,7 @@ import { fromRoot } from '../../infra/paths.js';
 import { EnvironmentBackend } from '../../environment/backend.js';
 import { ExpectedStates } from '../../environment/expected-state.js';
 import { createEpisodeMcpServer } from '../../environment/mcp-server.js';
-import { serveHttp, writeTokenFile } from '../../environment/mcp-http.js';
+import { newBearerToken, serveHttp, writeTokenFile } from '../../environment/mcp-http.js';
 import { serveStdio } from '../../environment/mcp-serve.js';
 import { sweepLeakedEpisodes } from '../../environment/janitor.js';
 import { defaultRegistry } from '../../environment/registry.js';
@@ -224,13 +224,20 @@ async function serveMcp(values: ServeMcpFlags, dir: string, allTasks: () => Task
   const httpOptions = httpServeOptions(values);
   const task = allTasks().find((t) => t.id === values.task);
   if (!task) throw new UserError(`finalstate tasks serve-mcp: no task ${values.task} in ${dir}`);
-  const env = await environment();
   const episodeId = values.episode ?? `serve-${task.id}-${process.pid}`;
-  const episode = await env.backend.open(episodeId, task);
+  const tokenFile = path.resolve(values['token-file'] ?? path.join(loadConfig().dataPath, 'mcp', `${episodeId.replace(/[^A-Za-z0-9._-]/g, '_')}.token`));
+  const token = httpOptions.token ?? newBearerToken();
+  // before anything is provisioned: a path that is not ours to write stops here
+  if (values.transport === 'http') writeTokenFile(tokenFile, token);
+  const removeTokenFile = () => values.transport === 'http' && fs.rmSync(tokenFile, { force: true });
+  const env = await environment();
+  const episode = await env.backend.open(episodeId, task).catch((err: unknown) => {
+    removeTokenFile();
+    throw err;
+  });
   const executor = new EpisodeToolExecutor(env.backend, episode);
-  const tokenFile = path.resolve(values['token-file'] ?? path.join(env.config.dataPath, 'mcp', `${episodeId.replace(/[^A-Za-z0-9._-]/g, '_')}.token`));
   const finish = async () => {
-    if (values.transport === 'http') fs.rmSync(tokenFile, { force: true });
+    removeTokenFile();
     if (values.keep) await env.backend.detach(episode);
     else await env.backend.teardown(episode, { wait: true });
     await env.backend.close();
@@ -241,8 +248,7 @@ async function serveMcp(values: ServeMcpFlags, dir: string, allTasks: () => Task
       await serveStdio(createEpisodeMcpServer(executor));
       return 0;
     }
-    const endpoint = await serveHttp(() => createEpisodeMcpServer(executor), httpOptions, (line) => process.stderr.write(`finalstate: ${line}\n`));
-    writeTokenFile(tokenFile, endpoint.token);
+    const endpoint = await serveHttp(() => createEpisodeMcpServer(executor), { ...httpOptions, token }, (line) => process.stderr.write(`finalstate: ${line}\n`));
     process.stderr.write(
       `finalstate: serving task ${task.id} (episode ${episodeId}) at ${endpoint.url}; send \`Authorization: Bearer <token>\` with the token in ${tokenFile}; ` +
         `at most ${httpOptions.maxSessions} sessions, each closed after ${httpOptions.sessionIdleSeconds} s idle\n`,

@@ -9,7 +9,7 @@ import { loadConfig } from '../../infra/config.js';
 import { withClient } from '../../infra/stack/postgres.js';
 import type { Episode } from '../../environment/backend.js';
 import { EpisodeMcpClient } from '../../environment/mcp-client.js';
-import { serveHttp, type HttpMcpEndpoint } from '../../environment/mcp-http.js';
+import { serveHttp, writeTokenFile, type HttpMcpEndpoint } from '../../environment/mcp-http.js';
 import { createEpisodeMcpServer } from '../../environment/mcp-server.js';
 import { writeTaskSet } from '../../environment/task-set.js';
 import { EpisodeToolExecutor } from '../../environment/tool-executor.js';
@@ -186,6 +186,22 @@ describe('tasks serve-mcp --transport http, spawned', () => {
     } finally {
       await served.stop();
     }
+  });
+
+  it('writes the token file fresh and owner-only, replaces a stale one, and refuses to overwrite anything else', async () => {
+    const file = path.join(dir, 'tokens', 'a.token');
+    writeTokenFile(file, 'first-token-0123456789');
+    assert.equal(fs.statSync(file).mode & 0o777, 0o600);
+    fs.chmodSync(file, 0o644);
+    writeTokenFile(file, 'second-token-0123456789');
+    assert.deepEqual([fs.readFileSync(file, 'utf8'), fs.statSync(file).mode & 0o777], ['second-token-0123456789\n', 0o600]);
+    const precious = path.join(dir, 'notes.txt');
+    fs.writeFileSync(precious, 'my notes\nline two\n');
+    await assert.rejects(spawnServeMcp(['--task', task.id, '--dir', dir, '--token-file', precious]), /token file .*notes\.txt: something other than a token file is there; refusing to overwrite it/);
+    assert.equal(fs.readFileSync(precious, 'utf8'), 'my notes\nline two\n');
+    const link = path.join(dir, 'link.token');
+    fs.symlinkSync(precious, link);
+    assert.throws(() => writeTokenFile(link, 'third-token-0123456789'), /refusing to overwrite/);
   });
 
   it('rejects a bad guard flag by name before provisioning anything', async () => {
