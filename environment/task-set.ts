@@ -150,7 +150,7 @@ export function readTaskSet(fileOrManifest: string, limits: Partial<TaskFileLimi
   return { file, manifestFile, manifest, tasks, lines };
 }
 
-/** Write a task set: `<dir>/<name>.jsonl` plus `<dir>/<name>.manifest.json` (ids and content hashes). */
+/** Write a task set of at least one task: `<dir>/<name>.jsonl` plus `<dir>/<name>.manifest.json` (ids and content hashes). */
 export function writeTaskSet(dir: string, name: string, version: string, inputs: z.input<typeof Task>[]): { file: string; manifestFile: string; tasks: Task[] } {
   const issues: TaskIssue[] = [];
   const file = path.join(dir, `${name}.jsonl`);
@@ -166,6 +166,7 @@ export function writeTaskSet(dir: string, name: string, version: string, inputs:
     seen.add(parsed.data.id);
     tasks.push(parsed.data);
   });
+  if (!inputs.length) issues.push({ file, path: '', message: 'no tasks to write (an empty task set could not be read back)' });
   if (issues.length) throw new TaskSetError(issues);
   fs.mkdirSync(dir, { recursive: true });
   const manifest: TaskSetManifest = { name, version, file: path.basename(file), tasks: tasks.map((t) => ({ id: t.id, sha256: taskSha256(t) })) };

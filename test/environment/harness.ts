@@ -141,3 +141,11 @@ export function taskSetWithLines(dir: string, name: string, tasks: object[]): st
 
 /** An assertion that tries to end its read-only transaction and write. */
 export const escapingAssertion = { description: 'escapes', sql: "COMMIT; UPDATE orders SET total = 999 WHERE order_id = 'O-1'", expect: [] };
+
+/** An empty task set as a hand-edited one would be: a JSONL file of blank lines and a manifest listing no task. */
+export function writeEmptyTaskSet(dir: string, name: string): string {
+  const file = path.join(dir, `${name}.jsonl`);
+  fs.writeFileSync(file, '\n\n');
+  fs.writeFileSync(file.replace(/\.jsonl$/, '.manifest.json'), JSON.stringify({ name, version: '1', file: path.basename(file), tasks: [] }));
+  return file;
+}

@@ -8,7 +8,7 @@ import { checkAssertions } from '../../environment/sql-assertions.js';
 import { splitSqlStatements } from '../../environment/sql-statements.js';
 import { readTaskSet, TaskSetError, writeTaskSet } from '../../environment/task-set.js';
 import type { Task } from '../../schemas/task.js';
-import { escapingAssertion, fixtureEnvironment, fixtureTask, runCli, taskSetWithLines, uniqueEpisodeId } from './harness.js';
+import { escapingAssertion, fixtureEnvironment, fixtureTask, runCli, taskSetWithLines, uniqueEpisodeId, writeEmptyTaskSet } from './harness.js';
 
 /** Task files are input, not code: assertions stay inside their read-only statement, big or empty files are errors. */
 function issuesOf(read: () => unknown) {
@@ -98,8 +98,10 @@ describe('task files are untrusted input', () => {
     assert.deepEqual(issuesOf(() => readTaskSet(wide)).map((i) => [i.line, i.taskId, i.message]), [[2, 'wide', 'task is not listed in the manifest']]);
   });
 
-  it('an empty task set is an error naming the file', async () => {
-    const { file } = writeTaskSet(dir, 'empty', '1', []);
+  it('an empty task set is an error naming the file, and none is written', async () => {
+    assert.throws(() => writeTaskSet(dir, 'none', '1', []), /no tasks to write/);
+    assert.equal(fs.existsSync(path.join(dir, 'none.jsonl')), false);
+    const file = writeEmptyTaskSet(dir, 'empty');
     assert.throws(() => readTaskSet(file), (err: TaskSetError) => err.issues.some((i) => i.file === file && /holds no tasks/.test(i.message)));
     const res = await runCli(['tasks', 'validate', file, '--json']);
     assert.equal(res.code, 2, res.stdout);

@@ -2,9 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { gradeEpisode } from '../../../environment/grader.js';
-import { writeTaskSet } from '../../../environment/task-set.js';
 import type { Task } from '../../../schemas/task.js';
-import { escapingAssertion, fixtureEnvironment, fixtureTask, runCli, taskSetWithLines, uniqueEpisodeId } from '../../environment/harness.js';
+import { escapingAssertion, fixtureEnvironment, fixtureTask, runCli, taskSetWithLines, uniqueEpisodeId, writeEmptyTaskSet } from '../../environment/harness.js';
 import type { ProbeResult, SecurityProbe } from '../probe.js';
 
 /** `finalstate tasks validate` on a file that `write` makes in a fresh directory: held when it exits 2 naming what `expect` matches. */
@@ -49,7 +48,7 @@ const validation: SecurityProbe = {
       },
       (file) => `${file}:2: (task): not valid JSON`,
     ),
-    await validateRefuses('validate an empty task set', (dir) => writeTaskSet(dir, 'empty', '1', []).file, (file) => `${file}: (task): the task set holds no tasks`),
+    await validateRefuses('validate an empty task set (blank lines, a manifest listing no task)', (dir) => writeEmptyTaskSet(dir, 'empty'), (file) => `${file}: (task): the task set holds no tasks`),
   ],
 };
 
