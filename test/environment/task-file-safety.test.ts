@@ -85,6 +85,8 @@ describe('task files are untrusted input', () => {
     assert.equal(res.code, 2, res.stderr);
     assert.ok(res.stderr.includes(`${file}: (task): 600 MiB, over the 256 MiB limit of a task-set file`), res.stderr);
     assert.doesNotMatch(res.stderr, /ERR_STRING_TOO_LONG/);
+    // a device never ends: refused by its kind, not read
+    assert.deepEqual(issuesOf(() => readTaskSet('/dev/zero')).map((i) => i.message), ['a task-set file must be a regular file, this is a device, pipe or socket']);
   });
 
   it('reads line by line: a line over the per-task limit is reported by line, the other lines still checked', () => {
