@@ -7,7 +7,8 @@ export { EpisodeToolExecutor, type ToolOutcome, type RecordedToolCall } from './
 export { createEpisodeMcpServer } from './mcp-server.js';
 export { EpisodeMcpClient, type ToolCallResult, type ToolInfo } from './mcp-client.js';
 export { connectEpisodeTools, type EpisodeTools } from './episode-tools.js';
-export { serveHttp, serveStdio } from './mcp-serve.js';
+export { serveStdio } from './mcp-serve.js';
+export { serveHttp, writeTokenFile, type HttpMcpEndpoint } from './mcp-http.js';
 export { ExpectedStates, GoldenCallError, type ExpectedState } from './expected-state.js';
 /** Grade an episode's final state; judge rubrics are left to the runtime (GradeReport.pendingJudgeRubrics). */
 export { gradeEpisode as grade, type GradeInput } from './grader.js';

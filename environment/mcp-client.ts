@@ -1,4 +1,5 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -62,7 +63,10 @@ export class EpisodeMcpClient {
     return { isError: result.isError === true, content, structured, ...(typeof callIndex === 'number' ? { callIndex } : {}) };
   }
 
+  /** Close the connection; over Streamable HTTP, end the session first (DELETE), so it stops counting against the server's cap. */
   async close(): Promise<void> {
+    const transport = this.client.transport;
+    if (transport instanceof StreamableHTTPClientTransport && transport.sessionId) await transport.terminateSession().catch(() => undefined);
     await this.client.close();
   }
 }

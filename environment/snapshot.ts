@@ -40,8 +40,12 @@ export async function readTableRows(client: pg.ClientBase, table: string): Promi
   return res.rows as Record<string, unknown>[];
 }
 
+/**
+ * Run one query of a task file. The extended protocol (Parse/Bind/Execute) takes exactly one statement, so text such
+ * as `COMMIT; UPDATE …` fails as a whole instead of ending the caller's read-only transaction.
+ */
 export async function runReadQuery(client: pg.ClientBase, sql: string): Promise<Record<string, unknown>[]> {
-  const res = await client.query({ text: sql, types: snapshotTypes } as pg.QueryConfig);
+  const res = await client.query({ text: sql, types: snapshotTypes, queryMode: 'extended' } as pg.QueryConfig);
   return res.rows as Record<string, unknown>[];
 }
 

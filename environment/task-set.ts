@@ -2,8 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { z } from 'zod';
 import { UserError } from '../infra/errors.js';
-import { Task, TaskSetManifest } from '../schemas/task.js';
+import { Task, TaskFileLimits, TaskSetManifest } from '../schemas/task.js';
 import { contentHash } from './canonical.js';
+import { fileLines, formatBytes } from './file-lines.js';
 
 /** One problem in a task-set file, located by file, line, task id and field path. */
 export interface TaskIssue {
@@ -45,52 +46,78 @@ export function manifestPathFor(jsonlFile: string): string {
 const zodPath = (issuePath: PropertyKey[]) =>
   issuePath.map((p, i) => (typeof p === 'number' ? `[${p}]` : `${i ? '.' : ''}${String(p)}`)).join('');
 
+/** Why a file cannot be read within `maxBytes`, or undefined when it can. */
+function sizeProblem(file: string, maxBytes: number, what: string, hint = ''): string | undefined {
+  const stat = fs.statSync(file);
+  if (!stat.isFile()) return `a ${what} must be a regular file, this is ${stat.isDirectory() ? 'a directory' : 'a device, pipe or socket'}`;
+  if (stat.size > maxBytes) return `${formatBytes(stat.size)}, over the ${formatBytes(maxBytes)} limit of a ${what}${hint}`;
+  return undefined;
+}
+
+/** A manifest's text, or the issue that stops it being read. */
+function readManifestText(manifestFile: string, limits: TaskFileLimits): string {
+  const problem = sizeProblem(manifestFile, limits.maxManifestBytes, 'task-set manifest');
+  if (problem) throw new TaskSetError([{ file: manifestFile, path: '', message: problem }]);
+  return fs.readFileSync(manifestFile, 'utf8');
+}
+
 /** The JSONL file a manifest names (relative to the manifest). */
-function taskFileOfManifest(manifestFile: string): string {
+function taskFileOfManifest(manifestFile: string, limits: TaskFileLimits): string {
   try {
-    const manifest = TaskSetManifest.parse(JSON.parse(fs.readFileSync(manifestFile, 'utf8')));
+    const manifest = TaskSetManifest.parse(JSON.parse(readManifestText(manifestFile, limits)));
     return path.resolve(path.dirname(manifestFile), manifest.file);
   } catch (err) {
+    if (err instanceof TaskSetError) throw err;
     throw new TaskSetError([{ file: manifestFile, path: '', message: `not a readable task-set manifest: ${(err as Error).message}` }]);
   }
 }
 
 /**
  * Read and check a task-set file (JSONL, one task per line; given directly or by its manifest) and its manifest:
- * JSON syntax, the zod task schema, duplicate ids, manifest ids and content hashes. Collects every issue and throws them together; returns only a
- * fully valid set.
+ * size limits, JSON syntax, the zod task schema (assertions included: one read-only query each), duplicate ids, at
+ * least one task, manifest ids and content hashes. The file is read line by line, never whole. Collects every issue
+ * and throws them together; returns only a fully valid set.
  */
-export function readTaskSet(fileOrManifest: string): LoadedTaskSet {
-  const file = fileOrManifest.endsWith('.manifest.json') ? taskFileOfManifest(fileOrManifest) : fileOrManifest;
+export function readTaskSet(fileOrManifest: string, limits: Partial<TaskFileLimits> = {}): LoadedTaskSet {
+  const bounds = TaskFileLimits.parse(limits);
+  const file = fileOrManifest.endsWith('.manifest.json') ? taskFileOfManifest(fileOrManifest, bounds) : fileOrManifest;
   const issues: TaskIssue[] = [];
   if (!fs.existsSync(file)) throw new TaskSetError([{ file, path: '', message: 'file does not exist' }]);
+  const unreadable = sizeProblem(file, bounds.maxFileBytes, 'task-set file', ' (split it into several task sets in one directory)');
+  if (unreadable) throw new TaskSetError([{ file, path: '', message: unreadable }]);
   const tasks: Task[] = [];
   const lines = new Map<string, number>();
-  fs.readFileSync(file, 'utf8').split('\n').forEach((text, i) => {
-    const line = i + 1;
-    if (!text.trim()) return;
+  for (const read of fileLines(file, bounds.maxLineBytes)) {
+    const { line } = read;
+    if ('overLimitBytes' in read) {
+      issues.push({ file, line, path: '', message: `line of ${formatBytes(read.overLimitBytes)}, over the ${formatBytes(bounds.maxLineBytes)} limit of one task` });
+      continue;
+    }
+    const text = read.text;
+    if (!text.trim()) continue;
     let raw: unknown;
     try {
       raw = JSON.parse(text);
     } catch (err) {
       issues.push({ file, line, path: '', message: `not valid JSON: ${(err as Error).message}` });
-      return;
+      continue;
     }
     const rawId = typeof (raw as { id?: unknown })?.id === 'string' ? (raw as { id: string }).id : undefined;
     const parsed = Task.safeParse(raw);
     if (!parsed.success) {
       for (const issue of parsed.error.issues) issues.push({ file, line, ...(rawId ? { taskId: rawId } : {}), path: zodPath(issue.path), message: issue.message });
-      return;
+      continue;
     }
     const task = parsed.data;
     const first = lines.get(task.id);
     if (first !== undefined) {
       issues.push({ file, line, taskId: task.id, path: 'id', message: `duplicate task id (first on line ${first})` });
-      return;
+      continue;
     }
     lines.set(task.id, line);
     tasks.push(task);
-  });
+  }
+  if (!tasks.length && !issues.length) issues.push({ file, path: '', message: 'the task set holds no tasks (an empty set is an error: a campaign or evaluation over it would run nothing)' });
   const manifestFile = manifestPathFor(file);
   let manifest: TaskSetManifest | undefined;
   if (!fs.existsSync(manifestFile)) {
@@ -98,9 +125,10 @@ export function readTaskSet(fileOrManifest: string): LoadedTaskSet {
   } else {
     let raw: unknown;
     try {
-      raw = JSON.parse(fs.readFileSync(manifestFile, 'utf8'));
+      raw = JSON.parse(readManifestText(manifestFile, bounds));
     } catch (err) {
-      issues.push({ file: manifestFile, path: '', message: `not valid JSON: ${(err as Error).message}` });
+      if (err instanceof TaskSetError) issues.push(...err.issues);
+      else issues.push({ file: manifestFile, path: '', message: `not valid JSON: ${(err as Error).message}` });
     }
     const parsed = raw === undefined ? undefined : TaskSetManifest.safeParse(raw);
     if (parsed && !parsed.success) for (const issue of parsed.error.issues) issues.push({ file: manifestFile, path: zodPath(issue.path), message: issue.message });
@@ -122,7 +150,7 @@ export function readTaskSet(fileOrManifest: string): LoadedTaskSet {
   return { file, manifestFile, manifest, tasks, lines };
 }
 
-/** Write a task set: `<dir>/<name>.jsonl` plus `<dir>/<name>.manifest.json` (ids and content hashes). */
+/** Write a task set of at least one task: `<dir>/<name>.jsonl` plus `<dir>/<name>.manifest.json` (ids and content hashes). */
 export function writeTaskSet(dir: string, name: string, version: string, inputs: z.input<typeof Task>[]): { file: string; manifestFile: string; tasks: Task[] } {
   const issues: TaskIssue[] = [];
   const file = path.join(dir, `${name}.jsonl`);
@@ -138,6 +166,7 @@ export function writeTaskSet(dir: string, name: string, version: string, inputs:
     seen.add(parsed.data.id);
     tasks.push(parsed.data);
   });
+  if (!inputs.length) issues.push({ file, path: '', message: 'no tasks to write (an empty task set could not be read back)' });
   if (issues.length) throw new TaskSetError(issues);
   fs.mkdirSync(dir, { recursive: true });
   const manifest: TaskSetManifest = { name, version, file: path.basename(file), tasks: tasks.map((t) => ({ id: t.id, sha256: taskSha256(t) })) };

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { readOnlyQueryProblem } from '../environment/sql-statements.js';
 
 export const Split = z.enum(['train', 'eval']);
 export type Split = z.infer<typeof Split>;
@@ -29,7 +30,14 @@ export const TaskInit = z
 export const SqlAssertion = z
   .object({
     description: z.string().min(1),
-    sql: z.string().min(1),
+    sql: z
+      .string()
+      .min(1)
+      .superRefine((sql, ctx) => {
+        const problem = readOnlyQueryProblem(sql);
+        if (problem) ctx.addIssue({ code: 'custom', message: problem });
+      })
+      .describe('One read-only query (SELECT, WITH, VALUES or TABLE); run in a read-only transaction, extended protocol.'),
     expect: z.array(Row),
   })
   .strict();
@@ -76,3 +84,13 @@ export const TaskSetManifest = z
   })
   .strict();
 export type TaskSetManifest = z.infer<typeof TaskSetManifest>;
+
+/** Bounds on reading a task-set file, which is read line by line and never held whole. */
+export const TaskFileLimits = z
+  .object({
+    maxFileBytes: z.number().int().positive().default(256 * 1024 * 1024).describe('Largest task-set (JSONL) file read.'),
+    maxLineBytes: z.number().int().positive().default(16 * 1024 * 1024).describe('Longest single task (one JSONL line).'),
+    maxManifestBytes: z.number().int().positive().default(64 * 1024 * 1024).describe('Largest manifest file read.'),
+  })
+  .strict();
+export type TaskFileLimits = z.infer<typeof TaskFileLimits>;

@@ -1,16 +1,20 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { loadConfig } from '../../infra/config.js';
 import { UserError } from '../../infra/errors.js';
 import { fromRoot } from '../../infra/paths.js';
 import { EnvironmentBackend } from '../../environment/backend.js';
 import { ExpectedStates } from '../../environment/expected-state.js';
 import { createEpisodeMcpServer } from '../../environment/mcp-server.js';
-import { serveHttp, serveStdio } from '../../environment/mcp-serve.js';
+import { newBearerToken, serveHttp, writeTokenFile } from '../../environment/mcp-http.js';
+import { serveStdio } from '../../environment/mcp-serve.js';
 import { sweepLeakedEpisodes } from '../../environment/janitor.js';
 import { defaultRegistry } from '../../environment/registry.js';
 import { findTaskSetFiles, readTaskSets, writeTaskSet } from '../../environment/task-set.js';
 import { validateTaskSetFile } from '../../environment/task-validation.js';
 import { EpisodeToolExecutor } from '../../environment/tool-executor.js';
 import { verifyTasks } from '../../environment/verify.js';
+import { McpHttpServeOptions } from '../../schemas/mcp-http.js';
 import { Profile, Split, type Task } from '../../schemas/task.js';
 import { parse, printJson, type Command } from '../command.js';
 
@@ -26,7 +30,15 @@ const usage = `finalstate tasks <subcommand> [--json]
                                                   write <dir>/<domain>-<split>-<profile>.jsonl + manifest from the
                                                   domain's seeded generator
   serve-mcp --task ID [--transport stdio|http] [--port P] [--episode ID] [--keep]
-                                                  provision an episode for the task and serve its tools over MCP
+                                                  provision an episode for the task and serve its tools over MCP;
+                                                  http serves 127.0.0.1 only and takes:
+     [--token-file F]                             where the bearer token is written (mode 0600; default
+                                                  <dataDir>/mcp/<episode>.token); FINALSTATE_MCP_TOKEN gives one
+     [--allowed-host H]... [--allowed-origin O]...
+                                                  Host/Origin values accepted besides the server's own address
+     [--max-sessions N] [--session-idle-seconds S]
+                                                  sessions open at once (default 8; more get 503) and idle
+                                                  seconds before one is closed (default 300)
   janitor [--ttl-minutes M]                       drop leaked episode databases older than M minutes (default 60)
 
   --dir DIR   task-set directory (default: tasks/ in the project)
@@ -62,6 +74,11 @@ export const tasksCommand: Command = {
       port: { type: 'string', default: '0' },
       episode: { type: 'string' },
       keep: { type: 'boolean', default: false },
+      'token-file': { type: 'string' },
+      'allowed-host': { type: 'string', multiple: true },
+      'allowed-origin': { type: 'string', multiple: true },
+      'max-sessions': { type: 'string' },
+      'session-idle-seconds': { type: 'string' },
       'ttl-minutes': { type: 'string', default: '60' },
       concurrency: { type: 'string', default: '2' },
     });
@@ -169,22 +186,58 @@ export const tasksCommand: Command = {
   },
 };
 
-async function serveMcp(
-  values: { task?: string; transport?: string; port?: string; episode?: string; keep?: boolean },
-  dir: string,
-  allTasks: () => Task[],
-): Promise<number> {
+type ServeMcpFlags = {
+  task?: string;
+  transport?: string;
+  port?: string;
+  episode?: string;
+  keep?: boolean;
+  'token-file'?: string;
+  'allowed-host'?: string[];
+  'allowed-origin'?: string[];
+  'max-sessions'?: string;
+  'session-idle-seconds'?: string;
+};
+
+/** The HTTP guard options from flags and FINALSTATE_MCP_TOKEN, checked by their schema; an error names the flag. */
+function httpServeOptions(values: ServeMcpFlags): McpHttpServeOptions {
+  const flagOf: Record<string, string> = { port: '--port', token: 'FINALSTATE_MCP_TOKEN', allowedHosts: '--allowed-host', allowedOrigins: '--allowed-origin', maxSessions: '--max-sessions', sessionIdleSeconds: '--session-idle-seconds' };
+  const number = (v: string | undefined) => (v === undefined ? undefined : v.trim() === '' ? NaN : Number(v));
+  const parsed = McpHttpServeOptions.safeParse({
+    port: number(values.port),
+    ...(process.env.FINALSTATE_MCP_TOKEN ? { token: process.env.FINALSTATE_MCP_TOKEN } : {}),
+    allowedHosts: values['allowed-host'] ?? [],
+    allowedOrigins: values['allowed-origin'] ?? [],
+    ...(values['max-sessions'] !== undefined ? { maxSessions: number(values['max-sessions']) } : {}),
+    ...(values['session-idle-seconds'] !== undefined ? { sessionIdleSeconds: number(values['session-idle-seconds']) } : {}),
+  });
+  if (!parsed.success) {
+    const [issue] = parsed.error.issues;
+    throw new UserError(`finalstate tasks serve-mcp: ${flagOf[String(issue!.path[0])] ?? String(issue!.path[0])}: ${issue!.message}`);
+  }
+  return parsed.data;
+}
+
+async function serveMcp(values: ServeMcpFlags, dir: string, allTasks: () => Task[]): Promise<number> {
   if (!values.task) throw new UserError('finalstate tasks serve-mcp: --task ID is required');
   if (values.transport !== 'stdio' && values.transport !== 'http') throw new UserError(`finalstate tasks serve-mcp: --transport must be stdio or http, got ${values.transport}`);
-  const port = Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UserError(`finalstate tasks serve-mcp: --port must be a TCP port, got ${values.port}`);
+  const httpOptions = httpServeOptions(values);
   const task = allTasks().find((t) => t.id === values.task);
   if (!task) throw new UserError(`finalstate tasks serve-mcp: no task ${values.task} in ${dir}`);
-  const env = await environment();
   const episodeId = values.episode ?? `serve-${task.id}-${process.pid}`;
-  const episode = await env.backend.open(episodeId, task);
+  const tokenFile = path.resolve(values['token-file'] ?? path.join(loadConfig().dataPath, 'mcp', `${episodeId.replace(/[^A-Za-z0-9._-]/g, '_')}.token`));
+  const token = httpOptions.token ?? newBearerToken();
+  // before anything is provisioned: a path that is not ours to write stops here
+  if (values.transport === 'http') writeTokenFile(tokenFile, token);
+  const removeTokenFile = () => values.transport === 'http' && fs.rmSync(tokenFile, { force: true });
+  const env = await environment();
+  const episode = await env.backend.open(episodeId, task).catch((err: unknown) => {
+    removeTokenFile();
+    throw err;
+  });
   const executor = new EpisodeToolExecutor(env.backend, episode);
   const finish = async () => {
+    removeTokenFile();
     if (values.keep) await env.backend.detach(episode);
     else await env.backend.teardown(episode, { wait: true });
     await env.backend.close();
@@ -195,9 +248,12 @@ async function serveMcp(
       await serveStdio(createEpisodeMcpServer(executor));
       return 0;
     }
-    const endpoint = await serveHttp(() => createEpisodeMcpServer(executor), port);
-    process.stderr.write(`finalstate: serving task ${task.id} (episode ${episodeId}) at ${endpoint.url}\n`);
-    console.log(JSON.stringify({ url: endpoint.url, episodeId, database: episode.database }));
+    const endpoint = await serveHttp(() => createEpisodeMcpServer(executor), { ...httpOptions, token }, (line) => process.stderr.write(`finalstate: ${line}\n`));
+    process.stderr.write(
+      `finalstate: serving task ${task.id} (episode ${episodeId}) at ${endpoint.url}; send \`Authorization: Bearer <token>\` with the token in ${tokenFile}; ` +
+        `at most ${httpOptions.maxSessions} sessions, each closed after ${httpOptions.sessionIdleSeconds} s idle\n`,
+    );
+    console.log(JSON.stringify({ url: endpoint.url, tokenFile, episodeId, database: episode.database }));
     await new Promise<void>((resolve) => {
       process.once('SIGINT', resolve);
       process.once('SIGTERM', resolve);

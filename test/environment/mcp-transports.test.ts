@@ -1,10 +1,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { once } from 'node:events';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { withClient } from '../../infra/stack/postgres.js';
@@ -13,7 +11,7 @@ import { fromRoot } from '../../infra/paths.js';
 import { EpisodeMcpClient } from '../../environment/mcp-client.js';
 import { episodeDatabaseName } from '../../environment/naming.js';
 import { writeTaskSet } from '../../environment/task-set.js';
-import { fixtureModule, fixtureTasks, uniqueEpisodeId } from './harness.js';
+import { fixtureModule, fixtureTasks, spawnServeMcp, uniqueEpisodeId } from './harness.js';
 
 const config = loadConfig();
 const databaseExists = (name: string) =>
@@ -65,26 +63,22 @@ describe('serve-mcp over stdio and Streamable HTTP', () => {
     await eventually(async () => !(await databaseExists(episodeDatabaseName(episodeId))), 'the stdio server dropped its episode database');
   });
 
-  it('http: a spawned server serves the episode at /mcp and tears it down on SIGTERM', async () => {
+  it('http: a spawned server serves the episode at /mcp to a client with the token, and tears it down on SIGTERM', async () => {
     const episodeId = uniqueEpisodeId('http');
-    const child = spawn(process.execPath, [cli, 'tasks', 'serve-mcp', '--task', task.id, '--dir', dir, '--transport', 'http', '--port', '0', '--episode', episodeId], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const served = await spawnServeMcp(['--task', task.id, '--dir', dir, '--port', '0', '--episode', episodeId]);
     try {
-      let out = '';
-      child.stdout.setEncoding('utf8');
-      while (!out.includes('\n')) {
-        const [chunk] = (await Promise.race([once(child.stdout, 'data'), once(child, 'exit').then(() => assert.fail('server exited early'))])) as [string];
-        out += chunk;
-      }
-      const { url, database } = JSON.parse(out.split('\n')[0]!) as { url: string; database: string };
-      assert.equal(database, episodeDatabaseName(episodeId));
-      const client = await EpisodeMcpClient.connect(new StreamableHTTPClientTransport(new URL(url)));
+      assert.equal(served.database, episodeDatabaseName(episodeId));
+      assert.equal(fs.statSync(served.tokenFile).mode & 0o777, 0o600, 'the token file is readable by its owner only');
+      const token = fs.readFileSync(served.tokenFile, 'utf8').trim();
+      assert.match(token, /^[A-Za-z0-9_-]{43}$/);
+      const client = await EpisodeMcpClient.connect(new StreamableHTTPClientTransport(new URL(served.url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
       await exercise(client);
       await client.close();
-      child.kill('SIGTERM');
-      await once(child, 'exit');
-      await eventually(async () => !(await databaseExists(database)), 'the http server dropped its episode database');
+      await served.stop();
+      await eventually(async () => !(await databaseExists(served.database)), 'the http server dropped its episode database');
+      assert.equal(fs.existsSync(served.tokenFile), false, 'the token file is removed on shutdown');
     } finally {
-      if (child.exitCode === null) child.kill('SIGKILL');
+      await served.stop();
     }
   });
 });
