@@ -62,7 +62,7 @@ export const AgentTurnRecord = z.object({ model: z.string(), policyVersion: z.st
 
 export const ToolCallRecord = z
   .object({
-    index: z.number().int().nonnegative(),
+    index: z.number().int().nonnegative().nullable().describe('The call index it consumed; null when it was refused before running (no effect, no index).'),
     tool: z.string(),
     arguments: z.record(z.string(), z.unknown()),
     isError: z.boolean(),
