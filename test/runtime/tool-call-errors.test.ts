@@ -68,6 +68,19 @@ test('a call the MCP SDK rejects (3-character address) is a tool error, and the 
   assert.equal(grade.pass, true, JSON.stringify(grade.diff));
 });
 
+test('through the interpreter, the same short address is refused as a parse failure naming the rule, before the SDK sees it', async () => {
+  const task = addressTask();
+  const [lookup, update] = task.golden as [ToolCall, ToolCall];
+  const text = (call: ToolCall) => `<tool_call>\n${JSON.stringify({ name: call.tool, arguments: call.arguments })}\n</tool_call>`;
+  const { grade, toolTurns, loop } = await play(
+    task,
+    new ScriptedTextPolicy([text(lookup), text({ tool: update.tool, arguments: { ...update.arguments, address: 'abc' } }), text(update), 'Your address is updated.']),
+  );
+  assert.deepEqual(loop.agentTurns.map((t) => t.parseFailures).slice(0, 3), [0, 1, 0]);
+  assert.match(toolTurns[1]!, /^Error: your last message could not be executed[\s\S]*"address" must be at least 5 characters long, got 3/);
+  assert.equal(grade.pass, true, JSON.stringify(grade.diff));
+});
+
 test('a NUL character in an argument is a tool error naming the argument, and the episode can still pass', async () => {
   const task = addressTask();
   const [lookup, update] = task.golden as [ToolCall, ToolCall];
