@@ -1,7 +1,7 @@
 import type { Conversation } from '../../schemas/conversation.js';
 import type { Trajectory } from '../../schemas/trajectory.js';
 import type { PolicyClient } from '../clients/policy-client.js';
-import { type ChatRenderer, renderPrompt } from '../interpreter/renderer.js';
+import { type ChatRenderer, renderPromptParts } from '../interpreter/renderer.js';
 import { TrajectoryBuilder } from '../trajectory/builder.js';
 import type { PolicyState } from '../../schemas/checkpoint.js';
 import { stateOfKind, type AgentPolicy, type AgentStep } from './agent-policy.js';
@@ -25,7 +25,7 @@ export class CompletionsAgentPolicy implements AgentPolicy {
   }
 
   async next(conversation: Conversation): Promise<AgentStep> {
-    await this.trajectory.observe(renderPrompt(this.renderer, conversation));
+    await this.trajectory.observe(renderPromptParts(this.renderer, conversation), this.renderer.controlTokens);
     const baseSeed = this.options.seed ?? this.client.config.sampling.seed;
     const completion = await this.client.complete({
       promptTokenIds: this.trajectory.tokens,

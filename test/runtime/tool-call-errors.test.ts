@@ -2,17 +2,13 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { loadConfig } from '../../infra/config.js';
 import { fromRoot } from '../../infra/paths.js';
-import { ScriptedUserSimulator } from '../../runtime/clients/scripted-user.js';
-import { runAgentLoop } from '../../runtime/episode/loop.js';
 import { McpToolSession } from '../../runtime/episode/mcp-tool-session.js';
 import { createEpisodeRuntime, type EpisodeRuntime } from '../../runtime/episode/runtime.js';
 import type { AgentPolicy } from '../../runtime/policy/agent-policy.js';
 import { connectEpisodeTools } from '../../environment/episode-tools.js';
-import { ExpectedStates } from '../../environment/expected-state.js';
-import { gradeEpisode } from '../../environment/grader.js';
-import { EpisodeLimits } from '../../schemas/episode.js';
 import type { ToolCall, Task } from '../../schemas/task.js';
 import { uniqueName } from '../helpers/index.js';
+import { playEpisode } from './play-episode.js';
 import { ScriptedCallsPolicy, ScriptedTextPolicy } from './scripted-policies.js';
 
 // Item 1 of issue 14: one call refused by the MCP SDK's input validation, or failing inside the tool, must not break
@@ -31,25 +27,7 @@ function taskOf(set: string, type: string): Task {
   return runtime.tasks.taskSet(fromRoot('tasks', `${set}.manifest.json`)).tasks.find((t) => t.tags[0] === type)!;
 }
 
-async function play(task: Task, policy: AgentPolicy) {
-  const backend = runtime.backend;
-  const episode = await backend.open(uniqueName(`calls-${task.tags[0]}`), task);
-  try {
-    const wiring = await connectEpisodeTools(backend, episode);
-    const tools = new McpToolSession(wiring.client, () => wiring.close());
-    let loop;
-    try {
-      loop = await runAgentLoop({ system: 'test', policy, tools, user: new ScriptedUserSimulator(task), limits: EpisodeLimits.parse({}) });
-    } finally {
-      await tools.close();
-    }
-    const grade = await gradeEpisode(backend, new ExpectedStates(backend), { episode });
-    const recorded = await wiring.executor.recorded();
-    return { loop, tools, grade, recorded, toolTurns: loop.conversation.turns.filter((t) => t.role === 'tool').map((t) => t.content) };
-  } finally {
-    await backend.teardown(episode);
-  }
-}
+const play = (task: Task, policy: AgentPolicy) => playEpisode(runtime, task, policy);
 
 const addressTask = () => taskOf('retail-train-mini', 'address_change');
 const golden = (task: Task, tool: string) => task.golden.find((c) => c.tool === tool)!;
