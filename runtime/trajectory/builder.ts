@@ -42,6 +42,12 @@ export class TrajectoryBuilder {
     };
   }
 
+  /** Go back to an earlier state of this builder (a turn given up at the episode's deadline). */
+  reset(state: TrajectoryBuilderState): void {
+    for (const list of [this.tokenIds, this.lossMask, this.logprobs, this.segments, this.versions]) list.length = 0;
+    this.restore(state);
+  }
+
   /** Continue from a checkpointed state (a builder that has built nothing yet). */
   restore(state: TrajectoryBuilderState): void {
     if (this.tokenIds.length > 0) throw new Error('trajectory: restore() needs an empty builder');
