@@ -4,7 +4,8 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { InfrastructureError } from '../infra/errors.js';
-import { META_CALL_INDEX, META_INFRASTRUCTURE_ERROR } from './mcp-server.js';
+import { META_CALL_INDEX, META_INDEX_CONFLICT, META_INFRASTRUCTURE_ERROR } from './mcp-server.js';
+import { ToolCallIndexConflict } from './tool-executor.js';
 
 export interface ToolInfo {
   name: string;
@@ -19,6 +20,7 @@ export interface ToolCallResult {
   content: string;
   /** The tool's JSON result (undefined for errors). */
   structured: unknown;
+  /** The index the call consumed; absent when it was refused before running (by the SDK's input validation, say). */
   callIndex?: number;
 }
 
@@ -56,6 +58,8 @@ export class EpisodeMcpClient {
     });
     const infra = result._meta?.[META_INFRASTRUCTURE_ERROR] as { component?: string; message?: string } | undefined;
     if (infra) throw new InfrastructureError(infra.message ?? 'tool server infrastructure error', infra.component ?? 'mcp');
+    const conflict = result._meta?.[META_INDEX_CONFLICT];
+    if (typeof conflict === 'string') throw new ToolCallIndexConflict(conflict);
     const blocks = (result.content ?? []) as { type: string; text?: string }[];
     const content = blocks.filter((b) => b.type === 'text').map((b) => b.text ?? '').join('\n');
     const structured = (result.structuredContent as { result?: unknown } | undefined)?.result;

@@ -4,17 +4,20 @@ import { InfrastructureError } from '../infra/errors.js';
 import type { Profile } from '../schemas/task.js';
 import type { z } from 'zod';
 import type { ToolDefinition } from './domain.js';
-import type { EpisodeToolExecutor } from './tool-executor.js';
+import { ToolCallIndexConflict, type EpisodeToolExecutor } from './tool-executor.js';
 
 /** `_meta` keys of our tool results and requests. */
 export const META_CALL_INDEX = 'finalstate/callIndex';
 export const META_INFRASTRUCTURE_ERROR = 'finalstate/infrastructureError';
+export const META_INDEX_CONFLICT = 'finalstate/callIndexConflict';
 
 /**
  * An MCP server exposing one episode's tools (the task profile's tool list), bound to that episode's database
  * through its executor. The domain policy is served as the server's instructions. Agent mistakes (bad arguments,
  * not found, rejections) are `isError` results; an outage is an `isError` result flagged in `_meta`, which
  * EpisodeMcpClient turns back into an InfrastructureError so the runtime retries instead of blaming the agent.
+ * `_meta` carries the call index a call consumed, and only when it consumed one: a call the SDK's input validation
+ * refuses never reaches the executor, so its result has no index and the caller must not count it.
  */
 /** What an agent on this profile is shown of a tool: the `mini` profile's short descriptions, without parameter descriptions. */
 function presentedTool(tool: ToolDefinition, profile: Profile): { description: string; inputSchema: ToolDefinition['input'] } {
@@ -37,15 +40,18 @@ export function createEpisodeMcpServer(executor: EpisodeToolExecutor): McpServer
         const requested = extra._meta?.[META_CALL_INDEX];
         try {
           const outcome = await executor.call(tool.name, args, typeof requested === 'number' ? { callIndex: requested } : {});
-          const meta = { [META_CALL_INDEX]: outcome.callIndex };
-          if (outcome.isError) return { isError: true, content: [{ type: 'text', text: outcome.message }], _meta: meta };
+          const meta = outcome.callIndex === undefined ? undefined : { [META_CALL_INDEX]: outcome.callIndex };
+          if (outcome.isError) return { isError: true, content: [{ type: 'text', text: outcome.message }], ...(meta ? { _meta: meta } : {}) };
           const shown = task.profile === 'mini' && tool.miniResult ? tool.miniResult(outcome.result, { now: executor.episode.clock }) : outcome.result;
           return {
             content: [{ type: 'text', text: JSON.stringify(shown) }],
             structuredContent: { result: shown },
-            _meta: meta,
+            ...(meta ? { _meta: meta } : {}),
           };
         } catch (err) {
+          if (err instanceof ToolCallIndexConflict) {
+            return { isError: true, content: [{ type: 'text', text: err.message }], _meta: { [META_INDEX_CONFLICT]: err.message } };
+          }
           if (!(err instanceof InfrastructureError)) throw err;
           return {
             isError: true,

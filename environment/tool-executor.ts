@@ -5,10 +5,14 @@ import type { EnvironmentBackend, Episode } from './backend.js';
 import { ToolRejection, type ToolContext, type ToolDefinition } from './domain.js';
 import { asInfrastructureError, isInfrastructureFault } from './pg-faults.js';
 
-/** What the agent sees of one tool call. */
+/**
+ * What the agent sees of one tool call. `callIndex` is the index the call consumed: present when it ran (and is
+ * recorded, errors included), absent when it was refused before running (unknown tool, invalid arguments), which
+ * consumes no index and has no effect, so repeating it on a resumed attempt is harmless.
+ */
 export type ToolOutcome =
   | { callIndex: number; isError: false; result: unknown }
-  | { callIndex: number; isError: true; message: string };
+  | { callIndex?: number; isError: true; message: string };
 
 /** A tool call as recorded in the episode database, in the same transaction as its writes. */
 export interface RecordedToolCall {
@@ -25,8 +29,40 @@ export class ToolFault extends Error {
   override name = 'ToolFault';
 }
 
-/** Data and constraint violations (SQLSTATE 22xxx, 23xxx) raised while a tool writes are refusals of the request. */
-const isConstraintViolation = (err: unknown) => /^(22|23)/.test(String((err as { code?: unknown }).code ?? ''));
+/**
+ * A caller's call index disagrees with the episode's records (it skips ahead, or names a different recorded call): the
+ * two sides lost track of each other. It is not the agent's mistake, so it never reaches the agent as a tool error.
+ */
+export class ToolCallIndexConflict extends Error {
+  override name = 'ToolCallIndexConflict';
+}
+
+/**
+ * Errors raised while a tool runs that refuse the request's values: data exceptions (SQLSTATE 22xxx), integrity
+ * violations (23xxx) and program limits such as an index row over the btree maximum (54xxx).
+ */
+const isValueRefusal = (err: unknown) => /^(22|23|54)/.test(String((err as { code?: unknown }).code ?? ''));
+
+/** The path of the first string (value or key) holding U+0000, which PostgreSQL text and jsonb cannot store. */
+function nulPath(value: unknown, path: string): string | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = nulPath(value[i], `${path}[${i}]`);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  if (value !== null && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) {
+      const where = path === '' ? key : `${path}.${key}`;
+      if (key.includes('\u0000')) return where;
+      const found = nulPath(item, where);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
 
 function describeZodError(error: z.ZodError): string {
   return error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(arguments)'}: ${i.message}`).join('; ');
@@ -97,19 +133,21 @@ export class EpisodeToolExecutor {
     return this.serial(async () => {
       const next = await this.nextCallIndex();
       if (options.callIndex !== undefined && options.callIndex !== next) {
-        if (options.callIndex > next) throw new Error(`tool call index ${options.callIndex} skips ahead of the next index ${next}`);
+        if (options.callIndex > next) throw new ToolCallIndexConflict(`tool call index ${options.callIndex} skips ahead of the next index ${next}`);
         const recorded = await this.lookup(options.callIndex);
         if (!recorded || recorded.tool !== toolName || canonicalJson(recorded.arguments) !== canonicalJson(rawArgs ?? {})) {
-          throw new Error(`tool call ${options.callIndex} was recorded as a different call (${recorded?.tool ?? 'none'})`);
+          throw new ToolCallIndexConflict(`tool call ${options.callIndex} was recorded as a different call (${recorded?.tool ?? 'none'})`);
         }
         return recorded.isError
           ? { callIndex: recorded.callIndex, isError: true, message: recorded.message ?? '' }
           : { callIndex: recorded.callIndex, isError: false, result: recorded.result };
       }
       const tool = this.tools.get(toolName);
-      if (!tool) return { callIndex: next, isError: true, message: `unknown tool ${JSON.stringify(toolName)}; available: ${[...this.tools.keys()].join(', ')}` };
+      if (!tool) return { isError: true, message: `unknown tool ${JSON.stringify(toolName)}; available: ${[...this.tools.keys()].join(', ')}` };
       const parsed = z.object(tool.input).strict().safeParse(rawArgs ?? {});
-      if (!parsed.success) return { callIndex: next, isError: true, message: `invalid arguments for ${toolName}: ${describeZodError(parsed.error)}` };
+      if (!parsed.success) return { isError: true, message: `invalid arguments for ${toolName}: ${describeZodError(parsed.error)}` };
+      const nul = nulPath(rawArgs ?? {}, '');
+      if (nul !== undefined) return { isError: true, message: `invalid arguments for ${toolName}: ${nul}: contains a NUL character (U+0000), which cannot be stored; remove it` };
       const outcome = await this.runRecorded(next, tool, parsed.data, (rawArgs ?? {}) as Record<string, unknown>);
       this.nextIndex = next + 1;
       return outcome;
@@ -127,7 +165,7 @@ export class EpisodeToolExecutor {
         const result = await tool.handler(this.context(client), args);
         outcome = { callIndex: index, isError: false, result: result === undefined ? null : JSON.parse(JSON.stringify(result)) };
       } catch (err) {
-        if (!(err instanceof ToolRejection) && !isConstraintViolation(err)) throw err;
+        if (!(err instanceof ToolRejection) && !isValueRefusal(err)) throw err;
         await client.query('ROLLBACK TO SAVEPOINT tool_call');
         outcome = { callIndex: index, isError: true, message: (err as Error).message };
       }

@@ -35,14 +35,14 @@ export type LoopState = z.infer<typeof LoopState>;
 /**
  * An episode's turn checkpoint, written after every completed turn into its own database (table
  * `_finalstate_checkpoint`). A retried attempt that reattaches restores it and continues with the next turn; its tool
- * calls carry indexes from `toolCalls.length` on, so a call already committed is answered from its record.
+ * calls carry indexes from the one after the last consumed, so a call already committed is answered from its record.
  */
 export const TurnCheckpoint = z
   .object({
     episodeId: z.string().min(1),
     loop: LoopState,
     policy: PolicyState.nullable().describe('Null for a policy whose next turn depends on the conversation alone.'),
-    toolCalls: z.array(ToolCallRecord).describe('Calls answered so far; the next call gets index toolCalls.length.'),
+    toolCalls: z.array(ToolCallRecord).describe('Calls answered so far; the next call gets the index after the last one consumed.'),
     resumedAt: z.array(Count).describe('Agent turns already done each time an attempt resumed from a checkpoint.'),
   })
   .strict();

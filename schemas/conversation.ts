@@ -56,6 +56,7 @@ export const ParseFailureKind = z.enum([
   'unclosed_tag',
   'stray_tag',
   'text_after_tool_call',
+  'too_many_calls',
 ]);
 export type ParseFailureKind = z.infer<typeof ParseFailureKind>;
 

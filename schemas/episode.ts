@@ -20,7 +20,14 @@ export const EpisodeLimits = z
     maxUserTurns: z.number().int().positive().default(6),
     maxTotalTokens: z.number().int().positive().default(16_384),
     maxContextTokens: z.number().int().positive().default(8_192),
-    timeoutMs: z.number().int().positive().default(300_000),
+    timeoutMs: z.number().int().positive().default(300_000).describe('Wall clock of the conversation; it also stops a turn in flight (finish reason timeout).'),
+    maxToolResultChars: z
+      .number()
+      .int()
+      .positive()
+      .default(16_000)
+      .describe('A longer tool result is cut to this many characters, with a marker the agent reads; the record keeps it whole.'),
+    maxToolCallsPerTurn: z.number().int().positive().default(16).describe('More calls in one message are refused as a whole and fed back as a tool error.'),
   })
   .strict();
 export type EpisodeLimits = z.infer<typeof EpisodeLimits>;
@@ -38,7 +45,7 @@ export const EpisodeRequest = z
     policy: PolicyRef,
     user: UserSimulatorConfig.default({ kind: 'scripted' }),
     judge: JudgeConfig.optional(),
-    limits: EpisodeLimits.default({ maxAgentTurns: 12, maxUserTurns: 6, maxTotalTokens: 16_384, maxContextTokens: 8_192, timeoutMs: 300_000 }),
+    limits: EpisodeLimits.prefault({}),
     seed: z.number().int().describe('Sampling seed of this episode.'),
   })
   .strict();
@@ -62,11 +69,11 @@ export const AgentTurnRecord = z.object({ model: z.string(), policyVersion: z.st
 
 export const ToolCallRecord = z
   .object({
-    index: z.number().int().nonnegative(),
+    index: z.number().int().nonnegative().nullable().describe('The call index it consumed; null when it was refused before running (no effect, no index).'),
     tool: z.string(),
     arguments: z.record(z.string(), z.unknown()),
     isError: z.boolean(),
-    result: z.string().describe('What the agent saw.'),
+    result: z.string().describe('What the tool answered, whole (the agent sees it cut at limits.maxToolResultChars).'),
     ms: z.number().nonnegative(),
   })
   .strict();

@@ -22,6 +22,8 @@ export interface ChatOptions {
   temperature?: number;
   seed?: number;
   maxTokens?: number;
+  /** Abandon the request when this fires (the episode's deadline); the rejection is the signal's reason. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -56,8 +58,9 @@ export class ChatClient {
         ...(temperature === undefined ? {} : { temperature }),
         ...(seed === undefined ? {} : { seed }),
         ...(maxTokens === undefined ? {} : { max_completion_tokens: maxTokens }),
-      });
+      }, options.signal ? { signal: options.signal } : {});
     } catch (err) {
+      if (options.signal?.aborted) throw options.signal.reason;
       throw this.classify(err);
     }
     const choice = completion.choices[0];

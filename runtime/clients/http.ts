@@ -7,6 +7,8 @@ export interface JsonRequest {
   component: string;
   timeoutMs: number;
   headers?: Record<string, string>;
+  /** Abandon the request when this fires (the episode's deadline); the rejection is the signal's reason. */
+  signal?: AbortSignal;
 }
 
 function causeText(err: unknown): string {
@@ -38,9 +40,10 @@ export async function requestJson<T extends z.ZodType>(url: string, body: unknow
       method: body === undefined ? 'GET' : 'POST',
       headers: { 'content-type': 'application/json', ...options.headers },
       body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(options.timeoutMs),
+      signal: options.signal ? AbortSignal.any([AbortSignal.timeout(options.timeoutMs), options.signal]) : AbortSignal.timeout(options.timeoutMs),
     });
   } catch (err) {
+    if (options.signal?.aborted) throw options.signal.reason;
     const reason = (err as Error).name === 'TimeoutError' ? `timed out after ${options.timeoutMs} ms` : `unreachable (${causeText(err)})`;
     throw new InfrastructureError(`${options.component} at ${url} ${reason}`, options.component, { cause: err });
   }

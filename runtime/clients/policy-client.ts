@@ -45,11 +45,11 @@ export class PolicyClient implements Tokenizer {
     this.headers = key ? { authorization: `Bearer ${key}` } : {};
   }
 
-  private post<T extends Parameters<typeof requestJson>[2]>(path: string, body: unknown, schema: T) {
-    return requestJson(`${this.root}${path}`, body, schema, { component: 'policy-server', timeoutMs: this.config.timeoutMs, headers: this.headers });
+  private post<T extends Parameters<typeof requestJson>[2]>(path: string, body: unknown, schema: T, signal?: AbortSignal) {
+    return requestJson(`${this.root}${path}`, body, schema, { component: 'policy-server', timeoutMs: this.config.timeoutMs, headers: this.headers, ...(signal ? { signal } : {}) });
   }
 
-  async complete(request: CompletionRequest): Promise<SampledCompletion> {
+  async complete(request: CompletionRequest, signal?: AbortSignal): Promise<SampledCompletion> {
     const sampling = this.config.sampling;
     const url = `${this.root}/v1/completions`;
     const response = await this.post('/v1/completions', {
@@ -68,7 +68,7 @@ export class PolicyClient implements Tokenizer {
       return_tokens_as_token_ids: true,
       skip_special_tokens: false,
       include_stop_str_in_output: true,
-    }, CompletionResponse);
+    }, CompletionResponse, signal);
     const choice = response.choices[0]!;
     const fail = (what: string) => new EndpointRequestError(`policy-server at ${url}: ${what}`, url, 200);
     const tokenIds =

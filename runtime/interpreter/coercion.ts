@@ -80,13 +80,14 @@ function typeObject(value: Record<string, unknown>, schema: JsonSchema, path: st
   const coercions: AppliedCoercion[] = [];
   const problems: ArgumentProblem[] = [];
   for (const name of required) {
-    if (!(name in value)) {
+    if (!Object.hasOwn(value, name)) {
       problems.push({ kind: 'missing_argument', path: childPath(path, name), message: `missing required argument "${childPath(path, name)}"` });
     }
   }
   for (const [key, item] of Object.entries(value)) {
     const where = childPath(path, key);
-    let itemSchema: JsonSchema | undefined = properties[key];
+    // own properties only: "constructor" or "__proto__" must not find Object.prototype's members
+    let itemSchema: JsonSchema | undefined = Object.hasOwn(properties, key) ? properties[key] : undefined;
     if (!itemSchema) {
       if (isPlainObject(additional)) itemSchema = additional;
       else if (additional === true || (additional === undefined && !declaresProperties)) itemSchema = {};
@@ -102,7 +103,8 @@ function typeObject(value: Record<string, unknown>, schema: JsonSchema, path: st
     }
     const typed = typeValue(item, itemSchema, where, mode);
     if (typed.ok) {
-      out[key] = typed.value;
+      // defineProperty, not assignment: a declared "__proto__" stays an own property instead of replacing the prototype
+      Object.defineProperty(out, key, { value: typed.value, enumerable: true, writable: true, configurable: true });
       coercions.push(...typed.coercions);
     } else problems.push(...typed.problems);
   }
@@ -178,6 +180,75 @@ function checkAllowedValues(typed: Typed, schema: JsonSchema, path: string): Typ
   return typed;
 }
 
+/**
+ * `format` values checked without a `pattern` of their own (zod writes its e-mail pattern next to the format; other
+ * schema writers may not). The e-mail rule is as strict as zod's: a dotted local part, a domain of labels, a TLD of
+ * two letters or more.
+ */
+const FORMATS: Record<string, { rule: RegExp; what: string }> = {
+  email: { rule: /^[A-Za-z0-9_'+-]+(\.[A-Za-z0-9_'+-]+)*@([A-Za-z0-9][A-Za-z0-9-]*\.)+[A-Za-z]{2,}$/, what: 'a valid e-mail address' },
+  uuid: { rule: /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, what: 'a UUID' },
+  date: { rule: /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/, what: 'a date (YYYY-MM-DD)' },
+  'date-time': { rule: /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/, what: 'a date-time (ISO 8601 with offset)' },
+};
+
+function compiledPattern(pattern: string): RegExp | undefined {
+  try {
+    return new RegExp(pattern);
+  } catch {
+    return undefined; // a pattern this engine cannot read is left to the tool
+  }
+}
+
+const count = (n: number, unit: string) => `${n} ${unit}${n === 1 ? '' : 's'}`;
+
+/**
+ * The JSON-Schema value constraints the MCP SDK's input validation (zod) enforces: string length, `pattern` and
+ * `format`, numeric bounds (`exclusiveMinimum` is how zod writes `positive()`), array length. Checked here so the
+ * agent gets the reason as a parse failure instead of the SDK's rejection.
+ */
+function checkConstraints(typed: Typed, schema: JsonSchema, path: string): Typed {
+  if (!typed.ok) return typed;
+  const value = typed.value;
+  const num = (key: string) => (typeof schema[key] === 'number' ? (schema[key] as number) : undefined);
+  if (typeof value === 'string') {
+    // minLength in code points (JSON Schema) and maxLength in UTF-16 units (zod): the stricter reading of each
+    const minLength = num('minLength');
+    const length = [...value].length;
+    if (minLength !== undefined && length < minLength) return invalid(path, `must be at least ${count(minLength, 'character')} long, got ${length}`);
+    const maxLength = num('maxLength');
+    if (maxLength !== undefined && value.length > maxLength) return invalid(path, `must be at most ${count(maxLength, 'character')} long, got ${value.length}`);
+    const format = typeof schema.format === 'string' && Object.hasOwn(FORMATS, schema.format) ? FORMATS[schema.format] : undefined;
+    if (format && !format.rule.test(value)) return invalid(path, `must be ${format.what}, got ${JSON.stringify(value)}`);
+    const pattern = typeof schema.pattern === 'string' ? compiledPattern(schema.pattern) : undefined;
+    if (pattern && !pattern.test(value)) {
+      return invalid(path, format ? `must be ${format.what}, got ${JSON.stringify(value)}` : `must match the pattern ${schema.pattern as string}, got ${JSON.stringify(value)}`);
+    }
+  }
+  if (typeof value === 'number') {
+    const exclusive = (key: 'Minimum' | 'Maximum') => {
+      const flag = schema[`exclusive${key}`];
+      if (typeof flag === 'number') return flag; // draft 6+
+      return flag === true ? num(key.toLowerCase()) : undefined; // draft 4: a flag on minimum/maximum
+    };
+    const minimum = schema.exclusiveMinimum === true ? undefined : num('minimum');
+    const maximum = schema.exclusiveMaximum === true ? undefined : num('maximum');
+    const above = exclusive('Minimum');
+    const below = exclusive('Maximum');
+    if (minimum !== undefined && value < minimum) return invalid(path, `must be at least ${minimum}, got ${value}`);
+    if (maximum !== undefined && value > maximum) return invalid(path, `must be at most ${maximum}, got ${value}`);
+    if (above !== undefined && !(value > above)) return invalid(path, `must be greater than ${above}, got ${value}`);
+    if (below !== undefined && !(value < below)) return invalid(path, `must be less than ${below}, got ${value}`);
+  }
+  if (Array.isArray(value)) {
+    const minItems = num('minItems');
+    if (minItems !== undefined && value.length < minItems) return invalid(path, `must have at least ${count(minItems, 'item')}, got ${value.length}`);
+    const maxItems = num('maxItems');
+    if (maxItems !== undefined && value.length > maxItems) return invalid(path, `must have at most ${count(maxItems, 'item')}, got ${value.length}`);
+  }
+  return typed;
+}
+
 /** Alternatives (a type list, anyOf, oneOf): the first that matches exactly wins, then the first that matches after coercion. */
 function firstMatch(attempts: Array<(mode: Mode) => Typed>, path: string, mode: Mode, summary: string): Typed {
   const modes: Mode[] = mode === 'exact' ? ['exact'] : ['exact', 'coerce'];
@@ -208,14 +279,14 @@ function typeValue(value: unknown, schema: JsonSchema, path: string, mode: Mode)
     return checkAllowedValues(typed, schema, path);
   }
   const types = typeof schema.type === 'string' ? [schema.type] : Array.isArray(schema.type) ? (schema.type as string[]) : [];
-  if (types.length === 0) return checkAllowedValues({ ok: true, value, coercions: [] }, schema, path);
+  if (types.length === 0) return checkConstraints(checkAllowedValues({ ok: true, value, coercions: [] }, schema, path), schema, path);
   const typed = firstMatch(
     types.map((type) => (m: Mode) => typeAs(type, value, schema, path, m)),
     path,
     mode,
     `one of the types ${types.join(' | ')}, got ${describe(value)}`,
   );
-  return checkAllowedValues(typed, schema, path);
+  return checkConstraints(checkAllowedValues(typed, schema, path), schema, path);
 }
 
 export interface TypedArguments {

@@ -2,7 +2,7 @@ import type { AssistantTurn, Coercion, Conversation, ParseFailure, ToolSchema, T
 import type { ToolCall } from '../../schemas/task.js';
 import { callFailure, type CallInterpretation, interpretCall, isPlainObject } from './calls.js';
 import { pythonJson } from './python-json.js';
-import type { ChatRenderer, ParsedOutput } from './renderer.js';
+import { joinParts, type ChatRenderer, type ParsedOutput, type RenderedPart } from './renderer.js';
 
 /**
  * The Qwen3 / Hermes chat format, as Qwen's own chat template writes it: ChatML turns, tools as JSON lines in a
@@ -32,47 +32,53 @@ function renderTool(tool: ToolSchema): string {
   return pythonJson({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.inputSchema } });
 }
 
-function renderSystem(conversation: Conversation): string {
-  if (conversation.tools.length === 0) return conversation.system === '' ? '' : `${IM_START}system\n${conversation.system}${IM_END}\n`;
-  const policy = conversation.system === '' ? '' : `${conversation.system}\n\n`;
-  const tools = conversation.tools.map((tool) => `\n${renderTool(tool)}`).join('');
-  return `${IM_START}system\n${policy}${TOOLS_HEADER}${tools}${TOOLS_FOOTER}${IM_END}\n`;
+const markup = (text: string): RenderedPart => ({ text, kind: 'markup' });
+const content = (text: string): RenderedPart => ({ text, kind: 'content' });
+
+function renderSystem(conversation: Conversation): RenderedPart[] {
+  if (conversation.tools.length === 0) return conversation.system === '' ? [] : [markup(`${IM_START}system\n`), content(conversation.system), markup(`${IM_END}\n`)];
+  const policy = conversation.system === '' ? [] : [content(conversation.system), markup('\n\n')];
+  const tools = conversation.tools.flatMap((tool) => [markup('\n'), content(renderTool(tool))]);
+  return [markup(`${IM_START}system\n`), ...policy, markup(TOOLS_HEADER), ...tools, markup(`${TOOLS_FOOTER}${IM_END}\n`)];
 }
 
-function renderCall(call: ToolCall): string {
-  return `${CALL_OPEN}\n{"name": ${JSON.stringify(call.tool)}, "arguments": ${pythonJson(call.arguments)}}\n${CALL_CLOSE}`;
+function renderCall(call: ToolCall): RenderedPart[] {
+  return [markup(`${CALL_OPEN}\n{"name": `), content(JSON.stringify(call.tool)), markup(', "arguments": '), content(pythonJson(call.arguments)), markup(`}\n${CALL_CLOSE}`)];
 }
 
-/** The canonical text of an assistant turn (what the model is trained to write). */
-function renderAssistantBody(turn: AssistantTurn): string {
-  const content = turn.content.trim();
-  let body = turn.reasoning === undefined ? '' : `${THINK_OPEN}\n${turn.reasoning.trim()}\n${THINK_CLOSE}\n\n`;
-  body += content;
+/** The canonical parts of an assistant turn (what the model is trained to write). */
+function renderAssistantBody(turn: AssistantTurn): RenderedPart[] {
+  const visible = turn.content.trim();
+  const body = turn.reasoning === undefined ? [] : [markup(`${THINK_OPEN}\n`), content(turn.reasoning.trim()), markup(`\n${THINK_CLOSE}\n\n`)];
+  body.push(content(visible));
   turn.toolCalls.forEach((call, index) => {
-    if (index > 0 || content !== '') body += '\n';
-    body += renderCall(call);
+    if (index > 0 || visible !== '') body.push(markup('\n'));
+    body.push(...renderCall(call));
   });
   return body;
 }
 
-function renderAssistant(turn: AssistantTurn): string {
-  if (turn.raw === undefined) return `${IM_START}assistant\n${renderAssistantBody(turn)}${IM_END}\n`;
-  return `${IM_START}assistant\n${turn.raw}${turn.raw.endsWith(IM_END) ? '' : IM_END}\n`;
+/** The model's own text (`raw`, as sampled) is markup: its tags are the tags it wrote. */
+function renderAssistant(turn: AssistantTurn): RenderedPart[] {
+  if (turn.raw === undefined) return [markup(`${IM_START}assistant\n`), ...renderAssistantBody(turn), markup(`${IM_END}\n`)];
+  return [markup(`${IM_START}assistant\n${turn.raw}${turn.raw.endsWith(IM_END) ? '' : IM_END}\n`)];
 }
 
-function renderTurns(turns: readonly Turn[]): string {
-  let out = '';
+function renderTurns(turns: readonly Turn[]): RenderedPart[] {
+  const out: RenderedPart[] = [];
   turns.forEach((turn, index) => {
-    if (turn.role === 'user') out += `${IM_START}user\n${turn.content}${IM_END}\n`;
-    else if (turn.role === 'assistant') out += renderAssistant(turn);
+    if (turn.role === 'user') out.push(markup(`${IM_START}user\n`), content(turn.content), markup(`${IM_END}\n`));
+    else if (turn.role === 'assistant') out.push(...renderAssistant(turn));
     else {
-      if (turns[index - 1]?.role !== 'tool') out += `${IM_START}user`;
-      out += `\n${RESPONSE_OPEN}\n${turn.content}\n${RESPONSE_CLOSE}`;
-      if (turns[index + 1]?.role !== 'tool') out += `${IM_END}\n`;
+      const open = turns[index - 1]?.role !== 'tool' ? `${IM_START}user` : '';
+      const close = turns[index + 1]?.role !== 'tool' ? `${IM_END}\n` : '';
+      out.push(markup(`${open}\n${RESPONSE_OPEN}\n`), content(turn.content), markup(`\n${RESPONSE_CLOSE}${close}`));
     }
   });
   return out;
 }
+
+const renderParts = (conversation: Conversation): RenderedPart[] => [...renderSystem(conversation), ...renderTurns(conversation.turns)].filter((p) => p.text !== '');
 
 function excerpt(text: string, max = 60): string {
   const flat = text.trim().replace(/\s+/g, ' ');
@@ -210,7 +216,10 @@ export const qwen3Renderer: ChatRenderer = {
   family: 'qwen3',
   generationPrompt: `${IM_START}assistant\n`,
   endOfTurnMarkers: [IM_END, END_OF_TEXT],
-  renderConversation: (conversation) => renderSystem(conversation) + renderTurns(conversation.turns),
+  renderConversation: (conversation) => joinParts(renderParts(conversation)),
+  renderParts,
+  // ChatML markers and every other <|…|> token of the Qwen vocabulary, and the tags Qwen adds as tokens
+  controlTokens: /<\|[^\s<>|]{1,64}\|>|<\/?(?:think|tool_call|tool_response)>/,
   parseOutput,
   parseConversation,
 };

@@ -13,6 +13,16 @@ export interface ParsedOutput {
 }
 
 /**
+ * A piece of a rendered conversation. `markup` is the chat format's own text (turn markers, tags), tokenised with its
+ * control tokens; `content` came from outside the format (tool results, user messages, the system prompt, argument
+ * values) and must never become a control token, however it is spelled.
+ */
+export interface RenderedPart {
+  text: string;
+  kind: 'markup' | 'content';
+}
+
+/**
  * A chat format. Rendering must be prefix-stable: rendering a conversation and then appending turns gives a text that
  * starts with the earlier rendering plus the generation prompt's continuation, so token-in/token-out trajectories
  * can grow by appending only.
@@ -21,6 +31,13 @@ export interface ChatRenderer {
   readonly family: string;
   /** Every turn, each closed; the system turn carries the policy and the tools. */
   renderConversation(conversation: Conversation): string;
+  /** The same text as renderConversation, as markup and content parts. */
+  renderParts(conversation: Conversation): RenderedPart[];
+  /**
+   * The spellings of the family's control and markup tokens (`<|im_end|>`, `<tool_call>`, …): where content holds
+   * one, it is tokenised in pieces so that it stays plain text.
+   */
+  readonly controlTokens: RegExp;
   /** What opens the agent's next turn (appended to the rendered conversation to form a prompt). */
   readonly generationPrompt: string;
   /** Markers that end a sampled agent turn (the model's end-of-turn tokens, as text). */
@@ -34,3 +51,11 @@ export interface ChatRenderer {
 export function renderPrompt(renderer: ChatRenderer, conversation: Conversation): string {
   return renderer.renderConversation(conversation) + renderer.generationPrompt;
 }
+
+/** The prompt for the agent's next turn, as parts (what a token-in/token-out trajectory observes). */
+export function renderPromptParts(renderer: ChatRenderer, conversation: Conversation): RenderedPart[] {
+  return [...renderer.renderParts(conversation), { text: renderer.generationPrompt, kind: 'markup' }];
+}
+
+/** The text of rendered parts. */
+export const joinParts = (parts: readonly RenderedPart[]): string => parts.map((p) => p.text).join('');

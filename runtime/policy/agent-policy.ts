@@ -19,8 +19,11 @@ export interface AgentStep extends ParsedOutput {
  */
 export interface AgentPolicy {
   readonly interpretedBy: InterpretedBy;
-  /** The next agent message; `conversation` ends with a user or tool turn. */
-  next(conversation: Conversation): Promise<AgentStep>;
+  /**
+   * The next agent message; `conversation` ends with a user or tool turn. When `signal` fires (the episode's
+   * deadline) the policy gives up promptly, rejecting with the signal's reason, and keeps no part of the turn.
+   */
+  next(conversation: Conversation, options?: { signal?: AbortSignal }): Promise<AgentStep>;
   /** The token trajectory with its drift check (token-in/token-out policies), or null. */
   finish(conversation: Conversation): Promise<Trajectory | null>;
   /**

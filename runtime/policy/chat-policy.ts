@@ -21,8 +21,8 @@ export class ChatAgentPolicy implements AgentPolicy {
 
   constructor(private readonly client: ChatClient) {}
 
-  async next(conversation: Conversation): Promise<AgentStep> {
-    const reply = await this.client.chat(this.messages(conversation), { tools: conversation.tools.map(asChatTool) });
+  async next(conversation: Conversation, options: { signal?: AbortSignal } = {}): Promise<AgentStep> {
+    const reply = await this.client.chat(this.messages(conversation), { tools: conversation.tools.map(asChatTool), ...(options.signal ? { signal: options.signal } : {}) });
     this.replies.set(conversation.turns.length, reply.message);
     const failures: ParseFailure[] = [];
     const coercions: Coercion[] = [];

@@ -1,7 +1,7 @@
 import type { Conversation } from '../../schemas/conversation.js';
 import type { Trajectory } from '../../schemas/trajectory.js';
 import type { PolicyClient } from '../clients/policy-client.js';
-import { type ChatRenderer, renderPrompt } from '../interpreter/renderer.js';
+import { type ChatRenderer, renderPromptParts } from '../interpreter/renderer.js';
 import { TrajectoryBuilder } from '../trajectory/builder.js';
 import type { PolicyState } from '../../schemas/checkpoint.js';
 import { stateOfKind, type AgentPolicy, type AgentStep } from './agent-policy.js';
@@ -24,15 +24,27 @@ export class CompletionsAgentPolicy implements AgentPolicy {
     this.trajectory = new TrajectoryBuilder(client);
   }
 
-  async next(conversation: Conversation): Promise<AgentStep> {
-    await this.trajectory.observe(renderPrompt(this.renderer, conversation));
-    const baseSeed = this.options.seed ?? this.client.config.sampling.seed;
-    const completion = await this.client.complete({
-      promptTokenIds: this.trajectory.tokens,
-      ...(baseSeed === undefined ? {} : { seed: baseSeed + this.turnIndex }),
-    });
+  async next(conversation: Conversation, options: { signal?: AbortSignal } = {}): Promise<AgentStep> {
+    const { signal } = options;
+    const before = this.trajectory.state();
+    let text: string;
+    let completion;
+    try {
+      await this.trajectory.observe(renderPromptParts(this.renderer, conversation), this.renderer.controlTokens);
+      signal?.throwIfAborted();
+      const baseSeed = this.options.seed ?? this.client.config.sampling.seed;
+      completion = await this.client.complete(
+        { promptTokenIds: this.trajectory.tokens, ...(baseSeed === undefined ? {} : { seed: baseSeed + this.turnIndex }) },
+        signal,
+      );
+      text = await this.client.detokenize(completion.tokenIds);
+      signal?.throwIfAborted();
+    } catch (err) {
+      // a turn given up keeps nothing: the trajectory still ends where the conversation does
+      if (signal?.aborted) this.trajectory.reset(before);
+      throw err;
+    }
     this.turnIndex++;
-    const text = await this.client.detokenize(completion.tokenIds);
     this.trajectory.appendSample(completion, text);
     return {
       ...this.renderer.parseOutput(text, conversation.tools),

@@ -1,5 +1,6 @@
 import type { TrajectoryBuilderState } from '../../schemas/checkpoint.js';
 import type { Trajectory, TrajectoryDrift, TrajectorySegment } from '../../schemas/trajectory.js';
+import { joinParts, type RenderedPart } from '../interpreter/renderer.js';
 import { findDrift } from './drift.js';
 import type { Tokenizer } from './tokenizer.js';
 
@@ -41,6 +42,12 @@ export class TrajectoryBuilder {
     };
   }
 
+  /** Go back to an earlier state of this builder (a turn given up at the episode's deadline). */
+  reset(state: TrajectoryBuilderState): void {
+    for (const list of [this.tokenIds, this.lossMask, this.logprobs, this.segments, this.versions]) list.length = 0;
+    this.restore(state);
+  }
+
   /** Continue from a checkpointed state (a builder that has built nothing yet). */
   restore(state: TrajectoryBuilderState): void {
     if (this.tokenIds.length > 0) throw new Error('trajectory: restore() needs an empty builder');
@@ -58,15 +65,20 @@ export class TrajectoryBuilder {
   }
 
   /**
-   * Extend the trajectory to cover `rendered` (the rendered conversation plus generation prompt). The tokens so far
-   * must spell a prefix of it; if they do not, the interpreter rendered history differently from what was sampled:
-   * that drift is recorded (the episode will not be trained on) and the new text is appended all the same.
+   * Extend the trajectory to cover `rendered` (the rendered conversation plus generation prompt, as text or as the
+   * renderer's parts). The tokens so far must spell a prefix of it; if they do not, the interpreter rendered history
+   * differently from what was sampled: that drift is recorded (the episode will not be trained on) and the new text
+   * is appended all the same. Content parts holding a spelling of `controlTokens` are tokenised in pieces cut just
+   * after its first character, so a tool result that says "<|im_end|>" stays those characters, never the token.
    */
-  async observe(rendered: string): Promise<void> {
-    if (!rendered.startsWith(this.text)) this.drift ??= findDrift(rendered.slice(0, this.text.length), this.text, this.segments);
-    const observation = rendered.slice(this.text.length);
+  async observe(rendered: string | readonly RenderedPart[], controlTokens?: RegExp): Promise<void> {
+    const parts: readonly RenderedPart[] = typeof rendered === 'string' ? [{ text: rendered, kind: 'markup' }] : rendered;
+    const full = joinParts(parts);
+    if (!full.startsWith(this.text)) this.drift ??= findDrift(full.slice(0, this.text.length), this.text, this.segments);
+    const observation = full.slice(this.text.length);
     if (observation === '') return;
-    const ids = await this.tokenizer.tokenize(observation);
+    const pieces = observationPieces(parts, this.text.length, controlTokens);
+    const ids = (await Promise.all(pieces.map((piece) => this.tokenizer.tokenize(piece)))).flat();
     this.push('observation', ids, ids.map(() => 0), observation);
   }
 
@@ -102,4 +114,35 @@ export class TrajectoryBuilder {
     const { text: _, ...tokens } = this.state();
     return { ...tokens, trainable: this.drift === null };
   }
+}
+
+/**
+ * The text after `from`, cut into the pieces that are tokenised separately: one piece, unless content holds a
+ * spelling of a control token, which is cut after its first character ("<" | "|im_end|>") so no piece contains it.
+ * Markup and ordinary content stay together, tokenised exactly as before.
+ */
+export function observationPieces(parts: readonly RenderedPart[], from: number, controlTokens?: RegExp): string[] {
+  const pieces: string[] = [];
+  let current = '';
+  let offset = 0;
+  for (const part of parts) {
+    const start = Math.max(from - offset, 0);
+    offset += part.text.length;
+    if (start >= part.text.length) continue;
+    const text = part.text.slice(start);
+    if (part.kind === 'markup' || !controlTokens) {
+      current += text;
+      continue;
+    }
+    let cut = 0;
+    for (const match of text.matchAll(new RegExp(controlTokens.source, 'g'))) {
+      current += text.slice(cut, match.index + 1);
+      pieces.push(current);
+      current = '';
+      cut = match.index + 1;
+    }
+    current += text.slice(cut);
+  }
+  if (current !== '') pieces.push(current);
+  return pieces;
 }

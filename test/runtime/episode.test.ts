@@ -2,11 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { loadConfig } from '../../infra/config.js';
 import { fromRoot } from '../../infra/paths.js';
-import { NO_USAGE } from '../../runtime/clients/user-simulator.js';
 import { EpisodeStore } from '../../runtime/episode/episode-store.js';
 import { createEpisodeRuntime, type EpisodeRuntime } from '../../runtime/episode/runtime.js';
 import { qwen3Renderer } from '../../runtime/interpreter/index.js';
-import type { AgentPolicy, AgentStep } from '../../runtime/policy/agent-policy.js';
 import { runAgentLoop } from '../../runtime/episode/loop.js';
 import { McpToolSession } from '../../runtime/episode/mcp-tool-session.js';
 import { ScriptedUserSimulator } from '../../runtime/clients/scripted-user.js';
@@ -14,9 +12,9 @@ import { connectEpisodeTools } from '../../environment/episode-tools.js';
 import { gradeEpisode } from '../../environment/grader.js';
 import { ExpectedStates } from '../../environment/expected-state.js';
 import { EpisodeLimits, EpisodeRecord, EpisodeRequest } from '../../schemas/episode.js';
-import type { Conversation } from '../../schemas/conversation.js';
 import type { Task } from '../../schemas/task.js';
 import { uniqueName } from '../helpers/index.js';
+import { ScriptedTextPolicy } from './scripted-policies.js';
 
 // Full episodes on the real retail pack: a fresh PostgreSQL backend per episode, its tools over a real MCP session,
 // the agent loop with the deterministic user, grading, and the record in the control database.
@@ -42,24 +40,6 @@ function request(task: Task, policy: EpisodeRequest['policy'] = { kind: 'oracle'
   episodeIds.push(episodeId);
   return EpisodeRequest.parse({ episodeId, taskId: task.id, taskSet, trial: 0, policy, seed: 1 });
 }
-
-/**
- * A stand-in for a model (test double, named as such): it writes the given model texts in order, which the real
- * interpreter then parses, exactly as it parses sampled completions.
- */
-class ScriptedTextPolicy implements AgentPolicy {
-  readonly interpretedBy = 'finalstate' as const;
-  private index = 0;
-  constructor(private readonly texts: string[]) {}
-  async next(conversation: Conversation): Promise<AgentStep> {
-    const text = this.texts[Math.min(this.index++, this.texts.length - 1)]!;
-    return { ...qwen3Renderer.parseOutput(text, conversation.tools), model: 'scripted-text', policyVersion: 'test', finishReason: 'stop', usage: NO_USAGE };
-  }
-  async finish() {
-    return null;
-  }
-}
-
 
 /** Runs the loop with a ScriptedTextPolicy on a fresh backend for the task, grades it, and tears the backend down. */
 async function playTexts(task: Task, texts: string[], limits: Partial<EpisodeLimits> = {}) {

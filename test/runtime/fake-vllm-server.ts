@@ -34,6 +34,8 @@ export interface FakeVllmOptions {
   policyVersion?: string;
   /** Answer token ids the old way (logprobs.tokens as "token_id:N") instead of `token_ids`. */
   legacyTokenIds?: boolean;
+  /** Completions of these turns (0-based) take this long, like a model generating slowly: `{ turn, ms }`. */
+  slowTurn?: { turn: number; ms: number };
 }
 
 export interface RecordedRequest {
@@ -123,7 +125,13 @@ export class FakeVllmServer {
       return this.send(res, 200, { count: tokens.length, max_model_len: maxModelLen, tokens });
     }
     if (path === '/detokenize') return this.send(res, 200, { prompt: this.detokenize(body.tokens as number[]) });
-    if (path === '/v1/completions') return this.complete(body, res, maxModelLen);
+    if (path === '/v1/completions') {
+      const turn = this.requests.filter((r) => r.path === '/v1/completions').length - 1;
+      const slow = this.options.slowTurn;
+      if (slow && slow.turn === turn) await new Promise((resolve) => setTimeout(resolve, slow.ms));
+      if (res.destroyed) return; // the client gave up
+      return this.complete(body, res, maxModelLen);
+    }
     return this.send(res, 404, { detail: 'Not Found' });
   }
 
