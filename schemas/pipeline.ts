@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { EpisodeCounts, EpisodeRetryConfig, SamplerState, TaskSource, UpdateConfig } from './campaign.js';
-import { JudgeConfig, UserSimulatorConfig } from './clients.js';
+import { JudgeConfig, PolicyServerRef, UserSimulatorConfig } from './clients.js';
 import { EpisodeLimits, PolicyRef } from './episode.js';
 import { StepSummary } from './results.js';
 
@@ -120,7 +120,7 @@ export const GrpoStepInput = z
     minInformativeGroups: z.number().int().positive(),
     keepZeroVarianceGroups: z.boolean().optional().describe('Train on zero-variance groups instead of replacing them (absent: replace).'),
     update: UpdateConfig,
-    policyServers: z.array(z.string()),
+    policyServers: z.array(PolicyServerRef),
     settings: EpisodeSettings,
   })
   .strict();

@@ -109,6 +109,10 @@ test('a mini campaign runs probe, select, base evaluation, 3 GRPO steps with con
   assert.deepEqual(updates.map((c) => c.input.step), [1, 2, 3]);
   for (const c of updates) assert.ok(c.batch.episodes.length >= 2 && c.batch.episodes.every((e) => e.episodeId.startsWith(`${id}/step-${c.input.step}/`)));
   assert.equal(p.policyServer.version(), 3);
+  // Each step published through the admin routes, paused and resumed again, with the version the workflow chose.
+  assert.deepEqual(p.policyServer.reloads.map((r) => r.version).slice(-3), [1, 2, 3]);
+  assert.deepEqual(p.policyServer.calls.slice(-4), ['/pause', '/collective_rpc', '/reset_prefix_cache', '/resume']);
+  assert.equal(p.policyServer.paused(), false);
   assert.equal(state.policyVersion, '3');
   assert.ok(state.checkpointUri?.endsWith('step-000003'));
 
