@@ -1,6 +1,7 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { localPathOf, type ArtifactStore } from '../infra/artifacts.js';
 import { FailureType } from '../infra/failure-types.js';
+import { failFastOnUserError } from './failures.js';
 import { EndpointRequestError } from '../runtime/clients/errors.js';
 import { defaultPublishOptions, publishCheckpoint, type PublishOptions, type Published, type PublishStep } from '../runtime/clients/policy-admin.js';
 import type { PolicyServerRef } from '../schemas/clients.js';
@@ -89,7 +90,8 @@ export function createTrainingActivities({ artifacts, publish = defaultPublishOp
      */
     async publishPolicy(input: PublishPolicyInput): Promise<{ servers: Published[] }> {
       const context = Context.current();
-      const weightsPath = localPathOf(input.checkpointUri);
+      // A checkpoint URI the servers cannot read as a path (not file://) is the user's to fix: not retried.
+      const weightsPath = await failFastOnUserError(async () => localPathOf(input.checkpointUri));
       const steps: Record<string, PublishStep> = {};
       const beat = setInterval(() => context.heartbeat(steps), 5_000);
       let outcomes: Array<PromiseSettledResult<Published>>;

@@ -43,3 +43,14 @@ test('a server that refuses (vLLM started without VLLM_SERVER_DEV_MODE=1) fails 
     await server.stop();
   }
 });
+
+test('a checkpoint URI that is no local path fails the activity as a user error, before any server is paused', async () => {
+  const server = await new FakeVllmServer({ respond: () => 'ok' }).start();
+  try {
+    const input: PublishPolicyInput = { checkpointUri: 's3://bucket/step-000001', version: 1, servers: [{ url: server.url, kind: 'vllm' }] };
+    await assert.rejects(new MockActivityEnvironment().run(publishPolicy, input), (err: unknown) => err instanceof ApplicationFailure && err.type === 'UserError' && err.nonRetryable && /only file:\/\/ URIs and paths/.test(err.message));
+    assert.deepEqual(server.requests, []);
+  } finally {
+    await server.stop();
+  }
+});
