@@ -11,7 +11,6 @@ export interface ActivityDeps {
   pool: pg.Pool;
   artifacts: ArtifactStore;
   catalog: TaskCatalog;
-  fetchImpl?: typeof fetch;
 }
 
 /** All light activities of the control worker, built from their dependencies (episodes run on workers/episodes.ts). */

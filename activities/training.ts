@@ -1,7 +1,10 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import type { ArtifactStore } from '../infra/artifacts.js';
-import { InfrastructureError } from '../infra/errors.js';
+import { localPathOf, type ArtifactStore } from '../infra/artifacts.js';
 import { FailureType } from '../infra/failure-types.js';
+import { failFastOnUserError } from './failures.js';
+import { EndpointRequestError } from '../runtime/clients/errors.js';
+import { defaultPublishOptions, publishCheckpoint, type PublishOptions, type Published, type PublishStep } from '../runtime/clients/policy-admin.js';
+import type { PolicyServerRef } from '../schemas/clients.js';
 import { Trajectory } from '../schemas/trajectory.js';
 import { trainingColumns, type TruncationOptions } from '../runtime/trajectory/truncation.js';
 
@@ -34,12 +37,13 @@ export interface BuildBatchResult {
 
 export interface PublishPolicyInput {
   checkpointUri: string;
+  /** The policy version, from the workflow (the step number): servers never choose it. */
   version: number;
-  servers: string[];
+  servers: PolicyServerRef[];
 }
 
 /** buildBatch and publishPolicy: the light activities between the episodes of a step and its policy update. */
-export function createTrainingActivities({ artifacts, fetchImpl = fetch, publishTimeoutMs = 120_000 }: { artifacts: ArtifactStore; fetchImpl?: typeof fetch; publishTimeoutMs?: number }) {
+export function createTrainingActivities({ artifacts, publish = defaultPublishOptions }: { artifacts: ArtifactStore; publish?: PublishOptions }) {
   return {
     /**
      * The training batch (TrainingBatch of schemas/training.ts): each trainable episode's token trajectory with its
@@ -78,44 +82,40 @@ export function createTrainingActivities({ artifacts, fetchImpl = fetch, publish
     },
 
     /**
-     * Every policy server loads the checkpoint (POST /admin/reload) and is polled (GET /v1/models) until it reports
-     * the new version. A server that is down is an infrastructure failure: the activity is retried.
+     * Every policy server loads the checkpoint through vLLM's admin routes (runtime/clients/policy-admin.ts), all at
+     * once (each reads the same directory from shared storage). A server that is down or answers 5xx is an
+     * infrastructure failure, retried inside each call and then by the activity's retry policy (publishing again is
+     * harmless); a 4xx is a configuration mistake and is not retried. Heartbeats go out every few seconds, also while
+     * a long reload call is in flight.
      */
-    async publishPolicy(input: PublishPolicyInput): Promise<{ servers: Array<{ url: string; version: number }> }> {
+    async publishPolicy(input: PublishPolicyInput): Promise<{ servers: Published[] }> {
       const context = Context.current();
-      const reported: Array<{ url: string; version: number }> = [];
-      for (const url of input.servers) {
-        const root = url.replace(/\/+$/, '');
-        await request(fetchImpl, `${root}/admin/reload`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ checkpoint: input.checkpointUri, version: input.version }) });
-        const deadline = Date.now() + publishTimeoutMs;
-        for (;;) {
-          const models = (await request(fetchImpl, `${root}/v1/models`, { method: 'GET' })) as { data?: Array<{ policy_version?: number }>; policy_version?: number };
-          const version = models.data?.[0]?.policy_version ?? models.policy_version;
-          if (version === input.version) {
-            reported.push({ url, version });
-            break;
-          }
-          if (Date.now() > deadline) throw new InfrastructureError(`policy server ${url} still reports version ${version}, not ${input.version}, after ${publishTimeoutMs} ms`, 'policy-server');
-          context.heartbeat({ url, version });
-          await context.sleep(200);
-        }
+      // A checkpoint URI the servers cannot read as a path (not file://) is the user's to fix: not retried.
+      const weightsPath = await failFastOnUserError(async () => localPathOf(input.checkpointUri));
+      const steps: Record<string, PublishStep> = {};
+      const beat = setInterval(() => context.heartbeat(steps), 5_000);
+      let outcomes: Array<PromiseSettledResult<Published>>;
+      try {
+        outcomes = await Promise.allSettled(
+          input.servers.map((server) => publishCheckpoint(server, weightsPath, input.version, { ...publish, onStep: (step) => void (steps[server.url] = step) })),
+        );
+      } finally {
+        clearInterval(beat);
       }
-      return { servers: reported };
+      const published: Published[] = [];
+      for (const [index, outcome] of outcomes.entries()) {
+        if (outcome.status === 'fulfilled') {
+          published.push(outcome.value);
+          continue;
+        }
+        const server = input.servers[index]!;
+        const err = outcome.reason as Error;
+        if (err instanceof EndpointRequestError) {
+          throw ApplicationFailure.create({ type: 'PolicyServerRejected', nonRetryable: true, message: `publishing policy version ${input.version} to ${server.kind} server ${server.url}: ${err.message}`, cause: err });
+        }
+        throw err;
+      }
+      return { servers: published };
     },
   };
-}
-
-async function request(fetchImpl: typeof fetch, url: string, init: RequestInit): Promise<unknown> {
-  let res: Response;
-  try {
-    res = await fetchImpl(url, { ...init, signal: AbortSignal.timeout(30_000) });
-  } catch (err) {
-    throw new InfrastructureError(`policy server ${url}: ${(err as Error).message}`, 'policy-server', { cause: err });
-  }
-  const text = await res.text();
-  if (res.status >= 400 && res.status < 500) {
-    throw ApplicationFailure.create({ type: 'PolicyServerRejected', nonRetryable: true, message: `policy server ${url} answered ${res.status}: ${text.slice(0, 500)}` });
-  }
-  if (!res.ok) throw new InfrastructureError(`policy server ${url} answered ${res.status}: ${text.slice(0, 500)}`, 'policy-server');
-  return JSON.parse(text) as unknown;
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { LossConfig, MiniBatchGroups, OptimizerConfig } from './training.js';
-import { JudgeConfig, UserSimulatorConfig } from './clients.js';
+import { JudgeConfig, PolicyServerRef, UserSimulatorConfig } from './clients.js';
 import { EpisodeLimits, PolicyRef } from './episode.js';
 import { DEFAULT_EDGES } from '../stats/bins.js';
 import { BinEdges, EvalPoint, StepSummary } from './results.js';
@@ -96,7 +96,10 @@ export const CampaignConfig = z
   .object({
     campaignId: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'campaign ids are letters, digits and . _ -'),
     policy: PolicyRef.describe('The base policy (a served model, or the oracle for pipeline checks).'),
-    policyServers: z.array(z.url()).default([]).describe('Policy servers that load each new checkpoint (POST /admin/reload); default the policy client\'s baseUrl.'),
+    policyServers: z
+      .array(PolicyServerRef)
+      .default([])
+      .describe('Servers that load each new checkpoint ({url, kind}); default the policy client\'s baseUrl and serverKind.'),
     user: UserSimulatorConfig.default({ kind: 'scripted' }),
     judge: JudgeConfig.optional(),
     limits: EpisodeLimits.prefault({}),

@@ -8,10 +8,27 @@ const endpointFields = {
   timeoutMs: Milliseconds.default(120_000).describe('Per-request timeout.'),
 };
 
+/**
+ * What serves the policy: `vllm` (vLLM's OpenAI-compatible server, started with VLLM_SERVER_DEV_MODE=1 for its admin
+ * routes) or `finalstate` (python/finalstate/policy_server, the same subset plus a reported policy version).
+ */
+export const PolicyServerKind = z.enum(['vllm', 'finalstate']);
+export type PolicyServerKind = z.infer<typeof PolicyServerKind>;
+
+/** A server that loads each new checkpoint: /pause, /collective_rpc reload_weights, /reset_prefix_cache, /resume. */
+export const PolicyServerRef = z
+  .object({
+    url: z.url().describe('Server root, e.g. http://10.0.0.5:8000.'),
+    kind: PolicyServerKind,
+  })
+  .strict();
+export type PolicyServerRef = z.infer<typeof PolicyServerRef>;
+
 /** The policy under training or evaluation, served by vLLM or the project's policy server (token in, token out). */
 export const PolicyClientConfig = z
   .object({
     baseUrl: z.url().describe('Server root, e.g. http://127.0.0.1:8000 (completions at /v1/completions, tokenizer at /tokenize).'),
+    serverKind: PolicyServerKind.default('finalstate').describe('What answers at baseUrl (vllm or finalstate).'),
     ...endpointFields,
     family: z.string().min(1).default('qwen3').describe('Chat format family of the model (interpreter renderer).'),
     sampling: z

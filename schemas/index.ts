@@ -6,6 +6,7 @@ import { TableGrading } from './domain.js';
 import { EpisodeOutcome, EpisodeRecord, EpisodeRequest } from './episode.js';
 import { EvalPoint, FrozenPool, PriceTable, ResultRow, StepSummary } from './results.js';
 import { GradeReport } from './grading.js';
+import { ModelCheckRequest } from './model-check.js';
 import { Task, TaskSetManifest } from './task.js';
 import { Trajectory } from './trajectory.js';
 import { PolicyUpdateInput, PolicyUpdateResult, SftDemonstration, TrainingBatch } from './training.js';
@@ -34,4 +35,5 @@ export const exportedSchemas: Record<string, z.ZodType> = {
   EvaluationConfig,
   CampaignStatus,
   DemoPreset,
+  ModelCheckRequest,
 };

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { EpisodeCounts, EpisodeRetryConfig, SamplerState, TaskSource, UpdateConfig } from './campaign.js';
-import { JudgeConfig, UserSimulatorConfig } from './clients.js';
+import { JudgeConfig, PolicyServerRef, UserSimulatorConfig } from './clients.js';
 import { EpisodeLimits, PolicyRef } from './episode.js';
 import { StepSummary } from './results.js';
 
@@ -126,7 +126,7 @@ export const GrpoStepInput = z
     keepZeroVarianceGroups: z.boolean().optional().describe('Train on zero-variance groups instead of replacing them (absent: replace).'),
     extraGroupsInFlight: Count.optional().describe('Groups run beyond G to hide stragglers; cancelled once the batch is settled (absent: 0).'),
     update: UpdateConfig,
-    policyServers: z.array(z.string()),
+    policyServers: z.array(PolicyServerRef),
     settings: EpisodeSettings,
   })
   .strict();

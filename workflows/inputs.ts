@@ -1,4 +1,5 @@
 import type { CampaignConfig, CampaignState } from '../schemas/campaign.js';
+import type { PolicyServerRef } from '../schemas/clients.js';
 import type { PolicyRef } from '../schemas/episode.js';
 import type { EpisodeSettings, GrpoStepInput, TaskQueues } from '../schemas/pipeline.js';
 
@@ -24,9 +25,9 @@ export function episodeSettings(config: CampaignConfigWithQueues, policy: Policy
 }
 
 /** Policy servers that load each checkpoint: the configured ones, else the served policy's own server. */
-export function policyServersOf(config: CampaignConfig): string[] {
+export function policyServersOf(config: CampaignConfig): PolicyServerRef[] {
   if (config.policyServers.length > 0 || config.policy.kind !== 'served') return config.policyServers;
-  return [config.policy.client.baseUrl];
+  return [{ url: config.policy.client.baseUrl, kind: config.policy.client.serverKind }];
 }
 
 /** The input of GRPO step `step` of a campaign in state `state`. */

@@ -8,6 +8,7 @@ import { CampaignConfig, type CampaignStatus, type ChildProgress } from '../../s
 import { campaign, statusOf, type CampaignResult } from '../../workflows/campaign.js';
 import { pauseSignal, progressQuery, replayStepUpdate, resumeSignal, setMaxStepsUpdate, statusQuery, stopAfterStepSignal } from '../../workflows/definitions.js';
 import { CampaignIdKey, StepKey } from '../../workflows/searchAttributes.js';
+import { checkBaseModel, describeCheck } from '../base-model-check.js';
 import { parse, printJson, type Command } from '../command.js';
 import { integerOption } from '../numberOption.js';
 import { progressBar } from '../progress.js';
@@ -16,6 +17,9 @@ const usage = `finalstate campaign <subcommand> [--json]
 
   start CONFIG             start the campaign of a config file (schemas/campaign.ts CampaignConfig); prints its
                            workflow id and Temporal UI link. Starting a campaign that is running reports it instead.
+                           First the base model (update.baseModel) is checked: a Hugging Face causal-LM directory
+                           whose chat template, if it has one, renders as the interpreter does (--skip-base-model-check:
+                           for pipeline checks whose gpu worker never reads it).
   status ID [--watch]      phase, step, pool size, episode counts and the running child's progress, from the status query
   pause ID                 finish the phase or step in progress, then wait
   resume ID                continue a paused campaign
@@ -91,7 +95,7 @@ export const campaignCommand: Command = {
   summary: 'start, watch and steer a training campaign (start, status, pause, resume, stop, replay-step)',
   usage,
   async run(argv) {
-    const { values, positionals } = parse('campaign', argv, { watch: { type: 'boolean', default: false }, after: { type: 'string' } });
+    const { values, positionals } = parse('campaign', argv, { watch: { type: 'boolean', default: false }, after: { type: 'string' }, 'skip-base-model-check': { type: 'boolean', default: false } });
     const [sub, ...rest] = positionals;
     if (values.help || !sub) {
       console.log(usage);
@@ -102,6 +106,11 @@ export const campaignCommand: Command = {
       case 'start': {
         const [file] = requireArgs(rest, ['CONFIG'], sub);
         const parsed = readJsonConfig(file!, CampaignConfig, 'campaign config');
+        if (!values['skip-base-model-check']) {
+          const family = parsed.policy.kind === 'served' ? parsed.policy.client.family : 'qwen3';
+          const checked = await checkBaseModel(config, parsed.update.baseModel, family);
+          if (!values.json) console.log(describeCheck(checked));
+        }
         const id = parsed.campaignId;
         const url = workflowUrl(config, id);
         const started = await withClient(config, (client) => startCampaign(client, config, parsed));

@@ -11,6 +11,7 @@ import { campaignConfigOf, currentCampaignId, derivedCampaignId, loadPreset, SER
 import { compareCampaign, renderComparison } from '../demo/summary.js';
 import { watchCampaign, type PhaseTime } from '../demo/watch.js';
 import { startCampaign } from './campaign.js';
+import { checkBaseModel, describeCheck } from '../base-model-check.js';
 import { buildBaseModel } from './model.js';
 import { campaignStateOf, writeCampaignReport } from './report.js';
 
@@ -63,6 +64,7 @@ export const demoCommand: Command = {
     });
     phases.push({ phase: 'base model', seconds: seconds(t) });
     log(`base model: ${base.checkpointDir}${base.cached ? ' (cached)' : ''}, ${base.report.paramCount.toLocaleString('en-US')} parameters, SFT loss ${base.report.finalLoss.toFixed(4)} (${seconds(t)} s)`);
+    log(describeCheck(await checkBaseModel(config, base.checkpointDir, 'qwen3')));
 
     const derived = derivedCampaignId(preset, base.contentHash);
     const campaignId = currentCampaignId(config, derived, values.fresh ?? false);

@@ -6,6 +6,7 @@ import { fromRoot } from '../../infra/paths.js';
 import { EpisodeStore } from '../../runtime/episode/episode-store.js';
 import { createEpisodeRuntime } from '../../runtime/episode/runtime.js';
 import { formatTranscript } from '../../runtime/episode/transcript.js';
+import { PolicyClientConfig } from '../../schemas/clients.js';
 import { EpisodeRequest, type PolicyRef } from '../../schemas/episode.js';
 import { parse, printJson, type Command } from '../command.js';
 import { integerOption, numberOption } from '../numberOption.js';
@@ -70,7 +71,7 @@ export const runCommand: Command = {
       const temperature = numberOption(values.temperature, '--temperature', 'run', 0, 10) ?? 1;
       policy = {
         kind: 'served',
-        client: { baseUrl, model: values.model ?? (await firstModel(baseUrl)), family: values.family, timeoutMs: 120_000, sampling: { maxTokens: integerOption(values['max-tokens'], '--max-tokens', 'run', 1) ?? 256, temperature, topP: 1, stop: [] } },
+        client: PolicyClientConfig.parse({ baseUrl, model: values.model ?? (await firstModel(baseUrl)), family: values.family, timeoutMs: 120_000, sampling: { maxTokens: integerOption(values['max-tokens'], '--max-tokens', 'run', 1) ?? 256, temperature, topP: 1, stop: [] } }),
       };
     }
     let user: EpisodeRequest['user'] = { kind: 'scripted' };

@@ -112,7 +112,8 @@ def test_build_trains_reports_caches_and_is_deterministic(demos_file, tmp_path):
     rendered = tokenizer.apply_chat_template(
         [{"role": "user", "content": "hi"}, {"role": "tool", "content": "{}"}], tokenize=False, add_generation_prompt=True
     )
-    assert rendered == "<|im_start|>user\nhi<|im_end|>\n<|im_start|>tool\n<tool_response>\n{}\n</tool_response><|im_end|>\n<|im_start|>assistant\n"
+    # The Qwen3 format the interpreter renders (finalstate.model_check holds the two to each other token for token).
+    assert rendered == "<|im_start|>user\nhi<|im_end|>\n<|im_start|>user\n<tool_response>\n{}\n</tool_response><|im_end|>\n<|im_start|>assistant\n"
 
     again = build(demos_file, tmp_path / "a", SMALL)
     assert again.cached and again.directory == first.directory and again.report == report

@@ -50,7 +50,8 @@ def call(base, path, body=None):
     request = urllib.request.Request(base + path, data=None if body is None else json.dumps(body).encode(), headers={"Content-Type": "application/json"})
     try:
         with urllib.request.urlopen(request, timeout=60) as response:
-            return response.status, dict(response.headers), json.loads(response.read())
+            raw = response.read()
+            return response.status, dict(response.headers), json.loads(raw) if raw else None
     except urllib.error.HTTPError as err:
         return err.code, dict(err.headers), json.loads(err.read())
 
@@ -159,7 +160,11 @@ def test_tokenize_detokenize_round_trip(make_server):
     assert by_text["token_ids"] == by_ids["token_ids"] and by_text["prompt_token_ids"] == tokenized["tokens"]
 
 
-def test_reload_serves_the_new_checkpoint_under_a_new_version(make_server, tiny_model_dir, tmp_path):
+def reload(base, weights_path, **extra):
+    return call(base, "/collective_rpc", {"method": "reload_weights", "kwargs": {"weights_path": weights_path, **extra}})
+
+
+def test_reload_through_the_vllm_admin_routes_serves_the_new_checkpoint(make_server, tiny_model_dir, tmp_path):
     base = make_server()
     before = complete(base, temperature=0, logprobs=0)
     assert before["policy_version"] == 0
@@ -169,17 +174,38 @@ def test_reload_serves_the_new_checkpoint_under_a_new_version(make_server, tiny_
     changed.save_pretrained(tmp_path)
     for name in ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"):
         (tmp_path / name).write_bytes((tiny_model_dir / name).read_bytes())
-    status, headers, reloaded = call(base, "/admin/reload", {"checkpoint": tmp_path.as_uri()})
-    assert status == 200 and reloaded["policy_version"] == 1 and headers["X-Policy-Version"] == "1"
+    assert call(base, "/pause", {})[::2] == (200, {"status": "paused", "policy_version": 0})
+    assert call(base, "/is_paused")[2]["is_paused"] is True
+    status, headers, reloaded = reload(base, tmp_path.as_uri())
+    assert status == 200 and reloaded == {"results": [None], "policy_version": 1} and headers["X-Policy-Version"] == "1"
+    status, headers, empty = call(base, "/reset_prefix_cache", {})
+    assert (status, empty, headers["Content-Length"]) == (200, None, "0")  # vLLM answers an empty 200 here
+    assert call(base, "/resume", {})[2]["status"] == "resumed" and call(base, "/is_paused")[2]["is_paused"] is False
     after = complete(base, temperature=0, logprobs=0)
     assert after["policy_version"] == 1
     assert after["choices"][0]["logprobs"]["token_logprobs"][0] != pytest.approx(before["choices"][0]["logprobs"]["token_logprobs"][0], abs=1e-3)
     _, _, models = call(base, "/v1/models")
     assert models["data"][0]["policy_version"] == 1 and models["data"][0]["root"] == str(tmp_path)
-    status, _, explicit = call(base, "/admin/reload", {"checkpoint": str(tiny_model_dir), "version": 7})
+    status, _, explicit = reload(base, str(tiny_model_dir), policy_version=7)
     assert explicit["policy_version"] == 7 and call(base, "/health")[2] == {"status": "ok", "policy_version": 7}
-    status, _, failed = call(base, "/admin/reload", {"checkpoint": str(tmp_path / "missing")})
+    status, _, failed = reload(base, str(tmp_path / "missing"))
     assert status == 400 and "no config.json" in failed["error"]["message"] and failed["policy_version"] == 7
+    status, _, odd = reload(base, str(tiny_model_dir), version=8)
+    assert status == 400 and "unexpected keyword argument(s) version" in odd["error"]["message"]
+    status, _, other = call(base, "/collective_rpc", {"method": "sleep"})
+    assert status == 400 and "only 'reload_weights'" in other["error"]["message"]
+    assert call(base, "/admin/reload", {"checkpoint": str(tiny_model_dir)})[0] == 404
+
+
+def test_a_paused_server_holds_new_completions_until_resumed(make_server):
+    base = make_server()
+    call(base, "/pause", {})
+    with ThreadPoolExecutor(1) as pool:
+        held = pool.submit(complete, base, temperature=0)
+        time.sleep(0.5)
+        assert not held.done(), "a completion went through while paused"
+        call(base, "/resume", {})
+        assert held.result(timeout=30)["choices"][0]["finish_reason"] == "length"
 
 
 def test_stops_and_bad_requests(make_server):

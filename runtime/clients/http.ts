@@ -29,11 +29,11 @@ function errorMessage(body: string): string {
 }
 
 /**
- * POST (or GET without a body) JSON and validate the answer. Connection refused, timeouts, 429 and 5xx are
- * InfrastructureError (retryable, naming the URL); other 4xx are EndpointRequestError; a context-length refusal is
- * ContextLengthExceededError.
+ * POST (or GET without a body) JSON and return the answer's text, which may be empty (vLLM's admin routes answer 200
+ * with no body). Connection refused, timeouts, 429 and 5xx are InfrastructureError (retryable, naming the URL); other
+ * 4xx are EndpointRequestError; a context-length refusal is ContextLengthExceededError.
  */
-export async function requestJson<T extends z.ZodType>(url: string, body: unknown, schema: T, options: JsonRequest): Promise<z.infer<T>> {
+export async function requestText(url: string, body: unknown, options: JsonRequest): Promise<string> {
   let response: Response;
   try {
     response = await fetch(url, {
@@ -61,16 +61,22 @@ export async function requestJson<T extends z.ZodType>(url: string, body: unknow
     const ErrorClass = response.status === 400 && isContextLengthMessage(message) ? ContextLengthExceededError : EndpointRequestError;
     throw new ErrorClass(`${options.component} at ${url} refused the request (HTTP ${response.status}): ${message}`, url, response.status);
   }
+  return text;
+}
+
+/** requestText, then the answer parsed as JSON and validated against `schema`. */
+export async function requestJson<T extends z.ZodType>(url: string, body: unknown, schema: T, options: JsonRequest): Promise<z.infer<T>> {
+  const text = await requestText(url, body, options);
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch {
-    throw new EndpointRequestError(`${options.component} at ${url} did not answer JSON: ${text.slice(0, 200)}`, url, response.status);
+    throw new EndpointRequestError(`${options.component} at ${url} did not answer JSON: ${text.slice(0, 200)}`, url, 200);
   }
   const parsed = schema.safeParse(json);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
-    throw new EndpointRequestError(`${options.component} at ${url} answered in an unexpected shape: ${issues}`, url, response.status);
+    throw new EndpointRequestError(`${options.component} at ${url} answered in an unexpected shape: ${issues}`, url, 200);
   }
   return parsed.data;
 }

@@ -2,6 +2,7 @@ import type { PolicyClientConfig } from '../../schemas/clients.js';
 import { CompletionResponse, DetokenizeResponse, TokenizeResponse } from '../../schemas/policy-api.js';
 import type { TokenUsage } from '../../schemas/runtime.js';
 import type { Tokenizer } from '../trajectory/tokenizer.js';
+import { InfrastructureError } from '../../infra/errors.js';
 import { EndpointRequestError } from './errors.js';
 import { requestJson } from './http.js';
 
@@ -23,12 +24,21 @@ export interface SampledCompletion {
   finishReason: 'stop' | 'length';
   stopReason: string | number | null;
   model: string;
-  /** The project's policy server reports it; for vLLM it is the served model name. */
+  /** The version the workflow published (else the project's policy server's report, else the served model name). */
   policyVersion: string;
   usage: TokenUsage;
 }
 
 const TOKEN_ID_PREFIX = 'token_id:';
+
+export interface PolicyClientOptions {
+  /**
+   * The policy version the workflow published to the server (absent for a base policy outside a campaign). Every
+   * request carries it as `cache_salt`, so prefix-cache entries of two versions never mix, and every sample is
+   * stamped with it. A server that reports another version (the project's policy server does) has missed a publish.
+   */
+  policyVersion?: string;
+}
 
 /**
  * Client of vLLM's OpenAI-compatible completions API (and of the project's policy server, which implements the same
@@ -39,7 +49,10 @@ export class PolicyClient implements Tokenizer {
   private readonly headers: Record<string, string>;
   private maxModelLength: number | undefined;
 
-  constructor(readonly config: PolicyClientConfig) {
+  constructor(
+    readonly config: PolicyClientConfig,
+    private readonly options: PolicyClientOptions = {},
+  ) {
     this.root = config.baseUrl.replace(/\/+$/, '');
     const key = config.apiKeyEnv ? process.env[config.apiKeyEnv] : undefined;
     this.headers = key ? { authorization: `Bearer ${key}` } : {};
@@ -68,9 +81,18 @@ export class PolicyClient implements Tokenizer {
       return_tokens_as_token_ids: true,
       skip_special_tokens: false,
       include_stop_str_in_output: true,
+      ...(this.options.policyVersion === undefined ? {} : { cache_salt: `policy-${this.options.policyVersion}` }),
     }, CompletionResponse, signal);
     const choice = response.choices[0]!;
     const fail = (what: string) => new EndpointRequestError(`policy-server at ${url}: ${what}`, url, 200);
+    if (choice.finish_reason === 'abort') {
+      // vLLM aborts requests in flight when it is paused (weight reload) or shut down: retry, never score.
+      throw new InfrastructureError(`policy-server at ${url} aborted the request (finish_reason "abort": paused for a reload or shutting down)`, 'policy-server');
+    }
+    const expected = this.options.policyVersion;
+    if (expected !== undefined && response.policy_version !== undefined && response.policy_version !== expected) {
+      throw new InfrastructureError(`policy-server at ${url} serves policy version ${response.policy_version}, but the workflow published ${expected} (a server that restarted on an older checkpoint, or missed a publish)`, 'policy-server');
+    }
     const tokenIds =
       choice.token_ids ??
       choice.logprobs?.tokens?.map((token) => {
@@ -91,7 +113,7 @@ export class PolicyClient implements Tokenizer {
       finishReason: choice.finish_reason,
       stopReason: choice.stop_reason ?? null,
       model: response.model,
-      policyVersion: response.policy_version ?? response.model,
+      policyVersion: expected ?? response.policy_version ?? response.model,
       usage: {
         inputTokens: response.usage?.prompt_tokens ?? request.promptTokenIds.length,
         cachedInputTokens: cached ?? 0,

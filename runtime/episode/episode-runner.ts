@@ -46,8 +46,8 @@ export type PolicyFactory = (request: EpisodeRequest, task: Task) => AgentPolicy
 
 export function policyFor(request: EpisodeRequest, task: Task): AgentPolicy {
   if (request.policy.kind === 'oracle') return new OraclePolicy(task, getRenderer('qwen3'));
-  const { client } = request.policy;
-  return new CompletionsAgentPolicy(new PolicyClient(client), getRenderer(client.family), { seed: request.seed });
+  const { client, version } = request.policy;
+  return new CompletionsAgentPolicy(new PolicyClient(client, version === undefined ? {} : { policyVersion: version }), getRenderer(client.family), { seed: request.seed });
 }
 
 function userFor(request: EpisodeRequest, task: Task): UserSimulator {

@@ -109,6 +109,10 @@ test('a mini campaign runs probe, select, base evaluation, 3 GRPO steps with con
   assert.deepEqual(updates.map((c) => c.input.step), [1, 2, 3]);
   for (const c of updates) assert.ok(c.batch.episodes.length >= 2 && c.batch.episodes.every((e) => e.episodeId.startsWith(`${id}/step-${c.input.step}/`)));
   assert.equal(p.policyServer.version(), 3);
+  // Each step published through the admin routes, paused and resumed again, with the version the workflow chose.
+  assert.deepEqual(p.policyServer.reloads.map((r) => r.version).slice(-3), [1, 2, 3]);
+  assert.deepEqual(p.policyServer.calls.slice(-4), ['/pause', '/collective_rpc', '/reset_prefix_cache', '/resume']);
+  assert.equal(p.policyServer.paused(), false);
   assert.equal(state.policyVersion, '3');
   assert.ok(state.checkpointUri?.endsWith('step-000003'));
 
@@ -174,13 +178,17 @@ test('CLI: start from a config file, a failed step waits for replay-step, which 
   assert.match(bad.stderr, new RegExp(`campaign config ${file}: invalid\\n  steps: `));
 
   fs.writeFileSync(file, JSON.stringify(config));
-  const started = await runCliAsync(['campaign', 'start', file, '--json']);
+  // The stand-in gpu worker never reads its base model; a real start refuses a directory that is not a model.
+  const noModel = await runCliAsync(['campaign', 'start', file]);
+  assert.equal(noModel.status, 2);
+  assert.match(noModel.stderr, /base model \/nonexistent\/base-model is not a Hugging Face causal-LM directory the stack can load:\n {2}- \/nonexistent\/base-model is not a directory/);
+  const started = await runCliAsync(['campaign', 'start', file, '--json', '--skip-base-model-check']);
   assert.equal(started.status, 0, started.stderr);
   const printed = JSON.parse(started.stdout) as { workflowId: string; url: string; started: boolean };
   assert.equal(printed.workflowId, id);
   assert.ok(printed.started);
   assert.match(printed.url, new RegExp(`/namespaces/default/workflows/${encodeURIComponent(id)}$`));
-  const again = await runCliAsync(['campaign', 'start', file]);
+  const again = await runCliAsync(['campaign', 'start', file, '--skip-base-model-check']);
   assert.match(again.stdout, /already running/);
 
   const handle = p.client.workflow.getHandle(id);

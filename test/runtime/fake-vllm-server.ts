@@ -4,8 +4,18 @@ import type { AddressInfo } from 'node:net';
 /**
  * FakeVllmServer: a FAKE that stands in for vLLM (which needs a GPU) in tests. It implements the subset of vLLM's
  * OpenAI-compatible API the policy client uses (/v1/completions with token-id prompts, logprobs and returned token
- * ids, /tokenize, /detokenize, /health) over a toy tokenizer and a deterministic toy "model". The real policy server
- * from issue 5 (python, served from a checkpoint) replaces it in these tests once merged.
+ * ids, /tokenize, /detokenize, /health) over a toy tokenizer and a deterministic toy "model", and the admin routes the
+ * publisher uses (served by vLLM only with VLLM_SERVER_DEV_MODE=1). It copies vLLM where vLLM differs from the
+ * project's policy server:
+ * - no `policy_version` anywhere (unless `policyVersion` asks for one), and nothing else tells the version;
+ * - the text leaves out the end-of-turn token the model stopped on (token_ids keep it);
+ * - /pause, /resume, /collective_rpc and /reset_prefix_cache answer 200 with an empty body (as vLLM releases before
+ *   0.2x did; later ones send {"status": ...}); without dev mode they are FastAPI's 404 {"detail": "Not Found"};
+ * - /collective_rpc passes kwargs to the workers' method: an unexpected keyword fails in the worker, which the route
+ *   does not catch, so the answer is a plain-text 500 "Internal Server Error";
+ * - a completion that arrives while paused waits for /resume; `abortNext` makes the next completions end early with
+ *   finish_reason "abort", what vLLM answers for requests in flight when /pause runs with mode=abort (its default);
+ * - vLLM's wording for context overflows ("'max_tokens' or 'max_completion_tokens' is too large: …").
  *
  * Toy tokenizer: ChatML and tool tags are single special tokens, "\n\n" is one merged token (so tokenising two pieces
  * separately can give other ids than tokenising their concatenation, as with real BPE), every other character is
@@ -36,6 +46,8 @@ export interface FakeVllmOptions {
   legacyTokenIds?: boolean;
   /** Completions of these turns (0-based) take this long, like a model generating slowly: `{ turn, ms }`. */
   slowTurn?: { turn: number; ms: number };
+  /** VLLM_SERVER_DEV_MODE=1: serve the admin routes (default true). */
+  devMode?: boolean;
 }
 
 export interface RecordedRequest {
@@ -47,6 +59,12 @@ export class FakeVllmServer {
   readonly requests: RecordedRequest[] = [];
   private readonly server: http.Server;
   private failures: number[] = [];
+  private readonly routeFailures = new Map<string, number[]>();
+  private aborts = 0;
+  private resumed: Promise<void> | undefined;
+  private resume: (() => void) | undefined;
+  /** weights_path of every reload_weights call, in order. */
+  readonly reloads: string[] = [];
   url = '';
 
   constructor(readonly options: FakeVllmOptions) {
@@ -70,6 +88,20 @@ export class FakeVllmServer {
   /** The next requests answer these HTTP statuses (e.g. 503) instead of working. */
   failNext(...statuses: number[]): void {
     this.failures.push(...statuses);
+  }
+
+  /** The next requests to `route` (e.g. "/collective_rpc") answer these HTTP statuses. */
+  failNextOn(route: string, ...statuses: number[]): void {
+    this.routeFailures.set(route, [...(this.routeFailures.get(route) ?? []), ...statuses]);
+  }
+
+  /** The next `count` completions end with finish_reason "abort" after a few tokens, as when vLLM is paused mid-request. */
+  abortNext(count = 1): void {
+    this.aborts += count;
+  }
+
+  get paused(): boolean {
+    return this.resumed !== undefined;
   }
 
   /**
@@ -115,17 +147,20 @@ export class FakeVllmServer {
     const body = (raw === '' ? {} : JSON.parse(raw)) as Record<string, unknown>;
     const path = req.url ?? '';
     this.requests.push({ path, body });
-    const failure = this.failures.shift();
-    if (failure !== undefined) return this.send(res, failure, { error: { message: `injected failure ${failure}`, code: failure } });
+    const route = path.split('?', 1)[0]!;
+    const failure = this.failures.shift() ?? this.routeFailures.get(route)?.shift();
+    if (failure !== undefined) return this.send(res, failure, { error: { message: `injected failure ${failure}`, type: 'InternalServerError', code: failure } });
     if (path === '/health') return this.send(res, 200, {});
-    if (body.model !== this.model) return this.send(res, 404, { error: { message: `The model \`${String(body.model)}\` does not exist.`, code: 404 } });
+    if (['/pause', '/resume', '/collective_rpc', '/reset_prefix_cache'].includes(route)) return this.admin(route, body, res);
+    if (body.model !== this.model) return this.send(res, 404, { error: { message: `The model \`${String(body.model)}\` does not exist.`, type: 'NotFoundError', param: 'model', code: 404 } });
     const maxModelLen = this.options.maxModelLen ?? 8192;
     if (path === '/tokenize') {
       const tokens = this.tokenize(String(body.prompt));
-      return this.send(res, 200, { count: tokens.length, max_model_len: maxModelLen, tokens });
+      return this.send(res, 200, { count: tokens.length, max_model_len: maxModelLen, tokens, token_strs: null });
     }
     if (path === '/detokenize') return this.send(res, 200, { prompt: this.detokenize(body.tokens as number[]) });
     if (path === '/v1/completions') {
+      await this.resumed;
       const turn = this.requests.filter((r) => r.path === '/v1/completions').length - 1;
       const slow = this.options.slowTurn;
       if (slow && slow.turn === turn) await new Promise((resolve) => setTimeout(resolve, slow.ms));
@@ -135,17 +170,44 @@ export class FakeVllmServer {
     return this.send(res, 404, { detail: 'Not Found' });
   }
 
+  private admin(route: string, body: Record<string, unknown>, res: http.ServerResponse): void {
+    if (this.options.devMode === false) return this.send(res, 404, { detail: 'Not Found' });
+    const empty = () => {
+      res.writeHead(200, { 'content-length': '0' });
+      res.end();
+    };
+    if (route === '/pause') {
+      this.resumed ??= new Promise((resolve) => (this.resume = resolve));
+      return empty();
+    }
+    if (route === '/resume') {
+      this.resume?.();
+      this.resumed = undefined;
+      return empty();
+    }
+    if (route === '/reset_prefix_cache') return empty();
+    if (typeof body.method !== 'string') return this.send(res, 400, { detail: "Missing 'method' in request body" });
+    const kwargs = (body.kwargs ?? {}) as Record<string, unknown>;
+    const unexpected = Object.keys(kwargs).filter((k) => !['weights_path', 'is_checkpoint_format'].includes(k));
+    if (body.method !== 'reload_weights' || unexpected.length > 0 || typeof kwargs.weights_path !== 'string') {
+      res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
+      return void res.end('Internal Server Error');
+    }
+    this.reloads.push(kwargs.weights_path);
+    empty();
+  }
+
   private complete(body: Record<string, unknown>, res: http.ServerResponse, maxModelLen: number): void {
     const promptIds = Array.isArray(body.prompt) ? (body.prompt as number[]) : this.tokenize(String(body.prompt));
     const maxTokens = Number(body.max_tokens ?? 16);
+    const refuse = (message: string) => this.send(res, 400, { error: { message, type: 'BadRequestError', param: null, code: 400 } });
+    if (promptIds.length >= maxModelLen) {
+      return refuse(`This model's maximum context length is ${maxModelLen} tokens. However, your request has ${promptIds.length} input tokens. Please reduce the length of the input messages.`);
+    }
     if (promptIds.length + maxTokens > maxModelLen) {
-      return this.send(res, 400, {
-        error: {
-          message: `This model's maximum context length is ${maxModelLen} tokens. However, you requested ${promptIds.length + maxTokens} tokens (${promptIds.length} in the messages, ${maxTokens} in the completion). Please reduce the length of the messages or completion.`,
-          type: 'BadRequestError',
-          code: 400,
-        },
-      });
+      return refuse(
+        `'max_tokens' or 'max_completion_tokens' is too large: ${maxTokens}. This model's maximum context length is ${maxModelLen} tokens and your request has ${promptIds.length} input tokens (${maxTokens} > ${maxModelLen} - ${promptIds.length}).`,
+      );
     }
     const seed = typeof body.seed === 'number' ? body.seed : undefined;
     const text = this.options.respond({ prompt: this.detokenize(promptIds), seed, temperature: Number(body.temperature ?? 1) });
@@ -154,6 +216,11 @@ export class FakeVllmServer {
     if (ids.length > maxTokens) {
       ids = ids.slice(0, maxTokens);
       finishReason = 'length';
+    }
+    if (this.aborts > 0) {
+      this.aborts -= 1;
+      ids = ids.slice(0, Math.min(3, ids.length - 1));
+      finishReason = 'abort';
     }
     const logprobs = ids.map((id, i) => FakeVllmServer.logprob(seed ?? 0, promptIds.length + i, id));
     // Like vLLM, the text leaves out the end-of-turn token the model stopped on.

@@ -120,3 +120,40 @@ test('client config is validated by zod with defaults', () => {
   assert.throws(() => PolicyClientConfig.parse({ baseUrl: 'not a url', model: 'x' }), /baseUrl/);
   assert.throws(() => PolicyClientConfig.parse({ baseUrl: 'http://h', model: 'x', sampling: { temperature: -1 } }), /temperature/);
 });
+
+test("the workflow's policy version goes out as cache_salt and stamps every sample; vLLM reports none", async () => {
+  const vllm = await new FakeVllmServer({ respond: () => 'ok' }).start();
+  try {
+    const config = PolicyClientConfig.parse({ baseUrl: vllm.url, model: vllm.model, serverKind: 'vllm' });
+    const published = await new PolicyClient(config, { policyVersion: '4' }).complete({ promptTokenIds: [101] });
+    assert.equal(vllm.requests.at(-1)!.body.cache_salt, 'policy-4');
+    assert.equal(published.policyVersion, '4');
+    await new PolicyClient(config).complete({ promptTokenIds: [101] });
+    assert.equal('cache_salt' in vllm.requests.at(-1)!.body, false, 'no version known: no salt');
+  } finally {
+    await vllm.stop();
+  }
+});
+
+test('finish_reason "abort" (vLLM paused or shutting down mid-request) is an InfrastructureError: retried, never scored', async () => {
+  server.abortNext();
+  await assert.rejects(client().complete({ promptTokenIds: [101], maxTokens: 64 }), (err: unknown) => err instanceof InfrastructureError && /aborted the request/.test(err.message));
+  assert.equal((await client().complete({ promptTokenIds: [101], maxTokens: 64 })).finishReason, 'stop', 'the retry is answered');
+});
+
+test('a server reporting another policy version than the workflow published is an InfrastructureError', async () => {
+  await assert.rejects(
+    new PolicyClient(PolicyClientConfig.parse({ baseUrl: server.url, model: server.model }), { policyVersion: '4' }).complete({ promptTokenIds: [101], maxTokens: 8 }),
+    (err: unknown) => err instanceof InfrastructureError && /serves policy version step-3, but the workflow published 4/.test(err.message),
+  );
+});
+
+test("vLLM's wording of both context refusals is a ContextLengthExceededError", async () => {
+  for (const [promptLength, maxTokens] of [[190, 20], [200, 1]] as const) {
+    await assert.rejects(client().complete({ promptTokenIds: new Array(promptLength).fill(101), maxTokens }), (err: unknown) => {
+      assert.ok(err instanceof ContextLengthExceededError, String(err));
+      return true;
+    });
+  }
+  assert.match(String(await client().complete({ promptTokenIds: new Array(190).fill(101), maxTokens: 20 }).catch((e: Error) => e.message)), /'max_tokens' or 'max_completion_tokens' is too large: 20/);
+});

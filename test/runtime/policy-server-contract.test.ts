@@ -9,31 +9,51 @@ import { fromRoot } from '../../infra/paths.js';
 import { PolicyClient } from '../../runtime/clients/policy-client.js';
 import { qwen3Renderer, toolResultTurn } from '../../runtime/interpreter/index.js';
 import { CompletionsAgentPolicy } from '../../runtime/policy/completions-policy.js';
-import { PolicyClientConfig } from '../../schemas/clients.js';
+import { PolicyClientConfig, PolicyServerKind } from '../../schemas/clients.js';
+import { defaultPublishOptions, publishCheckpoint } from '../../runtime/clients/policy-admin.js';
 import type { Conversation } from '../../schemas/conversation.js';
 import { Trajectory } from '../../schemas/trajectory.js';
 import { freePort, startProcess } from '../helpers/index.js';
 import { tools } from './fixtures.js';
 import { ContextLengthExceededError } from '../../runtime/clients/errors.js';
 
-// The TypeScript runtime against the REAL Python policy server (a tiny random Qwen3 model): the contract that the
-// FakeVllmServer tests assume, checked on the real thing.
+// The TypeScript runtime against a REAL policy server: by default the project's Python server on a tiny random Qwen3
+// model, started here. With FINALSTATE_CONTRACT_URL set, the same contract runs against a server already running
+// there, e.g. vLLM on a GPU machine (docs/policy-stack.md has the command):
+//   FINALSTATE_CONTRACT_URL      the server root
+//   FINALSTATE_CONTRACT_KIND     vllm | finalstate (default vllm)
+//   FINALSTATE_CONTRACT_MODEL    the served model name (default: the first of /v1/models)
+//   FINALSTATE_CONTRACT_WEIGHTS  a checkpoint directory the server can read, loaded by the publish test (default: the
+//                                directory it serves, /v1/models' root)
+const external = process.env.FINALSTATE_CONTRACT_URL;
 const config = loadConfig();
 const python = fromRoot(config.python.venv, 'bin', 'python');
 const env = { PYTHONPATH: fromRoot('python') };
 const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'finalstate-contract-'));
-let server: ReturnType<typeof startProcess>;
+let server: ReturnType<typeof startProcess> | undefined;
 let baseUrl: string;
-let modelDir: string;
+let kind: PolicyServerKind;
+let model: string;
+let weightsPath: string;
 
 before(async () => {
+  if (external) {
+    baseUrl = external.replace(/\/+$/, '');
+    kind = PolicyServerKind.parse(process.env.FINALSTATE_CONTRACT_KIND ?? 'vllm');
+    const models = (await (await fetch(`${baseUrl}/v1/models`)).json()) as { data: Array<{ id: string; root?: string }> };
+    model = process.env.FINALSTATE_CONTRACT_MODEL ?? models.data[0]!.id;
+    weightsPath = process.env.FINALSTATE_CONTRACT_WEIGHTS ?? models.data[0]!.root ?? model;
+    return;
+  }
   const built = spawnSync(python, ['-m', 'finalstate.testing.tiny_model', path.join(workDir, 'model')], { env: { ...process.env, ...env }, encoding: 'utf8' });
   assert.equal(built.status, 0, built.stderr);
-  modelDir = (JSON.parse(built.stdout.trim().split('\n').pop()!) as { dir: string }).dir;
+  weightsPath = (JSON.parse(built.stdout.trim().split('\n').pop()!) as { dir: string }).dir;
   const port = await freePort();
-  server = startProcess(python, ['-m', 'finalstate.policy_server', '--model', modelDir, '--port', String(port), '--device', 'cpu'], /policy server ready/, env);
+  server = startProcess(python, ['-m', 'finalstate.policy_server', '--model', weightsPath, '--port', String(port), '--device', 'cpu', '--served-model-name', 'model'], /policy server ready/, env);
   await server.started;
   baseUrl = `http://127.0.0.1:${port}`;
+  kind = 'finalstate';
+  model = 'model';
 });
 
 after(async () => {
@@ -41,8 +61,8 @@ after(async () => {
   fs.rmSync(workDir, { recursive: true, force: true });
 });
 
-async function episode(seed: number) {
-  const client = new PolicyClient(PolicyClientConfig.parse({ baseUrl, model: 'model', sampling: { maxTokens: 16, temperature: 1, seed } }));
+async function episode(seed: number, policyVersion?: string) {
+  const client = new PolicyClient(PolicyClientConfig.parse({ baseUrl, model, serverKind: kind, sampling: { maxTokens: 16, temperature: 1, seed } }), policyVersion === undefined ? {} : { policyVersion });
   const policy = new CompletionsAgentPolicy(client, qwen3Renderer);
   const conversation: Conversation = { system: 'You are a support agent.', tools: [], turns: [{ role: 'user', content: 'Cancel order 1042 please.' }] };
   const steps = [];
@@ -59,7 +79,7 @@ test('trajectories from the real policy server line up: ids, mask and logprobs a
   const { steps, trajectory } = await episode(11);
   assert.equal(trajectory.drift, null);
   assert.equal(trajectory.trainable, true);
-  assert.deepEqual(trajectory.policyVersions, ['0']);
+  assert.deepEqual(trajectory.policyVersions, [kind === 'finalstate' ? '0' : model], 'outside a campaign: the server\'s report, else the model name');
   assert.equal(trajectory.tokenIds.length, trajectory.lossMask.length);
   assert.equal(trajectory.tokenIds.length, trajectory.rolloutLogprobs.length);
   const sampledCount = trajectory.lossMask.filter((m) => m === 1).length;
@@ -73,17 +93,20 @@ test('trajectories from the real policy server line up: ids, mask and logprobs a
   assert.deepEqual(again.trajectory.tokenIds, trajectory.tokenIds, 'the same seed samples the same tokens');
 });
 
-test('after a reload every response reports the new policy version', async () => {
-  const res = await fetch(`${baseUrl}/admin/reload`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ checkpoint: modelDir, version: 3 }) });
-  assert.equal(res.status, 200, await res.clone().text());
-  const { trajectory } = await episode(12);
+test('publishing through the admin routes: the version comes from the publisher, and every sample carries it', async () => {
+  const published = await publishCheckpoint({ url: baseUrl, kind }, weightsPath, 3, { ...defaultPublishOptions, attempts: 1 });
+  assert.equal(published.version, 3);
+  const { trajectory } = await episode(12, '3');
   assert.deepEqual(trajectory.policyVersions, ['3']);
+  assert.equal(trajectory.drift, null);
 });
 
 test('a prompt that outgrows the model is ContextLengthExceededError (the loop reports context_overflow)', async () => {
-  const client = new PolicyClient(PolicyClientConfig.parse({ baseUrl, model: 'model', sampling: { maxTokens: 16 } }));
+  const client = new PolicyClient(PolicyClientConfig.parse({ baseUrl, model, serverKind: kind, sampling: { maxTokens: 16 } }));
   const policy = new CompletionsAgentPolicy(client, qwen3Renderer);
-  const conversation: Conversation = { system: 'You are a support agent.', tools, turns: [{ role: 'user', content: 'Cancel order 1042 please. '.repeat(40) }] };
+  await client.tokenize('x');
+  const repeats = Math.ceil((client.contextLength() ?? 512) / 4);
+  const conversation: Conversation = { system: 'You are a support agent.', tools, turns: [{ role: 'user', content: 'Cancel order 1042 please. '.repeat(repeats) }] };
   await assert.rejects(policy.next(conversation), ContextLengthExceededError);
 });
 

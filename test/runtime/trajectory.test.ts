@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
+import { InfrastructureError } from '../../infra/errors.js';
 import { ContextLengthExceededError } from '../../runtime/clients/errors.js';
 import { PolicyClient } from '../../runtime/clients/policy-client.js';
 import { qwen3Renderer, toolResultTurn } from '../../runtime/interpreter/index.js';
@@ -160,4 +161,21 @@ test('the trajectory schema rejects misaligned arrays, gaps between segments and
   assert.match(Trajectory.safeParse({ ...base, segments: [base.segments[1]] }).error!.message, /segment must start at token 0/);
   assert.match(Trajectory.safeParse({ ...base, drift: { index: 0, segment: 0, expected: 'a', actual: 'b' } }).error!.message, /trainable must equal/);
   assert.ok(!Trajectory.safeParse({ ...base, rolloutLogprobs: [0, 0.5, -0.1] }).success, 'a logprob above 0 is not a logprob');
+});
+
+test('an aborted turn (vLLM paused mid-request) adds nothing to the trajectory: the retried turn continues it exactly', async () => {
+  const clean = await runEpisode((await startPolicy({ policyVersion: undefined })).policy, '{"status": "shipped"}');
+  const { server, policy } = await startPolicy({ policyVersion: undefined });
+  const conversation: Conversation = { system: 'You are a support agent.', tools, turns: [{ role: 'user', content: 'Where is my order ORD-7?' }] };
+  const first = await policy.next(conversation);
+  conversation.turns.push(first.turn, toolResultTurn({ content: [{ type: 'text', text: '{"status": "shipped"}' }] }));
+  server.abortNext();
+  await assert.rejects(policy.next(conversation), (err: unknown) => err instanceof InfrastructureError && /aborted/.test(err.message));
+  const second = await policy.next(conversation);
+  conversation.turns.push(second.turn, { role: 'user', content: 'Thanks!' });
+  conversation.turns.push((await policy.next(conversation)).turn);
+  const trajectory = Trajectory.parse(await policy.finish(conversation));
+  assert.deepEqual(trajectory.tokenIds, clean.trajectory.tokenIds);
+  assert.deepEqual(trajectory.lossMask, clean.trajectory.lossMask);
+  assert.equal(trajectory.drift, null);
 });

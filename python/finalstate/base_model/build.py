@@ -23,7 +23,7 @@ from .sft import SftConfig, TokenizedExample, train_sft
 from .tokenizer import train_tokenizer
 
 log = logging.getLogger(__name__)
-BUILD_FORMAT = "finalstate-base-model/2"  # bump when the build's code changes what it produces
+BUILD_FORMAT = "finalstate-base-model/3"  # bump when the build's code changes what it produces
 REPORT_FILE = "build_report.json"
 
 

@@ -8,23 +8,13 @@ from collections.abc import Iterable, Iterator
 from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers, trainers
 from transformers import PreTrainedTokenizerFast
 
+from .chat_template import QWEN3_CHAT_TEMPLATE
+
 # Control tokens: skipped when decoding with skip_special_tokens.
 SPECIAL_TOKENS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
 # Markup the model writes and the runtime parses: single tokens, but kept in decoded text (as in Qwen3).
 MARKUP_TOKENS = ["<tool_call>", "</tool_call>", "<tool_response>", "</tool_response>", "<think>", "</think>"]
 _ANY_CHAT_TOKEN = re.compile("|".join(re.escape(t) for t in SPECIAL_TOKENS + MARKUP_TOKENS))
-
-CHAT_TEMPLATE = (
-    "{% for message in messages %}"
-    "{% if message['role'] == 'tool' %}"
-    "{{ '<|im_start|>tool\\n<tool_response>\\n' + message['content'] + '\\n</tool_response><|im_end|>\\n' }}"
-    "{% else %}"
-    "{{ '<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>\\n' }}"
-    "{% endif %}"
-    "{% endfor %}"
-    "{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}"
-)
-
 
 def _segments(texts: Iterable[str]) -> Iterator[str]:
     """The text between chat tokens, so that no merge is learned across or inside them."""
@@ -60,5 +50,5 @@ def train_tokenizer(texts: Iterable[str], *, vocab_size: int, min_frequency: int
     tokenizer.train_from_iterator(_segments(texts), trainer)
     tokenizer.add_tokens([AddedToken(t, special=False, normalized=False) for t in MARKUP_TOKENS])
     wrapped = PreTrainedTokenizerFast(tokenizer_object=tokenizer, eos_token="<|im_end|>", pad_token="<|endoftext|>")
-    wrapped.chat_template = CHAT_TEMPLATE
+    wrapped.chat_template = QWEN3_CHAT_TEMPLATE
     return wrapped

@@ -1,4 +1,11 @@
-"""The HTTP surface: a subset of vLLM's OpenAI-compatible API, plus /admin/reload.
+"""The HTTP surface: a subset of vLLM's OpenAI-compatible API, including the admin routes vLLM serves with
+VLLM_SERVER_DEV_MODE=1 that the orchestrator publishes checkpoints through (one publish path for both servers):
+  POST /pause[?mode=...]    new completions wait until /resume; those in flight finish (vLLM's mode=wait; the mode
+                            is accepted and treated as wait, since nothing here can abort a sequence mid-batch)
+  POST /resume, GET /is_paused
+  POST /collective_rpc      only {"method": "reload_weights", "kwargs": {"weights_path": DIR, "policy_version": N}};
+                            `policy_version` is this server's extension (default: the previous version + 1)
+  POST /reset_prefix_cache  an empty 200, as in vLLM (this server keeps no prefix cache)
 
 Every JSON response has `policy_version` and every response the header X-Policy-Version.
 /v1/completions fields beyond OpenAI's, as in vLLM:
@@ -15,6 +22,7 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 import time
 import uuid
 from http import HTTPStatus
@@ -62,6 +70,8 @@ class PolicyServer(ThreadingHTTPServer):
         super().__init__(address, _Handler)
         self.engine = engine
         self.model_name = model_name
+        self.serving = threading.Event()  # cleared by /pause: new completions wait for /resume
+        self.serving.set()
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -81,6 +91,12 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header(VERSION_HEADER, str(version))
         self.end_headers()
         self.wfile.write(body)
+
+    def _send_empty(self) -> None:
+        self.send_response(HTTPStatus.OK)
+        self.send_header("Content-Length", "0")
+        self.send_header(VERSION_HEADER, str(self.server.engine.policy.version))
+        self.end_headers()
 
     def _error(self, err: RequestError) -> None:
         kind = "NotFoundError" if err.status == HTTPStatus.NOT_FOUND else "BadRequestError"
@@ -110,14 +126,17 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(HTTPStatus.INTERNAL_SERVER_ERROR, {"error": {"message": str(err), "type": "InternalServerError", "param": None, "code": 500}})
 
     def do_GET(self) -> None:  # noqa: N802
-        self._dispatch({"/health": self._health, "/v1/models": self._models, "/stats": self._stats})
+        self._dispatch({"/health": self._health, "/v1/models": self._models, "/stats": self._stats, "/is_paused": self._is_paused})
 
     def do_POST(self) -> None:  # noqa: N802
         self._dispatch({
             "/v1/completions": self._completions,
             "/tokenize": self._tokenize,
             "/detokenize": self._detokenize,
-            "/admin/reload": self._reload,
+            "/pause": self._pause,
+            "/resume": self._resume,
+            "/collective_rpc": self._collective_rpc,
+            "/reset_prefix_cache": self._reset_prefix_cache,
         })
 
     # --- routes -----------------------------------------------------------------------------------------------
@@ -153,20 +172,47 @@ class _Handler(BaseHTTPRequestHandler):
         tokens = _token_list(body.get("tokens"), "tokens", self.server.engine.vocab_size)
         self._send(HTTPStatus.OK, {"prompt": self.server.engine.decode(tokens)})
 
-    def _reload(self) -> None:
+    def _pause(self) -> None:
+        self._body()
+        self.server.serving.clear()
+        self._send(HTTPStatus.OK, {"status": "paused"})
+
+    def _resume(self) -> None:
+        self._body()
+        self.server.serving.set()
+        self._send(HTTPStatus.OK, {"status": "resumed"})
+
+    def _reset_prefix_cache(self) -> None:
+        self._body()
+        self._send_empty()
+
+    def _is_paused(self) -> None:
+        self._send(HTTPStatus.OK, {"is_paused": not self.server.serving.is_set()})
+
+    def _collective_rpc(self) -> None:
         body = self._body()
-        checkpoint = _field(body, "checkpoint", str, "", check=bool, message="must name a checkpoint directory")
-        if checkpoint.startswith("file://"):
-            checkpoint = unquote(urlparse(checkpoint).path)
-        version = _field(body, "version", int, None, check=lambda v: v >= 0, message="must be a non-negative integer")
+        method = body.get("method")
+        if method != "reload_weights":
+            raise RequestError(f"method {method!r} is not supported here (only 'reload_weights')", param="method")
+        kwargs = body.get("kwargs") or {}
+        if not isinstance(kwargs, dict):
+            raise RequestError("`kwargs` must be an object", param="kwargs")
+        unknown = sorted(set(kwargs) - {"weights_path", "policy_version", "is_checkpoint_format"})
+        if unknown:
+            raise RequestError(f"reload_weights got unexpected keyword argument(s) {', '.join(unknown)}", param="kwargs")
+        path = _field(kwargs, "weights_path", str, "", check=bool, message="must name a checkpoint directory")
+        if path.startswith("file://"):
+            path = unquote(urlparse(path).path)
+        version = _field(kwargs, "policy_version", int, None, check=lambda v: v >= 0, message="must be a non-negative integer")
         try:
-            policy = self.server.engine.reload(checkpoint, version)
+            policy = self.server.engine.reload(path, version)
         except (FileNotFoundError, OSError, ValueError) as err:
-            raise RequestError(f"cannot load checkpoint {checkpoint}: {err}", param="checkpoint") from err
-        self._send(HTTPStatus.OK, {"status": "ok", "checkpoint": str(policy.path)}, version=policy.version)
+            raise RequestError(f"cannot load checkpoint {path}: {err}", param="weights_path") from err
+        self._send(HTTPStatus.OK, {"results": [None]}, version=policy.version)
 
     def _completions(self) -> None:
         body = self._body()
+        self.server.serving.wait()
         engine = self.server.engine
         model = body.get("model")
         if model is not None and model != self.server.model_name:

@@ -13,6 +13,8 @@ import torch
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 from transformers import PreTrainedTokenizerFast, Qwen3Config, Qwen3ForCausalLM
 
+from finalstate.base_model.chat_template import QWEN3_CHAT_TEMPLATE
+
 SPECIAL_TOKENS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
 CORPUS = [
     "<|im_start|>user\nCancel order 1042 please.<|im_end|>",
@@ -51,10 +53,11 @@ def build_tiny_model(vocab_size: int, eos_token_id: int, pad_token_id: int, seed
     return Qwen3ForCausalLM(config).eval()
 
 
-def save_tiny_model(directory: str | Path, seed: int = 0) -> Path:
-    """Write a ~90k-parameter model with its tokenizer to `directory`."""
+def save_tiny_model(directory: str | Path, seed: int = 0, chat_template: str | None = None) -> Path:
+    """Write a ~90k-parameter model with its tokenizer (and `chat_template`, if given) to `directory`."""
     directory = Path(directory)
     tokenizer = build_tiny_tokenizer()
+    tokenizer.chat_template = chat_template
     model = build_tiny_model(len(tokenizer), tokenizer.eos_token_id, tokenizer.pad_token_id, seed)
     model.save_pretrained(directory, safe_serialization=True)
     tokenizer.save_pretrained(directory)
@@ -65,8 +68,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m finalstate.testing.tiny_model", description=__doc__)
     parser.add_argument("out_dir")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--qwen3-chat-template", action="store_true", help="ship the base model's Qwen3-format chat template")
     args = parser.parse_args()
-    directory = save_tiny_model(args.out_dir, args.seed)
+    directory = save_tiny_model(args.out_dir, args.seed, QWEN3_CHAT_TEMPLATE if args.qwen3_chat_template else None)
     config = json.loads((directory / "config.json").read_text())
     print(json.dumps({"dir": str(directory.resolve()), "vocabSize": config["vocab_size"], "eosTokenId": config["eos_token_id"]}))
 
