@@ -3,11 +3,11 @@ import type { LoadedConfig } from '../infra/config.js';
 import { UserError } from '../infra/errors.js';
 import { connectionConfig } from '../infra/stack/postgres.js';
 import type { Task } from '../schemas/task.js';
-import { sha256Hex } from './canonical.js';
 import { taskSha256 } from './task-set.js';
 import type { DatabaseCatalog } from './catalog.js';
 import type { DomainDefinition } from './domain.js';
 import { applyTaskInit } from './task-init.js';
+import { episodeCredentials, scramVerifier, stackKey, type EpisodeCredentials } from './episode-credentials.js';
 import { episodeDatabaseName, episodeRoleName, EPISODE_GROUP_ROLE } from './naming.js';
 import { asInfrastructureError, isInfrastructureFault, surviveServerLoss } from './pg-faults.js';
 import type { DomainRegistry } from './registry.js';
@@ -38,6 +38,8 @@ export interface Episode {
   episodeId: string;
   database: string;
   role: string;
+  /** Passed (as a bind parameter) to the functions that write the internal tables; see internal-tables.ts. */
+  recorderToken: string;
   domain: DomainDefinition;
   task: Task;
   taskSha256: string;
@@ -53,6 +55,9 @@ const SQLSTATE_DUPLICATE_DATABASE = '42P04';
 const SQLSTATE_DUPLICATE_OBJECT = '42710';
 const SQLSTATE_INSUFFICIENT_PRIVILEGE = '42501';
 
+/** Databases every cluster has, which PUBLIC may connect to unless revoked. */
+const SHARED_DATABASES = ['postgres', 'template1'];
+
 /**
  * Provisions, reattaches and tears down episode databases. Each episode database is a copy of its domain's template
  * database plus the task's init; it accepts connections only from the episode's own login role. All connections are
@@ -65,6 +70,7 @@ export class EnvironmentBackend {
   private isolationChecked?: Promise<void>;
   private readonly spares: SpareDatabases;
   private readonly drops = new DropQueue();
+  private key?: Buffer;
 
   constructor(
     readonly config: LoadedConfig,
@@ -74,16 +80,34 @@ export class EnvironmentBackend {
     this.admin = new pg.Pool({ ...connectionConfig(config), max: options.adminConnections ?? 3, idleTimeoutMillis: 10_000, connectionTimeoutMillis: 10_000 });
     this.admin.on('error', () => undefined); // an idle client's socket error surfaces on the next query instead
     this.spares = new SpareDatabases((sql, params) => this.adminQuery(sql, params), options.strategy ?? 'WAL_LOG', options.sparesPerTemplate ?? 1);
+    const { connectionLimit } = config.postgres.episodeBounds;
+    const poolSize = options.episodeConnections ?? 2;
+    if (poolSize > connectionLimit) {
+      throw new UserError(`config: postgres.episodeBounds.connectionLimit (${connectionLimit}) is below the episode pool size (${poolSize}); raise it`);
+    }
   }
 
-  /** Derived, never stored: a retried attempt in another process computes the same password from the episode id. */
-  private episodePassword(episodeId: string): string {
-    return sha256Hex(`finalstate-episode:${this.config.postgres.password}:${episodeId}`).slice(0, 40);
+  /** From the stack's key (never from a configured password), so a retried attempt in another process derives the same. */
+  private credentials(episodeId: string): EpisodeCredentials {
+    this.key ??= stackKey(this.config.dataPath);
+    return episodeCredentials(this.key, episodeId);
   }
 
-  private async adminQuery(sql: string, params?: unknown[]): Promise<pg.QueryResult> {
+  /**
+   * The role's login, password (as a SCRAM verifier: no statement or log line ever holds a password) and connection
+   * limit as the runtime wants them, and none of the settings the role may have given itself with ALTER ROLE: an
+   * episode role can change its own password and defaults, and a reattach must not depend on what it did.
+   */
+  private roleSql(episodeId: string, role: string, database: string, exists: boolean): string {
+    const { connectionLimit } = this.config.postgres.episodeBounds;
+    const login = `LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS PASSWORD ${literal(scramVerifier(this.credentials(episodeId).password))} CONNECTION LIMIT ${connectionLimit}`;
+    if (!exists) return `CREATE ROLE ${ident(role)} ${login} IN ROLE ${ident(EPISODE_GROUP_ROLE)}`;
+    return `ALTER ROLE ${ident(role)} ${login}; ALTER ROLE ${ident(role)} RESET ALL; ALTER ROLE ${ident(role)} IN DATABASE ${ident(database)} RESET ALL`;
+  }
+
+  private async adminQuery<R extends pg.QueryResultRow = pg.QueryResultRow>(sql: string, params?: unknown[]): Promise<pg.QueryResult<R>> {
     try {
-      return await this.admin.query(sql, params);
+      return await this.admin.query<R>(sql, params);
     } catch (err) {
       if (isInfrastructureFault(err)) throw asInfrastructureError(err, 'admin connection');
       throw err;
@@ -114,11 +138,11 @@ export class EnvironmentBackend {
 
   /**
    * Every database is connectable by PUBLIC unless revoked. Episode databases and templates revoke it themselves;
-   * here the two shared databases (maintenance and control) do, so an episode role reaches nothing else.
+   * here the shared ones (maintenance, template1 and control) do, so an episode role reaches nothing else.
    */
   private ensureIsolation(): Promise<void> {
     this.isolationChecked ??= (async () => {
-      const names = [...new Set(['postgres', this.config.postgres.database])];
+      const names = [...new Set([...SHARED_DATABASES, this.config.postgres.database])];
       const found = await this.adminQuery('SELECT datname FROM pg_database WHERE datname = ANY($1)', [names]);
       for (const { datname } of found.rows as { datname: string }[]) {
         // on a managed server we may not own these databases: episode databases still admit only their own role
@@ -132,7 +156,7 @@ export class EnvironmentBackend {
 
   private episodePool(episodeId: string, database: string, role: string): pg.Pool {
     const base = connectionConfig(this.config, database);
-    const password = this.episodePassword(episodeId);
+    const { password } = this.credentials(episodeId);
     const credentials = base.connectionString ? { connectionString: withUser(base.connectionString, role, password) } : { user: role, password };
     const pool = new pg.Pool({
       ...base,
@@ -140,7 +164,7 @@ export class EnvironmentBackend {
       max: this.options.episodeConnections ?? 2,
       idleTimeoutMillis: 30_000,
       connectionTimeoutMillis: 10_000,
-      options: '-c TimeZone=UTC',
+      options: sessionOptions(this.config),
     });
     pool.on('error', () => undefined);
     return pool;
@@ -169,23 +193,26 @@ export class EnvironmentBackend {
     const renamed = spare && (await this.adminQuery(`ALTER DATABASE ${ident(spare)} RENAME TO ${ident(database)}`).then(() => true, () => false));
     if (spare && !renamed) void this.drops.enqueue(spare, async () => void (await this.adminQuery(`DROP DATABASE IF EXISTS ${ident(spare)}`)));
     try {
-      if (!renamed) await this.adminQuery(`CREATE DATABASE ${ident(database)} TEMPLATE ${ident(template.name)} STRATEGY ${strategy}`);
+      // closed to every connection until its grants are in place: a connection opened earlier would survive them
+      if (!renamed) await this.adminQuery(`CREATE DATABASE ${ident(database)} TEMPLATE ${ident(template.name)} STRATEGY ${strategy} ALLOW_CONNECTIONS false`);
     } catch (err) {
       if ((err as { code?: string }).code === SQLSTATE_DUPLICATE_DATABASE) {
         throw new UserError(`episode ${episodeId}: database ${database} already exists; use open() to reattach`);
       }
       throw err;
     }
-    const marker = JSON.stringify({ episodeId, taskId: task.id, createdAt: new Date().toISOString() });
-    const roleSql = `CREATE ROLE ${ident(role)} LOGIN PASSWORD ${literal(this.episodePassword(episodeId))} IN ROLE ${ident(EPISODE_GROUP_ROLE)}`;
+    // the janitor's marker: when, and nothing that names the episode (every role can read database comments)
+    const marker = JSON.stringify({ createdAt: new Date().toISOString() });
     const grants = `REVOKE CONNECT, TEMPORARY ON DATABASE ${ident(database)} FROM PUBLIC;
       GRANT CONNECT ON DATABASE ${ident(database)} TO ${ident(role)};
-      COMMENT ON DATABASE ${ident(database)} IS ${literal(marker)}`;
+      COMMENT ON DATABASE ${ident(database)} IS ${literal(marker)};
+      ALTER DATABASE ${ident(database)} ALLOW_CONNECTIONS true`;
     try {
-      await this.adminQuery(`${roleSql}; ${grants}`).catch(async (err: { code?: string }) => {
+      // a role can survive an earlier attempt whose database was dropped: asked first, so that no CREATE ROLE fails
+      const exists = Boolean((await this.adminQuery('SELECT 1 FROM pg_roles WHERE rolname = $1', [role])).rowCount);
+      await this.adminQuery(`${this.roleSql(episodeId, role, database, exists)}; ${grants}`).catch(async (err: { code?: string }) => {
         if (err.code !== SQLSTATE_DUPLICATE_OBJECT) throw err;
-        // the role survived an earlier attempt whose database was dropped: reuse it (its password is derived)
-        await this.adminQuery(grants);
+        await this.adminQuery(`${this.roleSql(episodeId, role, database, true)}; ${grants}`);
       });
     } catch (err) {
       await this.dropByName(database, role).catch(() => undefined);
@@ -204,8 +231,8 @@ export class EnvironmentBackend {
   private handle(episodeId: string, task: Task, database: string, role: string, template: TemplateInfo, reattached: boolean): Episode {
     const domain = this.registry.get(task.domain);
     const episode: Episode = {
-      episodeId, database, role, domain, task, taskSha256: taskSha256(task), clock: new Date(task.now),
-      catalog: template.catalog, pool: this.episodePool(episodeId, database, role), reattached,
+      episodeId, database, role, recorderToken: this.credentials(episodeId).recorderToken, domain, task, taskSha256: taskSha256(task),
+      clock: new Date(task.now), catalog: template.catalog, pool: this.episodePool(episodeId, database, role), reattached,
     };
     this.live.add(episode);
     return episode;
@@ -213,8 +240,8 @@ export class EnvironmentBackend {
 
   private async initialise(episode: Episode): Promise<void> {
     await this.transaction(episode, async (client) => {
-      await client.query('INSERT INTO _finalstate_episode (episode_id, task_id, task_sha256, clock) VALUES ($1, $2, $3, $4)', [
-        episode.episodeId, episode.task.id, episode.taskSha256, episode.clock,
+      await client.query('SELECT public._finalstate_init_episode($1, $2, $3, $4, $5)', [
+        episode.recorderToken, episode.episodeId, episode.task.id, episode.taskSha256, episode.clock,
       ]);
       await applyTaskInit(client, episode.task, episode.catalog);
     });
@@ -248,13 +275,18 @@ export class EnvironmentBackend {
   /** Reattach to a completely provisioned episode database; undefined when there is none (or a half-built one, dropped). */
   async attach(episodeId: string, task: Task): Promise<Episode | undefined> {
     const database = episodeDatabaseName(episodeId);
-    const found = await this.adminQuery('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
-    if (!found.rowCount) return undefined;
+    const role = episodeRoleName(episodeId);
+    const found = await this.adminQuery<{ open: boolean; role: boolean }>(
+      'SELECT datallowconn AS open, EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $2) AS role FROM pg_database WHERE datname = $1',
+      [database, role],
+    );
+    const state = found.rows[0];
+    if (!state) return undefined;
     const domain = this.registry.get(task.domain);
     const template = await this.template(domain);
-    const role = episodeRoleName(episodeId);
-    const roleFound = await this.adminQuery('SELECT 1 FROM pg_roles WHERE rolname = $1', [role]);
-    const episode = roleFound.rowCount ? this.handle(episodeId, task, database, role, template, true) : undefined;
+    // still closed: its provisioning stopped before the grants; without its role: half torn down. Either way rebuilt.
+    if (state.open && state.role) await this.adminQuery(this.roleSql(episodeId, role, database, true));
+    const episode = state.open && state.role ? this.handle(episodeId, task, database, role, template, true) : undefined;
     let recorded: { task_sha256: string } | undefined;
     if (episode) {
       try {
@@ -322,6 +354,28 @@ export class EnvironmentBackend {
     this.live.delete(episode);
     await episode.pool.end();
   }
+}
+
+/**
+ * Startup options of every episode session. Client options outrank the defaults a role can give itself (ALTER ROLE
+ * self SET), so the settings the runtime depends on (text formats, writable transactions, the search path) and the
+ * configured bounds hold on every connection; a reattach also clears those defaults.
+ */
+function sessionOptions(config: LoadedConfig): string {
+  const { statementTimeoutMs, idleInTransactionTimeoutMs } = config.postgres.episodeBounds;
+  const settings: Record<string, string | number> = {
+    TimeZone: 'UTC',
+    DateStyle: 'ISO,MDY',
+    IntervalStyle: 'postgres',
+    extra_float_digits: 1,
+    bytea_output: 'hex',
+    search_path: 'public',
+    default_transaction_read_only: 'off',
+    default_transaction_isolation: 'read\\ committed',
+    statement_timeout: statementTimeoutMs,
+    idle_in_transaction_session_timeout: idleInTransactionTimeoutMs,
+  };
+  return Object.entries(settings).map(([k, v]) => `-c ${k}=${v}`).join(' ');
 }
 
 function withUser(connectionString: string, user: string, password: string): string {

@@ -14,6 +14,8 @@ export const TEMPLATE_DB_PREFIX = 'fs_tpl_';
 export const SPARE_DB_PREFIX = 'fs_sp_';
 /** NOLOGIN group role that owns the table privileges in every template; episode roles are its members. */
 export const EPISODE_GROUP_ROLE = 'fs_episode_agents';
+/** NOLOGIN role that owns the internal tables and the functions that write them; no episode role is its member. */
+export const INTERNALS_OWNER_ROLE = 'fs_episode_internals';
 
 /**
  * Deterministic, sanitised name of an episode's database: a readable slug of the id plus a hash of the exact id, so

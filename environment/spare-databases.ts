@@ -33,7 +33,8 @@ export class SpareDatabases {
     const run = (async () => {
       while (!this.closed && (this.ready.get(template)?.length ?? 0) < this.perTemplate) {
         const name = `${SPARE_DB_PREFIX}${randomBytes(8).toString('hex')}`;
-        await this.adminQuery(`CREATE DATABASE ${ident(name)} TEMPLATE ${ident(template)} STRATEGY ${this.strategy}`);
+        // closed to every connection until provisioning has granted it to its episode role (see EnvironmentBackend)
+        await this.adminQuery(`CREATE DATABASE ${ident(name)} TEMPLATE ${ident(template)} STRATEGY ${this.strategy} ALLOW_CONNECTIONS false`);
         await this.adminQuery(`REVOKE CONNECT, TEMPORARY ON DATABASE ${ident(name)} FROM PUBLIC;
           COMMENT ON DATABASE ${ident(name)} IS ${literal(JSON.stringify({ spareOf: template, createdAt: new Date().toISOString() }))}`);
         if (this.closed) {

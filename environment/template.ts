@@ -5,8 +5,8 @@ import { connectionConfig } from '../infra/stack/postgres.js';
 import { readCatalog, type DatabaseCatalog } from './catalog.js';
 import { contentHash } from './canonical.js';
 import type { DomainDefinition } from './domain.js';
-import { INTERNAL_SCHEMA_VERSION, INTERNAL_TABLES_SQL } from './internal-tables.js';
-import { EPISODE_GROUP_ROLE, templateDatabaseName } from './naming.js';
+import { INTERNAL_SCHEMA_VERSION, INTERNAL_TABLES_SQL, internalPrivilegesSql } from './internal-tables.js';
+import { EPISODE_GROUP_ROLE, INTERNALS_OWNER_ROLE, templateDatabaseName } from './naming.js';
 import { ident, insertRow, literal } from './sql.js';
 
 export interface TemplateInfo {
@@ -28,15 +28,23 @@ export function domainContentHash(domain: DomainDefinition): string {
 }
 
 const SQLSTATE_DUPLICATE_OBJECT = '42710';
+const SQLSTATE_INSUFFICIENT_PRIVILEGE = '42501';
 
+/** The two shared NOLOGIN roles: the episode roles' group and the owner of the internal tables. */
 export async function ensureGroupRole(admin: pg.ClientBase): Promise<void> {
-  const found = await admin.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [EPISODE_GROUP_ROLE]);
-  if (found.rowCount) return;
-  try {
-    await admin.query(`CREATE ROLE ${ident(EPISODE_GROUP_ROLE)} NOLOGIN`);
-  } catch (err) {
-    if ((err as { code?: string }).code !== SQLSTATE_DUPLICATE_OBJECT) throw err;
+  for (const role of [EPISODE_GROUP_ROLE, INTERNALS_OWNER_ROLE]) {
+    const found = await admin.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [role]);
+    if (found.rowCount) continue;
+    try {
+      await admin.query(`CREATE ROLE ${ident(role)} NOLOGIN`);
+    } catch (err) {
+      if ((err as { code?: string }).code !== SQLSTATE_DUPLICATE_OBJECT) throw err;
+    }
   }
+  // a non-superuser admin must be a member of the owner role to hand the internal tables to it
+  await admin.query('SELECT rolsuper FROM pg_roles WHERE rolname = current_user').then(async (res) => {
+    if (!res.rows[0]?.rolsuper) await admin.query(`GRANT ${ident(INTERNALS_OWNER_ROLE)} TO CURRENT_USER`);
+  });
 }
 
 async function readTemplateCatalog(admin: pg.ClientBase, name: string): Promise<DatabaseCatalog | undefined> {
@@ -92,7 +100,10 @@ async function buildInto(config: LoadedConfig, database: string, domain: DomainD
     }
     const group = ident(EPISODE_GROUP_ROLE);
     await client.query(`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO ${group};
-      GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES IN SCHEMA public TO ${group}`);
+      GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES IN SCHEMA public TO ${group};
+      REVOKE CREATE ON SCHEMA public FROM PUBLIC`);
+    await client.query(internalPrivilegesSql());
+    await hideDatabaseComments(client);
     await client.query('COMMIT');
     await client.query('VACUUM (FREEZE, ANALYZE)');
     return catalog;
@@ -102,6 +113,18 @@ async function buildInto(config: LoadedConfig, database: string, domain: DomainD
   } finally {
     await client.end().catch(() => undefined);
   }
+}
+
+/**
+ * Database comments (shared across the cluster) are nobody's business inside an episode database. Revoking a catalog's
+ * SELECT takes a superuser; on a managed server where we are not one, the comments carry nothing secret anyway.
+ */
+async function hideDatabaseComments(client: pg.ClientBase): Promise<void> {
+  await client.query('SAVEPOINT hide_comments');
+  await client.query('REVOKE SELECT ON pg_catalog.pg_shdescription FROM PUBLIC').catch(async (err: { code?: string }) => {
+    if (err.code !== SQLSTATE_INSUFFICIENT_PRIVILEGE) throw err;
+    await client.query('ROLLBACK TO SAVEPOINT hide_comments');
+  });
 }
 
 /**
@@ -124,7 +147,9 @@ export async function ensureTemplate(config: LoadedConfig, admin: pg.ClientBase,
     const scratch = `${name}_build`;
     await admin.query(`DROP DATABASE IF EXISTS ${ident(scratch)} WITH (FORCE)`);
     await admin.query(`DROP DATABASE IF EXISTS ${ident(name)} WITH (FORCE)`);
-    await admin.query(`CREATE DATABASE ${ident(scratch)} TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'`);
+    // closed to PUBLIC before anyone can connect: a connection opened in between would survive the REVOKE
+    await admin.query(`CREATE DATABASE ${ident(scratch)} TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C' ALLOW_CONNECTIONS false`);
+    await admin.query(`REVOKE CONNECT, TEMPORARY ON DATABASE ${ident(scratch)} FROM PUBLIC; ALTER DATABASE ${ident(scratch)} ALLOW_CONNECTIONS true`);
     let catalog: DatabaseCatalog;
     try {
       catalog = await buildInto(config, scratch, domain);
@@ -133,9 +158,9 @@ export async function ensureTemplate(config: LoadedConfig, admin: pg.ClientBase,
       throw err;
     }
     await admin.query(`ALTER DATABASE ${ident(scratch)} RENAME TO ${ident(name)}`);
-    await admin.query(`REVOKE CONNECT, TEMPORARY ON DATABASE ${ident(name)} FROM PUBLIC`);
-    await admin.query(`COMMENT ON DATABASE ${ident(name)} IS ${literal(JSON.stringify({ domain: domain.name, domainHash, catalog }))}`);
     await admin.query(`ALTER DATABASE ${ident(name)} WITH IS_TEMPLATE true ALLOW_CONNECTIONS false`);
+    // the comment is the ready marker other processes look for, so it comes last
+    await admin.query(`COMMENT ON DATABASE ${ident(name)} IS ${literal(JSON.stringify({ domain: domain.name, domainHash, catalog }))}`);
     return { name, domainHash, catalog };
   } finally {
     await admin.query('SELECT pg_advisory_unlock(hashtext($1))', [name]);

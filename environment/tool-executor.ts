@@ -63,6 +63,8 @@ function nulPath(value: unknown, path: string): string | undefined {
   }
   return undefined;
 }
+/** A tool statement cancelled by the episode role's statement_timeout ran away on this request: an error result too. */
+const isStatementTimeout = (err: unknown) => (err as { code?: unknown }).code === '57014';
 
 function describeZodError(error: z.ZodError): string {
   return error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(arguments)'}: ${i.message}`).join('; ');
@@ -165,14 +167,15 @@ export class EpisodeToolExecutor {
         const result = await tool.handler(this.context(client), args);
         outcome = { callIndex: index, isError: false, result: result === undefined ? null : JSON.parse(JSON.stringify(result)) };
       } catch (err) {
-        if (!(err instanceof ToolRejection) && !isValueRefusal(err)) throw err;
+        if (!(err instanceof ToolRejection) && !isValueRefusal(err) && !isStatementTimeout(err)) throw err;
         await client.query('ROLLBACK TO SAVEPOINT tool_call');
-        outcome = { callIndex: index, isError: true, message: (err as Error).message };
+        const text = isStatementTimeout(err) ? `${tool.name} took too long: ${(err as Error).message} (postgres.episodeBounds.statementTimeoutMs)` : (err as Error).message;
+        outcome = { callIndex: index, isError: true, message: text };
       }
-      await client.query(
-        'INSERT INTO _finalstate_tool_calls (call_index, tool, arguments, result, is_error, message) VALUES ($1, $2, $3, $4, $5, $6)',
-        [index, tool.name, JSON.stringify(rawArgs), outcome.isError ? null : JSON.stringify(outcome.result), outcome.isError, outcome.isError ? outcome.message : null],
-      );
+      await client.query('SELECT public._finalstate_record_call($1, $2, $3, $4, $5, $6, $7)', [
+        this.episode.recorderToken, index, tool.name, JSON.stringify(rawArgs),
+        outcome.isError ? null : JSON.stringify(outcome.result), outcome.isError, outcome.isError ? outcome.message : null,
+      ]);
       await client.query('COMMIT');
       return outcome;
     } catch (err) {
@@ -190,14 +193,12 @@ export class EpisodeToolExecutor {
   }
 
   private context(client: pg.ClientBase): ToolContext {
+    const token = this.episode.recorderToken;
     return {
       db: client,
       now: new Date(this.episode.clock),
       async nextId(sequence: string): Promise<string> {
-        const res = await client.query<{ prefix: string; value: string }>(
-          'UPDATE _finalstate_sequences SET next_value = next_value + 1 WHERE name = $1 RETURNING prefix, (next_value - 1)::text AS value',
-          [sequence],
-        );
+        const res = await client.query<{ prefix: string; value: string }>('SELECT prefix, value FROM public._finalstate_next_id($1, $2)', [token, sequence]);
         const row = res.rows[0];
         if (!row) throw new Error(`unknown id sequence ${JSON.stringify(sequence)} (declare it in the domain's sequences)`);
         return `${row.prefix}${row.value}`;

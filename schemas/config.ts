@@ -2,6 +2,20 @@ import { z } from 'zod';
 
 const port = z.number().int().min(1).max(65535);
 
+const EPISODE_SQL_BOUNDS_DEFAULTS = { statementTimeoutMs: 10_000, idleInTransactionTimeoutMs: 60_000, connectionLimit: 8 };
+
+/** What bounds the SQL of one episode's database role: tool calls, their records, grading. */
+export const EpisodeSqlBounds = z
+  .object({
+    statementTimeoutMs: z.number().int().min(0).default(EPISODE_SQL_BOUNDS_DEFAULTS.statementTimeoutMs)
+      .describe('statement_timeout of every session of an episode role: a runaway tool query is cancelled (a tool error) after this long; 0 disables it.'),
+    idleInTransactionTimeoutMs: z.number().int().min(0).default(EPISODE_SQL_BOUNDS_DEFAULTS.idleInTransactionTimeoutMs)
+      .describe('idle_in_transaction_session_timeout of those sessions: one left idle inside a transaction this long is closed, releasing its locks; 0 disables it.'),
+    connectionLimit: z.number().int().min(1).max(1000).default(EPISODE_SQL_BOUNDS_DEFAULTS.connectionLimit)
+      .describe("CONNECTION LIMIT of each episode role: the episode's pool plus a retried attempt's must fit."),
+  })
+  .strict();
+
 /** The one configuration of a finalstate installation: addresses, ports and where data lives. */
 export const StackConfig = z
   .object({
@@ -24,9 +38,10 @@ export const StackConfig = z
         user: z.string().min(1).default('finalstate').describe('Superuser of the local cluster.'),
         password: z.string().min(1).default('finalstate').describe('Password of that superuser (local cluster only).'),
         database: z.string().min(1).default('finalstate').describe('Control database name.'),
+        episodeBounds: EpisodeSqlBounds.default(EPISODE_SQL_BOUNDS_DEFAULTS),
       })
       .strict()
-      .default({ host: '127.0.0.1', port: 55432, user: 'finalstate', password: 'finalstate', database: 'finalstate' }),
+      .default({ host: '127.0.0.1', port: 55432, user: 'finalstate', password: 'finalstate', database: 'finalstate', episodeBounds: EPISODE_SQL_BOUNDS_DEFAULTS }),
     python: z
       .object({
         venv: z.string().min(1).default('.venv').describe('Project-local Python virtualenv.'),

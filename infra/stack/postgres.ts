@@ -118,9 +118,11 @@ export function clusterRunning(config: LoadedConfig): boolean {
 export async function startLocal(config: LoadedConfig): Promise<'started' | 'running'> {
   const c = cluster(config);
   if (!fs.existsSync(path.join(c.dataDir, 'PG_VERSION'))) initCluster(config, c);
-  if (pgCtl(c, ['status']).status === 0) return 'running';
   fs.mkdirSync(path.dirname(c.logFile), { recursive: true });
-  if (process.getuid?.() === 0 && !fs.existsSync(c.logFile)) fs.writeFileSync(c.logFile, '');
+  // the server log quotes failing statements: readable by the server and us only (pg_ctl keeps an existing file's mode)
+  if (!fs.existsSync(c.logFile)) fs.writeFileSync(c.logFile, '', { mode: 0o600 });
+  fs.chmodSync(c.logFile, 0o600);
+  if (pgCtl(c, ['status']).status === 0) return 'running';
   chownToServerUser(c.logFile);
   const options = [`-p ${config.postgres.port}`, ...Object.entries(RUNTIME_SETTINGS).map(([k, v]) => `-c ${k}=${v}`)].join(' ');
   const res = pgCtl(c, ['-l', c.logFile, '-w', '-t', '60', '-o', options, 'start']);

@@ -18,9 +18,8 @@ export class EpisodeCheckpoints {
   async save(checkpoint: TurnCheckpoint): Promise<void> {
     const json = JSON.stringify(checkpoint);
     await this.query(
-      `INSERT INTO _finalstate_checkpoint (singleton, agent_turns, checkpoint) VALUES (true, $1, $2)
-       ON CONFLICT (singleton) DO UPDATE SET agent_turns = EXCLUDED.agent_turns, checkpoint = EXCLUDED.checkpoint, saved_at = clock_timestamp()`,
-      [checkpoint.loop.agentTurns.length, json],
+      'SELECT public._finalstate_save_checkpoint($1, $2, $3)',
+      [this.episode.recorderToken, checkpoint.loop.agentTurns.length, json],
       'save turn checkpoint',
     );
   }
