@@ -3,7 +3,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { InfrastructureError } from '../infra/errors.js';
-import { META_CALL_INDEX, META_INFRASTRUCTURE_ERROR } from './mcp-server.js';
+import { META_CALL_INDEX, META_INFRASTRUCTURE_ERROR, META_TOOL_FAULT } from './mcp-server.js';
 
 export interface ToolInfo {
   name: string;
@@ -19,6 +19,8 @@ export interface ToolCallResult {
   /** The tool's JSON result (undefined for errors). */
   structured: unknown;
   callIndex?: number;
+  /** Set when the handler failed with a bug rather than rejecting the call (nothing was kept). */
+  fault?: string;
 }
 
 /** A small MCP client for one episode's tool server: list tools, call them, close. */
@@ -59,7 +61,8 @@ export class EpisodeMcpClient {
     const content = blocks.filter((b) => b.type === 'text').map((b) => b.text ?? '').join('\n');
     const structured = (result.structuredContent as { result?: unknown } | undefined)?.result;
     const callIndex = result._meta?.[META_CALL_INDEX];
-    return { isError: result.isError === true, content, structured, ...(typeof callIndex === 'number' ? { callIndex } : {}) };
+    const fault = result._meta?.[META_TOOL_FAULT];
+    return { isError: result.isError === true, content, structured, ...(typeof callIndex === 'number' ? { callIndex } : {}), ...(typeof fault === 'string' ? { fault } : {}) };
   }
 
   async close(): Promise<void> {

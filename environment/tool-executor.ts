@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { z } from 'zod';
 import { canonicalJson } from './canonical.js';
 import type { EnvironmentBackend, Episode } from './backend.js';
-import { ToolRejection, type ToolContext, type ToolDefinition } from './domain.js';
+import { isToolRejection, type ToolContext, type ToolDefinition } from './domain.js';
 import { asInfrastructureError, isInfrastructureFault } from './pg-faults.js';
 
 /** What the agent sees of one tool call. */
@@ -127,7 +127,7 @@ export class EpisodeToolExecutor {
         const result = await tool.handler(this.context(client), args);
         outcome = { callIndex: index, isError: false, result: result === undefined ? null : JSON.parse(JSON.stringify(result)) };
       } catch (err) {
-        if (!(err instanceof ToolRejection) && !isConstraintViolation(err)) throw err;
+        if (!isToolRejection(err) && !isConstraintViolation(err)) throw err;
         await client.query('ROLLBACK TO SAVEPOINT tool_call');
         outcome = { callIndex: index, isError: true, message: (err as Error).message };
       }
