@@ -65,7 +65,7 @@ describe('insurance pack', () => {
     });
 
     test('business use raises the premium by the stated percentage; a claim takes its incident date from the reported duration', async () => {
-      const task = domain.generateTasks({ seed: 4, split: 'train', profile: 'full', count: 60 }).find((t) => t.tags?.[0] === 'usage_change' && !t.tags.includes('declined'))!;
+      const task = domain.generateTasks({ seed: 4, split: 'train', profile: 'full', count: 300 }).find((t) => t.tags?.[0] === 'usage_change' && !t.tags.includes('declined'))!;
       const policy = task.init!.upsert!.policies![0]!;
       const row = (snap: Snapshot, table: string, key: unknown) => JSON.parse(snap.get(table)!.get(JSON.stringify([key]))!) as Record<string, unknown>;
       const { snap } = await finalState(db.client, domain, task, task.golden);
