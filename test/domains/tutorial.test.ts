@@ -10,9 +10,14 @@ import { loadConfig } from '../../infra/config.js';
 import { fromRoot } from '../../infra/paths.js';
 import { connectionConfig } from '../../infra/stack/postgres.js';
 import { connectClient } from '../../infra/temporal-client.js';
+import type { ArtifactStore } from '../../infra/artifacts.js';
+import type { EpisodeHooks, EpisodeRunner } from '../../runtime/episode/runner.js';
 import { createEpisodeRuntime, type EpisodeRuntime } from '../../runtime/episode/runtime.js';
+import type { EpisodeOutcome, EpisodeRequest } from '../../schemas/episode.js';
+import type { Trajectory } from '../../schemas/trajectory.js';
 import { CampaignConfig } from '../../schemas/campaign.js';
 import { campaign } from '../../workflows/campaign.js';
+import { statusQuery } from '../../workflows/definitions.js';
 import { startControlWorker, type RunningWorker } from '../../workers/control.js';
 import { startEpisodeWorker } from '../../workers/episodes.js';
 import { uniqueName } from '../helpers/index.js';
@@ -29,6 +34,33 @@ const packConfig = path.join(packDir, 'finalstate.config.json');
 const { FINALSTATE_DOMAIN_MODULES: _unused, ...inherited } = process.env;
 /** The tutorial's shell: the pack registered through its config file only. */
 const env = { ...inherited, FINALSTATE_CONFIG: packConfig };
+
+/**
+ * TEST-ONLY STAND-IN for a served model's token trajectory. The episodes are real (the DatabaseEpisodeRunner with the
+ * oracle policy, on the pack's database and grader); the oracle samples no tokens, and a GRPO step needs some, so
+ * each outcome gets a tiny trajectory (as test/pipeline's seeded runner writes) for buildBatch and the stand-in gpu
+ * worker. A model is what a CI run cannot have.
+ */
+class TrainableOracleRunner implements EpisodeRunner {
+  constructor(private readonly inner: EpisodeRunner, private readonly artifacts: ArtifactStore) {}
+  async run(request: EpisodeRequest, hooks?: EpisodeHooks): Promise<EpisodeOutcome> {
+    const outcome = await this.inner.run(request, hooks);
+    const trajectory: Trajectory = {
+      tokenIds: [1, 10 + outcome.reward, 2],
+      lossMask: [0, 1, 1],
+      rolloutLogprobs: [0, -0.5, -0.25],
+      segments: [
+        { kind: 'observation', start: 0, end: 1, textStart: 0, textEnd: 1 },
+        { kind: 'sample', start: 1, end: 3, textStart: 1, textEnd: 3, policyVersion: 'oracle', finishReason: 'stop' },
+      ],
+      policyVersions: ['oracle'],
+      drift: null,
+      trainable: true,
+    };
+    const trajectoryUri = await this.artifacts.put(`${request.episodeId}/stand-in-trajectory.json`, JSON.stringify(trajectory));
+    return { ...outcome, trajectoryUri, trainable: true };
+  }
+}
 
 function run(file: string, args: string[], cwd = packDir): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -98,8 +130,9 @@ test('the tutorial, step by step: an external pack builds, generates, validates,
   try {
     runtime = await createEpisodeRuntime(config, { backend: { sparesPerTemplate: 0 } });
     assert.ok(runtime.backend.registry.has('bike_rental'), 'the episode runtime loaded the pack from the config file');
-    workers.push(await startControlWorker(config, { taskQueue: queues.control, workflowBundle: await sharedWorkflowBundle(), deps: { artifacts: new LocalArtifactStore(path.join(work, 'artifacts')) } }));
-    workers.push(await startEpisodeWorker(config, { runner: runtime.runner, taskQueue: queues.episodes, concurrency: 4, shutdownGraceTime: '2 seconds' }));
+    const artifacts = new LocalArtifactStore(path.join(work, 'artifacts'));
+    workers.push(await startControlWorker(config, { taskQueue: queues.control, workflowBundle: await sharedWorkflowBundle(), deps: { artifacts } }));
+    workers.push(await startEpisodeWorker(config, { runner: new TrainableOracleRunner(runtime.runner, artifacts), taskQueue: queues.episodes, concurrency: 4, shutdownGraceTime: '2 seconds' }));
     workers.push(await startStandInGpuWorker(config, queues.gpu));
     const tasksDir = path.join(packDir, 'tasks');
     const campaignConfig = {
@@ -122,7 +155,19 @@ test('the tutorial, step by step: an external pack builds, generates, validates,
       taskQueues: queues,
     };
     const handle = await client.workflow.start(campaign, { taskQueue: queues.control, workflowId: campaignId, args: [{ config: campaignConfig }] });
-    const { state } = await handle.result();
+    let settled = false;
+    const state = await Promise.race([
+      handle.result().then((r) => r.state),
+      // A failed step parks the campaign (phase step-failed, waiting for replay-step) instead of ending it.
+      (async () => {
+        while (!settled) {
+          await new Promise((resolve) => setTimeout(resolve, 500));
+          const status = await handle.query(statusQuery).catch(() => undefined);
+          if (status?.phase === 'step-failed') throw new Error(`the campaign's step failed: ${JSON.stringify(status)}`);
+        }
+        return undefined as never;
+      })(),
+    ]).finally(() => (settled = true));
     assert.equal(state.phase, 'done');
     assert.equal(state.step, 1);
     assert.deepEqual(state.evalPoints.map((e) => e.step), [0, 1]);
