@@ -155,19 +155,18 @@ test('the tutorial, step by step: an external pack builds, generates, validates,
       taskQueues: queues,
     };
     const handle = await client.workflow.start(campaign, { taskQueue: queues.control, workflowId: campaignId, args: [{ config: campaignConfig }] });
+    // A failed step parks the campaign (phase step-failed, waiting for replay-step) instead of ending it: watch for it.
     let settled = false;
-    const state = await Promise.race([
-      handle.result().then((r) => r.state),
-      // A failed step parks the campaign (phase step-failed, waiting for replay-step) instead of ending it.
-      (async () => {
-        while (!settled) {
-          await new Promise((resolve) => setTimeout(resolve, 500));
-          const status = await handle.query(statusQuery).catch(() => undefined);
-          if (status?.phase === 'step-failed') throw new Error(`the campaign's step failed: ${JSON.stringify(status)}`);
-        }
-        return undefined as never;
-      })(),
-    ]).finally(() => (settled = true));
+    const watcher = (async () => {
+      while (!settled) {
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        if (settled) return;
+        const status = await handle.query(statusQuery).catch(() => undefined);
+        if (status?.phase === 'step-failed') throw new Error(`the campaign's step failed: ${JSON.stringify(status)}`);
+      }
+    })();
+    const state = await Promise.race([handle.result().then((r) => r.state), watcher.then(() => undefined as never)]).finally(() => (settled = true));
+    await watcher;
     assert.equal(state.phase, 'done');
     assert.equal(state.step, 1);
     assert.deepEqual(state.evalPoints.map((e) => e.step), [0, 1]);
