@@ -8,6 +8,7 @@ import { after, describe, it } from 'node:test';
 import { isToolRejection, servesProfile, ToolRejection, type DomainDefinition, type DomainPack, type ToolDefinition } from '../../environment/domain.js';
 import { connectEpisodeTools } from '../../environment/episode-tools.js';
 import { defaultRegistry, DomainRegistry } from '../../environment/registry.js';
+import { checkTaskAgainstDomain } from '../../environment/task-validation.js';
 import { verifyTasks } from '../../environment/verify.js';
 import { loadConfig } from '../../infra/config.js';
 import { fromRoot } from '../../infra/paths.js';
@@ -89,6 +90,10 @@ describe('optional mini profile', () => {
     const domain = registry.get('fixture_full_only');
     assert.ok(servesProfile(domain, 'full') && !servesProfile(domain, 'mini'));
     assert.deepEqual(domain.profileTools.mini, []);
+    const miniTask = { ...fixtureTask('cancel-O-1', 'mini'), domain: 'fixture_full_only', init: { upsert: {}, delete: {} } };
+    assert.deepEqual(checkTaskAgainstDomain(miniTask, domain, {}).filter((i) => i.path === 'profile').map((i) => i.message), [
+      'domain fixture_full_only does not serve the mini profile (it declares no policy.mini and profileTools.mini)',
+    ]);
     const half: DomainPack = { ...fullOnly, name: 'fixture_half_mini', policy: { ...fullPolicy, mini: 'tiny policy' } };
     assert.throws(() => new DomainRegistry([half]), /policy\.mini and profileTools\.mini go together/);
   });
