@@ -33,6 +33,7 @@ export function checkDomainDefinition(domain: DomainDefinition): void {
     for (const name of names) if (!toolNames.has(name)) problems.push(`profileTools.${profile} names unknown tool ${name}`);
   }
   if (domain.profileTools.mini.length > MINI_MAX_TOOLS) problems.push(`profileTools.mini has ${domain.profileTools.mini.length} tools (at most ${MINI_MAX_TOOLS})`);
+  if ((domain.policy.mini === '') !== (domain.profileTools.mini.length === 0)) problems.push('policy.mini and profileTools.mini go together: give both to serve the mini profile, or neither');
   if (domain.policy.mini.length > MINI_MAX_POLICY_CHARS) problems.push(`policy.mini has ${domain.policy.mini.length} characters (at most ${MINI_MAX_POLICY_CHARS})`);
   for (const table of [...Object.keys(domain.grading), ...Object.keys(domain.seed)]) {
     if (!IDENTIFIER.test(table) || table.startsWith('_finalstate')) problems.push(`table name ${JSON.stringify(table)} is not a domain table identifier`);

@@ -14,9 +14,21 @@ export interface ToolContext {
   nextId(sequence: string): Promise<string>;
 }
 
+/**
+ * The brand a rejection carries. The executor recognises rejections by it rather than by `instanceof`, so a pack that
+ * loads its own copy of this module (or defines its own class with the brand) is still understood.
+ */
+export const TOOL_REJECTION = Symbol.for('finalstate.ToolRejection');
+
 /** A business-rule rejection, not-found or invalid request: returned to the agent as an `isError` tool result. */
 export class ToolRejection extends Error {
   override name = 'ToolRejection';
+  readonly [TOOL_REJECTION] = true;
+}
+
+/** Whether `err` is a rejection: it carries the ToolRejection brand, whichever copy of the class made it. */
+export function isToolRejection(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as Record<symbol, unknown>)[TOOL_REJECTION] === true;
 }
 
 export interface ToolDefinition<Shape extends z.ZodRawShape = z.ZodRawShape> {
@@ -64,4 +76,36 @@ export interface DomainDefinition {
   /** Tool names offered per profile; `mini` at most 6. */
   profileTools: Record<Profile, string[]>;
   generateTasks(options: TaskGeneratorOptions): TaskInput[];
+  /** Rules every generated task must keep, checked by `finalstate tasks check` over a large sample and by `tasks generate`. */
+  invariants?: TaskInvariant[];
+}
+
+/**
+ * A rule over generated tasks that the pack states and its generator must keep (e.g. "a task tagged refuse asks for
+ * something rule 3.1 forbids"). `check` returns why a task violates it, or nothing when the task keeps it.
+ */
+export interface TaskInvariant {
+  name: string;
+  description: string;
+  check(task: TaskInput): string | undefined | void;
+}
+
+/**
+ * A pack as its author writes it: the `mini` profile (tiny models) is optional. The registry fills a missing `mini`
+ * with no tools and no policy, which `servesProfile` reads as "not served".
+ */
+export interface DomainPack extends Omit<DomainDefinition, 'policy' | 'profileTools'> {
+  policy: { full: string; mini?: string };
+  profileTools: { full: string[]; mini?: string[] };
+}
+
+/** Whether a pack offers tasks of a profile: every pack serves `full`; `mini` only with mini tools. */
+export function servesProfile(domain: DomainDefinition, profile: Profile): boolean {
+  return profile === 'full' || domain.profileTools.mini.length > 0;
+}
+
+/** The registry's view of a pack: a missing mini profile becomes an empty one. */
+export function normalizePack(pack: DomainPack): DomainDefinition {
+  if (pack.policy.mini !== undefined && pack.profileTools.mini !== undefined) return pack as DomainDefinition;
+  return { ...pack, policy: { full: pack.policy.full, mini: pack.policy.mini ?? '' }, profileTools: { full: pack.profileTools.full, mini: pack.profileTools.mini ?? [] } };
 }

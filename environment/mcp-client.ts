@@ -4,7 +4,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { InfrastructureError } from '../infra/errors.js';
-import { META_CALL_INDEX, META_INDEX_CONFLICT, META_INFRASTRUCTURE_ERROR } from './mcp-server.js';
+import { META_CALL_INDEX, META_INDEX_CONFLICT, META_INFRASTRUCTURE_ERROR, META_TOOL_FAULT } from './mcp-server.js';
 import { ToolCallIndexConflict } from './tool-executor.js';
 
 export interface ToolInfo {
@@ -22,6 +22,8 @@ export interface ToolCallResult {
   structured: unknown;
   /** The index the call consumed; absent when it was refused before running (by the SDK's input validation, say). */
   callIndex?: number;
+  /** Set when the handler failed with a bug rather than rejecting the call (nothing was kept). */
+  fault?: string;
 }
 
 /** A small MCP client for one episode's tool server: list tools, call them, close. */
@@ -64,7 +66,8 @@ export class EpisodeMcpClient {
     const content = blocks.filter((b) => b.type === 'text').map((b) => b.text ?? '').join('\n');
     const structured = (result.structuredContent as { result?: unknown } | undefined)?.result;
     const callIndex = result._meta?.[META_CALL_INDEX];
-    return { isError: result.isError === true, content, structured, ...(typeof callIndex === 'number' ? { callIndex } : {}) };
+    const fault = result._meta?.[META_TOOL_FAULT];
+    return { isError: result.isError === true, content, structured, ...(typeof callIndex === 'number' ? { callIndex } : {}), ...(typeof fault === 'string' ? { fault } : {}) };
   }
 
   /** Close the connection; over Streamable HTTP, end the session first (DELETE), so it stops counting against the server's cap. */

@@ -4,12 +4,14 @@ import { InfrastructureError } from '../infra/errors.js';
 import type { Profile } from '../schemas/task.js';
 import type { z } from 'zod';
 import type { ToolDefinition } from './domain.js';
-import { ToolCallIndexConflict, type EpisodeToolExecutor } from './tool-executor.js';
+import { ToolCallIndexConflict, ToolFault, type EpisodeToolExecutor } from './tool-executor.js';
 
 /** `_meta` keys of our tool results and requests. */
 export const META_CALL_INDEX = 'finalstate/callIndex';
 export const META_INFRASTRUCTURE_ERROR = 'finalstate/infrastructureError';
 export const META_INDEX_CONFLICT = 'finalstate/callIndexConflict';
+/** Set on the result of a call whose handler failed with a bug (a ToolFault), so `tasks verify` can report it. */
+export const META_TOOL_FAULT = 'finalstate/toolFault';
 
 /**
  * An MCP server exposing one episode's tools (the task profile's tool list), bound to that episode's database
@@ -52,6 +54,7 @@ export function createEpisodeMcpServer(executor: EpisodeToolExecutor): McpServer
           if (err instanceof ToolCallIndexConflict) {
             return { isError: true, content: [{ type: 'text', text: err.message }], _meta: { [META_INDEX_CONFLICT]: err.message } };
           }
+          if (err instanceof ToolFault) return { isError: true, content: [{ type: 'text', text: err.message }], _meta: { [META_TOOL_FAULT]: err.message } };
           if (!(err instanceof InfrastructureError)) throw err;
           return {
             isError: true,

@@ -171,8 +171,12 @@ export function writeTaskSet(dir: string, name: string, version: string, inputs:
   fs.mkdirSync(dir, { recursive: true });
   const manifest: TaskSetManifest = { name, version, file: path.basename(file), tasks: tasks.map((t) => ({ id: t.id, sha256: taskSha256(t) })) };
   const manifestFile = manifestPathFor(file);
-  fs.writeFileSync(file, tasks.map((t) => JSON.stringify(t)).join('\n') + '\n');
-  fs.writeFileSync(manifestFile, `${JSON.stringify(manifest, null, 2)}\n`);
+  // Both files are written beside their targets, then renamed into place: a failed write leaves no partial set.
+  const temporary = (target: string) => `${target}.tmp-${process.pid}`;
+  fs.writeFileSync(temporary(file), tasks.map((t) => JSON.stringify(t)).join('\n') + '\n');
+  fs.writeFileSync(temporary(manifestFile), `${JSON.stringify(manifest, null, 2)}\n`);
+  fs.renameSync(temporary(file), file);
+  fs.renameSync(temporary(manifestFile), manifestFile);
   return { file, manifestFile, tasks };
 }
 

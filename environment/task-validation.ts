@@ -3,7 +3,7 @@ import { UserError } from '../infra/errors.js';
 import type { Task } from '../schemas/task.js';
 import type { EnvironmentBackend } from './backend.js';
 import type { DatabaseCatalog } from './catalog.js';
-import type { DomainDefinition } from './domain.js';
+import { servesProfile, type DomainDefinition } from './domain.js';
 import { ExpectedStates, GoldenCallError } from './expected-state.js';
 import { readTaskSet, TaskSetError, type LoadedTaskSet, type TaskIssue } from './task-set.js';
 
@@ -54,6 +54,7 @@ function checkRows(kind: 'upsert' | 'delete', rowsByTable: Record<string, Record
 /** Check a task against its domain without running anything: tables, columns, value types, tools, arguments. */
 export function checkTaskAgainstDomain(task: Task, domain: DomainDefinition, catalog: DatabaseCatalog): FieldIssue[] {
   const issues = [...checkRows('delete', task.init.delete, catalog), ...checkRows('upsert', task.init.upsert, catalog)];
+  if (!servesProfile(domain, task.profile)) issues.push({ path: 'profile', message: `domain ${domain.name} does not serve the ${task.profile} profile (it declares no policy.${task.profile} and profileTools.${task.profile})` });
   if (task.profile === 'mini' && (task.golden.length < MINI_GOLDEN_CALLS[0] || task.golden.length > MINI_GOLDEN_CALLS[1])) {
     issues.push({ path: 'golden', message: `a mini task takes ${MINI_GOLDEN_CALLS[0]} to ${MINI_GOLDEN_CALLS[1]} tool calls, this one ${task.golden.length}` });
   }

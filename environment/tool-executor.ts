@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { z } from 'zod';
 import { canonicalJson } from './canonical.js';
 import type { EnvironmentBackend, Episode } from './backend.js';
-import { ToolRejection, type ToolContext, type ToolDefinition } from './domain.js';
+import { isToolRejection, type ToolContext, type ToolDefinition } from './domain.js';
 import { asInfrastructureError, isInfrastructureFault } from './pg-faults.js';
 
 /**
@@ -167,7 +167,7 @@ export class EpisodeToolExecutor {
         const result = await tool.handler(this.context(client), args);
         outcome = { callIndex: index, isError: false, result: result === undefined ? null : JSON.parse(JSON.stringify(result)) };
       } catch (err) {
-        if (!(err instanceof ToolRejection) && !isValueRefusal(err) && !isStatementTimeout(err)) throw err;
+        if (!isToolRejection(err) && !isValueRefusal(err) && !isStatementTimeout(err)) throw err;
         await client.query('ROLLBACK TO SAVEPOINT tool_call');
         const text = isStatementTimeout(err) ? `${tool.name} took too long: ${(err as Error).message} (postgres.episodeBounds.statementTimeoutMs)` : (err as Error).message;
         outcome = { callIndex: index, isError: true, message: text };

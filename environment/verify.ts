@@ -88,7 +88,7 @@ export interface VerifyCounts {
 
 export interface VerifyReport extends VerifyCounts {
   byDomain: Record<string, VerifyCounts>;
-  /** Every expectation that did not hold: the oracle failed, the no-op passed a task that changes state (or failed a read-only one), or a mutation passed or failed with the wrong diff class. */
+  /** Every expectation that did not hold: the oracle failed, the no-op passed a task that changes state (or failed a read-only one), a mutation passed or failed with the wrong diff class, or a tool call faulted (an error that is not a rejection). */
   problems: { taskId: string; agent: string; message: string }[];
   /** Tasks with writes whose every duplicated write the tools reject (so no duplicate mutation exists). */
   duplicatesAbsorbed: string[];
@@ -118,7 +118,12 @@ export async function verifyTasks(
     const tools = await connectEpisodeTools(backend, episode);
     try {
       const errors = [];
-      for (const call of calls) errors.push((await tools.client.callTool(call.tool, call.arguments)).isError);
+      for (const [i, call] of calls.entries()) {
+        const result = await tools.client.callTool(call.tool, call.arguments);
+        // A fault is a bug in the tool, never an answer: with a rejection class the executor does not recognise, every rejection would be one.
+        if (result.fault) problems.push({ taskId: task.id, agent: label, message: `call ${i} (${call.tool}) failed with a tool fault instead of a rejection: ${result.fault}` });
+        errors.push(result.isError);
+      }
       return { report: await gradeEpisode(backend, expected, { episode }), errors };
     } finally {
       await tools.close();

@@ -13,6 +13,8 @@ export interface LoadedConfig extends StackConfig {
   dataPath: string;
   /** Where each key came from, for error messages and `dev status`. */
   sources: Record<string, string>;
+  /** The directory relative paths in the config file resolve against (the file's own directory, or the project root). */
+  configDir: string;
 }
 
 export interface LoadOptions {
@@ -80,5 +82,5 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
     throw new ConfigError(`config: invalid configuration\n${lines.join('\n')}`);
   }
   const config = parsed.data;
-  return { ...config, dataPath: path.resolve(root, config.dataDir), sources };
+  return { ...config, dataPath: path.resolve(root, config.dataDir), sources, configDir: path.dirname(file) };
 }

@@ -62,6 +62,12 @@ export const StackConfig = z
       })
       .strict()
       .default({ episodeConcurrency: 8 }),
+    domains: z
+      .array(z.string().min(1))
+      .default([])
+      .describe(
+        'External domain packs to load besides the built-in ones: module paths (starting with ./, ../ or /, relative to this file) or package names (resolved from node_modules next to this file); each module exports `domains`. FINALSTATE_DOMAIN_MODULES adds more.',
+      ),
   })
   .strict();
 

@@ -53,9 +53,11 @@ async function demonstrationsFile(config: LoadedConfig, dir: string, cacheDir: s
   const registry = await defaultRegistry();
   const shipped = readTaskSets(dir).filter((s) => s.tasks.some(isDemonstrationTask));
   if (shipped.length === 0) throw new UserError(`finalstate model build-base: no training-split mini tasks in ${dir}; run \`finalstate tasks generate\``);
-  const sets = [...shipped, ...generatedTrainingSets(registry.all(), path.join(cacheDir, 'demonstration-tasks'), extra.seeds, extra.count)];
+  // The domains the task directory trains on: a pack without training tasks there adds no demonstrations.
+  const domains = registry.all().filter((d) => shipped.some((s) => s.tasks.some((t) => t.domain === d.name)));
+  const sets = [...shipped, ...generatedTrainingSets(domains, path.join(cacheDir, 'demonstration-tasks'), extra.seeds, extra.count)];
   const renderer = getRenderer('qwen3');
-  const fileOf = (group: LoadedTaskSet[], name: string) => path.join(cacheDir, 'demonstrations', `${name}-${demonstrationsKey(group, registry.all(), renderer).slice(0, 16)}.jsonl`);
+  const fileOf = (group: LoadedTaskSet[], name: string) => path.join(cacheDir, 'demonstrations', `${name}-${demonstrationsKey(group, domains, renderer).slice(0, 16)}.jsonl`);
   const groups = maxDemos === undefined ? sets.map((set) => ({ sets: [set], file: fileOf([set], set.manifest.name) })) : [{ sets, file: fileOf(sets, `sample${maxDemos}`) }];
   const missing = groups.filter((g) => !fs.existsSync(g.file));
   const started = performance.now();

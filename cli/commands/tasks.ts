@@ -9,13 +9,16 @@ import { createEpisodeMcpServer } from '../../environment/mcp-server.js';
 import { newBearerToken, serveHttp, writeTokenFile } from '../../environment/mcp-http.js';
 import { serveStdio } from '../../environment/mcp-serve.js';
 import { sweepLeakedEpisodes } from '../../environment/janitor.js';
-import { defaultRegistry } from '../../environment/registry.js';
+import { servesProfile, type DomainDefinition } from '../../environment/domain.js';
+import { invariantViolations, sampleInvariants } from '../../environment/invariants.js';
+import { defaultRegistry, type DomainRegistry } from '../../environment/registry.js';
+import { builtInTaskDirs } from '../../domains/index.js';
 import { findTaskSetFiles, readTaskSets, writeTaskSet } from '../../environment/task-set.js';
 import { validateTaskSetFile } from '../../environment/task-validation.js';
 import { EpisodeToolExecutor } from '../../environment/tool-executor.js';
 import { verifyTasks } from '../../environment/verify.js';
 import { McpHttpServeOptions } from '../../schemas/mcp-http.js';
-import { Profile, Split, type Task } from '../../schemas/task.js';
+import { Profile, Split, type Task, type TaskInput } from '../../schemas/task.js';
 import { parse, printJson, type Command } from '../command.js';
 
 const usage = `finalstate tasks <subcommand> [--json]
@@ -28,7 +31,10 @@ const usage = `finalstate tasks <subcommand> [--json]
                                                   oracle, no-op and mutated oracles on real backends through MCP
   generate [--domain D] [--split S] [--profile P] [--count N] [--seed N]
                                                   write <dir>/<domain>-<split>-<profile>.jsonl + manifest from the
-                                                  domain's seeded generator
+                                                  domain's seeded generator (atomically; profiles a pack does not
+                                                  serve are skipped; --dir is required for external packs)
+  check [--domain D] [--count N] [--seed N]       generate N tasks (default 2000) per seed (N, N+1), split and
+                                                  profile and check the pack's invariants on every one
   serve-mcp --task ID [--transport stdio|http] [--port P] [--episode ID] [--keep]
                                                   provision an episode for the task and serve its tools over MCP;
                                                   http serves 127.0.0.1 only and takes:
@@ -42,7 +48,9 @@ const usage = `finalstate tasks <subcommand> [--json]
   janitor [--ttl-minutes M]                       drop leaked episode databases older than M minutes (default 60)
 
   --dir DIR   task-set directory (default: tasks/ in the project)
-  Extra domain packs: FINALSTATE_DOMAIN_MODULES=path/to/module.js[,...] (each exports \`domains\`).`;
+  Without --domain, generate and check cover the external packs when any is registered, else the built-in ones.
+  External domain packs: "domains": [...] in finalstate.config.json, or FINALSTATE_DOMAIN_MODULES=path/to/module.js[,...]
+  (each module exports \`domains\`); see docs/domain-packs.md.`;
 
 function filterTasks(tasks: Task[], values: { domain?: string; split?: string; profile?: string }): Task[] {
   if (values.split !== undefined && !Split.safeParse(values.split).success) throw new UserError(`finalstate tasks: --split must be train or eval, got ${values.split}`);
@@ -52,9 +60,72 @@ function filterTasks(tasks: Task[], values: { domain?: string; split?: string; p
 
 async function environment() {
   const config = loadConfig();
-  const registry = await defaultRegistry();
+  const registry = await defaultRegistry({ config });
   const backend = new EnvironmentBackend(config, registry);
   return { config, registry, backend, expected: new ExpectedStates(backend) };
+}
+
+function integerFlag(sub: string, name: string, raw: string, min = Number.MIN_SAFE_INTEGER): number {
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min) throw new UserError(`finalstate tasks ${sub}: --${name} must be ${min === 1 ? 'a positive integer' : 'an integer'}, got ${raw}`);
+  return n;
+}
+
+/** --domain, or the external packs when any is registered (someone developing a pack), else the built-in ones. */
+function selectedDomains(registry: DomainRegistry, domain: string | undefined): DomainDefinition[] {
+  if (domain) return [registry.get(domain)];
+  const external = registry.all().filter((d) => !registry.isBuiltIn(d.name));
+  return external.length ? external : registry.all();
+}
+
+/**
+ * Generate every selected set in memory, check the pack's invariants, then write each set atomically: a generator
+ * that throws or breaks an invariant leaves no file behind.
+ */
+async function generate(values: { dir?: string; domain?: string; split?: string; profile?: string; count?: string; seed?: string; json?: boolean }): Promise<number> {
+  const registry = await defaultRegistry();
+  const domains = selectedDomains(registry, values.domain);
+  const external = domains.filter((d) => !registry.isBuiltIn(d.name));
+  if (!values.dir && external.length) {
+    throw new UserError(`finalstate tasks generate: --dir is required for the external pack${external.length > 1 ? 's' : ''} ${external.map((d) => d.name).join(', ')} (the project's tasks/ holds the built-in packs' sets)`);
+  }
+  if (values.split !== undefined && !Split.safeParse(values.split).success) throw new UserError(`finalstate tasks generate: --split must be train or eval, got ${values.split}`);
+  if (values.profile !== undefined && !Profile.safeParse(values.profile).success) throw new UserError(`finalstate tasks generate: --profile must be full or mini, got ${values.profile}`);
+  const splits = values.split ? [Split.parse(values.split)] : Split.options;
+  const profiles = values.profile ? [Profile.parse(values.profile)] : Profile.options;
+  const count = integerFlag('generate', 'count', values.count ?? '300', 1);
+  const seed = integerFlag('generate', 'seed', values.seed ?? '1');
+  const planned: { dir: string; name: string; domain: DomainDefinition; tasks: TaskInput[] }[] = [];
+  for (const domain of domains) {
+    const dir = values.dir ?? fromRoot(builtInTaskDirs[domain.name] ?? 'tasks');
+    for (const profile of profiles) {
+      if (!servesProfile(domain, profile)) {
+        console.error(`note: ${domain.name} does not serve the ${profile} profile; skipped`);
+        continue;
+      }
+      for (const split of splits) {
+        let tasks: TaskInput[];
+        try {
+          tasks = domain.generateTasks({ seed, split, profile, count });
+        } catch (err) {
+          throw new UserError(`finalstate tasks generate: ${domain.name} ${split}/${profile}: the generator failed: ${(err as Error).message}; nothing was written`);
+        }
+        const violations = invariantViolations(domain, tasks);
+        if (violations.length) {
+          const shown = violations.slice(0, 10).map((v) => `  ${v.taskId}: ${v.invariant}: ${v.message}`);
+          throw new UserError(`finalstate tasks generate: ${domain.name} ${split}/${profile}: ${violations.length} task(s) break an invariant; nothing was written\n${shown.join('\n')}`);
+        }
+        planned.push({ dir, name: `${domain.name}-${split}-${profile}`, domain, tasks });
+      }
+    }
+  }
+  const written = planned.map((p) => {
+    const set = writeTaskSet(p.dir, p.name, p.domain.version, p.tasks);
+    return { file: set.file, manifest: set.manifestFile, tasks: set.tasks.length };
+  });
+  if (values.json) printJson(written);
+  else for (const w of written) console.log(`${w.file}: ${w.tasks} tasks`);
+  return 0;
 }
 
 export const tasksCommand: Command = {
@@ -142,28 +213,19 @@ export const tasksCommand: Command = {
           await env.backend.close();
         }
       }
-      case 'generate': {
+      case 'generate':
+        return generate(values);
+      case 'check': {
         const registry = await defaultRegistry();
-        const domains = values.domain ? [registry.get(values.domain)] : registry.all();
-        const splits = values.split ? [Split.parse(values.split)] : Split.options;
-        const profiles = values.profile ? [Profile.parse(values.profile)] : Profile.options;
-        const count = Number(values.count ?? 300);
-        const seed = Number(values.seed ?? 1);
-        if (!Number.isInteger(count) || count < 1) throw new UserError(`finalstate tasks generate: --count must be a positive integer, got ${values.count}`);
-        if (!Number.isInteger(seed)) throw new UserError(`finalstate tasks generate: --seed must be an integer, got ${values.seed}`);
-        const written = [];
-        for (const domain of domains) {
-          for (const split of splits) {
-            for (const profile of profiles) {
-              const tasks = domain.generateTasks({ seed, split, profile, count });
-              const set = writeTaskSet(dir, `${domain.name}-${split}-${profile}`, domain.version, tasks);
-              written.push({ file: set.file, manifest: set.manifestFile, tasks: set.tasks.length });
-            }
-          }
-        }
-        if (values.json) printJson(written);
-        else for (const w of written) console.log(`${w.file}: ${w.tasks} tasks`);
-        return 0;
+        const count = integerFlag('check', 'count', values.count ?? '2000', 1);
+        const seed = integerFlag('check', 'seed', values.seed ?? '1');
+        const samples = selectedDomains(registry, values.domain).map((domain) => sampleInvariants(domain, { seeds: [seed, seed + 1], count }));
+        const violations = samples.flatMap((s) => s.violations);
+        for (const v of violations.slice(0, 50)) console.error(`${v.taskId}: ${v.invariant}: ${v.message}`);
+        if (violations.length > 50) console.error(`... and ${violations.length - 50} more`);
+        if (values.json) printJson(samples.map((s) => ({ domain: s.domain, tasks: s.tasks, invariants: s.invariants, violations: s.violations.length })));
+        else for (const s of samples) console.log(`${s.domain}: ${s.tasks} generated tasks, ${s.invariants.length} invariants (${s.invariants.join(', ')}), ${s.violations.length} violations`);
+        return violations.length ? 1 : 0;
       }
       case 'janitor': {
         const ttl = Number(values['ttl-minutes']);
@@ -181,7 +243,7 @@ export const tasksCommand: Command = {
       case 'serve-mcp':
         return serveMcp(values, dir, allTasks);
       default:
-        throw new UserError(`finalstate tasks: expected list, show, validate, verify, generate, serve-mcp or janitor, got ${positionals[0] ?? 'nothing'}\n\n${usage}`);
+        throw new UserError(`finalstate tasks: expected list, show, validate, verify, generate, check, serve-mcp or janitor, got ${positionals[0] ?? 'nothing'}\n\n${usage}`);
     }
   },
 };

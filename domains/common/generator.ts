@@ -1,4 +1,4 @@
-import type { DomainDefinition, TaskGeneratorOptions, ToolDefinition } from '../../environment/domain.js';
+import type { DomainPack, TaskGeneratorOptions, ToolDefinition } from '../../environment/domain.js';
 import type { Profile, Split, TaskInput, ToolCall } from '../../schemas/task.js';
 import { Prng } from './prng.js';
 
@@ -96,7 +96,7 @@ export interface GeneratorSpec {
   domain: string;
   scenarios: readonly Scenario[];
   tools: readonly ToolDefinition[];
-  profileTools: DomainDefinition['profileTools'];
+  profileTools: DomainPack['profileTools'];
   /** The episode clock of one task, drawn from its PRNG. */
   clock(rng: Prng): Date;
 }
@@ -109,7 +109,7 @@ export function generateFromScenarios(spec: GeneratorSpec, options: TaskGenerato
   const scenarios = spec.scenarios.filter((s) => s.profiles.includes(options.profile));
   if (scenarios.length === 0) throw new Error(`${spec.domain}: no task type serves profile ${options.profile}`);
   const tools = new Map(spec.tools.map((t) => [t.name, t]));
-  const allowed = new Set(spec.profileTools[options.profile]);
+  const allowed = new Set(spec.profileTools[options.profile] ?? []);
   const tasks: TaskInput[] = [];
   for (let index = 0; index < options.count; index++) {
     const scenario = scenarios[index % scenarios.length]!;

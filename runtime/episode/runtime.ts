@@ -21,7 +21,7 @@ export interface EpisodeRuntime {
 
 /** Everything an episode worker (or `finalstate run`) needs, wired from the stack config. */
 export async function createEpisodeRuntime(config: LoadedConfig, options: { backend?: BackendOptions; prices?: ModelPrices; controlConnections?: number } & Pick<EpisodeRunnerDeps, 'policyFor' | 'keepEpisodeDatabases'> = {}): Promise<EpisodeRuntime> {
-  const registry = await defaultRegistry();
+  const registry = await defaultRegistry({ config });
   const backend = new EnvironmentBackend(config, registry, options.backend);
   const control = new pg.Pool({ ...connectionConfig(config), max: options.controlConnections ?? 4 });
   control.on('error', () => undefined);
