@@ -66,79 +66,70 @@ export async function runAgentLoop(input: LoopInput): Promise<LoopResult> {
     result.finishReason = reason;
     return result;
   };
-  // The wall clock also stops a turn in flight: the policy and the user simulator are abandoned at the deadline. A
-  // tool call already running is let finish (its transaction is atomic and must settle before grading reads the
-  // state); the calls after it in the same message do not start.
-  const deadline = new AbortController();
-  const timer = setTimeout(() => deadline.abort(new Error(`episode timeout after ${limits.timeoutMs} ms`)), Math.max(0, limits.timeoutMs - (performance.now() - started)));
-  const signal = input.signal ? AbortSignal.any([input.signal, deadline.signal]) : deadline.signal;
-  try {
-    return await turns();
-  } finally {
-    clearTimeout(timer);
-  }
+  // The wall clock also stops a turn in flight: the policy is told to give up and the user simulator is abandoned at
+  // the deadline. A tool call already running is let finish (its transaction is atomic and must settle before
+  // grading reads the state); the calls after it in the same message do not start.
+  const deadline = AbortSignal.timeout(Math.max(0, Math.ceil(limits.timeoutMs - (performance.now() - started))));
+  const signal = input.signal ? AbortSignal.any([input.signal, deadline]) : deadline;
+  let firstTurn = true;
 
-  async function turns(): Promise<LoopResult> {
-    let firstTurn = true;
+  for (;;) {
+    if (!firstTurn && input.onTurnCompleted) await input.onTurnCompleted(loopState(result, performance.now() - started));
+    firstTurn = false;
+    input.signal?.throwIfAborted();
+    if (deadline.aborted || performance.now() - started > limits.timeoutMs) return finish('timeout');
+    if (result.agentTurns.length >= limits.maxAgentTurns) return finish('max_turns');
 
-    for (;;) {
-      if (!firstTurn && input.onTurnCompleted) await input.onTurnCompleted(loopState(result, performance.now() - started));
-      firstTurn = false;
-      input.signal?.throwIfAborted();
-      if (deadline.signal.aborted || performance.now() - started > limits.timeoutMs) return finish('timeout');
-      if (result.agentTurns.length >= limits.maxAgentTurns) return finish('max_turns');
-
-      const agentStarted = performance.now();
-      let step;
-      try {
-        step = await policy.next(conversation, { signal });
-      } catch (err) {
-        if (err instanceof ContextLengthExceededError) return finish('context_overflow');
-        if (deadline.signal.aborted && !input.signal?.aborted) return finish('timeout');
-        throw err;
-      } finally {
-        result.timings.agentMs += performance.now() - agentStarted;
-      }
-      result.usage.agent = addUsage(result.usage.agent, step.usage);
-      result.agentTurns.push({ model: step.model, policyVersion: step.policyVersion, parseFailures: step.failures.length });
-      conversation.turns.push(step.turn);
-      input.onTurn?.(result.agentTurns.length);
-      if (step.usage.inputTokens + step.usage.outputTokens > limits.maxContextTokens) return finish('context_overflow');
-      if (result.usage.agent.outputTokens + result.usage.user.outputTokens > limits.maxTotalTokens) return finish('max_tokens');
-
-      if (step.failures.length > 0) {
-        conversation.turns.push(failureFeedback(step.failures));
-        continue;
-      }
-      if (step.calls.length > limits.maxToolCallsPerTurn) {
-        result.agentTurns.at(-1)!.parseFailures++;
-        const message = `${step.calls.length} tool calls in one message; at most ${limits.maxToolCallsPerTurn} are allowed per turn`;
-        conversation.turns.push(failureFeedback([{ kind: 'too_many_calls', message }]));
-        continue;
-      }
-      if (step.calls.length > 0) {
-        const toolsStarted = performance.now();
-        for (const call of step.calls) {
-          if (deadline.signal.aborted) return finish('timeout');
-          conversation.turns.push(toolResultTurn(await tools.callTool(call.tool, call.arguments), limits.maxToolResultChars));
-        }
-        result.timings.toolsMs += performance.now() - toolsStarted;
-        continue;
-      }
-      if (step.finishReason === 'length') return finish('max_tokens');
-      if (step.turn.content.trim() === '') return finish('agent_done');
-
-      if (result.userTurns >= limits.maxUserTurns) return finish('max_turns');
-      const userStarted = performance.now();
-      const reply = await untilAborted(user.reply(visibleDialogue(conversation)), deadline.signal);
-      result.timings.userMs += performance.now() - userStarted;
-      if (reply === ABORTED) return finish('timeout');
-      result.usage.user = addUsage(result.usage.user, reply.usage);
-      result.userModel ??= reply.model;
-      if (reply.done) return finish('user_done');
-      result.userTurns++;
-      conversation.turns.push({ role: 'user', content: reply.text });
+    const agentStarted = performance.now();
+    let step;
+    try {
+      step = await policy.next(conversation, { signal });
+    } catch (err) {
+      if (err instanceof ContextLengthExceededError) return finish('context_overflow');
+      if (deadline.aborted && !input.signal?.aborted) return finish('timeout');
+      throw err;
+    } finally {
+      result.timings.agentMs += performance.now() - agentStarted;
     }
+    result.usage.agent = addUsage(result.usage.agent, step.usage);
+    result.agentTurns.push({ model: step.model, policyVersion: step.policyVersion, parseFailures: step.failures.length });
+    conversation.turns.push(step.turn);
+    input.onTurn?.(result.agentTurns.length);
+    if (step.usage.inputTokens + step.usage.outputTokens > limits.maxContextTokens) return finish('context_overflow');
+    if (result.usage.agent.outputTokens + result.usage.user.outputTokens > limits.maxTotalTokens) return finish('max_tokens');
+
+    if (step.failures.length > 0) {
+      conversation.turns.push(failureFeedback(step.failures));
+      continue;
+    }
+    if (step.calls.length > limits.maxToolCallsPerTurn) {
+      result.agentTurns.at(-1)!.parseFailures++;
+      const message = `${step.calls.length} tool calls in one message; at most ${limits.maxToolCallsPerTurn} are allowed per turn`;
+      conversation.turns.push(failureFeedback([{ kind: 'too_many_calls', message }]));
+      continue;
+    }
+    if (step.calls.length > 0) {
+      const toolsStarted = performance.now();
+      for (const call of step.calls) {
+        if (deadline.aborted) return finish('timeout');
+        conversation.turns.push(toolResultTurn(await tools.callTool(call.tool, call.arguments), limits.maxToolResultChars));
+      }
+      result.timings.toolsMs += performance.now() - toolsStarted;
+      continue;
+    }
+    if (step.finishReason === 'length') return finish('max_tokens');
+    if (step.turn.content.trim() === '') return finish('agent_done');
+
+    if (result.userTurns >= limits.maxUserTurns) return finish('max_turns');
+    const userStarted = performance.now();
+    const reply = await untilAborted(user.reply(visibleDialogue(conversation)), deadline);
+    result.timings.userMs += performance.now() - userStarted;
+    if (reply === ABORTED) return finish('timeout');
+    result.usage.user = addUsage(result.usage.user, reply.usage);
+    result.userModel ??= reply.model;
+    if (reply.done) return finish('user_done');
+    result.userTurns++;
+    conversation.turns.push({ role: 'user', content: reply.text });
   }
 }
 

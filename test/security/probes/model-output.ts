@@ -127,4 +127,27 @@ const sqlInjection: SecurityProbe = {
     }),
 };
 
-export default [malformedCalls, smuggledControlTokens, sqlInjection] satisfies SecurityProbe[];
+const refusedCalls: SecurityProbe = {
+  area: 'model-output',
+  name: 'a refused tool call does not break the calls after it',
+  run: () =>
+    withRuntime(async (runtime, task) => {
+      const [lookup, update] = task.golden as [ToolCall, ToolCall];
+      const results: ProbeResult[] = [];
+      const cases: Array<[string, Record<string, unknown>]> = [
+        ['a 3-character address (refused by the MCP SDK)', { ...update.arguments, address: 'abc' }],
+        ['a NUL character in the address', { ...update.arguments, address: '12 Main St\u0000, Raleigh' }],
+      ];
+      for (const [attempt, args] of cases) {
+        const { toolTurns, grade, tools } = await playEpisode(runtime, task, new ScriptedCallsPolicy([lookup, { tool: update.tool, arguments: args }, update, 'Your address is updated.']));
+        results.push({
+          attempt: `${attempt}, then the valid call`,
+          outcome: `${excerpt(toolTurns[1] ?? '')}; next call ${tools.calls[2]?.isError ? 'failed' : 'succeeded'}; episode pass: ${grade.pass}`,
+          held: /^Error: /.test(toolTurns[1] ?? '') && tools.calls[2]?.isError === false && grade.pass,
+        });
+      }
+      return results;
+    }),
+};
+
+export default [malformedCalls, refusedCalls, smuggledControlTokens, sqlInjection] satisfies SecurityProbe[];
