@@ -28,7 +28,7 @@ import { evaluation } from './evaluation.js';
 import { grpoStep } from './grpoStep.js';
 import { episodeSettings, grpoStepInput, policyAt, type CampaignConfigWithQueues } from './inputs.js';
 import { probe } from './probe.js';
-import { CampaignIdKey, StepKey } from './searchAttributes.js';
+import { CampaignIdKey, SplitKey, StepKey } from './searchAttributes.js';
 
 const { freezePool } = proxyActivities<ControlActivities>({
   startToCloseTimeout: '10 minutes',
@@ -144,7 +144,12 @@ export async function campaign(input: CampaignInput): Promise<CampaignResult> {
   upsertSearchAttributes([{ key: CampaignIdKey, value: id }, { key: StepKey, value: state.step }]);
 
   const settings = (policy: PolicyRef) => episodeSettings(config, policy);
-  const childSearchAttributes = (step: number) => [{ key: CampaignIdKey, value: id }, { key: StepKey, value: step }];
+  const childSearchAttributes = (step: number, split: 'train' | 'eval') => [{ key: CampaignIdKey, value: id }, { key: StepKey, value: step }, { key: SplitKey, value: split }];
+  /** The child's line in the Temporal UI, and where its episodes are read. */
+  const childMetadata = (summary: string, step: number) => ({
+    staticSummary: summary,
+    staticDetails: `Campaign \`${id}\`. Episodes: \`finalstate episode list --campaign ${id} --step ${step}\`; one episode: \`finalstate episode show ID\`.`,
+  });
   const runChild = async <T>(workflowId: string, run: () => Promise<T>): Promise<T> => {
     currentChild = workflowId;
     try {
@@ -160,7 +165,8 @@ export async function campaign(input: CampaignInput): Promise<CampaignResult> {
     const result: EvaluationResult = await runChild(workflowId, () =>
       executeChild(evaluation, {
         workflowId,
-        typedSearchAttributes: childSearchAttributes(step),
+        typedSearchAttributes: childSearchAttributes(step, config.tasks.eval.split),
+        ...childMetadata(`evaluate ${step === 0 ? 'the base policy' : `the step-${step} policy`} · ${config.tasks.eval.taskSet} (${config.tasks.eval.split}) × k ${config.evaluation.k}`, step),
         args: [{ campaignId: id, resultSet: workflowId, step, source: config.tasks.eval, k: config.evaluation.k, window: config.evaluation.window, episodesPerRun: config.episodesPerChildRun, settings: settings(policyAt(config.policy, state.policyVersion)) }],
       }),
     );
@@ -177,7 +183,8 @@ export async function campaign(input: CampaignInput): Promise<CampaignResult> {
     const result = await runChild(workflowId, () =>
       executeChild(probe, {
         workflowId,
-        typedSearchAttributes: childSearchAttributes(0),
+        typedSearchAttributes: childSearchAttributes(0, config.tasks.train.split),
+        ...childMetadata(`probe the base policy · ${config.tasks.train.taskSet} (${config.tasks.train.split}) · ${config.probing.adaptive ? `${config.probing.n} to ${config.probing.nMax} episodes per task, adaptive` : `${config.probing.n} episodes per task`}`, 0),
         args: [{ campaignId: id, resultSet: workflowId, source: config.tasks.train, n: config.probing.n, nMax: config.probing.nMax, adaptive: config.probing.adaptive, threshold: config.probing.threshold, edges: config.selection.edges, window: config.probing.window, episodesPerRun: config.episodesPerChildRun, settings: settings(config.policy) }],
       }),
     );
@@ -221,7 +228,8 @@ export async function campaign(input: CampaignInput): Promise<CampaignResult> {
       result = await runChild(workflowId, () =>
         executeChild(grpoStep, {
           workflowId,
-          typedSearchAttributes: childSearchAttributes(step),
+          typedSearchAttributes: childSearchAttributes(step, config.tasks.train.split),
+          ...childMetadata(`GRPO step ${step}/${state.maxSteps} · ${config.groupsPerStep} groups × ${config.rolloutsPerGroup} rollouts from a pool of ${state.pool?.length ?? 0} tasks`, step),
           args: [grpoStepInput(config, state, step)],
         }),
       );

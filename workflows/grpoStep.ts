@@ -5,6 +5,7 @@ import { FailureType } from '../infra/failure-types.js';
 import type { ChildProgress } from '../schemas/campaign.js';
 import type { EpisodeOutcome } from '../schemas/episode.js';
 import type { GrpoStepInput, GrpoStepResult } from '../schemas/pipeline.js';
+import { EpisodeAuditTrail } from './audit.js';
 import { progressQuery } from './definitions.js';
 import { episodeRequest, runEpisode, type EpisodeAttempt } from './episodes.js';
 import type { GpuActivities } from './gpu.js';
@@ -44,6 +45,7 @@ export async function grpoStep(input: GrpoStepInput): Promise<GrpoStepResult> {
   const { settings, step, campaignId } = input;
   const progress: ChildProgress = { kind: 'grpoStep', planned: 0, done: 0, inFlight: 0, infraFailed: 0 };
   setHandler(progressQuery, () => progress);
+  const audit = new EpisodeAuditTrail(progress);
   const resultSet = `${campaignId}/step-${step}`;
   let sampler = input.sampler;
   let nextGroup = 0;
@@ -68,6 +70,7 @@ export async function grpoStep(input: GrpoStepInput): Promise<GrpoStepResult> {
         progress.inFlight -= 1;
         progress.done += 1;
         if (attempt.kind === 'infra') progress.infraFailed += 1;
+        audit.record(`${taskId} t${trial} g${group}`, attempt);
         return attempt;
       }),
     );

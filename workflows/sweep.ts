@@ -3,6 +3,7 @@ import type { ControlActivities } from '../activities/index.js';
 import type { StoredRow } from '../activities/results.js';
 import type { ChildProgress, EpisodeCounts } from '../schemas/campaign.js';
 import type { EpisodeSettings, TaskInfo } from '../schemas/pipeline.js';
+import { EpisodeAuditTrail } from './audit.js';
 import { episodeRequest, infraRow, runEpisode, slidingWindow } from './episodes.js';
 
 const { storeResultRows } = proxyActivities<ControlActivities>({
@@ -61,6 +62,7 @@ export async function sweep(options: SweepOptions): Promise<SweepResult> {
   let launched = 0;
   let stoppedEarly = false;
   let flushing: Promise<unknown> = Promise.resolve();
+  const audit = new EpisodeAuditTrail(progress);
   const flush = () => {
     const rows = buffer.splice(0, buffer.length);
     if (rows.length > 0) flushing = flushing.then(() => storeResultRows({ resultSet: options.resultSet, rows }));
@@ -86,6 +88,7 @@ export async function sweep(options: SweepOptions): Promise<SweepResult> {
       if (attempt.kind === 'malformed') {
         malformed.add(task.taskId);
         planner.record(task.taskId, 'malformed');
+        audit.record(`${task.taskId} t${trial}`, attempt);
         return;
       }
       progress.done += 1;
@@ -98,6 +101,7 @@ export async function sweep(options: SweepOptions): Promise<SweepResult> {
         buffer.push({ episodeId, row: attempt.outcome });
         planner.record(task.taskId, attempt.outcome.reward === 1 ? 'success' : 'failure');
       }
+      audit.record(`${task.taskId} t${trial}`, attempt);
       if (buffer.length >= FLUSH_EVERY) void flush();
     };
   });

@@ -3,6 +3,7 @@ import { campaignCommand } from './campaign.js';
 import { compareCommand } from './compare.js';
 import { demoCommand } from './demo.js';
 import { devCommand } from './dev.js';
+import { episodeCommand } from './episode.js';
 import { evalCommand } from './eval.js';
 import { metricsCommand } from './metrics.js';
 import { modelCommand } from './model.js';
@@ -12,4 +13,4 @@ import { selectCommand } from './select.js';
 import { tasksCommand } from './tasks.js';
 
 /** Every `finalstate` subcommand; a new command is a file in this folder plus one line here. */
-export const commands: Command[] = [devCommand, demoCommand, tasksCommand, runCommand, modelCommand, campaignCommand, evalCommand, reportCommand, metricsCommand, compareCommand, selectCommand];
+export const commands: Command[] = [devCommand, demoCommand, tasksCommand, runCommand, modelCommand, campaignCommand, evalCommand, reportCommand, episodeCommand, metricsCommand, compareCommand, selectCommand];

@@ -1,0 +1,35 @@
+import { setCurrentDetails } from '@temporalio/workflow';
+import type { ChildProgress } from '../schemas/campaign.js';
+import type { EpisodeAttempt } from './episodes.js';
+
+const KEEP = 8;
+
+/**
+ * What a child workflow shows in the Temporal UI's "current details": its progress and the latest failed episodes,
+ * each as its outcome's summary line, so an operator sees what went wrong without opening every activity.
+ */
+export class EpisodeAuditTrail {
+  private readonly failures: string[] = [];
+  private passed = 0;
+  private failed = 0;
+
+  constructor(private readonly progress: ChildProgress) {}
+
+  record(label: string, attempt: EpisodeAttempt): void {
+    if (attempt.kind === 'outcome' && attempt.outcome.reward === 1) this.passed += 1;
+    else {
+      this.failed += 1;
+      const line = attempt.kind === 'outcome' ? (attempt.outcome.summary ?? `${label} · reward 0 · ${attempt.outcome.finishReason}`) : `${label} · ${attempt.kind}: ${attempt.message}`;
+      this.failures.push(line);
+      if (this.failures.length > KEEP) this.failures.shift();
+    }
+    setCurrentDetails(this.details());
+  }
+
+  details(): string {
+    const p = this.progress;
+    const head = `**${p.done}/${p.planned} episodes done** (${p.inFlight} in flight) · ${this.passed} passed · ${this.failed} failed · ${p.infraFailed} infrastructure failures`;
+    if (this.failures.length === 0) return head;
+    return [head, '', `Latest failures (\`finalstate episode list --reward 0\`):`, ...this.failures.map((f) => `- ${f.replace(/([*_`])/g, '\\$1')}`)].join('\n');
+  }
+}
