@@ -25,6 +25,11 @@ export function createMetricsActivities({ pool, artifacts }: { pool: pg.Pool; ar
         const k = Math.min(input.k, ...measured);
         const report = computeMetricsOfTasks(tasks, { k, source: input.resultSet });
         const metricsUri = await artifacts.put(input.key, `${JSON.stringify(report, null, 2)}\n`);
+        const byDomain: NonNullable<EvaluationSummary['byDomain']> = {};
+        for (const domain of [...new Set(tasks.map((t) => t.domain))].sort()) {
+          const d = computeMetricsOfTasks(tasks.filter((t) => t.domain === domain), { k, source: `${input.resultSet} (${domain})` });
+          byDomain[domain] = { tasks: d.tasks, pass1: d.pass1, passAtK: d.passAtK, passedKK: d.observedKK.count };
+        }
         return {
           metricsUri,
           metrics: {
@@ -36,6 +41,7 @@ export function createMetricsActivities({ pool, artifacts }: { pool: pg.Pool; ar
             passAtK: report.passAtK,
             passedKK: report.observedKK.count,
             excludedInfra: report.excluded.infra,
+            byDomain,
           },
         };
       });

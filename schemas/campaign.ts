@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { TrackingConfig } from './tracking.js';
 import { LossConfig, MiniBatchGroups, OptimizerConfig } from './training.js';
 import { JudgeConfig, UserSimulatorConfig } from './clients.js';
 import { EpisodeLimits, PolicyRef } from './episode.js';
@@ -132,6 +133,7 @@ export const CampaignConfig = z
     continueAsNewEverySteps: Positive.default(10).describe('Start a fresh history every N steps (also when Temporal suggests it).'),
     episodesPerChildRun: Positive.default(2000).describe('A probe or evaluation child starts a fresh history after this many episodes (also when Temporal suggests it).'),
     seed: z.number().int().default(0).describe('Seed of task sampling and episode sampling.'),
+    tracking: TrackingConfig.prefault({}).describe('Step and evaluation metrics to TensorBoard (default) and Weights & Biases.'),
     taskQueues: z
       .object({ control: z.string().min(1), episodes: z.string().min(1), gpu: z.string().min(1) })
       .strict()

@@ -7,6 +7,7 @@ import { EpisodeOutcome, EpisodeRecord, EpisodeRequest } from './episode.js';
 import { EvalPoint, FrozenPool, PriceTable, ResultRow, StepSummary } from './results.js';
 import { GradeReport } from './grading.js';
 import { Task, TaskSetManifest } from './task.js';
+import { LogMetricsInput, LogMetricsResult } from './tracking.js';
 import { Trajectory } from './trajectory.js';
 import { PolicyUpdateInput, PolicyUpdateResult, SftDemonstration, TrainingBatch } from './training.js';
 
@@ -34,4 +35,6 @@ export const exportedSchemas: Record<string, z.ZodType> = {
   EvaluationConfig,
   CampaignStatus,
   DemoPreset,
+  LogMetricsInput,
+  LogMetricsResult,
 };

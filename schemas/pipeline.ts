@@ -88,6 +88,10 @@ export const EvaluationSummary = z
     passAtK: z.number(),
     passedKK: Count,
     excludedInfra: Count,
+    byDomain: z
+      .record(z.string(), z.object({ tasks: Count, pass1: z.number(), passAtK: z.number(), passedKK: Count }).strict())
+      .optional()
+      .describe('The same headlines per domain.'),
   })
   .strict();
 export type EvaluationSummary = z.infer<typeof EvaluationSummary>;

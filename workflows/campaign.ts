@@ -5,6 +5,7 @@ import {
   condition,
   continueAsNew,
   executeChild,
+  log,
   proxyActivities,
   setHandler,
   upsertSearchAttributes,
@@ -27,7 +28,9 @@ import {
 import { evaluation } from './evaluation.js';
 import { grpoStep } from './grpoStep.js';
 import { episodeSettings, grpoStepInput, policyAt, type CampaignConfigWithQueues } from './inputs.js';
+import type { TrackingActivities } from './gpu.js';
 import { probe } from './probe.js';
+import { evaluationScalars, stepScalars } from './tracking.js';
 import { CampaignIdKey, SplitKey, StepKey } from './searchAttributes.js';
 
 const { freezePool } = proxyActivities<ControlActivities>({
@@ -158,10 +161,22 @@ export async function campaign(input: CampaignInput): Promise<CampaignResult> {
       currentChild = null;
     }
   };
+  const tracker = proxyActivities<TrackingActivities>({ taskQueue: config.taskQueues.gpu, startToCloseTimeout: '2 minutes', retry: { maximumAttempts: 3, initialInterval: '2 seconds' } });
+  /** Metrics to TensorBoard / W&B (Python, on the gpu worker); a tracker that fails costs a warning, never the campaign. */
+  const track = async (step: number, scalars: Record<string, number>) => {
+    const tracking = config.tracking;
+    if (!tracking || (tracking.tensorboard === false && !tracking.wandb)) return;
+    try {
+      await tracker.logMetrics({ campaignId: id, step, scalars, tracking });
+    } catch (err) {
+      log.warn('logMetrics failed; the campaign goes on without these metrics in the trackers', { step, error: (err as Error).message });
+    }
+  };
   const waitWhilePaused = () => condition(() => !state.paused || state.stopAfterStep !== null);
 
   const evaluate = async (step: number) => {
     const workflowId = `${id}/eval-step-${step}`;
+    const started = Date.now();
     const result: EvaluationResult = await runChild(workflowId, () =>
       executeChild(evaluation, {
         workflowId,
@@ -175,6 +190,7 @@ export async function campaign(input: CampaignInput): Promise<CampaignResult> {
     state.evalPoints.push({ step, pass1: result.metrics.pass1, interval: [result.metrics.pass1Low, result.metrics.pass1High], label: step === 0 ? 'base' : `step ${step}` });
     state.evalResultSets.push({ step, resultSet: result.resultSet });
     state.lastMetrics = { step, pass1: result.metrics.pass1, passAtK: result.metrics.passAtK, passedKK: result.metrics.passedKK, tasks: result.metrics.tasks };
+    await track(step, evaluationScalars(result, (Date.now() - started) / 1000));
   };
 
   if (state.phase === 'probe') {
@@ -251,6 +267,7 @@ export async function campaign(input: CampaignInput): Promise<CampaignResult> {
     state.episodes = { done: state.episodes.done + result.episodes.done, infraFailed: state.episodes.infraFailed + result.episodes.infraFailed };
     state.costUsd += result.costUsd;
     upsertSearchAttributes([{ key: StepKey, value: step }]);
+    await track(step, stepScalars(result.summary, result.costUsd));
 
     const more = step < state.maxSteps && !stopRequested() && !overBudget();
     if (more && step % config.evaluation.everySteps === 0) {

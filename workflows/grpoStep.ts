@@ -46,6 +46,8 @@ export async function grpoStep(input: GrpoStepInput): Promise<GrpoStepResult> {
   const progress: ChildProgress = { kind: 'grpoStep', planned: 0, done: 0, inFlight: 0, infraFailed: 0 };
   setHandler(progressQuery, () => progress);
   const audit = new EpisodeAuditTrail(progress);
+  // Workflow time (Date.now() is deterministic here): the start of each phase, for the step summary's wall times.
+  const started = Date.now();
   const resultSet = `${campaignId}/step-${step}`;
   let sampler = input.sampler;
   let nextGroup = 0;
@@ -124,6 +126,7 @@ export async function grpoStep(input: GrpoStepInput): Promise<GrpoStepResult> {
   }
 
   const used = kept.slice(0, input.groups);
+  const rolloutsDone = Date.now();
   const batch = await control.buildBatch({
     campaignId,
     step,
@@ -138,6 +141,7 @@ export async function grpoStep(input: GrpoStepInput): Promise<GrpoStepResult> {
     maskTruncatedTurns: input.update.maskTruncatedTurns,
     truncationPenalty: input.update.truncationPenalty,
   });
+  const batchDone = Date.now();
   const gpu = proxyActivities<GpuActivities>({
     taskQueue: settings.queues.gpu,
     startToCloseTimeout: input.update.timeout,
@@ -156,8 +160,11 @@ export async function grpoStep(input: GrpoStepInput): Promise<GrpoStepResult> {
     miniBatchGroups: input.update.miniBatchGroups,
     seed: settings.seed >>> 0,
   });
+  const updateDone = Date.now();
   if (input.policyServers.length > 0) await publisher.publishPolicy({ checkpointUri: update.checkpointUri, version: step, servers: input.policyServers });
 
+  const finished = Date.now();
+  const seconds = (from: number, to: number) => (to - from) / 1000;
   const scoredGroups = informative.length + counts.zeroVariance;
   const policyVersion = String(step);
   return {
@@ -172,6 +179,10 @@ export async function grpoStep(input: GrpoStepInput): Promise<GrpoStepResult> {
       maskedTokens: batch.maskedTokens,
       replacements: counts.replacements,
       infraFailures: progress.infraFailed,
+      refills: counts.refills,
+      approxKl: update.metrics.approxKl,
+      tokens: update.metrics.tokens,
+      wallSeconds: { rollouts: seconds(started, rolloutsDone), batch: seconds(rolloutsDone, batchDone), update: seconds(batchDone, updateDone), publish: seconds(updateDone, finished), total: seconds(started, finished) },
       policyVersion,
     },
     rewards: used.map((run) => run.attempts.map((a) => (a as { outcome: EpisodeOutcome }).outcome.reward)),

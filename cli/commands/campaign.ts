@@ -1,5 +1,6 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { loadConfig, type LoadedConfig } from '../../infra/config.js';
+import { resolveTrackingDirs } from '../../infra/tracking-dirs.js';
 import { UserError } from '../../infra/errors.js';
 import { readJsonConfig } from '../../infra/json-config.js';
 import { workflowUrl } from '../../infra/stack/temporal.js';
@@ -45,7 +46,7 @@ function requireArgs(positionals: string[], names: string[], sub: string): strin
 /** Starts the campaign workflow of a config; false when a campaign with that id is already running. */
 export async function startCampaign(client: Client, config: LoadedConfig, campaignConfig: CampaignConfig): Promise<boolean> {
   const id = campaignConfig.campaignId;
-  const input = { config: { ...campaignConfig, taskQueues: campaignConfig.taskQueues ?? config.taskQueues } };
+  const input = { config: { ...campaignConfig, taskQueues: campaignConfig.taskQueues ?? config.taskQueues, tracking: resolveTrackingDirs(campaignConfig.tracking, config.dataPath) } };
   try {
     await client.workflow.start(campaign, {
       taskQueue: input.config.taskQueues.control,
