@@ -24,6 +24,8 @@ export interface ViewTurn {
   label: string;
   reasoning?: string;
   text: string;
+  /** The model's output exactly as sampled, when it differs from what the text and calls show (parse failures). */
+  raw?: string;
   calls: Array<{ tool: string; arguments: string }>;
 }
 
@@ -108,6 +110,7 @@ export function episodeView(record: EpisodeRecord, storedAt?: Date): EpisodeView
         label: parts.join(' · '),
         ...(turn.reasoning ? { reasoning: turn.reasoning } : {}),
         text: turn.content,
+        ...(turn.raw !== undefined && (meta?.parseFailures || (!turn.content && turn.toolCalls.length === 0)) ? { raw: turn.raw } : {}),
         calls: turn.toolCalls.map((c) => ({ tool: c.tool, arguments: JSON.stringify(c.arguments) })),
       });
     } else conversation.push({ role: turn.role, label: turn.role === 'tool' ? 'tool result (what the agent saw)' : 'user', text: turn.content, calls: [] });

@@ -17,6 +17,7 @@ export function renderEpisodeText(view: EpisodeView, options: { full?: boolean }
     out.push(`  [${turn.label}]`);
     if (turn.reasoning) out.push(indent(`<think> ${clip(turn.reasoning, max)}`));
     if (turn.text) out.push(indent(clip(turn.text, turn.role === 'system' ? Math.min(max, 200) : max)));
+    if (turn.raw !== undefined) out.push(indent(`raw output: ${JSON.stringify(clip(turn.raw, max))}`));
     for (const call of turn.calls) out.push(`    → ${call.tool}(${clip(call.arguments, max)})`);
   }
   out.push('');
