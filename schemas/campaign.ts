@@ -210,6 +210,10 @@ export const ChildProgress = z
     done: Count,
     inFlight: Count,
     infraFailed: Count,
+    unit: z.enum(['tasks', 'episodes', 'groups']).optional().describe('What finished and total count.'),
+    finished: Count.optional().describe('Probe: tasks whose probing is resolved; evaluation: episodes done; grpoStep: groups ready for the update.'),
+    total: Count.optional().describe('Probe: tasks probed; evaluation: episodes planned (tasks × k); grpoStep: groups the update needs.'),
+    startedAt: z.number().optional().describe('Workflow time (ms since the epoch) the child started (first run), for the estimate of time left.'),
   })
   .strict();
 export type ChildProgress = z.infer<typeof ChildProgress>;

@@ -11,9 +11,12 @@ const { listTasks, evaluationMetrics } = proxyActivities<ControlActivities>({ st
 /** Every task k times, trial by trial (all tasks' trial 0 first), so a partial evaluation covers every task. */
 export function fixedTrialsPlanner(tasks: readonly TaskInfo[], k: number, start = 0): SweepPlanner & { position(): number } {
   let index = start;
+  // Episodes of earlier runs (continueAsNew) count as settled: they all were before the run renewed its history.
+  let settled = start;
   return {
     position: () => index,
     hasMore: () => index < tasks.length * k,
+    finished: () => ({ unit: 'episodes', finished: settled, total: tasks.length * k }),
     next() {
       if (index >= tasks.length * k) return undefined;
       const task = tasks[index % tasks.length]!;
@@ -21,7 +24,9 @@ export function fixedTrialsPlanner(tasks: readonly TaskInfo[], k: number, start 
       index += 1;
       return { task, trial };
     },
-    record() {},
+    record() {
+      settled += 1;
+    },
   };
 }
 

@@ -43,7 +43,7 @@ function fateOf(run: GroupRun): GroupFate {
  */
 export async function grpoStep(input: GrpoStepInput): Promise<GrpoStepResult> {
   const { settings, step, campaignId } = input;
-  const progress: ChildProgress = { kind: 'grpoStep', planned: 0, done: 0, inFlight: 0, infraFailed: 0 };
+  const progress: ChildProgress = { kind: 'grpoStep', planned: 0, done: 0, inFlight: 0, infraFailed: 0, unit: 'groups', finished: 0, total: input.groups, startedAt: Date.now() };
   setHandler(progressQuery, () => progress);
   const audit = new EpisodeAuditTrail(progress);
   // Workflow time (Date.now() is deterministic here): the start of each phase, for the step summary's wall times.
@@ -76,7 +76,10 @@ export async function grpoStep(input: GrpoStepInput): Promise<GrpoStepResult> {
         return attempt;
       }),
     );
-    return { group, taskId, attempts };
+    const run = { group, taskId, attempts };
+    const fate = fateOf(run);
+    if (fate === 'informative' || (fate === 'zero-variance' && input.keepZeroVarianceGroups)) progress.finished = Math.min(input.groups, (progress.finished ?? 0) + 1);
+    return run;
   };
 
   for (let round = 0; round <= input.maxReplacementRounds && kept.length < input.groups; round++) {

@@ -43,6 +43,8 @@ export function probePlanner(
       return { task: best.task, trial: best.launched - 1 };
     },
     hasMore: () => probes.some(mayLaunch),
+    // A task is resolved once nothing more will be launched for it and its episodes have all settled.
+    finished: () => ({ unit: 'tasks', finished: probes.filter((p) => !mayLaunch(p) && p.settled === p.launched).length, total: probes.length }),
     record(taskId, result) {
       const p = byId.get(taskId)!;
       p.settled += 1;

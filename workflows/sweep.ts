@@ -17,6 +17,8 @@ export interface SweepPlanner {
   record(taskId: string, result: 'success' | 'failure' | 'infra' | 'malformed'): void;
   /** Whether episodes remain to be planned (asked when nothing is in flight). */
   hasMore(): boolean;
+  /** What counts as finished for progress: tasks resolved (probe) or episodes done (evaluation), out of the total. */
+  finished(): { unit: 'tasks' | 'episodes'; finished: number; total: number };
 }
 
 /** What a sweep carries into a continued run (continueAsNew), besides its planner's state. */
@@ -63,6 +65,9 @@ export async function sweep(options: SweepOptions): Promise<SweepResult> {
   let stoppedEarly = false;
   let flushing: Promise<unknown> = Promise.resolve();
   const audit = new EpisodeAuditTrail(progress);
+  progress.startedAt ??= Date.now();
+  const countFinished = () => Object.assign(progress, planner.finished());
+  countFinished();
   const flush = () => {
     const rows = buffer.splice(0, buffer.length);
     if (rows.length > 0) flushing = flushing.then(() => storeResultRows({ resultSet: options.resultSet, rows }));
@@ -88,6 +93,7 @@ export async function sweep(options: SweepOptions): Promise<SweepResult> {
       if (attempt.kind === 'malformed') {
         malformed.add(task.taskId);
         planner.record(task.taskId, 'malformed');
+        countFinished();
         audit.record(`${task.taskId} t${trial}`, attempt);
         return;
       }
@@ -101,6 +107,7 @@ export async function sweep(options: SweepOptions): Promise<SweepResult> {
         buffer.push({ episodeId, row: attempt.outcome });
         planner.record(task.taskId, attempt.outcome.reward === 1 ? 'success' : 'failure');
       }
+      countFinished();
       audit.record(`${task.taskId} t${trial}`, attempt);
       if (buffer.length >= FLUSH_EVERY) void flush();
     };

@@ -11,7 +11,7 @@ import { pauseSignal, progressQuery, replayStepUpdate, resumeSignal, setMaxSteps
 import { CampaignIdKey, StepKey } from '../../workflows/searchAttributes.js';
 import { parse, printJson, type Command } from '../command.js';
 import { integerOption } from '../numberOption.js';
-import { progressBar } from '../progress.js';
+import { childProgressText, progressBar } from '../progress.js';
 
 const usage = `finalstate campaign <subcommand> [--json]
 
@@ -80,7 +80,7 @@ function renderStatus(s: CampaignStatus & { child: ChildProgress | null }, confi
     `  pool      ${s.poolSize ?? '(not selected yet)'} tasks`,
     `  episodes  ${s.episodes.done} done, ${s.episodes.infraFailed} without outcome (infrastructure), $${s.costUsd.toFixed(4)}`,
   ];
-  if (s.child && s.currentChild) lines.push(`  ${s.child.kind.padEnd(9)} ${progressBar(s.child.done, s.child.planned)}  ${s.child.inFlight} in flight  (${workflowUrl(config, s.currentChild)})`);
+  if (s.child && s.currentChild) lines.push(`  ${s.child.kind.padEnd(9)} ${childProgressText(s.child)}  (${workflowUrl(config, s.currentChild)})`);
   if (s.lastMetrics) lines.push(`  last eval ${Object.entries(s.lastMetrics).map(([k, v]) => `${k} ${Number.isInteger(v) ? v : v.toFixed(3)}`).join('  ')}`);
   if (s.failedStep) lines.push(`  step ${s.failedStep.step} FAILED: ${s.failedStep.message}\n  re-run it with: finalstate campaign replay-step ${s.campaignId} ${s.failedStep.step}`);
   if (s.stopAfterStep !== null) lines.push(`  stopping after step ${s.stopAfterStep}`);
