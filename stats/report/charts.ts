@@ -16,11 +16,11 @@ const PURPLE = '#7c3aed';
 const GREY = '#9ca3af';
 
 /** The four training curves: mean reward, informative-group fraction, loss and clip fraction per step. */
-export function trainingCurves(steps: readonly StepSummary[]): Chart[] {
-  const curve = (id: string, title: string, color: string, y: (s: StepSummary) => number, unit: { yMin?: number; yMax?: number }) => ({
-    id,
+export function trainingCurves(steps: readonly StepSummary[], idSuffix = ''): Chart[] {
+  const curve = (name: string, title: string, color: string, y: (s: StepSummary) => number, unit: { yMin?: number; yMax?: number }) => ({
+    id: `${name}${idSuffix}`,
     title,
-    svg: lineChart({ id: `chart-${id}`, title, xLabel: 'step', yLabel: title, series: [{ name: title, color, points: steps.map((s) => ({ x: s.step, y: y(s) })) }], ...unit }),
+    svg: lineChart({ id: `chart-${name}${idSuffix}`, title, xLabel: 'step', yLabel: title, series: [{ name: title, color, points: steps.map((s) => ({ x: s.step, y: y(s) })) }], ...unit }),
     caption: steps.length ? `${title} over ${steps.length} steps: first ${y(steps[0]!).toFixed(3)}, last ${y(steps[steps.length - 1]!).toFixed(3)}.` : `${title}: no steps recorded.`,
   });
   const charts = [

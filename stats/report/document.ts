@@ -98,7 +98,7 @@ export function buildReport(input: ReportInput): ReportDocument {
           ...(input.episodes ? [flippedTasksTable(c, input.episodes), failuresTable(input.episodes)] : []),
         ],
         // Beside the before/after tables: pass@1 at each evaluation (overall and per domain) and the reward curve.
-        charts: [evalChart(input.evalPoints, input.domainEvalPoints), ...trainingCurves(input.steps).slice(0, 1)],
+        charts: [evalChart(input.evalPoints, input.domainEvalPoints), ...trainingCurves(input.steps, '-beside').slice(0, 1)],
       },
       { id: 'training', title: 'Training curves', paragraphs: [], tables: [stepsTable(input)], charts: trainingCurves(input.steps) },
       { id: 'pool', title: 'Training pool', paragraphs: [], tables: [poolTable], charts: [poolHistogram(input.pool)] },
