@@ -1,5 +1,6 @@
 import { setCurrentDetails } from '@temporalio/workflow';
 import type { ChildProgress } from '../schemas/campaign.js';
+import type { ResultRow } from '../schemas/results.js';
 import type { EpisodeAttempt } from './episodes.js';
 
 const KEEP = 8;
@@ -32,4 +33,13 @@ export class EpisodeAuditTrail {
     if (this.failures.length === 0) return head;
     return [head, '', `Latest failures (\`finalstate episode list --reward 0\`):`, ...this.failures.map((f) => `- ${f.replace(/([*_`])/g, '\\$1')}`)].join('\n');
   }
+}
+
+/** The summary of a storeResultRows activity: what the stored rows say, so the timeline shows results, not only calls. */
+export function storedRowsSummary(rows: ReadonlyArray<{ row: Pick<ResultRow, 'reward' | 'error'> }>, context?: string): string {
+  const infra = rows.filter((r) => r.row.error !== null).length;
+  const passed = rows.filter((r) => r.row.error === null && r.row.reward === 1).length;
+  const parts = [`${rows.length} rows`, `${passed} passed`, `${rows.length - passed - infra} failed`];
+  if (infra) parts.push(`${infra} without outcome (infrastructure)`);
+  return [...(context ? [context] : []), ...parts].join(' · ');
 }

@@ -5,7 +5,7 @@ import { FailureType } from '../infra/failure-types.js';
 import type { ChildProgress } from '../schemas/campaign.js';
 import type { EpisodeOutcome } from '../schemas/episode.js';
 import type { GrpoStepInput, GrpoStepResult } from '../schemas/pipeline.js';
-import { EpisodeAuditTrail } from './audit.js';
+import { EpisodeAuditTrail, storedRowsSummary } from './audit.js';
 import { progressQuery } from './definitions.js';
 import { episodeRequest, runEpisode, type EpisodeAttempt } from './episodes.js';
 import type { GpuActivities } from './gpu.js';
@@ -34,6 +34,12 @@ function fateOf(run: GroupRun): GroupFate {
   if (run.attempts.some((a) => a.kind === 'infra')) return 'infra';
   const rewards = run.attempts.map((a) => (a as { outcome: EpisodeOutcome }).outcome.reward);
   return rewards.every((r) => r === rewards[0]) ? 'zero-variance' : 'informative';
+}
+
+/** e.g. "round 1: 4 groups (2 informative, 1 zero-variance, 1 infra)". */
+function roundSummary(round: number, fates: GroupFate[]): string {
+  const counts = (['informative', 'zero-variance', 'infra', 'malformed'] as const).map((f) => [f, fates.filter((x) => x === f).length] as const).filter(([, n]) => n > 0);
+  return `round ${round}: ${fates.length} groups (${counts.map(([f, n]) => `${n} ${f}`).join(', ')})`;
 }
 
 /**
@@ -115,7 +121,7 @@ export async function grpoStep(input: GrpoStepInput): Promise<GrpoStepResult> {
         discarded.infra += 1;
       } else malformed.add(run.taskId);
     }
-    await control.storeResultRows({ resultSet, rows });
+    await control.storeResultRows.executeWithOptions({ summary: storedRowsSummary(rows, roundSummary(round, runs.map(fateOf))) }, [{ resultSet, rows }]);
   }
 
   const minimum = input.allowPartialUpdate ? input.minInformativeGroups : input.groups;

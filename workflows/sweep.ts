@@ -3,7 +3,7 @@ import type { ControlActivities } from '../activities/index.js';
 import type { StoredRow } from '../activities/results.js';
 import type { ChildProgress, EpisodeCounts } from '../schemas/campaign.js';
 import type { EpisodeSettings, TaskInfo } from '../schemas/pipeline.js';
-import { EpisodeAuditTrail } from './audit.js';
+import { EpisodeAuditTrail, storedRowsSummary } from './audit.js';
 import { episodeRequest, infraRow, runEpisode, slidingWindow } from './episodes.js';
 
 const { storeResultRows } = proxyActivities<ControlActivities>({
@@ -70,7 +70,7 @@ export async function sweep(options: SweepOptions): Promise<SweepResult> {
   countFinished();
   const flush = () => {
     const rows = buffer.splice(0, buffer.length);
-    if (rows.length > 0) flushing = flushing.then(() => storeResultRows({ resultSet: options.resultSet, rows }));
+    if (rows.length > 0) flushing = flushing.then(() => storeResultRows.executeWithOptions({ summary: storedRowsSummary(rows) }, [{ resultSet: options.resultSet, rows }]));
     return flushing;
   };
 
