@@ -149,6 +149,8 @@ export async function campaign(input: CampaignInput): Promise<CampaignResult> {
   const settings = (policy: PolicyRef) => episodeSettings(config, policy);
   const childSearchAttributes = (step: number, split: 'train' | 'eval') => [{ key: CampaignIdKey, value: id }, { key: StepKey, value: step }, { key: SplitKey, value: split }];
   /** The child's line in the Temporal UI, and where its episodes are read. */
+  /** A task set's last two path segments ("tasks/rl-pool"): enough to recognise it in a one-line summary. */
+  const shortPath = (p: string) => p.replace(/^file:\/\//, '').split('/').filter(Boolean).slice(-2).join('/');
   const childMetadata = (summary: string, step: number) => ({
     staticSummary: summary,
     staticDetails: `Campaign \`${id}\`. Episodes: \`finalstate episode list --campaign ${id} --step ${step}\`; one episode: \`finalstate episode show ID\`.`,
@@ -167,7 +169,8 @@ export async function campaign(input: CampaignInput): Promise<CampaignResult> {
     const tracking = config.tracking;
     if (!tracking || (tracking.tensorboard === false && !tracking.wandb)) return;
     try {
-      await tracker.logMetrics({ campaignId: id, step, scalars, tracking });
+      const to = [...(tracking.tensorboard !== false ? ['TensorBoard'] : []), ...(tracking.wandb ? [`W&B (${tracking.wandb.mode})`] : [])].join(' + ');
+      await tracker.logMetrics.executeWithOptions({ summary: `step ${step}: ${Object.keys(scalars).length} scalars to ${to}` }, [{ campaignId: id, step, scalars, tracking }]);
     } catch (err) {
       log.warn('logMetrics failed; the campaign goes on without these metrics in the trackers', { step, error: (err as Error).message });
     }
@@ -181,7 +184,7 @@ export async function campaign(input: CampaignInput): Promise<CampaignResult> {
       executeChild(evaluation, {
         workflowId,
         typedSearchAttributes: childSearchAttributes(step, config.tasks.eval.split),
-        ...childMetadata(`evaluate ${step === 0 ? 'the base policy' : `the step-${step} policy`} · ${config.tasks.eval.taskSet} (${config.tasks.eval.split}) × k ${config.evaluation.k}`, step),
+        ...childMetadata(`evaluate ${step === 0 ? 'the base policy' : `the step-${step} policy`} · ${shortPath(config.tasks.eval.taskSet)} (${config.tasks.eval.split}) × k ${config.evaluation.k}`, step),
         args: [{ campaignId: id, resultSet: workflowId, step, source: config.tasks.eval, k: config.evaluation.k, window: config.evaluation.window, episodesPerRun: config.episodesPerChildRun, settings: settings(policyAt(config.policy, state.policyVersion)) }],
       }),
     );
@@ -200,7 +203,7 @@ export async function campaign(input: CampaignInput): Promise<CampaignResult> {
       executeChild(probe, {
         workflowId,
         typedSearchAttributes: childSearchAttributes(0, config.tasks.train.split),
-        ...childMetadata(`probe the base policy · ${config.tasks.train.taskSet} (${config.tasks.train.split}) · ${config.probing.adaptive ? `${config.probing.n} to ${config.probing.nMax} episodes per task, adaptive` : `${config.probing.n} episodes per task`}`, 0),
+        ...childMetadata(`probe the base policy · ${shortPath(config.tasks.train.taskSet)} (${config.tasks.train.split}) · ${config.probing.adaptive ? `${config.probing.n} to ${config.probing.nMax} episodes per task, adaptive` : `${config.probing.n} episodes per task`}`, 0),
         args: [{ campaignId: id, resultSet: workflowId, source: config.tasks.train, n: config.probing.n, nMax: config.probing.nMax, adaptive: config.probing.adaptive, threshold: config.probing.threshold, edges: config.selection.edges, window: config.probing.window, episodesPerRun: config.episodesPerChildRun, settings: settings(config.policy) }],
       }),
     );

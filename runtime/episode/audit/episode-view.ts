@@ -26,7 +26,8 @@ export interface ViewTurn {
   text: string;
   /** The model's output exactly as sampled, when it differs from what the text and calls show (parse failures). */
   raw?: string;
-  calls: Array<{ tool: string; arguments: string }>;
+  /** The calls the turn wrote; `run: false` when a parse failure stopped the whole turn (no call of it ran). */
+  calls: Array<{ tool: string; arguments: string; run: boolean }>;
 }
 
 export interface ViewDiffRow {
@@ -111,7 +112,7 @@ export function episodeView(record: EpisodeRecord, storedAt?: Date): EpisodeView
         ...(turn.reasoning ? { reasoning: turn.reasoning } : {}),
         text: turn.content,
         ...(turn.raw !== undefined && (meta?.parseFailures || (!turn.content && turn.toolCalls.length === 0)) ? { raw: turn.raw } : {}),
-        calls: turn.toolCalls.map((c) => ({ tool: c.tool, arguments: JSON.stringify(c.arguments) })),
+        calls: turn.toolCalls.map((c) => ({ tool: c.tool, arguments: JSON.stringify(c.arguments), run: !meta?.parseFailures })),
       });
     } else conversation.push({ role: turn.role, label: turn.role === 'tool' ? 'tool result (what the agent saw)' : 'user', text: turn.content, calls: [] });
   }

@@ -31,7 +31,7 @@ export function renderEpisodeHtml(view: EpisodeView, options: { back?: { href: s
       t.reasoning ? `<details><summary>reasoning</summary>${pre(t.reasoning)}</details>` : '',
       t.raw !== undefined ? `<div class="label">raw model output (could not be executed as written)</div><pre class="raw">${escapeHtml(t.raw)}</pre>` : '',
       t.role === 'system' ? `<details><summary>system prompt (${t.text.length} characters)</summary>${pre(t.text)}</details>` : t.text ? pre(t.text) : '',
-      ...t.calls.map((c) => `<span class="call">→ ${escapeHtml(c.tool)}(${escapeHtml(c.arguments)})</span>`),
+      ...t.calls.map((c) => `<span class="call">→ ${escapeHtml(c.tool)}(${escapeHtml(c.arguments)})${c.run ? '' : ' (not run)'}</span>`),
     ];
     return `<div class="turn ${t.role}">${body.join('')}</div>`;
   });

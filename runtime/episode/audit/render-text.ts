@@ -18,7 +18,7 @@ export function renderEpisodeText(view: EpisodeView, options: { full?: boolean }
     if (turn.reasoning) out.push(indent(`<think> ${clip(turn.reasoning, max)}`));
     if (turn.text) out.push(indent(clip(turn.text, turn.role === 'system' ? Math.min(max, 200) : max)));
     if (turn.raw !== undefined) out.push(indent(`raw output: ${JSON.stringify(clip(turn.raw, max))}`));
-    for (const call of turn.calls) out.push(`    → ${call.tool}(${clip(call.arguments, max)})`);
+    for (const call of turn.calls) out.push(`    → ${call.tool}(${clip(call.arguments, max)})${call.run ? '' : '  (not run)'}`);
   }
   out.push('');
   if (view.diff.length === 0) out.push('final-state diff: none (the final state matches the expected state)');
