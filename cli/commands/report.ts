@@ -58,6 +58,7 @@ export async function writeCampaignReport(config: LoadedConfig, id: string, stat
   try {
     const frozen = state.poolUri ? FrozenPool.parse(JSON.parse(fs.readFileSync(localPathOf(state.poolUri), 'utf8'))) : undefined;
     const episodes = await writeEpisodePages(new EpisodeStore(pool), {
+      campaignId: id,
       base: base.resultSet,
       trained: trained.resultSet,
       steps: state.steps.map((s) => ({ step: s.step, resultSet: `${id}/step-${s.step}` })),

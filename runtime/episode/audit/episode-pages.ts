@@ -7,6 +7,8 @@ import { episodeView } from './episode-view.js';
 import { renderEpisodeHtml } from './render-html.js';
 
 export interface EpisodePagesInput {
+  /** Narrows every lookup to the campaign's rows (indexed), before the result-set prefix. */
+  campaignId: string;
   /** Result sets of the two evaluations the report compares, and of each GRPO step. */
   base: string;
   trained: string;
@@ -27,7 +29,7 @@ export function pageName(episodeId: string): string {
 
 /**
  * Write the episode pages a campaign report links to, and the index page of each step. Pages are written for every
- * evaluation episode of a failed or flipped task side and every failure, and, per step, for one passed and one
+ * evaluation episode of a task whose pass count changed and every failure of the trained policy, and, per step, for one passed and one
  * failed episode of each group (a contrast pair), so that a long campaign does not write thousands of pages.
  */
 export async function writeEpisodePages(store: EpisodeStore, input: EpisodePagesInput): Promise<ReportEpisodes> {
@@ -55,9 +57,9 @@ export async function writeEpisodePages(store: EpisodeStore, input: EpisodePages
     ...(written.has(e.episodeId) ? { href: `episodes/${pageName(e.episodeId)}` } : {}),
   });
 
-  const base = await store.list({ idPrefix: `${input.base}/` });
-  const trained = await store.list({ idPrefix: `${input.trained}/` });
-  // Every episode of a task whose two sides differ in passes, and every failure of the trained policy.
+  const base = await store.list({ campaignId: input.campaignId, idPrefix: `${input.base}/` });
+  const trained = await store.list({ campaignId: input.campaignId, idPrefix: `${input.trained}/` });
+  // Every episode of a task whose two sides differ in passes (the flips), and every failure of the trained policy.
   const passes = (list: EpisodeListing[]) => {
     const m = new Map<string, number>();
     for (const e of list) m.set(e.taskId, (m.get(e.taskId) ?? 0) + (failed(e) ? 0 : 1));
@@ -66,11 +68,11 @@ export async function writeEpisodePages(store: EpisodeStore, input: EpisodePages
   const bp = passes(base);
   const tp = passes(trained);
   const changed = (e: EpisodeListing) => bp.get(e.taskId) !== tp.get(e.taskId);
-  await writePages([...base.filter((e) => changed(e) || failed(e)), ...trained.filter((e) => changed(e) || failed(e))].map((e) => e.episodeId));
+  await writePages([...base.filter(changed), ...trained.filter((e) => changed(e) || failed(e))].map((e) => e.episodeId));
 
   const steps: ReportEpisodes['steps'] = [];
   for (const { step, resultSet } of input.steps) {
-    const episodes = await store.list({ idPrefix: `${resultSet}/` });
+    const episodes = await store.list({ campaignId: input.campaignId, idPrefix: `${resultSet}/` });
     const pairs = new Map<string, { pass?: string; fail?: string }>();
     for (const e of episodes) {
       const pair = pairs.get(String(e.group)) ?? {};
