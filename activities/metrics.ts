@@ -29,6 +29,11 @@ export function createMetricsActivities({ pool, artifacts }: { pool: pg.Pool; ar
           ? Object.fromEntries(Object.entries(report.byDistribution).map(([d, m]) => [d, { tasks: m.tasks, pass1: m.pass1, passAtK: m.passAtK, passedKK: m.observedKK.count }]))
           : undefined;
         const metricsUri = await artifacts.put(input.key, `${JSON.stringify(report, null, 2)}\n`);
+        const byDomain: NonNullable<EvaluationSummary['byDomain']> = {};
+        for (const domain of [...new Set(tasks.map((t) => t.domain))].sort()) {
+          const d = computeMetricsOfTasks(tasks.filter((t) => t.domain === domain), { k, source: `${input.resultSet} (${domain})` });
+          byDomain[domain] = { tasks: d.tasks, pass1: d.pass1, passAtK: d.passAtK, passedKK: d.observedKK.count };
+        }
         return {
           metricsUri,
           metrics: {
@@ -41,6 +46,7 @@ export function createMetricsActivities({ pool, artifacts }: { pool: pg.Pool; ar
             passedKK: report.observedKK.count,
             excludedInfra: report.excluded.infra,
             ...(byDistribution ? { byDistribution } : {}),
+            byDomain,
           },
         };
       });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { TrackingConfig } from './tracking.js';
 import { LossConfig, MiniBatchGroups, OptimizerConfig } from './training.js';
 import { JudgeConfig, PolicyServerRef, UserSimulatorConfig } from './clients.js';
 import { EpisodeLimits, PolicyRef } from './episode.js';
@@ -137,6 +138,7 @@ export const CampaignConfig = z
     continueAsNewEverySteps: Positive.default(10).describe('Start a fresh history every N steps (also when Temporal suggests it).'),
     episodesPerChildRun: Positive.default(300).describe('A probe or evaluation child starts a fresh history after this many episodes (also when its history passes 4,000 events or 1 MiB, or Temporal suggests it), so every workflow task stays small.'),
     seed: z.number().int().default(0).describe('Seed of task sampling and episode sampling.'),
+    tracking: TrackingConfig.prefault({}).describe('Step and evaluation metrics to TensorBoard (default) and Weights & Biases.'),
     taskQueues: z
       .object({ control: z.string().min(1), episodes: z.string().min(1), gpu: z.string().min(1) })
       .strict()
@@ -214,6 +216,10 @@ export const ChildProgress = z
     done: Count,
     inFlight: Count,
     infraFailed: Count,
+    unit: z.enum(['tasks', 'episodes', 'groups']).optional().describe('What finished and total count.'),
+    finished: Count.optional().describe('Probe: tasks whose probing is resolved; evaluation: episodes done; grpoStep: groups ready for the update.'),
+    total: Count.optional().describe('Probe: tasks probed; evaluation: episodes planned (tasks × k); grpoStep: groups the update needs.'),
+    startedAt: z.number().optional().describe('Workflow time (ms since the epoch) the child started (first run), for the estimate of time left.'),
   })
   .strict();
 export type ChildProgress = z.infer<typeof ChildProgress>;

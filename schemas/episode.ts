@@ -61,6 +61,7 @@ export const EpisodeOutcome = ResultRow.extend({
   finishReason: FinishReason,
   trajectoryUri: z.string().min(1).optional().describe('Token trajectory in the artifact store (served policies only).'),
   trainable: z.boolean().describe('False when the trajectory drifted from the rendered conversation or has no sampled token.'),
+  summary: z.string().optional().describe('One line for people: task and trial, reward, what the diff changed, tool calls, finish reason.'),
 }).strict();
 export type EpisodeOutcome = z.infer<typeof EpisodeOutcome>;
 

@@ -8,6 +8,7 @@ import { EvalPoint, FrozenPool, PriceTable, ResultRow, StepSummary } from './res
 import { GradeReport } from './grading.js';
 import { ModelCheckRequest } from './model-check.js';
 import { Task, TaskSetManifest } from './task.js';
+import { LogMetricsInput, LogMetricsResult } from './tracking.js';
 import { Trajectory } from './trajectory.js';
 import { PolicyUpdateInput, PolicyUpdateResult, SftDemonstration, TrainingBatch } from './training.js';
 
@@ -36,4 +37,6 @@ export const exportedSchemas: Record<string, z.ZodType> = {
   CampaignStatus,
   DemoPreset,
   ModelCheckRequest,
+  LogMetricsInput,
+  LogMetricsResult,
 };

@@ -93,6 +93,10 @@ export const EvaluationSummary = z
       .partialRecord(z.enum(['in-domain', 'out-of-domain']), z.object({ tasks: Count, pass1: z.number(), passAtK: z.number(), passedKK: Count }).strict())
       .optional()
       .describe('Headlines in-domain and out-of-domain, when the training domains are known.'),
+    byDomain: z
+      .record(z.string(), z.object({ tasks: Count, pass1: z.number(), passAtK: z.number(), passedKK: Count }).strict())
+      .optional()
+      .describe('The same headlines per domain.'),
   })
   .strict();
 export type EvaluationSummary = z.infer<typeof EvaluationSummary>;

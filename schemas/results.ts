@@ -122,6 +122,14 @@ export const StepSummary = z
     maskedTokens: Count.optional().describe('Their loss tokens, left out of the loss under update.maskTruncatedTurns.'),
     replacements: Count.optional(),
     infraFailures: Count.optional(),
+    refills: Count.optional().describe('Groups discarded for an episode that failed after its retries, and drawn again.'),
+    approxKl: z.number().finite().optional(),
+    tokens: Count.optional().describe('Loss tokens of the update.'),
+    wallSeconds: z
+      .object({ rollouts: z.number().nonnegative(), batch: z.number().nonnegative(), update: z.number().nonnegative(), publish: z.number().nonnegative(), total: z.number().nonnegative() })
+      .strict()
+      .optional()
+      .describe('Wall time of each phase of the step (workflow time).'),
     policyVersion: z.string().optional(),
   })
   .strict();

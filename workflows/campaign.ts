@@ -5,6 +5,7 @@ import {
   condition,
   continueAsNew,
   executeChild,
+  log,
   proxyActivities,
   setHandler,
   upsertSearchAttributes,
@@ -27,8 +28,10 @@ import {
 import { evaluation } from './evaluation.js';
 import { grpoStep } from './grpoStep.js';
 import { episodeSettings, grpoStepInput, policyAt, type CampaignConfigWithQueues } from './inputs.js';
+import type { TrackingActivities } from './gpu.js';
 import { probe } from './probe.js';
-import { CampaignIdKey, StepKey } from './searchAttributes.js';
+import { evaluationScalars, stepScalars } from './tracking.js';
+import { CampaignIdKey, SplitKey, StepKey } from './searchAttributes.js';
 
 const { freezePool } = proxyActivities<ControlActivities>({
   startToCloseTimeout: '10 minutes',
@@ -144,7 +147,14 @@ export async function campaign(input: CampaignInput): Promise<CampaignResult> {
   upsertSearchAttributes([{ key: CampaignIdKey, value: id }, { key: StepKey, value: state.step }]);
 
   const settings = (policy: PolicyRef) => episodeSettings(config, policy);
-  const childSearchAttributes = (step: number) => [{ key: CampaignIdKey, value: id }, { key: StepKey, value: step }];
+  const childSearchAttributes = (step: number, split: 'train' | 'eval') => [{ key: CampaignIdKey, value: id }, { key: StepKey, value: step }, { key: SplitKey, value: split }];
+  /** The child's line in the Temporal UI, and where its episodes are read. */
+  /** A task set's last two path segments ("tasks/rl-pool"): enough to recognise it in a one-line summary. */
+  const shortPath = (p: string) => p.replace(/^file:\/\//, '').split('/').filter(Boolean).slice(-2).join('/');
+  const childMetadata = (summary: string, step: number) => ({
+    staticSummary: summary,
+    staticDetails: `Campaign \`${id}\`. Episodes: \`finalstate episode list --campaign ${id} --step ${step}\`; one episode: \`finalstate episode show ID\`.`,
+  });
   const runChild = async <T>(workflowId: string, run: () => Promise<T>): Promise<T> => {
     currentChild = workflowId;
     try {
@@ -153,14 +163,28 @@ export async function campaign(input: CampaignInput): Promise<CampaignResult> {
       currentChild = null;
     }
   };
+  const tracker = proxyActivities<TrackingActivities>({ taskQueue: config.taskQueues.gpu, startToCloseTimeout: '2 minutes', retry: { maximumAttempts: 3, initialInterval: '2 seconds' } });
+  /** Metrics to TensorBoard / W&B (Python, on the gpu worker); a tracker that fails costs a warning, never the campaign. */
+  const track = async (step: number, scalars: Record<string, number>) => {
+    const tracking = config.tracking;
+    if (!tracking || (tracking.tensorboard === false && !tracking.wandb)) return;
+    try {
+      const to = [...(tracking.tensorboard !== false ? ['TensorBoard'] : []), ...(tracking.wandb ? [`W&B (${tracking.wandb.mode})`] : [])].join(' + ');
+      await tracker.logMetrics.executeWithOptions({ summary: `step ${step}: ${Object.keys(scalars).length} scalars to ${to}` }, [{ campaignId: id, step, scalars, tracking }]);
+    } catch (err) {
+      log.warn('logMetrics failed; the campaign goes on without these metrics in the trackers', { step, error: (err as Error).message });
+    }
+  };
   const waitWhilePaused = () => condition(() => !state.paused || state.stopAfterStep !== null);
 
   const evaluate = async (step: number) => {
     const workflowId = `${id}/eval-step-${step}`;
+    const started = Date.now();
     const result: EvaluationResult = await runChild(workflowId, () =>
       executeChild(evaluation, {
         workflowId,
-        typedSearchAttributes: childSearchAttributes(step),
+        typedSearchAttributes: childSearchAttributes(step, config.tasks.eval.split),
+        ...childMetadata(`evaluate ${step === 0 ? 'the base policy' : `the step-${step} policy`} · ${shortPath(config.tasks.eval.taskSet)} (${config.tasks.eval.split}) × k ${config.evaluation.k}`, step),
         args: [{ campaignId: id, resultSet: workflowId, step, source: config.tasks.eval, k: config.evaluation.k, window: config.evaluation.window, episodesPerRun: config.episodesPerChildRun, ...(state.trainingDomains ? { trainingDomains: state.trainingDomains } : {}), settings: settings(policyAt(config.policy, state.policyVersion)) }],
       }),
     );
@@ -169,6 +193,7 @@ export async function campaign(input: CampaignInput): Promise<CampaignResult> {
     state.evalPoints.push({ step, pass1: result.metrics.pass1, interval: [result.metrics.pass1Low, result.metrics.pass1High], label: step === 0 ? 'base' : `step ${step}` });
     state.evalResultSets.push({ step, resultSet: result.resultSet });
     state.lastMetrics = { step, pass1: result.metrics.pass1, passAtK: result.metrics.passAtK, passedKK: result.metrics.passedKK, tasks: result.metrics.tasks };
+    await track(step, evaluationScalars(result, (Date.now() - started) / 1000));
   };
 
   if (state.phase === 'probe') {
@@ -177,7 +202,8 @@ export async function campaign(input: CampaignInput): Promise<CampaignResult> {
     const result = await runChild(workflowId, () =>
       executeChild(probe, {
         workflowId,
-        typedSearchAttributes: childSearchAttributes(0),
+        typedSearchAttributes: childSearchAttributes(0, config.tasks.train.split),
+        ...childMetadata(`probe the base policy · ${shortPath(config.tasks.train.taskSet)} (${config.tasks.train.split}) · ${config.probing.adaptive ? `${config.probing.n} to ${config.probing.nMax} episodes per task, adaptive` : `${config.probing.n} episodes per task`}`, 0),
         args: [{ campaignId: id, resultSet: workflowId, source: config.tasks.train, n: config.probing.n, nMax: config.probing.nMax, adaptive: config.probing.adaptive, threshold: config.probing.threshold, edges: config.selection.edges, window: config.probing.window, episodesPerRun: config.episodesPerChildRun, settings: settings(config.policy) }],
       }),
     );
@@ -222,7 +248,8 @@ export async function campaign(input: CampaignInput): Promise<CampaignResult> {
       result = await runChild(workflowId, () =>
         executeChild(grpoStep, {
           workflowId,
-          typedSearchAttributes: childSearchAttributes(step),
+          typedSearchAttributes: childSearchAttributes(step, config.tasks.train.split),
+          ...childMetadata(`GRPO step ${step}/${state.maxSteps} · ${config.groupsPerStep} groups × ${config.rolloutsPerGroup} rollouts from a pool of ${state.pool?.length ?? 0} tasks`, step),
           args: [grpoStepInput(config, state, step)],
         }),
       );
@@ -244,6 +271,7 @@ export async function campaign(input: CampaignInput): Promise<CampaignResult> {
     state.episodes = { done: state.episodes.done + result.episodes.done, infraFailed: state.episodes.infraFailed + result.episodes.infraFailed };
     state.costUsd += result.costUsd;
     upsertSearchAttributes([{ key: StepKey, value: step }]);
+    await track(step, stepScalars(result.summary, result.costUsd));
 
     const more = step < state.maxSteps && !stopRequested() && !overBudget();
     if (more && step % config.evaluation.everySteps === 0) {

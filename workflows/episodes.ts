@@ -34,6 +34,15 @@ export function episodeRequest(settings: EpisodeSettings, at: EpisodeCoordinates
 }
 
 /**
+ * The activity's summary in the Temporal UI, fixed when it is scheduled: task, trial and where it belongs. What came
+ * of it is the outcome's own `summary` line, in the activity's result (and in the workflow's current details).
+ */
+export function scheduledSummary(request: EpisodeRequest): string {
+  const where = request.step === undefined ? [] : request.group !== undefined ? [`step ${request.step} g${request.group}`] : [`step ${request.step}`];
+  return [`${request.taskId} t${request.trial}`, ...where, request.episodeId].join(' · ');
+}
+
+/**
  * Run one episode activity on the episodes queue with a readable activity id. Retries (with backoff) happen inside
  * Temporal; what comes back here is the outcome, or why there is none.
  */
@@ -42,6 +51,7 @@ export async function runEpisode(settings: EpisodeSettings, activityId: string, 
   const { runEpisode: run } = proxyActivities<EpisodeActivities>({
     taskQueue: settings.queues.episodes,
     activityId,
+    summary: scheduledSummary(request),
     startToCloseTimeout: retry.startToCloseTimeout,
     heartbeatTimeout: retry.heartbeatTimeout,
     retry: {

@@ -1,8 +1,9 @@
-import { allHandlersFinished, condition, continueAsNew, proxyActivities, setHandler } from '@temporalio/workflow';
+import { allHandlersFinished, condition, continueAsNew, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { ControlActivities } from '../activities/index.js';
 import type { ChildProgress } from '../schemas/campaign.js';
 import type { EvaluationInput, EvaluationResult, TaskInfo } from '../schemas/pipeline.js';
 import { progressQuery } from './definitions.js';
+import { taskSearchAttributes } from './searchAttributes.js';
 import { sweep, type SweepCarry, type SweepPlanner } from './sweep.js';
 
 const { listTasks, evaluationMetrics } = proxyActivities<ControlActivities>({ startToCloseTimeout: '5 minutes', retry: { maximumAttempts: 5 } });
@@ -10,9 +11,12 @@ const { listTasks, evaluationMetrics } = proxyActivities<ControlActivities>({ st
 /** Every task k times, trial by trial (all tasks' trial 0 first), so a partial evaluation covers every task. */
 export function fixedTrialsPlanner(tasks: readonly TaskInfo[], k: number, start = 0): SweepPlanner & { position(): number } {
   let index = start;
+  // Episodes of earlier runs (continueAsNew) count as settled: they all were before the run renewed its history.
+  let settled = start;
   return {
     position: () => index,
     hasMore: () => index < tasks.length * k,
+    finished: () => ({ unit: 'episodes', finished: settled, total: tasks.length * k }),
     next() {
       if (index >= tasks.length * k) return undefined;
       const task = tasks[index % tasks.length]!;
@@ -20,7 +24,9 @@ export function fixedTrialsPlanner(tasks: readonly TaskInfo[], k: number, start 
       index += 1;
       return { task, trial };
     },
-    record() {},
+    record() {
+      settled += 1;
+    },
   };
 }
 
@@ -39,6 +45,8 @@ export async function evaluation(input: EvaluationInput & { carried?: Evaluation
   const progress: ChildProgress = carried?.progress ?? { kind: 'evaluation', planned: 0, done: 0, inFlight: 0, infraFailed: 0 };
   setHandler(progressQuery, () => progress);
   const tasks = carried?.tasks ?? (await listTasks(input.source));
+  const attributes = taskSearchAttributes(tasks);
+  if (!carried && attributes.length) upsertSearchAttributes(attributes);
   const planner = fixedTrialsPlanner(tasks, input.k, carried?.position ?? 0);
   const result = await sweep({
     carried,

@@ -1,4 +1,5 @@
 import type { PolicyUpdateInput, PolicyUpdateResult } from '../schemas/training.js';
+import type { LogMetricsInput, LogMetricsResult } from '../schemas/tracking.js';
 
 /**
  * The `policyUpdate` activity the Python gpu worker serves (python/finalstate/gpu_worker), called by name on the gpu
@@ -9,4 +10,9 @@ export type PolicyUpdateReply = PolicyUpdateResult;
 
 export interface GpuActivities {
   policyUpdate(input: PolicyUpdateCall): Promise<PolicyUpdateReply>;
+}
+
+/** The `logMetrics` activity the same Python worker serves (python/finalstate/tracking): scalars to the trackers. */
+export interface TrackingActivities {
+  logMetrics(input: LogMetricsInput): Promise<LogMetricsResult>;
 }

@@ -4,6 +4,7 @@ import type { StoredRow } from '../activities/results.js';
 import type { ChildProgress, SamplerState } from '../schemas/campaign.js';
 import type { EpisodeOutcome } from '../schemas/episode.js';
 import type { GrpoStepInput } from '../schemas/pipeline.js';
+import { storedRowsSummary, type EpisodeAuditTrail } from './audit.js';
 import { episodeRequest, runEpisode, type EpisodeAttempt } from './episodes.js';
 import { drawTasks } from './sampling.js';
 
@@ -77,7 +78,7 @@ interface InFlight {
  * usable groups in draw order are complete the rest are cancelled. The batch is chosen in draw order, never in
  * completion order (which would favour short episodes), so a replay picks the same groups.
  */
-export async function collectGroups(input: GrpoStepInput, resultSet: string, progress: ChildProgress): Promise<CollectedGroups> {
+export async function collectGroups(input: GrpoStepInput, resultSet: string, progress: ChildProgress, audit?: EpisodeAuditTrail): Promise<CollectedGroups> {
   const { settings, step, campaignId } = input;
   const target = input.groups;
   const width = target + (input.extraGroupsInFlight ?? 0);
@@ -89,7 +90,9 @@ export async function collectGroups(input: GrpoStepInput, resultSet: string, pro
   let flushing: Promise<unknown> = Promise.resolve();
   const flush = () => {
     const batch = rows.splice(0, rows.length);
-    if (batch.length > 0) flushing = flushing.then(() => storeResultRows({ resultSet, rows: batch }));
+    if (batch.length === 0) return;
+    const summary = storedRowsSummary(batch, `groups ${groups.filter((g) => g.done).length} of ${groups.length} back (${counts.informative} informative, ${counts.zeroVariance} zero-variance, ${counts.infraGroups} infra)`);
+    flushing = flushing.then(() => storeResultRows.executeWithOptions({ summary }, [{ resultSet, rows: batch }]));
   };
 
   const running = new Set<Promise<void>>();
@@ -116,6 +119,7 @@ export async function collectGroups(input: GrpoStepInput, resultSet: string, pro
           const attempt = await runEpisode(settings, `g${entry.group}-t${trial}`, request);
           progress.done += 1;
           if (attempt.kind === 'infra') progress.infraFailed += 1;
+          audit?.record(`${entry.taskId} t${trial} g${entry.group}`, attempt);
           if (attempt.kind === 'outcome') {
             rows.push({ episodeId, row: attempt.outcome });
             counts.costUsd += attempt.outcome.costUsd;
@@ -142,8 +146,10 @@ export async function collectGroups(input: GrpoStepInput, resultSet: string, pro
       counts.rewardSum += scored.outcomes.reduce((sum, o) => sum + o.reward, 0);
       if (scored.informative) counts.informative += 1;
       else counts.zeroVariance += 1;
-      if (scored.informative || input.keepZeroVarianceGroups) entry.usable = scored;
-      else replace = 'replacement';
+      if (scored.informative || input.keepZeroVarianceGroups) {
+        entry.usable = scored;
+        progress.finished = Math.min(input.groups, (progress.finished ?? 0) + 1);
+      } else replace = 'replacement';
     } else if (fate.kind === 'infra') {
       counts.infraGroups += 1;
       replace = 'refill';

@@ -3,6 +3,7 @@ import type { ControlActivities } from '../activities/index.js';
 import { FailureType } from '../infra/failure-types.js';
 import type { ChildProgress } from '../schemas/campaign.js';
 import type { GrpoStepInput, GrpoStepResult } from '../schemas/pipeline.js';
+import { EpisodeAuditTrail } from './audit.js';
 import { progressQuery } from './definitions.js';
 import type { GpuActivities } from './gpu.js';
 import { collectGroups, groupEpisodeId, type CollectedGroups } from './groups.js';
@@ -23,12 +24,14 @@ const publisher = proxyActivities<ControlActivities>({
  * policyUpdate on the gpu queue, publishPolicy.
  */
 export async function grpoStep(input: GrpoStepInput): Promise<GrpoStepResult> {
-  const progress: ChildProgress = { kind: 'grpoStep', planned: 0, done: 0, inFlight: 0, infraFailed: 0 };
+  const progress: ChildProgress = { kind: 'grpoStep', planned: 0, done: 0, inFlight: 0, infraFailed: 0, unit: 'groups', finished: 0, total: input.groups, startedAt: Date.now() };
   setHandler(progressQuery, () => progress);
+  // Workflow time (Date.now() is deterministic here): the start of each phase, for the step summary's wall times.
+  const started = Date.now();
   const resultSet = `${input.campaignId}/step-${input.step}`;
-  const collected = await collectGroups(input, resultSet, progress);
+  const collected = await collectGroups(input, resultSet, progress, new EpisodeAuditTrail(progress));
   requireEnoughGroups(input, collected);
-  return train(input, resultSet, collected, progress);
+  return train(input, resultSet, collected, progress, started);
 }
 
 function requireEnoughGroups(input: GrpoStepInput, c: CollectedGroups): void {
@@ -43,8 +46,9 @@ function requireEnoughGroups(input: GrpoStepInput, c: CollectedGroups): void {
   });
 }
 
-async function train(input: GrpoStepInput, resultSet: string, c: CollectedGroups, progress: ChildProgress): Promise<GrpoStepResult> {
+async function train(input: GrpoStepInput, resultSet: string, c: CollectedGroups, progress: ChildProgress, started: number): Promise<GrpoStepResult> {
   const { campaignId, step, settings } = input;
+  const rolloutsDone = Date.now();
   const batch = await control.buildBatch({
     campaignId,
     step,
@@ -61,6 +65,7 @@ async function train(input: GrpoStepInput, resultSet: string, c: CollectedGroups
     maskTruncatedTurns: input.update.maskTruncatedTurns,
     truncationPenalty: input.update.truncationPenalty,
   });
+  const batchDone = Date.now();
   const gpu = proxyActivities<GpuActivities>({
     taskQueue: settings.queues.gpu,
     startToCloseTimeout: input.update.timeout,
@@ -79,7 +84,10 @@ async function train(input: GrpoStepInput, resultSet: string, c: CollectedGroups
     miniBatchGroups: input.update.miniBatchGroups,
     seed: settings.seed >>> 0,
   });
+  const updateDone = Date.now();
   if (input.policyServers.length > 0) await publisher.publishPolicy({ checkpointUri: update.checkpointUri, version: step, servers: input.policyServers });
+  const finished = Date.now();
+  const seconds = (from: number, to: number) => (to - from) / 1000;
 
   const scoredGroups = c.informative + c.zeroVariance;
   const policyVersion = String(step);
@@ -95,6 +103,10 @@ async function train(input: GrpoStepInput, resultSet: string, c: CollectedGroups
       maskedTokens: batch.maskedTokens,
       replacements: c.replacements,
       infraFailures: progress.infraFailed,
+      refills: c.refills,
+      approxKl: update.metrics.approxKl,
+      tokens: update.metrics.tokens,
+      wallSeconds: { rollouts: seconds(started, rolloutsDone), batch: seconds(rolloutsDone, batchDone), update: seconds(batchDone, updateDone), publish: seconds(updateDone, finished), total: seconds(started, finished) },
       policyVersion,
     },
     rewards: c.used.map((g) => g.outcomes.map((o) => o.reward)),

@@ -1,9 +1,10 @@
-import { allHandlersFinished, condition, continueAsNew, proxyActivities, setHandler } from '@temporalio/workflow';
+import { allHandlersFinished, condition, continueAsNew, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { ControlActivities } from '../activities/index.js';
 import type { ChildProgress } from '../schemas/campaign.js';
 import type { ProbeInput, ProbeResult, TaskInfo } from '../schemas/pipeline.js';
 import { probingDecision } from '../stats/adaptiveProbing.js';
 import { progressQuery } from './definitions.js';
+import { taskSearchAttributes } from './searchAttributes.js';
 import { sweep, type SweepCarry, type SweepPlanner } from './sweep.js';
 
 const { listTasks } = proxyActivities<ControlActivities>({ startToCloseTimeout: '5 minutes', retry: { maximumAttempts: 5 } });
@@ -42,6 +43,8 @@ export function probePlanner(
       return { task: best.task, trial: best.launched - 1 };
     },
     hasMore: () => probes.some(mayLaunch),
+    // A task is resolved once nothing more will be launched for it and its episodes have all settled.
+    finished: () => ({ unit: 'tasks', finished: probes.filter((p) => !mayLaunch(p) && p.settled === p.launched).length, total: probes.length }),
     record(taskId, result) {
       const p = byId.get(taskId)!;
       p.settled += 1;
@@ -75,6 +78,8 @@ export async function probe(input: ProbeInput & { carried?: ProbeCarry }): Promi
   const progress: ChildProgress = carried?.progress ?? { kind: 'probe', planned: 0, done: 0, inFlight: 0, infraFailed: 0 };
   setHandler(progressQuery, () => progress);
   const tasks = carried ? carried.probes.map((p) => p.task) : await listTasks(input.source);
+  const attributes = taskSearchAttributes(tasks);
+  if (!carried && attributes.length) upsertSearchAttributes(attributes);
   const planner = probePlanner(tasks, input, carried?.probes);
   const result = await sweep({
     carried,

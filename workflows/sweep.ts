@@ -3,6 +3,7 @@ import type { ControlActivities } from '../activities/index.js';
 import type { StoredRow } from '../activities/results.js';
 import type { ChildProgress, EpisodeCounts } from '../schemas/campaign.js';
 import type { EpisodeSettings, TaskInfo } from '../schemas/pipeline.js';
+import { EpisodeAuditTrail, storedRowsSummary } from './audit.js';
 import { episodeRequest, infraRow, runEpisode, slidingWindow } from './episodes.js';
 
 const { storeResultRows } = proxyActivities<ControlActivities>({
@@ -16,6 +17,8 @@ export interface SweepPlanner {
   record(taskId: string, result: 'success' | 'failure' | 'infra' | 'malformed'): void;
   /** Whether episodes remain to be planned (asked when nothing is in flight). */
   hasMore(): boolean;
+  /** What counts as finished for progress: tasks resolved (probe) or episodes done (evaluation), out of the total. */
+  finished(): { unit: 'tasks' | 'episodes'; finished: number; total: number };
 }
 
 /** What a sweep carries into a continued run (continueAsNew), besides its planner's state. */
@@ -72,9 +75,13 @@ export async function sweep(options: SweepOptions): Promise<SweepResult> {
   let launched = 0;
   let stoppedEarly = false;
   let flushing: Promise<unknown> = Promise.resolve();
+  const audit = new EpisodeAuditTrail(progress);
+  progress.startedAt ??= Date.now();
+  const countFinished = () => Object.assign(progress, planner.finished());
+  countFinished();
   const flush = () => {
     const rows = buffer.splice(0, buffer.length);
-    if (rows.length > 0) flushing = flushing.then(() => storeResultRows({ resultSet: options.resultSet, rows }));
+    if (rows.length > 0) flushing = flushing.then(() => storeResultRows.executeWithOptions({ summary: storedRowsSummary(rows) }, [{ resultSet: options.resultSet, rows }]));
     return flushing;
   };
 
@@ -97,6 +104,8 @@ export async function sweep(options: SweepOptions): Promise<SweepResult> {
       if (attempt.kind === 'malformed') {
         malformed.add(task.taskId);
         planner.record(task.taskId, 'malformed');
+        countFinished();
+        audit.record(`${task.taskId} t${trial}`, attempt);
         return;
       }
       progress.done += 1;
@@ -109,6 +118,8 @@ export async function sweep(options: SweepOptions): Promise<SweepResult> {
         buffer.push({ episodeId, row: attempt.outcome });
         planner.record(task.taskId, attempt.outcome.reward === 1 ? 'success' : 'failure');
       }
+      countFinished();
+      audit.record(`${task.taskId} t${trial}`, attempt);
       if (buffer.length >= FLUSH_EVERY) void flush();
     };
   });

@@ -1,5 +1,6 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { loadConfig, type LoadedConfig } from '../../infra/config.js';
+import { resolveTrackingDirs } from '../../infra/tracking-dirs.js';
 import { UserError } from '../../infra/errors.js';
 import { readJsonConfig } from '../../infra/json-config.js';
 import { workflowUrl } from '../../infra/stack/temporal.js';
@@ -11,7 +12,7 @@ import { CampaignIdKey, StepKey } from '../../workflows/searchAttributes.js';
 import { checkBaseModel, describeCheck } from '../base-model-check.js';
 import { parse, printJson, type Command } from '../command.js';
 import { integerOption } from '../numberOption.js';
-import { progressBar } from '../progress.js';
+import { childProgressText, progressBar } from '../progress.js';
 
 const usage = `finalstate campaign <subcommand> [--json]
 
@@ -49,7 +50,7 @@ function requireArgs(positionals: string[], names: string[], sub: string): strin
 /** Starts the campaign workflow of a config; false when a campaign with that id is already running. */
 export async function startCampaign(client: Client, config: LoadedConfig, campaignConfig: CampaignConfig): Promise<boolean> {
   const id = campaignConfig.campaignId;
-  const input = { config: { ...campaignConfig, taskQueues: campaignConfig.taskQueues ?? config.taskQueues } };
+  const input = { config: { ...campaignConfig, taskQueues: campaignConfig.taskQueues ?? config.taskQueues, tracking: resolveTrackingDirs(campaignConfig.tracking, config.dataPath) } };
   try {
     await client.workflow.start(campaign, {
       taskQueue: input.config.taskQueues.control,
@@ -83,7 +84,7 @@ function renderStatus(s: CampaignStatus & { child: ChildProgress | null }, confi
     `  pool      ${s.poolSize ?? '(not selected yet)'} tasks`,
     `  episodes  ${s.episodes.done} done, ${s.episodes.infraFailed} without outcome (infrastructure), $${s.costUsd.toFixed(4)}`,
   ];
-  if (s.child && s.currentChild) lines.push(`  ${s.child.kind.padEnd(9)} ${progressBar(s.child.done, s.child.planned)}  ${s.child.inFlight} in flight  (${workflowUrl(config, s.currentChild)})`);
+  if (s.child && s.currentChild) lines.push(`  ${s.child.kind.padEnd(9)} ${childProgressText(s.child)}  (${workflowUrl(config, s.currentChild)})`);
   if (s.lastMetrics) lines.push(`  last eval ${Object.entries(s.lastMetrics).map(([k, v]) => `${k} ${Number.isInteger(v) ? v : v.toFixed(3)}`).join('  ')}`);
   if (s.failedStep) lines.push(`  step ${s.failedStep.step} FAILED: ${s.failedStep.message}\n  re-run it with: finalstate campaign replay-step ${s.campaignId} ${s.failedStep.step}`);
   if (s.stopAfterStep !== null) lines.push(`  stopping after step ${s.stopAfterStep}`);

@@ -9,7 +9,7 @@ import { progressQuery } from '../../workflows/definitions.js';
 import { evaluation } from '../../workflows/evaluation.js';
 import { CampaignIdKey, StepKey } from '../../workflows/searchAttributes.js';
 import { parse, printJson, type Command } from '../command.js';
-import { progressBar } from '../progress.js';
+import { childProgressText } from '../progress.js';
 
 const usage = `finalstate eval CONFIG [--json]
 
@@ -57,7 +57,7 @@ export const evalCommand: Command = {
         void result.finally(() => (finished = true)).catch(() => undefined);
         while (!finished) {
           const p = await handle.query(progressQuery).catch(() => null);
-          if (p) process.stdout.write(`\r  episodes ${progressBar(p.done, p.planned)}  ${p.inFlight} in flight `);
+          if (p) process.stdout.write(`\r\x1b[2K  ${childProgressText(p)}`);
           await new Promise((resolve) => setTimeout(resolve, 1000));
         }
         process.stdout.write('\n');

@@ -4,6 +4,7 @@ import { compareCommand } from './compare.js';
 import { demoCommand } from './demo.js';
 import { devCommand } from './dev.js';
 import { domainCommand } from './domain.js';
+import { episodeCommand } from './episode.js';
 import { evalCommand } from './eval.js';
 import { metricsCommand } from './metrics.js';
 import { modelCommand } from './model.js';
@@ -13,4 +14,4 @@ import { selectCommand } from './select.js';
 import { tasksCommand } from './tasks.js';
 
 /** Every `finalstate` subcommand; a new command is a file in this folder plus one line here. */
-export const commands: Command[] = [devCommand, demoCommand, tasksCommand, domainCommand, runCommand, modelCommand, campaignCommand, evalCommand, reportCommand, metricsCommand, compareCommand, selectCommand];
+export const commands: Command[] = [devCommand, demoCommand, tasksCommand, domainCommand, runCommand, modelCommand, campaignCommand, evalCommand, reportCommand, episodeCommand, metricsCommand, compareCommand, selectCommand];

@@ -10,6 +10,9 @@ import { connectionConfig } from '../../infra/stack/postgres.js';
 import { connectClient } from '../../infra/temporal-client.js';
 import type { CampaignState } from '../../schemas/campaign.js';
 import { FrozenPool } from '../../schemas/results.js';
+import { writeEpisodePages } from '../../runtime/episode/audit/episode-pages.js';
+import { EpisodeStore } from '../../runtime/episode/episode-store.js';
+import { computeMetrics } from '../../stats/metrics.js';
 import { writeReport } from '../../stats/report/index.js';
 import type { CampaignResult } from '../../workflows/campaign.js';
 import { stateQuery } from '../../workflows/definitions.js';
@@ -54,6 +57,20 @@ export async function writeCampaignReport(config: LoadedConfig, id: string, stat
   const pool = new pg.Pool({ ...connectionConfig(config), max: 1 });
   try {
     const frozen = state.poolUri ? FrozenPool.parse(JSON.parse(fs.readFileSync(localPathOf(state.poolUri), 'utf8'))) : undefined;
+    const episodes = await writeEpisodePages(new EpisodeStore(pool), {
+      campaignId: id,
+      base: base.resultSet,
+      trained: trained.resultSet,
+      steps: state.steps.map((s) => ({ step: s.step, resultSet: `${id}/step-${s.step}` })),
+      outDir,
+    });
+    const domainEvalPoints = [];
+    for (const e of state.evalResultSets) {
+      const rows = await readResultSet(pool, e.resultSet);
+      for (const domain of [...new Set(rows.map((r) => r.domain))].sort()) {
+        domainEvalPoints.push({ step: e.step, domain, pass1: computeMetrics(rows.filter((r) => r.domain === domain), { source: e.resultSet }).pass1 });
+      }
+    }
     return writeReport(
       {
         title: `Campaign ${id}`,
@@ -61,6 +78,8 @@ export async function writeCampaignReport(config: LoadedConfig, id: string, stat
         trained: await readResultSet(pool, trained.resultSet),
         steps: state.steps,
         evalPoints: state.evalPoints,
+        domainEvalPoints,
+        episodes,
         pool: frozen?.records ?? [],
         ...(frozen ? { edges: frozen.edges } : {}),
         ...(state.trainingDomains ? { trainingDomains: state.trainingDomains } : {}),

@@ -3,7 +3,7 @@ import type { LoadedConfig } from '../../infra/config.js';
 import { workflowUrl } from '../../infra/stack/temporal.js';
 import type { CampaignPhase, CampaignStatus, ChildProgress } from '../../schemas/campaign.js';
 import { campaignStatus } from '../commands/campaign.js';
-import { progressBar } from '../progress.js';
+import { childProgressText } from '../progress.js';
 
 type Status = CampaignStatus & { child: ChildProgress | null };
 
@@ -26,7 +26,7 @@ export function phaseLabel(s: Pick<Status, 'phase' | 'step' | 'maxSteps'>): stri
 }
 
 export function statusLine(s: Status): string {
-  const child = s.child ? `${progressBar(s.child.done, s.child.planned)} episodes, ${s.child.inFlight} in flight${s.child.infraFailed ? `, ${s.child.infraFailed} lost to infrastructure (retried or refilled, never scored)` : ''}` : '';
+  const child = s.child ? childProgressText(s.child) : '';
   const pool = s.poolSize !== null ? `  pool ${s.poolSize}` : '';
   return `${phaseLabel(s).padEnd(22)} ${child}${pool}  (${s.episodes.done + (s.child?.done ?? 0)} episodes so far)`;
 }

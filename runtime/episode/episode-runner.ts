@@ -20,6 +20,7 @@ import { CompletionsAgentPolicy } from '../policy/completions-policy.js';
 import { OraclePolicy } from '../policy/oracle-policy.js';
 import { evaluateRubrics } from '../rubrics/evaluate.js';
 import { LlmJudge } from '../rubrics/judge.js';
+import { episodeSummaryLine } from './audit/summary-line.js';
 import { EpisodeCheckpoints, restorePolicy, turnCheckpoint } from './checkpoint.js';
 import type { EpisodeHooks, EpisodeRunner } from './runner.js';
 import { EpisodeStore } from './episode-store.js';
@@ -153,6 +154,16 @@ export class DatabaseEpisodeRunner implements EpisodeRunner {
         finishReason: loop.finishReason,
         ...(trajectoryUri ? { trajectoryUri } : {}),
         trainable: trajectory !== null && trajectory.trainable,
+        summary: episodeSummaryLine({
+          taskId: task.id,
+          trial: request.trial,
+          reward,
+          diff: grade.diff,
+          failedAssertions: grade.assertions.filter((a) => !a.pass).length,
+          failedRubrics: judged.verdicts.filter((v: RubricVerdict) => !v.passed).length,
+          toolCalls: tools.calls.length,
+          finishReason: loop.finishReason,
+        }),
       });
       const record = EpisodeRecord.parse({
         outcome,

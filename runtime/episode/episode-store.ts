@@ -1,5 +1,33 @@
 import type pg from 'pg';
-import { EpisodeRecord } from '../../schemas/episode.js';
+import { EpisodeRecord, type FinishReason } from '../../schemas/episode.js';
+
+/** Which stored episodes `list` returns; every field narrows the selection. */
+export interface EpisodeFilter {
+  campaignId?: string;
+  step?: number;
+  taskId?: string;
+  trial?: number;
+  reward?: 0 | 1;
+  finishReason?: FinishReason;
+  /** Only episodes whose id starts with this (a result set, e.g. "<campaign>/eval-step-1/"). */
+  idPrefix?: string;
+  limit?: number;
+}
+
+/** One line of an episode listing: the indexed columns and the summary line, without the big record. */
+export interface EpisodeListing {
+  episodeId: string;
+  campaignId: string | null;
+  step: number | null;
+  group: number | null;
+  taskId: string;
+  trial: number;
+  reward: 0 | 1;
+  error: string | null;
+  finishReason: string;
+  summary: string | null;
+  storedAt: string;
+}
 
 /** Episode records in the control database (table `episodes`, created by infra/migrations). */
 export class EpisodeStore {
@@ -18,7 +46,69 @@ export class EpisodeStore {
   }
 
   async load(episodeId: string): Promise<EpisodeRecord | undefined> {
-    const res = await this.pool.query<{ record: unknown }>('SELECT record FROM episodes WHERE episode_id = $1', [episodeId]);
-    return res.rows[0] ? EpisodeRecord.parse(res.rows[0].record) : undefined;
+    return (await this.loadWithTime(episodeId))?.record;
+  }
+
+  async loadWithTime(episodeId: string): Promise<{ record: EpisodeRecord; storedAt: Date } | undefined> {
+    const res = await this.pool.query<{ record: unknown; stored_at: Date }>('SELECT record, stored_at FROM episodes WHERE episode_id = $1', [episodeId]);
+    return res.rows[0] ? { record: EpisodeRecord.parse(res.rows[0].record), storedAt: res.rows[0].stored_at } : undefined;
+  }
+
+  /** Records of many episodes at once (the report's episode pages), in the order of the ids; unknown ids are left out. */
+  async loadMany(episodeIds: readonly string[]): Promise<EpisodeRecord[]> {
+    if (episodeIds.length === 0) return [];
+    const res = await this.pool.query<{ episode_id: string; record: unknown }>('SELECT episode_id, record FROM episodes WHERE episode_id = ANY($1)', [episodeIds]);
+    const byId = new Map(res.rows.map((r) => [r.episode_id, r.record]));
+    return episodeIds.flatMap((id) => (byId.has(id) ? [EpisodeRecord.parse(byId.get(id))] : []));
+  }
+
+  /** Stored episodes matching the filter, in campaign, step, task and trial order. */
+  async list(filter: EpisodeFilter = {}): Promise<EpisodeListing[]> {
+    const where: string[] = [];
+    const values: unknown[] = [];
+    const add = (sql: string, value: unknown) => {
+      values.push(value);
+      where.push(sql.replace('?', `$${values.length}`));
+    };
+    if (filter.campaignId !== undefined) add('campaign_id = ?', filter.campaignId);
+    if (filter.step !== undefined) add('step = ?', filter.step);
+    if (filter.taskId !== undefined) add('task_id = ?', filter.taskId);
+    if (filter.trial !== undefined) add('trial = ?', filter.trial);
+    if (filter.reward !== undefined) add('reward = ?', filter.reward);
+    if (filter.finishReason !== undefined) add('finish_reason = ?', filter.finishReason);
+    if (filter.idPrefix !== undefined) add("starts_with(episode_id, ?)", filter.idPrefix);
+    const limit = filter.limit !== undefined ? ` LIMIT ${Math.max(0, Math.floor(filter.limit))}` : '';
+    const res = await this.pool.query<{
+      episode_id: string;
+      campaign_id: string | null;
+      step: number | null;
+      group_index: number | null;
+      task_id: string;
+      trial: number;
+      reward: number;
+      error: string | null;
+      finish_reason: string;
+      summary: string | null;
+      stored_at: Date;
+    }>(
+      `SELECT episode_id, campaign_id, step, group_index, task_id, trial, reward, error, finish_reason,
+              record->'outcome'->>'summary' AS summary, stored_at
+       FROM episodes ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+       ORDER BY campaign_id, step, episode_id${limit}`,
+      values,
+    );
+    return res.rows.map((r) => ({
+      episodeId: r.episode_id,
+      campaignId: r.campaign_id,
+      step: r.step,
+      group: r.group_index,
+      taskId: r.task_id,
+      trial: r.trial,
+      reward: r.reward === 1 ? 1 : 0,
+      error: r.error,
+      finishReason: r.finish_reason,
+      summary: r.summary,
+      storedAt: r.stored_at.toISOString(),
+    }));
   }
 }

@@ -16,23 +16,39 @@ const PURPLE = '#7c3aed';
 const GREY = '#9ca3af';
 
 /** The four training curves: mean reward, informative-group fraction, loss and clip fraction per step. */
-export function trainingCurves(steps: readonly StepSummary[]): Chart[] {
-  const curve = (id: string, title: string, color: string, y: (s: StepSummary) => number, unit: { yMin?: number; yMax?: number }) => ({
-    id,
+export function trainingCurves(steps: readonly StepSummary[], idSuffix = ''): Chart[] {
+  const curve = (name: string, title: string, color: string, y: (s: StepSummary) => number, unit: { yMin?: number; yMax?: number }) => ({
+    id: `${name}${idSuffix}`,
     title,
-    svg: lineChart({ id: `chart-${id}`, title, xLabel: 'step', yLabel: title, series: [{ name: title, color, points: steps.map((s) => ({ x: s.step, y: y(s) })) }], ...unit }),
+    svg: lineChart({ id: `chart-${name}${idSuffix}`, title, xLabel: 'step', yLabel: title, series: [{ name: title, color, points: steps.map((s) => ({ x: s.step, y: y(s) })) }], ...unit }),
     caption: steps.length ? `${title} over ${steps.length} steps: first ${y(steps[0]!).toFixed(3)}, last ${y(steps[steps.length - 1]!).toFixed(3)}.` : `${title}: no steps recorded.`,
   });
-  return [
+  const charts = [
     curve('mean-reward', 'mean reward', BLUE, (s) => s.meanReward, { yMin: 0, yMax: 1 }),
     curve('informative-fraction', 'informative groups', GREEN, (s) => s.informativeFraction, { yMin: 0, yMax: 1 }),
     curve('loss', 'loss', ORANGE, (s) => s.loss, {}),
     curve('clip-fraction', 'clip fraction', PURPLE, (s) => s.clipFraction, { yMin: 0 }),
   ];
+  // Recorded by newer campaigns only: drawn when every step has them.
+  if (steps.length && steps.every((s) => s.approxKl !== undefined)) charts.push(curve('approx-kl', 'approx. KL', GREY, (s) => s.approxKl!, {}));
+  if (steps.length && steps.every((s) => s.truncatedTurns !== undefined)) charts.push(curve('cut-off-turns', 'cut-off turns', ORANGE, (s) => s.truncatedTurns!, { yMin: 0 }));
+  return charts;
 }
 
-export function evalChart(points: readonly EvalPoint[]): Chart {
+/** pass@1 of one domain at one evaluation. */
+export interface DomainEvalPoint {
+  step: number;
+  domain: string;
+  pass1: number;
+}
+
+const DOMAIN_COLORS = [GREEN, ORANGE, PURPLE, GREY, '#0891b2', '#be123c'];
+
+/** pass@1 at each evaluation, overall (with its interval) and, when given, one line per domain. */
+export function evalChart(points: readonly EvalPoint[], domains: readonly DomainEvalPoint[] = []): Chart {
   const sorted = [...points].sort((a, b) => a.step - b.step);
+  const names = [...new Set(domains.map((d) => d.domain))].sort();
+  const domainSeries = names.length > 1 ? names.map((name, i) => ({ name, color: DOMAIN_COLORS[i % DOMAIN_COLORS.length]!, points: domains.filter((d) => d.domain === name).sort((a, b) => a.step - b.step).map((d) => ({ x: d.step, y: d.pass1 })) })) : [];
   return {
     id: 'pass1-per-eval',
     title: 'pass@1 per evaluation',
@@ -44,9 +60,11 @@ export function evalChart(points: readonly EvalPoint[]): Chart {
       yMin: 0,
       yMax: 1,
       yFormat: (v) => percent(v, 0),
-      series: [{ name: 'pass@1', color: BLUE, points: sorted.map((p) => ({ x: p.step, y: p.pass1, lo: p.interval?.[0], hi: p.interval?.[1] })) }],
+      series: [{ name: 'pass@1 (all)', color: BLUE, points: sorted.map((p) => ({ x: p.step, y: p.pass1, lo: p.interval?.[0], hi: p.interval?.[1] })) }, ...domainSeries],
     }),
-    caption: sorted.map((p) => `step ${p.step}: ${percent(p.pass1)}`).join(', ') || 'no evaluations recorded.',
+    caption:
+      (sorted.map((p) => `step ${p.step}: ${percent(p.pass1)}`).join(', ') || 'no evaluations recorded.') +
+      (domainSeries.length ? ` Per domain: ${domainSeries.map((s) => `${s.name} ${s.points.map((p) => percent(p.y, 0)).join(' → ')}`).join('; ')}.` : ''),
   };
 }
 

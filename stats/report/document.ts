@@ -5,6 +5,7 @@ import type { FrozenPool } from '../../schemas/results.js';
 import { comparisonBreakdownTables, comparisonTable, flipsTable, poolSummaryTable } from '../tables/layouts.js';
 import type { Table } from '../tables/table.js';
 import { evalChart, poolHistogram, trainingCurves, type Chart } from './charts.js';
+import { failuresTable, flippedTasksTable } from './episodes.js';
 import type { ReportInput } from './input.js';
 
 export interface ReportSection {
@@ -31,6 +32,35 @@ function costTable(c: Comparison): Table {
   ];
   if (base.byRole && trained.byRole) for (const role of ['agent', 'user', 'judge'] as const) rows.push([`${role} tokens`, usd(base.byRole[role]), usd(trained.byRole[role])]);
   return { id: 'cost', title: 'Cost', headers: ['Cost', 'Base', 'Trained'], rows, note: base.source === 'prices' ? 'From token usage and the price table.' : "From the rows' costUsd; errored episodes included." };
+}
+
+/** One row per GRPO step; the last column links to the step's episode index when there is one. */
+function stepsTable(input: ReportInput): Table {
+  const pages = new Map((input.episodes?.steps ?? []).map((s) => [s.step, s]));
+  const num = (v: number | undefined, digits = 3) => (v === undefined ? '—' : v.toFixed(digits));
+  const rows = input.steps.map((s) => {
+    const page = pages.get(s.step);
+    return [
+      String(s.step),
+      num(s.meanReward),
+      num(s.informativeFraction),
+      num(s.loss, 4),
+      num(s.clipFraction),
+      num(s.approxKl, 4),
+      s.truncatedTurns === undefined ? '—' : String(s.truncatedTurns),
+      `${s.replacements ?? '—'} / ${s.refills ?? '—'}`,
+      s.infraFailures === undefined ? '—' : String(s.infraFailures),
+      num(s.wallSeconds?.total, 1),
+      page ? `${page.passed}/${page.episodes} passed` : '—',
+    ];
+  });
+  return {
+    id: 'steps',
+    title: 'GRPO steps',
+    headers: ['Step', 'mean reward', 'informative', 'loss', 'clip', 'approx. KL', 'cut-off turns', 'replaced / refilled', 'infra', 'wall s', 'episodes'],
+    rows,
+    links: input.steps.map((s) => [...Array<undefined>(10).fill(undefined), pages.get(s.step)?.href]),
+  };
 }
 
 /** Compute everything the report shows, once, for both renderings. */
@@ -60,11 +90,17 @@ export function buildReport(input: ReportInput): ReportDocument {
         id: 'results',
         title: 'Base vs trained',
         paragraphs: [headline, c.sharpening.summary, ...(unpaired ? [`${unpaired} tasks measured by only one side are left out.`] : [])],
-        tables: [comparisonTable(c), ...comparisonBreakdownTables(c), costTable(c), { ...flipsTable(c), note: undefined }],
-        charts: [],
+        tables: [
+          comparisonTable(c),
+          ...comparisonBreakdownTables(c),
+          costTable(c),
+          { ...flipsTable(c), note: undefined },
+          ...(input.episodes ? [flippedTasksTable(c, input.episodes), failuresTable(input.episodes)] : []),
+        ],
+        // Beside the before/after tables: pass@1 at each evaluation (overall and per domain) and the reward curve.
+        charts: [evalChart(input.evalPoints, input.domainEvalPoints), ...trainingCurves(input.steps, '-beside').slice(0, 1)],
       },
-      { id: 'evaluation', title: 'Evaluations during training', paragraphs: [], tables: [], charts: [evalChart(input.evalPoints)] },
-      { id: 'training', title: 'Training curves', paragraphs: [], tables: [], charts: trainingCurves(input.steps) },
+      { id: 'training', title: 'Training curves', paragraphs: [], tables: [stepsTable(input)], charts: trainingCurves(input.steps) },
       { id: 'pool', title: 'Training pool', paragraphs: [], tables: [poolTable], charts: [poolHistogram(input.pool)] },
     ],
   };

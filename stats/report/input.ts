@@ -1,3 +1,5 @@
+import type { DomainEvalPoint } from './charts.js';
+import type { ReportEpisodes } from './episodes.js';
 import type { EvalPoint, PoolRecord, PriceTable, ResultRow, StepSummary } from '../../schemas/results.js';
 
 /** Everything a campaign report shows. */
@@ -10,6 +12,10 @@ export interface ReportInput {
   steps: StepSummary[];
   /** pass@1 at each evaluation (step 0 = base). */
   evalPoints: EvalPoint[];
+  /** pass@1 per domain at each evaluation, for the per-domain curves. */
+  domainEvalPoints?: DomainEvalPoint[];
+  /** The episodes behind the numbers, with links to their pages (written by the caller). */
+  episodes?: ReportEpisodes;
   /** The probed tasks' difficulty records (kept and dropped), for the pool histogram. */
   pool: PoolRecord[];
   /** Difficulty bin edges of the pool; default the standard ones. */

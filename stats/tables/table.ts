@@ -7,6 +7,8 @@ export interface Table {
   /** Indexes of left-aligned (text) columns; default [0]. The others are right-aligned numbers. */
   leftColumns?: number[];
   note?: string;
+  /** Where a cell links to (same shape as rows; undefined: no link). HTML and Markdown render them as links. */
+  links?: Array<Array<string | undefined>>;
 }
 
 const isLeft = (table: Table, column: number) => (table.leftColumns ?? [0]).includes(column);
@@ -22,9 +24,10 @@ export function renderText(table: Table): string {
 const escapeMarkdown = (text: string) => text.replace(/\|/g, '\\|');
 
 export function renderMarkdown(table: Table): string {
-  const row = (cells: string[]) => `| ${cells.map(escapeMarkdown).join(' | ')} |`;
+  const row = (cells: string[], r?: number) =>
+    `| ${cells.map((c, i) => { const href = r === undefined ? undefined : table.links?.[r]?.[i]; return href ? `[${escapeMarkdown(c)}](${href})` : escapeMarkdown(c); }).join(' | ')} |`;
   const rule = `|${table.headers.map((_, i) => (isLeft(table, i) ? ' :--- ' : ' ---: ')).join('|')}|`;
-  const out = [`### ${table.title}`, '', row(table.headers), rule, ...table.rows.map(row)];
+  const out = [`### ${table.title}`, '', row(table.headers), rule, ...table.rows.map((r, i) => row(r, i))];
   if (table.note) out.push('', `_${table.note}_`);
   return out.join('\n');
 }
@@ -34,9 +37,10 @@ export function escapeHtml(text: string): string {
 }
 
 export function renderHtml(table: Table): string {
-  const cell = (tag: 'th' | 'td', text: string, i: number) => `<${tag}${isLeft(table, i) ? '' : ' class="num"'}>${escapeHtml(text)}</${tag}>`;
+  const cell = (tag: 'th' | 'td', text: string, i: number, href?: string) =>
+    `<${tag}${isLeft(table, i) ? '' : ' class="num"'}>${href ? `<a href="${escapeHtml(href)}">${escapeHtml(text)}</a>` : escapeHtml(text)}</${tag}>`;
   const head = `<tr>${table.headers.map((h, i) => cell('th', h, i)).join('')}</tr>`;
-  const body = table.rows.map((r) => `<tr>${r.map((c, i) => cell('td', c, i)).join('')}</tr>`).join('\n');
+  const body = table.rows.map((r, row) => `<tr>${r.map((c, i) => cell('td', c, i, table.links?.[row]?.[i])).join('')}</tr>`).join('\n');
   const note = table.note ? `<p class="note">${escapeHtml(table.note)}</p>` : '';
   return `<section class="table" id="${escapeHtml(table.id)}"><h3>${escapeHtml(table.title)}</h3>\n<table id="table-${escapeHtml(table.id)}"><thead>${head}</thead>\n<tbody>\n${body}\n</tbody></table>${note}</section>`;
 }

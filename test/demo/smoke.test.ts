@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
 import pg from 'pg';
 import { loadPreset, PRESET_DIR } from '../../cli/demo/preset.js';
 import { localPathOf } from '../../infra/artifacts.js';
@@ -134,6 +135,53 @@ describe('finalstate demo --preset smoke', () => {
     const inDatabase = await count('SELECT count(*) AS n FROM episodes WHERE campaign_id = $1', [id]);
     assert.equal(inDatabase, scheduledInAll, 'no episode of the campaign outside its children');
     assert.equal(state.episodes.done, inDatabase, 'the campaign counts every episode recorded');
+  });
+
+  test('audit and tracking: a failed episode with its diff, the report\'s episode pages, summaries in Temporal, step metrics in TensorBoard', async () => {
+    const id = out.campaignId;
+    const failed = (await control.query<{ episode_id: string }>("SELECT episode_id FROM episodes WHERE campaign_id = $1 AND reward = 0 AND json_array_length(record->'grade'->'diff') > 0 ORDER BY episode_id LIMIT 1", [id])).rows[0];
+    assert.ok(failed, 'the undertrained smoke policy fails an episode with a diff');
+    const shown = await runCliAsync(['episode', 'show', failed.episode_id]);
+    assert.equal(shown.status, 0, shown.stderr);
+    assert.match(shown.stdout, /^  \S+ t\d+ · reward 0 · /m);
+    assert.match(shown.stdout, /^final-state diff \(\d+\)$/m);
+
+    // The report links to episode pages that exist: the step index and every failure of the trained policy.
+    const html = fs.readFileSync(out.report, 'utf8');
+    const links = [...new Set([...html.matchAll(/href="(episodes\/[^"]+)"/g)].map((m) => m[1]!))];
+    assert.ok(links.includes('episodes/step-1.html'), `step 1 links to its episodes (${links.length} links)`);
+    for (const link of links) assert.ok(fs.existsSync(path.join(path.dirname(out.report), link)), `${link} exists`);
+    const failures = Number((await control.query<{ n: string }>("SELECT count(*) AS n FROM episodes WHERE starts_with(episode_id, $1) AND reward = 0", [`${id}/eval-step-${configured.steps}/`])).rows[0]!.n);
+    assert.equal(links.filter((l) => l.includes(`eval-step-${configured.steps}`)).length >= Math.min(failures, 100), true, 'each failure of the trained policy links to its page');
+
+    // Temporal: each runEpisode carries its summary when scheduled and its outcome's summary line in its result.
+    const decode = (p: unknown) => defaultPayloadConverter.fromPayload(p as never) as unknown;
+    const events = await eventsOfAllRuns(client, `${id}/step-1`);
+    const scheduled = events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'runEpisode');
+    assert.ok(scheduled.length > 0);
+    for (const e of scheduled) assert.match(String(decode(e.userMetadata?.summary)), /^\S+ t\d+ · step 1 g\d+ · .+\/step-1\/g\d+-t\d+$/);
+    const results = events.flatMap((e) => e.activityTaskCompletedEventAttributes?.result?.payloads ?? []).map((p) => decode(p) as { summary?: string });
+    assert.ok(results.filter((r) => r.summary !== undefined).every((r) => /^\S+ t\d+ · reward [01] · .+ · \d+ calls? · \w+$/.test(r.summary!)) && results.some((r) => r.summary), 'outcome summary lines');
+    const children = (await eventsOfAllRuns(client, id)).filter((e) => e.startChildWorkflowExecutionInitiatedEventAttributes);
+    for (const e of children) assert.match(String(decode(e.userMetadata?.summary)), /^(probe the base policy|evaluate the|GRPO step \d+\/\d+)/);
+
+    // TensorBoard: the event files, read back with TensorBoard's own event accumulator, hold each step's summary.
+    const runDir = path.join(config.dataPath, 'tensorboard', id);
+    const read = spawnSync(fromRoot(config.python.venv, 'bin', 'python'), ['-m', 'finalstate.tracking.read_back', runDir], { encoding: 'utf8', env: { ...process.env, PYTHONPATH: fromRoot('python') } });
+    assert.equal(read.status, 0, read.stderr);
+    const scalars = JSON.parse(read.stdout) as Record<string, Array<[number, number]>>;
+    const at = (tag: string, step: number) => scalars[tag]?.find(([s]) => s === step)?.[1];
+    const close = (a: number | undefined, b: number, what: string) => assert.ok(a !== undefined && Math.abs(a - b) <= 1e-6 * Math.max(1, Math.abs(b)), `${what}: logged ${a}, summary ${b}`);
+    for (const s of state.steps) {
+      close(at('train/mean_reward', s.step), s.meanReward, `step ${s.step} mean reward`);
+      close(at('train/informative_fraction', s.step), s.informativeFraction, `step ${s.step} informative fraction`);
+      close(at('train/loss', s.step), s.loss, `step ${s.step} loss`);
+      close(at('train/clip_fraction', s.step), s.clipFraction, `step ${s.step} clip fraction`);
+      close(at('train/approx_kl', s.step), s.approxKl!, `step ${s.step} approx KL`);
+      close(at('time/step_s', s.step), s.wallSeconds!.total, `step ${s.step} wall time`);
+    }
+    for (const e of state.evalPoints) close(at('eval/pass@1', e.step), e.pass1, `pass@1 at step ${e.step}`);
+    assert.ok(Object.keys(scalars).some((t) => /^eval\/(retail|travel)\/pass@1$/.test(t)), 'per-domain pass@1');
   });
 });
 

@@ -72,6 +72,23 @@ test('a mini campaign runs probe, select, base evaluation, 3 GRPO steps with con
   assert.deepEqual(state.evalPoints.map((e) => e.step), [0, 3], 'base evaluation, then the final one');
   assert.ok(phases.has('train') || phases.has('base-eval'), `status query saw the phases: ${[...phases].join(',')}`);
 
+  // logMetrics (gpu queue) got each step's summary and each evaluation's headlines, once each, across runs.
+  const logged = p.gpu.logged.filter((l) => l.campaignId === id);
+  const trainLogs = logged.filter((l) => 'train/mean_reward' in l.scalars);
+  assert.deepEqual(trainLogs.map((l) => l.step), [1, 2, 3]);
+  for (const [i, s] of state.steps.entries()) {
+    const scalars = trainLogs[i]!.scalars;
+    assert.equal(scalars['train/mean_reward'], s.meanReward);
+    assert.equal(scalars['train/informative_fraction'], s.informativeFraction);
+    assert.equal(scalars['train/loss'], s.loss);
+    assert.equal(scalars['train/refills'], s.refills);
+    assert.equal(scalars['time/step_s'], s.wallSeconds!.total);
+    assert.ok(s.wallSeconds!.total >= s.wallSeconds!.rollouts, `step ${s.step} wall times ${JSON.stringify(s.wallSeconds)}`);
+  }
+  const evalLogs = logged.filter((l) => 'eval/pass@1' in l.scalars);
+  assert.deepEqual(evalLogs.map((l) => [l.step, l.scalars['eval/pass@1']]), state.evalPoints.map((e) => [e.step, e.pass1]));
+  assert.ok(evalLogs.every((l) => typeof l.scalars['eval/retail/pass@1'] === 'number'), 'per-domain pass@1');
+
   // Select froze a pool without the tasks every probe episode passed or failed.
   const pool = FrozenPool.parse(JSON.parse(fs.readFileSync(localPathOf(state.poolUri!), 'utf8')));
   assert.deepEqual(state.pool, pool.pool);

@@ -58,3 +58,44 @@ test('adaptive probing stops a task once one bin is confident, runs an ambiguous
   assert.ok(count('broken') <= 4, 'a malformed task is closed after its first answers');
   assert.equal(planner.next(), undefined);
 });
+
+test('progress counts what is finished: probed tasks once resolved (not the growing episode total), evaluation episodes of tasks x k', () => {
+  const tasks = ['sure', 'ambiguous'].map(info);
+  const planner = probePlanner(tasks, { n: 2, nMax: 6, adaptive: true, threshold: 0.9, edges: [...DEFAULT_EDGES] });
+  assert.deepEqual(planner.finished(), { unit: 'tasks', finished: 0, total: 2 });
+  // Both tasks' first n episodes: 'sure' always fails (resolved after n), 'ambiguous' alternates (runs on to nMax).
+  const results = new Map<string, number>();
+  const answer = (taskId: string) => {
+    const i = results.get(taskId) ?? 0;
+    results.set(taskId, i + 1);
+    return taskId === 'sure' ? 'failure' : i % 2 === 0 ? 'success' : 'failure';
+  };
+  const seen: Array<{ finished: number; episodes: number }> = [];
+  let episodes = 0;
+  for (let next = planner.next(); next; next = planner.next()) {
+    planner.record(next.task.taskId, answer(next.task.taskId));
+    episodes += 1;
+    seen.push({ finished: planner.finished().finished, episodes });
+  }
+  assert.deepEqual(planner.finished(), { unit: 'tasks', finished: 2, total: 2 });
+  assert.ok(seen.some((s) => s.finished === 1), `one task resolved before the other: ${JSON.stringify(seen)}`);
+  assert.ok(seen.filter((s) => s.finished < 2).length >= 4, 'the bar is not full while the ambiguous task is still probed');
+
+  const evaluation = fixedTrialsPlanner(tasks, 3, 2);
+  assert.deepEqual(evaluation.finished(), { unit: 'episodes', finished: 2, total: 6 }, 'a continued run counts the episodes of earlier runs');
+  const picked = evaluation.next()!;
+  evaluation.record(picked.task.taskId, 'success');
+  assert.deepEqual(evaluation.finished(), { unit: 'episodes', finished: 3, total: 6 });
+});
+
+test('the progress line shows finished of total and the time left at the rate so far', async () => {
+  const { childProgressText, timeLeft } = await import('../../cli/progress.js');
+  assert.equal(timeLeft(0, 10, 1_000, 61_000), 'estimating time left');
+  assert.equal(timeLeft(5, 10, 0, 60_000), 'about 1 min 00 s left');
+  assert.equal(timeLeft(1, 4, 0, 10_000), 'about 30 s left');
+  assert.equal(timeLeft(4, 4, 0, 10_000), 'finishing');
+  const now = 100_000;
+  const line = childProgressText({ kind: 'probe', planned: 2306, done: 2274, inFlight: 32, infraFailed: 0, unit: 'tasks', finished: 150, total: 200, startedAt: now - 300_000 }, now);
+  assert.equal(line, '[##################......] 150/200 tasks resolved, 2274 episodes done, 32 in flight · about 1 min 40 s left');
+  assert.match(childProgressText({ kind: 'grpoStep', planned: 32, done: 8, inFlight: 24, infraFailed: 1, unit: 'groups', finished: 1, total: 4, startedAt: now - 20_000 }, now), /^\[######\.+\] 1\/4 groups ready, 8 episodes done, 24 in flight, 1 lost to infrastructure .* · about 1 min 00 s left$/);
+});

@@ -5,6 +5,7 @@ import { Worker } from '@temporalio/worker';
 import { localPathOf } from '../../infra/artifacts.js';
 import type { LoadedConfig } from '../../infra/config.js';
 import { connectWorker } from '../../infra/temporal-client.js';
+import type { LogMetricsInput, LogMetricsResult } from '../../schemas/tracking.js';
 import type { PolicyUpdateCall, PolicyUpdateReply } from '../../workflows/gpu.js';
 import { runWorker } from '../../workers/control.js';
 
@@ -20,12 +21,18 @@ interface BatchFile {
  */
 export async function startStandInGpuWorker(config: LoadedConfig, taskQueue: string) {
   const calls: Array<{ input: PolicyUpdateCall; batch: BatchFile }> = [];
+  const logged: LogMetricsInput[] = [];
   const connection = await connectWorker(config);
   const worker = await Worker.create({
     connection,
     namespace: config.temporal.namespace,
     taskQueue,
     activities: {
+      // Stand-in for python/finalstate/tracking (tested in python/tests/test_tracking.py): records what it was sent.
+      async logMetrics(input: LogMetricsInput): Promise<LogMetricsResult> {
+        logged.push(input);
+        return { scalars: Object.keys(input.scalars).length, tensorboardDir: null, wandbRunDir: null };
+      },
       async policyUpdate(input: PolicyUpdateCall): Promise<PolicyUpdateReply> {
         const batch = JSON.parse(await fs.readFile(localPathOf(input.batchUri), 'utf8')) as BatchFile;
         calls.push({ input, batch });
@@ -52,5 +59,5 @@ export async function startStandInGpuWorker(config: LoadedConfig, taskQueue: str
       },
     },
   });
-  return { ...runWorker(worker, () => connection.close()), calls };
+  return { ...runWorker(worker, () => connection.close()), calls, logged };
 }

@@ -171,3 +171,68 @@ test('a stored transcript renders byte-identically to the live prompt (tool sche
     await runtime.backend.teardown(episode);
   }
 });
+
+test('finalstate episode show prints a failed episode: its calls with arguments, what the agent saw, the diff by table, row and column, and where it resumed', async () => {
+  const { runCli } = await import('../helpers/index.js');
+  const { renderedDom } = await import('../helpers/chromium.js');
+  const task = taskOf('address_change');
+  const order = (task.golden[0]!.arguments as { order_id: string }).order_id;
+  // A real episode (loop, MCP tools, grading on PostgreSQL), recorded as the runner records one.
+  const { loop, tools, grade } = await playTexts(task, [call('get_order', { order_id: order }), call('update_shipping_address', { order_id: order, address: '1 Wrong Way, Nowhere, ZZ 00000' }), 'I have updated the address.']);
+  const episodeId = uniqueName('audit-show');
+  episodeIds.push(episodeId);
+  const none = { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0 };
+  const record = EpisodeRecord.parse({
+    outcome: { episodeId, taskId: task.id, domain: task.domain, split: task.split, trial: 3, tags: task.tags, reward: 0, error: null, usage: { agent: none, user: none, judge: none }, costUsd: 0, campaignId: 'audit-campaign', step: 2, finishReason: loop.finishReason, trainable: false },
+    group: 1,
+    interpretedBy: 'finalstate',
+    turns: loop.agentTurns,
+    transcript: loop.conversation,
+    trajectoryDrift: null,
+    toolCalls: tools.calls,
+    resumedAt: [1],
+    grade,
+    rubricVerdicts: [],
+    unjudgedRubrics: 0,
+    unpricedModels: [],
+    timings: { ...loop.timings, gradingMs: 3, totalMs: 40 },
+  });
+  await new EpisodeStore(runtime.control).save(record);
+
+  const shown = runCli(['episode', 'show', episodeId]);
+  assert.equal(shown.status, 0, shown.stderr);
+  const out = shown.stdout;
+  assert.match(out, new RegExp(`^  ${task.id.replace(/\./g, '\\.')} t3 · reward 0 · changed orders\\.shipping_address · 2 calls · user_done$`, 'm'), 'the summary line (computed for a record stored without one)');
+  assert.match(out, new RegExp(`→ update_shipping_address\\(\\{"order_id":"${order}","address":"1 Wrong Way, Nowhere, ZZ 00000"\\}\\)`), 'the call with its arguments');
+  assert.match(out, /\[tool result \(what the agent saw\)\]/);
+  assert.match(out, new RegExp(`^orders +order_id="${order}" +shipping_address +"[^"]+" +"1 wrong way, nowhere, zz 00000" +changed_value$`, 'm'), 'the diff row: table, key, column, expected, actual');
+  assert.match(out, /^  retries +resumed from the turn checkpoint after agent turn 1$/m);
+  assert.match(out, /^  policy versions +test$/m);
+  assert.match(out, /\[agent turn 2 · policy version test · model scripted-text · resumed here after a retry\]/);
+  assert.match(out, /^  FAIL  /m, 'a failed assertion');
+
+  const json = runCli(['episode', 'show', episodeId, '--json']);
+  assert.deepEqual(EpisodeRecord.parse(JSON.parse(json.stdout)), record);
+
+  const listed = runCli(['episode', 'list', '--campaign', 'audit-campaign', '--step', '2', '--task', task.id, '--trial', '3', '--reward', '0', '--finish-reason', 'user_done', '--json']);
+  assert.equal(listed.status, 0, listed.stderr);
+  assert.deepEqual((JSON.parse(listed.stdout) as Array<{ episodeId: string; group: number }>).map((e) => [e.episodeId, e.group]), [[episodeId, 1]]);
+  const passedOnly = runCli(['episode', 'list', '--campaign', 'audit-campaign', '--reward', '1', '--json']);
+  assert.deepEqual(JSON.parse(passedOnly.stdout), []);
+  const bad = runCli(['episode', 'list', '--finish-reason', 'bored']);
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /--finish-reason must be one of agent_done, user_done/);
+  const missing = runCli(['episode', 'show', 'no/such/episode']);
+  assert.equal(missing.status, 2);
+  assert.match(missing.stderr, /no episode "no\/such\/episode" in the control database/);
+
+  // The same episode as a page, as Chromium renders it.
+  const os = await import('node:os');
+  const path = await import('node:path');
+  const page = path.join(os.tmpdir(), `${uniqueName('episode-page')}.html`);
+  assert.equal(runCli(['episode', 'show', episodeId, '--html', page]).status, 0);
+  const dom = renderedDom(page);
+  assert.match(dom, /<td>changed_value<\/td><td>orders<\/td><td>order_id="[^"]+"<\/td><td>shipping_address<\/td>/);
+  assert.match(dom, /<span class="call">→ update_shipping_address\(/);
+  assert.match(dom, /class="summary fail"/);
+});

@@ -34,7 +34,7 @@ test('the HTML is self-contained and the Markdown twin has the same tables', () 
   const html = fs.readFileSync(report.html, 'utf8');
   assert.doesNotMatch(html, /<script|<link|src="http|href="http/, 'no scripts or external resources');
   for (const id of ['table-comparison', 'table-comparison-by-domain', 'table-cost', 'table-flips', 'table-pool']) assert.match(html, new RegExp(`id="${id}"`));
-  assert.equal((html.match(/<svg /g) ?? []).length, 6, 'eval, four training curves, pool histogram');
+  assert.equal((html.match(/<svg /g) ?? []).length, 7, 'eval and mean reward beside the tables, four training curves, pool histogram');
   assert.match(html, /51\.70%/);
   assert.match(html, /step 0: 51\.70%, step 30: 60\.78%/, 'the evaluation points');
   assert.match(html, /60\.78%/);
@@ -43,7 +43,7 @@ test('the HTML is self-contained and the Markdown twin has the same tables', () 
   const md = fs.readFileSync(report.markdown, 'utf8');
   assert.match(md, /\| pass@1 \| 51\.70% \| 60\.78% \| \+9\.08 pts \|/);
   assert.match(md, /\| tasks passed 20\/20 \| 7\.50% \(38\) \| 21\.10% \(107\) \|/);
-  assert.equal(report.charts.length, 6);
+  assert.equal(report.charts.length, 7);
   for (const chart of report.charts) {
     assert.ok(fs.existsSync(chart));
     assert.match(md, new RegExp(`report-charts/${path.basename(chart)}`));
@@ -63,4 +63,39 @@ test('headless Chromium renders the report: a non-blank screenshot and the table
   assert.match(dom, /<svg[^>]+id="chart-pass1-per-eval"/);
   assert.match(dom, /<svg[^>]+id="chart-pool-difficulty"/);
   assert.match(dom, /<td>pass@1<\/td><td class="num">51\.70%<\/td>/);
+});
+
+test('episode links: each step, each flipped task (an episode of each side) and each failure links to its page', () => {
+  const { before: base, after: trained } = referenceResultSets();
+  const link = (side: string, r: (typeof base)[number], i: number) => ({
+    episodeId: `c/${side}/${r.taskId}/t${r.trial}`,
+    taskId: r.taskId,
+    trial: r.trial,
+    reward: r.reward,
+    error: r.error,
+    finishReason: 'agent_done',
+    summary: `${r.taskId} t${r.trial} · reward ${r.reward} · agent_done`,
+    ...(i % 2 === 0 || r.reward === 0 ? { href: `episodes/${side}-${i}.html` } : {}),
+  });
+  const episodes = {
+    base: base.map((r, i) => link('base', r, i)),
+    trained: trained.map((r, i) => link('trained', r, i)),
+    steps: [{ step: 1, href: 'episodes/step-1.html', episodes: 32, passed: 12 }],
+  };
+  const steps: StepSummary[] = [{ step: 1, meanReward: 0.375, informativeFraction: 0.5, loss: 0.01, clipFraction: 0, approxKl: 0.002, truncatedTurns: 3, replacements: 1, refills: 0, infraFailures: 0, wallSeconds: { rollouts: 10, batch: 1, update: 5, publish: 1, total: 17 } }];
+  const out = fs.mkdtempSync(path.join(dir, 'links-'));
+  const written = writeReport({ title: 't', base, trained, steps, evalPoints: [], pool: [], episodes, domainEvalPoints: [{ step: 0, domain: 'retail', pass1: 0.5 }, { step: 0, domain: 'travel', pass1: 0.25 }], generatedAt: 'test' }, out);
+  const dom = renderedDom(written.html);
+  assert.match(dom, /<td class="num"><a href="episodes\/step-1\.html">12\/32 passed<\/a><\/td>/, 'the step row links to its episode index');
+  const failureLinks = dom.match(/<section class="table" id="failures">[\s\S]*?<\/section>/)![0].match(/<a href="episodes\/trained-\d+\.html">/g) ?? [];
+  const trainedFailures = trained.filter((r) => r.reward === 0 || r.error !== null).length;
+  assert.equal(failureLinks.length, Math.min(100, trainedFailures), 'every listed failure links to its page');
+  const flips = written.document.comparison.flips;
+  const flipped = new Set([...flips.kk.gained, ...flips.kk.lost, ...flips.coverage.gained, ...flips.coverage.lost]).size;
+  assert.ok(flipped > 0);
+  const flipRows = dom.match(/<section class="table" id="flipped-tasks">[\s\S]*?<\/section>/)![0].match(/<tr><td>/g) ?? [];
+  assert.equal(flipRows.length, flipped, 'one row per flipped task');
+  assert.match(dom, /<svg[^>]+id="chart-approx-kl"/);
+  assert.match(dom, /Per domain: retail 50%; travel 25%\./);
+  assert.match(fs.readFileSync(written.markdown, 'utf8'), /\[12\/32 passed\]\(episodes\/step-1\.html\)/);
 });

@@ -12,6 +12,8 @@ from datetime import timedelta
 from temporalio.client import Client
 from temporalio.worker import Worker
 
+from ..tracking import MetricsLogger
+from ..tracking.activity import TrackingActivities
 from ..worker_exit import exit_after_clean_shutdown
 from .activity import PolicyUpdateActivities
 from .policy_update import PolicyUpdater
@@ -32,13 +34,15 @@ async def serve(args: argparse.Namespace) -> None:
 
     device = torch.device(args.device) if args.device else None
     activities = PolicyUpdateActivities(PolicyUpdater(device))
+    # logMetrics shares the worker: its payloads are a few scalars, and it runs right after each update.
+    tracking = TrackingActivities(MetricsLogger())
     client = await Client.connect(args.address, namespace=args.namespace)
     # One update at a time: the model, optimizer and accelerator are shared by every call.
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="policy-update") as executor:
         worker = Worker(
             client,
             task_queue=args.task_queue,
-            activities=[activities.policy_update],
+            activities=[activities.policy_update, tracking.log_metrics],
             activity_executor=executor,
             max_concurrent_activities=1,
             graceful_shutdown_timeout=timedelta(seconds=args.graceful_shutdown_s),
@@ -52,6 +56,7 @@ async def serve(args: argparse.Namespace) -> None:
             print(f"gpu worker ready on task queue {args.task_queue}", flush=True)
             await stop.wait()
             logging.info("shutting down: finishing the running update (up to %.0f s)", args.graceful_shutdown_s)
+    tracking.logger.close()
     logging.info("gpu worker stopped")
 
 
