@@ -104,6 +104,23 @@ describe('episode backends on the real PostgreSQL', () => {
     }
   });
 
+  it('rebuilds an episode database provisioned before the internal-table functions existed', async () => {
+    const task = fixtureTask('cancel-O-1');
+    const id = uniqueEpisodeId('pre-upgrade');
+    const first = await env.backend.provision(id, task);
+    await first.pool.query("UPDATE orders SET status = 'shipped' WHERE order_id = 'O-1'");
+    await withClient(env.config, first.database, (c) => c.query('DROP FUNCTION _finalstate_record_call(text, integer, text, jsonb, jsonb, boolean, text)'));
+    await env.backend.detach(first);
+    const second = await env.backend.open(id, task);
+    try {
+      assert.equal(second.reattached, false);
+      const outcome = await new EpisodeToolExecutor(env.backend, second).call('get_order', { order_id: 'O-1' });
+      assert.deepEqual([outcome.isError, outcome.isError ? '' : (outcome.result as { status: string }).status], [false, 'placed']);
+    } finally {
+      await env.backend.teardown(second);
+    }
+  });
+
   it('refuses a task whose init names an unknown table, leaving nothing behind', async () => {
     const task = { ...fixtureTask('cancel-O-1'), init: { upsert: { nonexistent: [{ a: 1 }] }, delete: {} } };
     const id = uniqueEpisodeId('bad-init');
