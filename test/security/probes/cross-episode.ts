@@ -2,8 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import type { Episode } from '../../../environment/backend.js';
-import { EnvironmentBackend } from '../../../environment/backend.js';
+import { EnvironmentBackend, type BackendOptions, type Episode } from '../../../environment/backend.js';
 import { EpisodeToolExecutor } from '../../../environment/tool-executor.js';
 import { episodeDatabaseName, INTERNALS_OWNER_ROLE } from '../../../environment/naming.js';
 import { projectRoot } from '../../../infra/paths.js';
@@ -59,7 +58,7 @@ async function connectRefused(env: Env, attempt: string, database: string, login
 }
 
 /** Two provisioned episodes of the fixture domain, A (the attacker) and B, torn down afterwards. */
-async function withEpisodes(label: string, fn: (env: Env, a: Episode, b: Episode) => Promise<ProbeResult[]>, options = {}): Promise<ProbeResult[]> {
+async function withEpisodes(label: string, fn: (env: Env, a: Episode, b: Episode) => Promise<ProbeResult[]>, options: BackendOptions = {}): Promise<ProbeResult[]> {
   const env = fixtureEnvironment(options);
   const task = fixtureTask('cancel-O-1');
   try {
