@@ -290,7 +290,10 @@ export class EnvironmentBackend {
     let recorded: { task_sha256: string } | undefined;
     if (episode) {
       try {
-        recorded = (await episode.pool.query<{ task_sha256: string }>('SELECT task_sha256 FROM _finalstate_episode')).rows[0];
+        // a database provisioned before the internal-table functions existed cannot record calls: rebuilt like a half-built one
+        recorded = (await episode.pool.query<{ task_sha256: string; current: boolean }>(
+          "SELECT task_sha256, to_regproc('public._finalstate_record_call') IS NOT NULL AS current FROM _finalstate_episode",
+        )).rows.find((row) => row.current);
       } catch (err) {
         // an outage is retried by the caller; any other failure means the database is not a usable episode
         if (isInfrastructureFault(err)) {

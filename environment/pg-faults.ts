@@ -2,10 +2,11 @@ import type pg from 'pg';
 import { InfrastructureError } from '../infra/errors.js';
 
 /**
- * SQLSTATE classes that mean the database, not the request, failed: connection (08), resources (53), operator
- * intervention / shutdown (57), system (58), internal (XX). Errors without a SQLSTATE come from the socket.
+ * SQLSTATE classes that mean the database, not the request, failed: connection (08), authorization (28: credentials
+ * changed under us, e.g. an episode role that altered its own password, which a reattach restores), resources (53),
+ * operator intervention / shutdown (57), system (58), internal (XX). Errors without a SQLSTATE come from the socket.
  */
-const INFRASTRUCTURE_CLASSES = new Set(['08', '53', '57', '58', 'XX']);
+const INFRASTRUCTURE_CLASSES = new Set(['08', '28', '53', '57', '58', 'XX']);
 
 export function isInfrastructureFault(err: unknown): boolean {
   if (err instanceof InfrastructureError) return true;

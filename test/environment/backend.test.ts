@@ -4,6 +4,7 @@ import pg from 'pg';
 import { connectionConfig, withClient } from '../../infra/stack/postgres.js';
 import { EpisodeToolExecutor } from '../../environment/tool-executor.js';
 import { episodeDatabaseName } from '../../environment/naming.js';
+import { isInfrastructureFault } from '../../environment/pg-faults.js';
 import { fixtureEnvironment, fixtureTask, uniqueEpisodeId } from './harness.js';
 
 describe('episode backends on the real PostgreSQL', () => {
@@ -99,6 +100,44 @@ describe('episode backends on the real PostgreSQL', () => {
       assert.equal(second.reattached, false);
       const row = await second.pool.query("SELECT status FROM orders WHERE order_id = 'O-1'");
       assert.equal(row.rows[0].status, 'placed', 'a fresh copy, not the half-built one');
+    } finally {
+      await env.backend.teardown(second);
+    }
+  });
+
+  it('an episode role that changes its own password fails its next login as an infrastructure fault; reattach restores it', async () => {
+    const task = fixtureTask('cancel-O-1');
+    const id = uniqueEpisodeId('own-password');
+    const first = await env.backend.provision(id, task);
+    await first.pool.query(`ALTER ROLE ${pg.escapeIdentifier(first.role)} PASSWORD 'mine-now'`);
+    const idle = await first.pool.connect(); // the session provisioning opened still works
+    const refused = await first.pool.connect().then((c) => (c.release(), undefined), (err: unknown) => err);
+    idle.release();
+    assert.match(String(refused), /password authentication failed/);
+    assert.equal(isInfrastructureFault(refused), true, 'retried as an outage, not scored as the task failing');
+    await env.backend.detach(first);
+    const second = await env.backend.open(id, task);
+    try {
+      assert.equal(second.reattached, true);
+      const outcome = await new EpisodeToolExecutor(env.backend, second).call('cancel_order', { order_id: 'O-1', reason: 'customer_request' });
+      assert.equal(outcome.isError, false);
+    } finally {
+      await env.backend.teardown(second);
+    }
+  });
+
+  it('rebuilds an episode database provisioned before the internal-table functions existed', async () => {
+    const task = fixtureTask('cancel-O-1');
+    const id = uniqueEpisodeId('pre-upgrade');
+    const first = await env.backend.provision(id, task);
+    await first.pool.query("UPDATE orders SET status = 'shipped' WHERE order_id = 'O-1'");
+    await withClient(env.config, first.database, (c) => c.query('DROP FUNCTION _finalstate_record_call(text, integer, text, jsonb, jsonb, boolean, text)'));
+    await env.backend.detach(first);
+    const second = await env.backend.open(id, task);
+    try {
+      assert.equal(second.reattached, false);
+      const outcome = await new EpisodeToolExecutor(env.backend, second).call('get_order', { order_id: 'O-1' });
+      assert.deepEqual([outcome.isError, outcome.isError ? '' : (outcome.result as { status: string }).status], [false, 'placed']);
     } finally {
       await env.backend.teardown(second);
     }

@@ -2,10 +2,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import type { Episode } from '../../../environment/backend.js';
-import { EnvironmentBackend } from '../../../environment/backend.js';
+import { EnvironmentBackend, type BackendOptions, type Episode } from '../../../environment/backend.js';
 import { EpisodeToolExecutor } from '../../../environment/tool-executor.js';
 import { episodeDatabaseName, INTERNALS_OWNER_ROLE } from '../../../environment/naming.js';
+import { projectRoot } from '../../../infra/paths.js';
 import { connectionConfig, isManaged, withClient } from '../../../infra/stack/postgres.js';
 import { EpisodeCheckpoints } from '../../../runtime/episode/checkpoint.js';
 import { fixtureEnvironment, fixtureTask, uniqueEpisodeId } from '../../environment/harness.js';
@@ -27,6 +27,7 @@ const loginOf = (episode: Episode): Login => {
 };
 
 const message = (err: unknown) => (err as Error).message;
+const shown = (file: string) => path.relative(projectRoot, file);
 
 async function connectAs(env: Env, database: string, login: Login): Promise<{ client?: pg.Client; error?: string }> {
   const client = new pg.Client({ ...connectionConfig(env.config, database), ...login, connectionTimeoutMillis: 5000 });
@@ -57,7 +58,7 @@ async function connectRefused(env: Env, attempt: string, database: string, login
 }
 
 /** Two provisioned episodes of the fixture domain, A (the attacker) and B, torn down afterwards. */
-async function withEpisodes(label: string, fn: (env: Env, a: Episode, b: Episode) => Promise<ProbeResult[]>, options = {}): Promise<ProbeResult[]> {
+async function withEpisodes(label: string, fn: (env: Env, a: Episode, b: Episode) => Promise<ProbeResult[]>, options: BackendOptions = {}): Promise<ProbeResult[]> {
   const env = fixtureEnvironment(options);
   const task = fixtureTask('cancel-O-1');
   try {
@@ -123,7 +124,7 @@ const credentials: SecurityProbe = {
       const mode = fs.existsSync(keyFile) ? fs.statSync(keyFile).mode & 0o777 : undefined;
       results.push({
         attempt: 'read the key episode passwords are derived from, as another local user',
-        outcome: mode === undefined ? `no key file at ${keyFile}` : `${keyFile} has mode 0${mode.toString(8)}`,
+        outcome: mode === undefined ? `no key file at ${shown(keyFile)}` : `${shown(keyFile)} has mode 0${mode.toString(8)}`,
         held: mode !== undefined && (mode & 0o077) === 0,
       });
       return results;
@@ -333,12 +334,12 @@ const serverLog: SecurityProbe = {
       return [
         {
           attempt: "read an episode role's password from the server log after provisioning reused its role",
-          outcome: secrets.some((s) => text.includes(s)) ? `the password is in ${logFile}` : `no episode password in ${logFile}`,
+          outcome: secrets.some((s) => text.includes(s)) ? `the password is in ${shown(logFile)}` : `no episode password in ${shown(logFile)}`,
           held: !secrets.some((s) => text.includes(s)),
         },
         {
           attempt: 'read the server log as another local user',
-          outcome: `${logFile} has mode 0${mode.toString(8)}`,
+          outcome: `${shown(logFile)} has mode 0${mode.toString(8)}`,
           held: (mode & 0o077) === 0,
         },
       ];
