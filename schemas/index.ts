@@ -4,6 +4,7 @@ import { DemoPreset } from './demo.js';
 import { StackConfig } from './config.js';
 import { TableGrading } from './domain.js';
 import { EpisodeOutcome, EpisodeRecord, EpisodeRequest } from './episode.js';
+import { FailureTypeName } from './failures.js';
 import { EvalPoint, FrozenPool, PriceTable, ResultRow, StepSummary } from './results.js';
 import { GradeReport } from './grading.js';
 import { Task, TaskSetManifest } from './task.js';
@@ -34,4 +35,5 @@ export const exportedSchemas: Record<string, z.ZodType> = {
   EvaluationConfig,
   CampaignStatus,
   DemoPreset,
+  FailureType: FailureTypeName,
 };

@@ -149,6 +149,7 @@ export async function grpoStep(input: GrpoStepInput): Promise<GrpoStepResult> {
     baseModel: input.update.baseModel,
     optimizer: input.update.optimizer,
     loss: input.update.loss,
+    fsdp: input.update.fsdp,
     microBatchSize: input.update.microBatchSize,
     miniBatchGroups: input.update.miniBatchGroups,
     seed: settings.seed >>> 0,

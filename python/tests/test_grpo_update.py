@@ -1,5 +1,6 @@
 """The micro-batched GRPO update on a tiny Qwen3 model (CPU, fp32)."""
 
+from dataclasses import replace
 import copy
 import math
 
@@ -17,7 +18,7 @@ def grads(model):
 @pytest.mark.parametrize("aggregation", ["token-mean", "seq-mean-token-mean"])
 def test_micro_batched_gradient_equals_full_batch(model, aggregation):
     episodes = toy_batch(model, model.config.vocab_size)
-    loss = {**DEFAULT_LOSS, "aggregation": aggregation}
+    loss = replace(DEFAULT_LOSS, loss_agg_mode=aggregation)
     results = {}
     for micro in (len(episodes), 2, 1):
         trainer = PolicyTrainer(copy.deepcopy(model), DEFAULT_OPTIMIZER)
@@ -38,7 +39,7 @@ def test_micro_batched_update_equals_full_batch(model):
     """The whole step, optimizer included. Adam's first step is sign(g) where |g| >> eps, which turns float
     rounding on near-zero gradients into +-lr; an eps of 1e-4 keeps the step continuous in g."""
     episodes = toy_batch(model, model.config.vocab_size, seed=1)
-    optimizer = {**DEFAULT_OPTIMIZER, "eps": 1e-4}
+    optimizer = replace(DEFAULT_OPTIMIZER, eps=1e-4)
     before = weights(model)
     after = {}
     for micro in (len(episodes), 4):
@@ -57,8 +58,8 @@ def test_positive_advantage_raises_logprobs_and_negative_lowers(model):
     bad = on_policy_episode(model, prompt + [90, 91, 92], len(prompt), reward=0.0, group="g", name="bad")
     assert max(good["tokenIds"] + bad["tokenIds"]) < vocab
     good_before, bad_before = completion_logprob(model, good), completion_logprob(model, bad)
-    trainer = PolicyTrainer(model, {**DEFAULT_OPTIMIZER, "lr": 1e-2})
-    metrics = trainer.train_step([good, bad], loss_config=DEFAULT_LOSS, optimizer_config={**DEFAULT_OPTIMIZER, "lr": 1e-2}, micro_batch_size=2)
+    trainer = PolicyTrainer(model, replace(DEFAULT_OPTIMIZER, lr=1e-2))
+    metrics = trainer.train_step([good, bad], loss_config=DEFAULT_LOSS, optimizer_config=replace(DEFAULT_OPTIMIZER, lr=1e-2), micro_batch_size=2)
     assert completion_logprob(trainer.model, good) > good_before + 0.1
     assert completion_logprob(trainer.model, bad) < bad_before - 0.1
     # On-policy: every ratio is 1, so nothing is clipped and the rollout/current KL is 0.
@@ -103,7 +104,7 @@ def test_kl_coefficient_adds_the_k3_term_to_the_loss(model):
     ]
     plain = PolicyTrainer(copy.deepcopy(model), DEFAULT_OPTIMIZER).accumulate_gradients(episodes, loss_config=DEFAULT_LOSS, micro_batch_size=4)
     with_kl = PolicyTrainer(copy.deepcopy(model), DEFAULT_OPTIMIZER).accumulate_gradients(
-        episodes, loss_config={**DEFAULT_LOSS, "klCoef": 0.5}, micro_batch_size=4
+        episodes, loss_config=replace(DEFAULT_LOSS, kl_loss_coef=0.5), micro_batch_size=4
     )
     k3 = math.exp(0.3) - 1 - 0.3  # r = exp(0.3) on every token
     assert plain["approxKl"] == pytest.approx(k3, rel=1e-4)
