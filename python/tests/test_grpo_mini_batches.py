@@ -1,14 +1,15 @@
 """Several AdamW steps per GRPO step: mini-batches of whole groups, shuffled reproducibly."""
 
-from dataclasses import replace
 import copy
+from dataclasses import replace
 
 import pytest
 import torch
 
-from episodes import DEFAULT_LOSS, DEFAULT_OPTIMIZER, toy_batch, weights
 from finalstate.grpo import PolicyTrainer, UnusableBatchError
 from finalstate.grpo.mini_batches import split_mini_batches
+
+from episodes import DEFAULT_LOSS, DEFAULT_OPTIMIZER, toy_batch, weights
 
 OPTIMIZER = replace(DEFAULT_OPTIMIZER, eps=1e-4)  # keeps Adam's first step continuous in g (see test_grpo_update.py)
 

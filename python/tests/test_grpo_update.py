@@ -1,14 +1,15 @@
 """The micro-batched GRPO update on a tiny Qwen3 model (CPU, fp32)."""
 
-from dataclasses import replace
 import copy
 import math
+from dataclasses import replace
 
 import pytest
 import torch
 
-from episodes import DEFAULT_LOSS, DEFAULT_OPTIMIZER, completion_logprob, on_policy_episode, toy_batch, weights
 from finalstate.grpo import PolicyTrainer, UnusableBatchError
+
+from episodes import DEFAULT_LOSS, DEFAULT_OPTIMIZER, completion_logprob, on_policy_episode, toy_batch, weights
 
 
 def grads(model):
@@ -54,8 +55,8 @@ def test_micro_batched_update_equals_full_batch(model):
 def test_positive_advantage_raises_logprobs_and_negative_lowers(model):
     vocab = model.config.vocab_size
     prompt = [5, 17, 42, 8]
-    good = on_policy_episode(model, prompt + [60, 61, 62], len(prompt), reward=1.0, group="g", name="good")
-    bad = on_policy_episode(model, prompt + [90, 91, 92], len(prompt), reward=0.0, group="g", name="bad")
+    good = on_policy_episode(model, [*prompt, 60, 61, 62], len(prompt), reward=1.0, group="g", name="good")
+    bad = on_policy_episode(model, [*prompt, 90, 91, 92], len(prompt), reward=0.0, group="g", name="bad")
     assert max(good["tokenIds"] + bad["tokenIds"]) < vocab
     good_before, bad_before = completion_logprob(model, good), completion_logprob(model, bad)
     trainer = PolicyTrainer(model, replace(DEFAULT_OPTIMIZER, lr=1e-2))
@@ -88,7 +89,7 @@ def test_unusable_batches_are_rejected_before_any_update(model):
     nan = [{**e, "rolloutLogprobs": [float("nan") if m else 0.0 for m in e["lossMask"]]} for e in episodes]
     with pytest.raises(UnusableBatchError, match="not finite"):
         trainer.train_step(nan, loss_config=DEFAULT_LOSS, optimizer_config=DEFAULT_OPTIMIZER, micro_batch_size=2)
-    out_of_vocab = [{**episodes[0], "tokenIds": [model.config.vocab_size] + episodes[0]["tokenIds"][1:]}]
+    out_of_vocab = [{**episodes[0], "tokenIds": [model.config.vocab_size, *episodes[0]["tokenIds"][1:]]}]
     with pytest.raises(UnusableBatchError, match="outside the model's vocabulary"):
         trainer.train_step(out_of_vocab, loss_config=DEFAULT_LOSS, optimizer_config=DEFAULT_OPTIMIZER, micro_batch_size=2)
     assert trainer.step == 0

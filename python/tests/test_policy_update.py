@@ -10,13 +10,13 @@ from temporalio.exceptions import ApplicationError
 from temporalio.testing import ActivityEnvironment
 from transformers import AutoModelForCausalLM
 
-from episodes import DEFAULT_LOSS, toy_batch
-from finalstate.grpo import UnusableBatchError
 from finalstate.gpu_worker.activity import PolicyUpdateActivities
 from finalstate.gpu_worker.checkpoints import CheckpointStore
 from finalstate.gpu_worker.policy_update import PolicyUpdater, UnusableInputError
-from sharded import cpu_groups, training_state
+from finalstate.grpo import UnusableBatchError
 
+from episodes import DEFAULT_LOSS, toy_batch
+from sharded import cpu_groups, training_state
 
 
 @pytest.fixture(scope="module")
@@ -110,7 +110,7 @@ def test_incomplete_and_temporary_directories_are_ignored(tiny_model_dir, batch_
 
 def test_unusable_input_fails_with_a_clear_message(tiny_model_dir, batch_files, tmp_path):
     updater = PolicyUpdater(cpu_groups())
-    with pytest.raises(UnusableInputError, match="step 3 needs the checkpoint of step 2.*no checkpoint"):
+    with pytest.raises(UnusableInputError, match=r"step 3 needs the checkpoint of step 2.*no checkpoint"):
         updater.run(request(tiny_model_dir, tmp_path, batch_files[0], 3))
     with pytest.raises(UnusableInputError, match="at microBatchSize: 0 is less than the minimum"):
         updater.run({**request(tiny_model_dir, tmp_path, batch_files[0], 1), "microBatchSize": 0})

@@ -10,8 +10,9 @@ import torch
 from safetensors.torch import load_file
 from transformers import AutoModelForCausalLM
 
-from episodes import toy_batch
 from finalstate.gpu_worker.policy_update import PolicyUpdater
+
+from episodes import toy_batch
 from sharded import cpu_groups, training_state
 from torchrun import kill_group, start_torchrun, torchrun_command, worker_env
 
@@ -113,3 +114,33 @@ def test_killed_after_step_2_a_new_torchrun_resumes_step_3_exactly(runs, tiny_mo
     for name, value in state_b.items():
         assert torch.equal(value, state_c[name]) if isinstance(value, torch.Tensor) else value == state_c[name], name
     assert resumed[0]["metrics"] == {**runs["sharded"][2]["metrics"], "tokensPerSecond": resumed[0]["metrics"]["tokensPerSecond"]}
+
+
+def test_the_sharded_export_serves_the_trainers_logprobs(runs, tiny_model_dir):
+    """The consolidated HF export of the 2-rank run, loaded by the policy server's engine, samples with the
+    logprobs that the trainer's own fp32 state (the sharded checkpoint) gives those tokens."""
+    from finalstate.grpo.batch import episodes_to_tensors
+    from finalstate.grpo.trainer import token_log_probs
+    from finalstate.policy_server.engine import Engine, SamplingParams, load_policy
+
+    step_dir = runs["root"] / "b" / "ckpt" / "step-000003"
+    state = training_state(step_dir)
+    trained = AutoModelForCausalLM.from_pretrained(tiny_model_dir, dtype=torch.float32)
+    trained.load_state_dict({k.removeprefix("model."): v for k, v in state.items() if k.startswith("model.")})
+    cpu = torch.device("cpu")
+    engine = Engine(load_policy(step_dir, 3, cpu), device=cpu, batch_wait_s=0)
+    try:
+        prompt = [5, 17, 42, 8]
+        completion = engine.submit(prompt, SamplingParams(max_tokens=12, temperature=1.0, seed=7, ignore_eos=True, logprobs=0)).result(timeout=60)
+    finally:
+        engine.close()
+    ids = prompt + completion.token_ids
+    episode = {"tokenIds": ids, "lossMask": [0] * len(ids), "rolloutLogprobs": [0.0] * len(ids)}
+    with torch.no_grad():
+        log_prob, _ = token_log_probs(trained.eval(), episodes_to_tensors([episode], torch.zeros(1)))
+    expected = log_prob[0, len(prompt) - 1 :].tolist()
+    assert len(completion.token_logprobs) == 12
+    assert completion.token_logprobs == pytest.approx(expected, abs=1e-4)
+    base = load_file(str(tiny_model_dir / "model.safetensors"))
+    served = load_file(str(step_dir / "model.safetensors"))
+    assert any(not torch.equal(base[n], served[n]) for n in served), "the export holds the trained weights"

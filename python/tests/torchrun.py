@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -73,8 +74,6 @@ def _cmdline(pid: int) -> str:
 def kill_group(process: subprocess.Popen) -> None:
     """SIGKILL torchrun and every rank at once, as a machine failure would."""
     for pid in [process.pid, *descendants(process.pid)]:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
     process.wait()

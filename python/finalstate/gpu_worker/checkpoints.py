@@ -78,7 +78,7 @@ class CheckpointStore:
                 _write_export(temporary, trainer.model, full, tokenizer, dtype)
                 (temporary / STATE_FILE).write_text(json.dumps({**state, "step": step}, indent=2) + "\n")
                 commit_directory(temporary, final)
-            except BaseException as err:  # noqa: BLE001 - re-raised below, after the other ranks hear of it
+            except BaseException as err:
                 shutil.rmtree(temporary, ignore_errors=True)
                 failure = err
         if not trainer.ranks.all_true(failure is None):

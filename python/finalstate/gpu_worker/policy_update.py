@@ -138,10 +138,9 @@ class PolicyUpdater:
             plan = self.groups.broadcast()
             if plan is None:
                 return
-            try:
+            # Every rank saw the same input; rank 0 reports it.
+            with contextlib.suppress(UnusableBatchError, UnusableInputError):
                 self._execute(plan, lambda _details: None)
-            except (UnusableBatchError, UnusableInputError):
-                pass  # every rank saw the same input; rank 0 reports it
 
     def _execute(self, plan: _Plan, heartbeat: Heartbeat) -> dict:
         groups = self.groups

@@ -49,10 +49,7 @@ class ProcessGroups:
 
 
 def _device(requested: str | None, local_rank: int) -> torch.device:
-    if requested:
-        device = torch.device(requested)
-    else:
-        device = torch.device("cuda") if torch.cuda.is_available() else torch.device("cpu")
+    device = torch.device(requested) if requested else torch.device("cuda") if torch.cuda.is_available() else torch.device("cpu")
     if device.type == "cuda":
         device = torch.device("cuda", local_rank if device.index is None else device.index)
         torch.cuda.set_device(device)
