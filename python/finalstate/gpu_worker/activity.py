@@ -41,4 +41,7 @@ class PolicyUpdateActivities:
             raise ApplicationError(f"unusable policyUpdate input: {err}", type=UNUSABLE_POLICY_UPDATE_INPUT, non_retryable=True) from err
         except GroupFailure as err:
             self.on_group_failure()
-            raise ApplicationError(f"{err}; the gpu worker restarts its ranks and the retry resumes from the last complete checkpoint", type=GPU_RANK_FAILURE) from err
+            # Without the cause chain: the gloo and FSDP stack traces under it would exceed Temporal's failure size limit,
+            # which replaces the whole failure (type included) by "Failure exceeds size limit". The message names the cause.
+            message = f"{err}; the gpu worker restarts its ranks and the retry resumes from the last complete checkpoint"
+            raise ApplicationError(message, type=GPU_RANK_FAILURE) from None

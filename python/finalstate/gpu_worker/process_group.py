@@ -56,6 +56,24 @@ def _device(requested: str | None, local_rank: int) -> torch.device:
     return device
 
 
+def _torchrun_store(timeout: timedelta):
+    """torchrun's store, under a prefix of its own for each restart of the ranks.
+
+    The store outlives a restart (torchrun's agent hosts it), and the keys through which the ranks find each other's
+    gloo addresses have the same names every time: without the prefix a restarted rank can read its dead
+    predecessor's address before the new rank 0 overwrites it, and fail to connect.
+    """
+    agent_store = os.environ.get("TORCHELASTIC_USE_AGENT_STORE") == "True"
+    store = dist.TCPStore(
+        os.environ["MASTER_ADDR"],
+        int(os.environ["MASTER_PORT"]),
+        int(os.environ["WORLD_SIZE"]),
+        is_master=int(os.environ["RANK"]) == 0 and not agent_store,
+        timeout=timeout,
+    )
+    return dist.PrefixStore(f"finalstate/restart-{os.environ.get('TORCHELASTIC_RESTART_COUNT', '0')}", store)
+
+
 def start_process_groups(requested_device: str | None = None, *, timeout: timedelta = timedelta(minutes=10)) -> ProcessGroups:
     """Join torchrun's rendezvous (RANK, WORLD_SIZE, MASTER_ADDR, ... in the environment), or make a group of one."""
     if dist.is_initialized():
@@ -66,7 +84,14 @@ def start_process_groups(requested_device: str | None = None, *, timeout: timede
     device = _device(requested_device, local_rank)
     backend = "nccl" if device.type == "cuda" else "gloo"
     if under_torchrun:
-        dist.init_process_group(backend, timeout=timeout, device_id=device if device.type == "cuda" else None)
+        dist.init_process_group(
+            backend,
+            store=_torchrun_store(timeout),
+            rank=int(os.environ["RANK"]),
+            world_size=int(os.environ["WORLD_SIZE"]),
+            timeout=timeout,
+            device_id=device if device.type == "cuda" else None,
+        )
     else:
         dist.init_process_group(backend, store=dist.HashStore(), rank=0, world_size=1, timeout=timeout)
     rank, world = dist.get_rank(), dist.get_world_size()
