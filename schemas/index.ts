@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { CampaignConfig, CampaignStatus, EvaluationConfig } from './campaign.js';
 import { DemoPreset } from './demo.js';
+import { ClusterPreset } from './deploy.js';
 import { StackConfig } from './config.js';
 import { TableGrading } from './domain.js';
 import { EpisodeOutcome, EpisodeRecord, EpisodeRequest } from './episode.js';
@@ -36,4 +37,5 @@ export const exportedSchemas: Record<string, z.ZodType> = {
   CampaignStatus,
   DemoPreset,
   FailureType: FailureTypeName,
+  ClusterPreset,
 };
