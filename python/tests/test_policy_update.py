@@ -132,6 +132,15 @@ def test_unusable_input_fails_with_a_clear_message(tiny_model_dir, batch_files, 
         updater.run(request(tiny_model_dir, tmp_path, tmp_path / "missing.json", 1))
 
 
+def test_a_checkpoint_without_sharded_state_is_refused_with_a_way_out(tiny_model_dir, batch_files, tmp_path):
+    import shutil
+
+    PolicyUpdater(cpu_groups()).run(request(tiny_model_dir, tmp_path, batch_files[0], 1))
+    shutil.rmtree(tmp_path / "step-000001" / "sharded")  # as an older worker wrote it (optimizer.pt)
+    with pytest.raises(UnusableInputError, match=r"step-000001 has no sharded training state .*fresh campaign"):
+        PolicyUpdater(cpu_groups()).run(request(tiny_model_dir, tmp_path, batch_files[1], 2))
+
+
 def test_activity_turns_unusable_batches_into_non_retryable_errors(tiny_model_dir, tmp_path):
     empty = tmp_path / "empty.json"
     episode = {"episodeId": "e", "taskId": "t", "groupId": "g", "tokenIds": [1, 2, 3], "lossMask": [0, 0, 0], "rolloutLogprobs": [0, 0, 0], "reward": 1}

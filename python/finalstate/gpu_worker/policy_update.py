@@ -22,7 +22,7 @@ from ..config import PolicyUpdateRequest, parse_policy_update_input
 from ..grpo import PolicyTrainer, UnusableBatchError
 from ..grpo.batch import load_batch
 from ..schemas import SchemaError, validate
-from .checkpoints import CheckpointStore, export_dtype
+from .checkpoints import SHARDED_DIR, CheckpointStore, export_dtype
 from .process_group import GroupFailure, ProcessGroups
 from .sharding import shard_model
 
@@ -123,6 +123,11 @@ class PolicyUpdater:
         if latest == step:
             source = store.path_for(step)
             self._check_campaign(store.read_state(step), request, source)
+            if not (source / SHARDED_DIR / ".metadata").is_file():
+                raise UnusableInputError(
+                    f"checkpoint {source} has no sharded training state ({SHARDED_DIR}/): it was written before the "
+                    "sharded update; continue from it with a fresh campaign whose baseModel is this directory"
+                )
             return str(source), True
         have = "no checkpoint" if latest is None else f"its latest complete checkpoint is step {latest}"
         raise UnusableInputError(
