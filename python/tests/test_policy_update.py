@@ -200,3 +200,27 @@ def test_a_half_applied_update_is_dropped_and_the_step_retrains_from_its_checkpo
         assert torch.equal(weights_a[name], weights_b[name]), name
     assert_same_optimizer_state(optimizer_a, optimizer_b)
     assert int(optimizer_a["optim.state.model.norm.weight.step"]) == 4
+
+
+def test_heartbeats_continue_while_a_checkpoint_is_written(tiny_model_dir, batch_files, tmp_path, monkeypatch):
+    """A big model's save takes minutes with no progress point: a ticker thread keeps heartbeating the phase, through
+    the activity's context (a slow save is simulated by delaying the real one)."""
+    import time
+
+    import finalstate.gpu_worker.policy_update as policy_update
+
+    real_write = CheckpointStore.write
+
+    def slow_write(self, *args, **kwargs):
+        time.sleep(0.5)
+        return real_write(self, *args, **kwargs)
+
+    monkeypatch.setattr(policy_update, "HEARTBEAT_EVERY_S", 0.05)
+    monkeypatch.setattr(CheckpointStore, "write", slow_write)
+    environment = ActivityEnvironment()
+    beats = []
+    environment.on_heartbeat = lambda *details: beats.append(details[0])
+    result = environment.run(PolicyUpdateActivities(PolicyUpdater(cpu_groups())).policy_update, request(tiny_model_dir, tmp_path, batch_files[0], 1))
+    assert not result["reused"]
+    saving = [beat for beat in beats if beat["phase"] == "writing checkpoint"]
+    assert len(saving) >= 5, beats

@@ -54,9 +54,10 @@ class _Plan:
 
 
 @contextlib.contextmanager
-def heartbeating(heartbeat: Heartbeat, details: dict, every_s: float = HEARTBEAT_EVERY_S) -> Iterator[None]:
-    """Heartbeat `details` now and every `every_s` seconds while the block runs (loads and saves of big models take
-    minutes without a natural progress point)."""
+def heartbeating(heartbeat: Heartbeat, details: dict, every_s: float | None = None) -> Iterator[None]:
+    """Heartbeat `details` now and every `every_s` seconds (default HEARTBEAT_EVERY_S) while the block runs (loads
+    and saves of big models take minutes without a natural progress point)."""
+    every_s = HEARTBEAT_EVERY_S if every_s is None else every_s
     heartbeat(details)
     stop = threading.Event()
 
