@@ -1,6 +1,7 @@
 /**
  * Failure types (ApplicationFailure.type) that activities raise and workflows tell apart. Plain constants, so the
- * workflow bundle can import them without the activity SDK.
+ * workflow bundle can import them without the activity SDK. Exported as schemas/json/FailureType.schema.json
+ * (schemas/failures.ts), which the Python workers read (python/finalstate/failure_types.py).
  */
 export const FailureType = {
   /** A component was down: retried by the activity's retry policy, then the group is refilled. Never a task outcome. */
@@ -13,4 +14,11 @@ export const FailureType = {
   shortOfInformativeGroups: 'ShortOfInformativeGroups',
   /** No episode of a step had a trainable trajectory. */
   unusableBatch: 'UnusableBatch',
+  /** The policyUpdate input does not match its schema, or the campaign's checkpoints cannot continue it: not retried. */
+  unusablePolicyUpdateInput: 'UnusablePolicyUpdateInput',
+  /**
+   * A rank of the sharded gpu worker died or a collective timed out mid-update: retried. The worker's ranks restart
+   * together (torchrun) and the retry resumes from the last complete checkpoint.
+   */
+  gpuRankFailure: 'GpuRankFailure',
 } as const;

@@ -74,6 +74,14 @@ if [ ! -x .venv/bin/python ] || [ "$(cat .venv/.requirements.sha256 2>/dev/null)
   rm -rf .venv/.pip-tmp
   echo "$want" > .venv/.requirements.sha256
 fi
+# finalstate itself, editable (python/pyproject.toml), so `python -m finalstate.…` needs no PYTHONPATH. Its
+# dependencies are the lock's (--no-deps); pip builds it with setuptools in a throwaway build environment.
+root=$PWD
+installed_from=$(cd / && env -u PYTHONPATH "$root/.venv/bin/python" -c 'import finalstate, pathlib; print(pathlib.Path(finalstate.__file__).resolve().parents[1])' 2>/dev/null || true)
+if [ "$installed_from" != "$root/python" ]; then
+  echo "setup: installing python/ (the finalstate package) editable into .venv"
+  .venv/bin/python -m pip install -q --no-deps --disable-pip-version-check -e python
+fi
 
 phase "build"
 rm -rf dist  # a full build is seconds; a stale compiled test must never run

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { TrackingConfig } from './tracking.js';
-import { LossConfig, MiniBatchGroups, OptimizerConfig } from './training.js';
+import { FsdpConfig, LossConfig, MiniBatchGroups, OptimizerConfig } from './training.js';
 import { JudgeConfig, PolicyServerRef, UserSimulatorConfig } from './clients.js';
 import { EpisodeLimits, PolicyRef } from './episode.js';
 import { DEFAULT_EDGES } from '../stats/bins.js';
@@ -58,7 +58,8 @@ export const UpdateConfig = z
     checkpointDir: z.string().min(1).optional().describe('Where checkpoints go; default <artifacts>/<campaignId>/checkpoints.'),
     optimizer: OptimizerConfig.prefault({}),
     loss: LossConfig.prefault({}),
-    microBatchSize: Positive.default(8),
+    fsdp: FsdpConfig.prefault({}),
+    microBatchSize: Positive.default(8).describe('Episodes per forward/backward pass on each rank of the gpu worker.'),
     miniBatchGroups: MiniBatchGroups,
     maskTruncatedTurns: z
       .boolean()

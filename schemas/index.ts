@@ -1,9 +1,11 @@
 import type { z } from 'zod';
 import { CampaignConfig, CampaignStatus, EvaluationConfig } from './campaign.js';
 import { DemoPreset } from './demo.js';
+import { ClusterPreset } from './deploy.js';
 import { StackConfig } from './config.js';
 import { TableGrading } from './domain.js';
 import { EpisodeOutcome, EpisodeRecord, EpisodeRequest } from './episode.js';
+import { FailureTypeName } from './failures.js';
 import { EvalPoint, FrozenPool, PriceTable, ResultRow, StepSummary } from './results.js';
 import { GradeReport } from './grading.js';
 import { ModelCheckRequest } from './model-check.js';
@@ -39,4 +41,6 @@ export const exportedSchemas: Record<string, z.ZodType> = {
   ModelCheckRequest,
   LogMetricsInput,
   LogMetricsResult,
+  FailureType: FailureTypeName,
+  ClusterPreset,
 };

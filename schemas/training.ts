@@ -72,6 +72,24 @@ export const MiniBatchGroups = z
       'clipped ratio bounds the later, off-policy ones. null: the whole batch is one step.',
   );
 
+/** How the update is sharded across the gpu worker's ranks (FSDP2 under torchrun) and what its checkpoints hold. */
+export const FsdpConfig = z
+  .object({
+    activationCheckpointing: z
+      .boolean()
+      .default(false)
+      .describe('Recompute each decoder layer\'s activations in the backward pass: less memory, about a third more compute.'),
+    optimizerOffload: z
+      .boolean()
+      .default(false)
+      .describe('Keep the sharded fp32 parameters, gradients and AdamW moments in host memory (FSDP2 CPUOffloadPolicy; CUDA only): the optimizer step runs on the CPU.'),
+    exportDtype: z
+      .enum(['auto', 'bfloat16', 'float32'])
+      .default('auto')
+      .describe('dtype of the consolidated Hugging Face export that policy servers load. auto: bfloat16 when the update runs on CUDA, float32 on CPU (the dtype the policy computes in).'),
+  })
+  .strict();
+
 /** Input of the `policyUpdate` activity (task queue `gpu`). */
 export const PolicyUpdateInput = z
   .object({
@@ -82,7 +100,8 @@ export const PolicyUpdateInput = z
     baseModel: z.string().min(1).describe('Hugging Face checkpoint directory to start from when no checkpoint exists.'),
     optimizer: OptimizerConfig.prefault({}),
     loss: LossConfig.prefault({}),
-    microBatchSize: z.number().int().min(1).default(8).describe('Episodes per forward/backward pass.'),
+    fsdp: FsdpConfig.prefault({}),
+    microBatchSize: z.number().int().min(1).default(8).describe('Episodes per forward/backward pass on each rank.'),
     miniBatchGroups: MiniBatchGroups,
     seed: z.number().int().min(0).default(0),
   })
@@ -105,7 +124,10 @@ export const PolicyUpdateMetrics = z
 /** Output of the `policyUpdate` activity. */
 export const PolicyUpdateResult = z
   .object({
-    checkpointUri: z.string().min(1).describe('file:// URI of the complete checkpoint directory (a Hugging Face model dir).'),
+    checkpointUri: z
+      .string()
+      .min(1)
+      .describe('file:// URI of the complete checkpoint directory: a Hugging Face model dir (the consolidated export) plus the sharded training state in sharded/.'),
     step: z.number().int().min(1),
     reused: z.boolean().describe('True when this step\'s checkpoint already existed and no training happened.'),
     metrics: PolicyUpdateMetrics,

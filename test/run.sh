@@ -16,6 +16,8 @@ rc=0
 echo "== TypeScript tests (node --test)"
 mapfile -t ts_tests < <(find dist/test -name '*.test.js' | sort)
 node --test --test-reporter=spec --test-timeout=600000 "${ts_tests[@]}" || rc=1
+echo "== Python lint (ruff, python/pyproject.toml)"
+.venv/bin/ruff check python || rc=1
 echo "== Python tests (pytest)"
-PYTHONPATH=python .venv/bin/python -m pytest -q python/tests || rc=1
+.venv/bin/python -m pytest -q python/tests || rc=1
 exit $rc

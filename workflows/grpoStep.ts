@@ -80,6 +80,7 @@ async function train(input: GrpoStepInput, resultSet: string, c: CollectedGroups
     baseModel: input.update.baseModel,
     optimizer: input.update.optimizer,
     loss: input.update.loss,
+    fsdp: input.update.fsdp,
     microBatchSize: input.update.microBatchSize,
     miniBatchGroups: input.update.miniBatchGroups,
     seed: settings.seed >>> 0,

@@ -1,7 +1,8 @@
 """Policy-update throughput and peak memory on a randomly initialised Qwen3-architecture model.
 
-  PYTHONPATH=python .venv/bin/python python/benchmarks/policy_update.py --preset mid   # on a GPU
-  PYTHONPATH=python .venv/bin/python python/benchmarks/policy_update.py --preset tiny  # CPU smoke
+  .venv/bin/python python/benchmarks/policy_update.py --preset mid   # on a GPU
+  .venv/bin/python python/benchmarks/policy_update.py --preset tiny  # CPU smoke
+  .venv/bin/torchrun --nproc-per-node G python/benchmarks/policy_update.py --sharded --preset 4b   # FSDP2, G GPUs
 
 Prints one JSON line per measured step and a summary: tokens/s, peak memory, and an MFU estimate
 (6 x params x tokens + causal attention FLOPs, over the device's dense bf16 peak).
@@ -16,11 +17,16 @@ import time
 import torch
 from transformers import Qwen3Config, Qwen3ForCausalLM
 
+from finalstate.config import FsdpConfig, loss_config, optimizer_config
 from finalstate.grpo import PolicyTrainer
 
 PRESETS = {
     # ~0.6B parameters, Qwen3-0.6B's shape.
     "mid": dict(hidden_size=1024, intermediate_size=3072, num_hidden_layers=28, num_attention_heads=16, num_key_value_heads=8, head_dim=128, vocab_size=151936),
+    # ~4B parameters, Qwen3-4B's shape.
+    "4b": dict(hidden_size=2560, intermediate_size=9728, num_hidden_layers=36, num_attention_heads=32, num_key_value_heads=8, head_dim=128, vocab_size=151936),
+    # A CPU-sized model whose update is long enough to time (python/benchmarks/sharded_update.py).
+    "cpu": dict(hidden_size=256, intermediate_size=768, num_hidden_layers=4, num_attention_heads=4, num_key_value_heads=2, head_dim=64, vocab_size=1024),
     "tiny": dict(hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2, head_dim=16, vocab_size=300),
 }
 PEAK_BF16_FLOPS = {"H200": 989e12, "H100": 989e12, "A100": 312e12}
@@ -45,18 +51,30 @@ def main() -> None:
     parser.add_argument("--micro-batch-size", type=int, default=8)
     parser.add_argument("--steps", type=int, default=3, help="measured steps, after one warm-up step")
     parser.add_argument("--gradient-checkpointing", action="store_true")
+    parser.add_argument("--sharded", action="store_true", help="the gpu worker's path: a process group (torchrun's, or one of one) and FSDP2")
+    parser.add_argument("--optimizer-offload", action="store_true", help="with --sharded: FSDP2 CPU offload (CUDA only)")
+    parser.add_argument("--device", default=None)
     args = parser.parse_args()
 
-    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    device = torch.device(args.device or ("cuda" if torch.cuda.is_available() else "cpu"))
     config = Qwen3Config(max_position_embeddings=max(4096, args.length), tie_word_embeddings=True, **PRESETS[args.preset])
     torch.manual_seed(0)
     model = Qwen3ForCausalLM(config)
-    if args.gradient_checkpointing:
-        model.gradient_checkpointing_enable()
     params = sum(p.numel() for p in model.parameters())
     non_embedding = params - model.get_input_embeddings().weight.numel()
-    optimizer = {"lr": 1e-6, "weightDecay": 0.0, "betas": [0.9, 0.999], "eps": 1e-8, "maxGradNorm": 1.0}
-    loss = {"clipLow": 0.2, "clipHigh": 0.28, "klCoef": 0.0, "normalizeStd": True, "eps": 1e-6, "aggregation": "token-mean"}
+    optimizer = optimizer_config({"lr": 1e-6})
+    loss = loss_config({"clipHigh": 0.28})
+    rank, world = 0, 1
+    if args.sharded:
+        from finalstate.gpu_worker.process_group import start_process_groups
+        from finalstate.gpu_worker.sharding import shard_model
+
+        groups = start_process_groups(args.device)
+        device, rank, world = groups.device, groups.rank, groups.world_size
+        fsdp = FsdpConfig(enable_gradient_checkpointing=args.gradient_checkpointing, optimizer_offload=args.optimizer_offload, export_dtype="auto")
+        shard_model(model, device, world, fsdp)
+    elif args.gradient_checkpointing:
+        model.gradient_checkpointing_enable()
     trainer = PolicyTrainer(model, optimizer, device=device)
     generator = torch.Generator().manual_seed(0)
     batch = random_batch(args.episodes, args.length, args.prompt, config.vocab_size, generator)
@@ -78,11 +96,17 @@ def main() -> None:
         if step > 0:
             timings.append(elapsed)
         memory = torch.cuda.max_memory_allocated(device) / 2**30 if device.type == "cuda" else None
+        if rank != 0:
+            continue
         print(json.dumps({"step": step, "warmup": step == 0, "seconds": round(elapsed, 3), "tokensPerSecond": round(tokens / elapsed), "peakMemoryGiB": memory, "loss": metrics["loss"], "gradNorm": metrics["gradNorm"]}), flush=True)
     mean = sum(timings) / len(timings)
     achieved = flops_per_step / mean
+    if rank != 0:
+        return
     print(json.dumps({
         "device": name,
+        "worldSize": world,
+        "sharded": args.sharded,
         "preset": args.preset,
         "params": params,
         "nonEmbeddingParams": non_embedding,
@@ -93,7 +117,7 @@ def main() -> None:
         "tokensPerSecond": round(tokens / mean),
         "peakMemoryGiB": torch.cuda.max_memory_allocated(device) / 2**30 if device.type == "cuda" else None,
         "achievedTFLOPs": round(achieved / 1e12, 2),
-        "mfu": round(achieved / peak, 4) if peak else None,
+        "mfu": round(achieved / (peak * world), 4) if peak else None,
     }), flush=True)
 
 

@@ -39,7 +39,7 @@ def _with_defaults(validator_class):
 _DefaultingValidator = _with_defaults(jsonschema.Draft202012Validator)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def load_schema(name: str) -> dict[str, Any]:
     path = SCHEMA_DIR / f"{name}.schema.json"
     try:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import torch
 
-DEFAULT_LOSS = {"clipLow": 0.2, "clipHigh": 0.2, "klCoef": 0.0, "normalizeStd": True, "eps": 1e-6, "aggregation": "token-mean"}
-DEFAULT_OPTIMIZER = {"lr": 1e-3, "weightDecay": 0.0, "betas": [0.9, 0.999], "eps": 1e-8, "maxGradNorm": 1.0}
+from finalstate.config import loss_config, optimizer_config
+
+DEFAULT_LOSS = loss_config({"clipLow": 0.2, "clipHigh": 0.2, "klCoef": 0.0, "normalizeStd": True, "eps": 1e-6, "aggregation": "token-mean"})
+DEFAULT_OPTIMIZER = optimizer_config({"lr": 1e-3, "weightDecay": 0.0, "betas": [0.9, 0.999], "eps": 1e-8, "maxGradNorm": 1.0})
 
 
 @torch.no_grad()

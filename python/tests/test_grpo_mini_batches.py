@@ -1,15 +1,17 @@
 """Several AdamW steps per GRPO step: mini-batches of whole groups, shuffled reproducibly."""
 
 import copy
+from dataclasses import replace
 
 import pytest
 import torch
 
-from episodes import DEFAULT_LOSS, DEFAULT_OPTIMIZER, toy_batch, weights
 from finalstate.grpo import PolicyTrainer, UnusableBatchError
 from finalstate.grpo.mini_batches import split_mini_batches
 
-OPTIMIZER = {**DEFAULT_OPTIMIZER, "eps": 1e-4}  # keeps Adam's first step continuous in g (see test_grpo_update.py)
+from episodes import DEFAULT_LOSS, DEFAULT_OPTIMIZER, toy_batch, weights
+
+OPTIMIZER = replace(DEFAULT_OPTIMIZER, eps=1e-4)  # keeps Adam's first step continuous in g (see test_grpo_update.py)
 
 
 def four_groups(model):
@@ -71,12 +73,12 @@ def test_each_mini_batch_is_one_adamw_step_in_the_seeded_order(model):
 
 def test_later_mini_batches_are_off_policy_and_the_ratio_sees_it(model):
     episodes = four_groups(model)  # on-policy for `model`
-    one_step = PolicyTrainer(copy.deepcopy(model), {**OPTIMIZER, "lr": 1e-2})
-    on_policy = one_step.train_step(episodes, loss_config=DEFAULT_LOSS, optimizer_config={**OPTIMIZER, "lr": 1e-2}, micro_batch_size=4)
+    one_step = PolicyTrainer(copy.deepcopy(model), replace(OPTIMIZER, lr=1e-2))
+    on_policy = one_step.train_step(episodes, loss_config=DEFAULT_LOSS, optimizer_config=replace(OPTIMIZER, lr=1e-2), micro_batch_size=4)
     assert on_policy["approxKl"] == pytest.approx(0.0, abs=1e-6) and on_policy["clipFraction"] == 0.0
-    several = PolicyTrainer(copy.deepcopy(model), {**OPTIMIZER, "lr": 1e-2})
+    several = PolicyTrainer(copy.deepcopy(model), replace(OPTIMIZER, lr=1e-2))
     stepped = several.train_step(
-        episodes, loss_config=DEFAULT_LOSS, optimizer_config={**OPTIMIZER, "lr": 1e-2}, micro_batch_size=4, mini_batch_groups=1, shuffle_seed="0:1"
+        episodes, loss_config=DEFAULT_LOSS, optimizer_config=replace(OPTIMIZER, lr=1e-2), micro_batch_size=4, mini_batch_groups=1, shuffle_seed="0:1"
     )
     assert stepped["approxKl"] > 1e-4, "mini-batches after the first were scored against the rollout policy"
 

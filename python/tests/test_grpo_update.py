@@ -2,12 +2,14 @@
 
 import copy
 import math
+from dataclasses import replace
 
 import pytest
 import torch
 
-from episodes import DEFAULT_LOSS, DEFAULT_OPTIMIZER, completion_logprob, on_policy_episode, toy_batch, weights
 from finalstate.grpo import PolicyTrainer, UnusableBatchError
+
+from episodes import DEFAULT_LOSS, DEFAULT_OPTIMIZER, completion_logprob, on_policy_episode, toy_batch, weights
 
 
 def grads(model):
@@ -17,7 +19,7 @@ def grads(model):
 @pytest.mark.parametrize("aggregation", ["token-mean", "seq-mean-token-mean"])
 def test_micro_batched_gradient_equals_full_batch(model, aggregation):
     episodes = toy_batch(model, model.config.vocab_size)
-    loss = {**DEFAULT_LOSS, "aggregation": aggregation}
+    loss = replace(DEFAULT_LOSS, loss_agg_mode=aggregation)
     results = {}
     for micro in (len(episodes), 2, 1):
         trainer = PolicyTrainer(copy.deepcopy(model), DEFAULT_OPTIMIZER)
@@ -38,7 +40,7 @@ def test_micro_batched_update_equals_full_batch(model):
     """The whole step, optimizer included. Adam's first step is sign(g) where |g| >> eps, which turns float
     rounding on near-zero gradients into +-lr; an eps of 1e-4 keeps the step continuous in g."""
     episodes = toy_batch(model, model.config.vocab_size, seed=1)
-    optimizer = {**DEFAULT_OPTIMIZER, "eps": 1e-4}
+    optimizer = replace(DEFAULT_OPTIMIZER, eps=1e-4)
     before = weights(model)
     after = {}
     for micro in (len(episodes), 4):
@@ -53,12 +55,12 @@ def test_micro_batched_update_equals_full_batch(model):
 def test_positive_advantage_raises_logprobs_and_negative_lowers(model):
     vocab = model.config.vocab_size
     prompt = [5, 17, 42, 8]
-    good = on_policy_episode(model, prompt + [60, 61, 62], len(prompt), reward=1.0, group="g", name="good")
-    bad = on_policy_episode(model, prompt + [90, 91, 92], len(prompt), reward=0.0, group="g", name="bad")
+    good = on_policy_episode(model, [*prompt, 60, 61, 62], len(prompt), reward=1.0, group="g", name="good")
+    bad = on_policy_episode(model, [*prompt, 90, 91, 92], len(prompt), reward=0.0, group="g", name="bad")
     assert max(good["tokenIds"] + bad["tokenIds"]) < vocab
     good_before, bad_before = completion_logprob(model, good), completion_logprob(model, bad)
-    trainer = PolicyTrainer(model, {**DEFAULT_OPTIMIZER, "lr": 1e-2})
-    metrics = trainer.train_step([good, bad], loss_config=DEFAULT_LOSS, optimizer_config={**DEFAULT_OPTIMIZER, "lr": 1e-2}, micro_batch_size=2)
+    trainer = PolicyTrainer(model, replace(DEFAULT_OPTIMIZER, lr=1e-2))
+    metrics = trainer.train_step([good, bad], loss_config=DEFAULT_LOSS, optimizer_config=replace(DEFAULT_OPTIMIZER, lr=1e-2), micro_batch_size=2)
     assert completion_logprob(trainer.model, good) > good_before + 0.1
     assert completion_logprob(trainer.model, bad) < bad_before - 0.1
     # On-policy: every ratio is 1, so nothing is clipped and the rollout/current KL is 0.
@@ -87,7 +89,7 @@ def test_unusable_batches_are_rejected_before_any_update(model):
     nan = [{**e, "rolloutLogprobs": [float("nan") if m else 0.0 for m in e["lossMask"]]} for e in episodes]
     with pytest.raises(UnusableBatchError, match="not finite"):
         trainer.train_step(nan, loss_config=DEFAULT_LOSS, optimizer_config=DEFAULT_OPTIMIZER, micro_batch_size=2)
-    out_of_vocab = [{**episodes[0], "tokenIds": [model.config.vocab_size] + episodes[0]["tokenIds"][1:]}]
+    out_of_vocab = [{**episodes[0], "tokenIds": [model.config.vocab_size, *episodes[0]["tokenIds"][1:]]}]
     with pytest.raises(UnusableBatchError, match="outside the model's vocabulary"):
         trainer.train_step(out_of_vocab, loss_config=DEFAULT_LOSS, optimizer_config=DEFAULT_OPTIMIZER, micro_batch_size=2)
     assert trainer.step == 0
@@ -103,7 +105,7 @@ def test_kl_coefficient_adds_the_k3_term_to_the_loss(model):
     ]
     plain = PolicyTrainer(copy.deepcopy(model), DEFAULT_OPTIMIZER).accumulate_gradients(episodes, loss_config=DEFAULT_LOSS, micro_batch_size=4)
     with_kl = PolicyTrainer(copy.deepcopy(model), DEFAULT_OPTIMIZER).accumulate_gradients(
-        episodes, loss_config={**DEFAULT_LOSS, "klCoef": 0.5}, micro_batch_size=4
+        episodes, loss_config=replace(DEFAULT_LOSS, kl_loss_coef=0.5), micro_batch_size=4
     )
     k3 = math.exp(0.3) - 1 - 0.3  # r = exp(0.3) on every token
     assert plain["approxKl"] == pytest.approx(k3, rel=1e-4)

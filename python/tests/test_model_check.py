@@ -6,9 +6,10 @@ import json
 import shutil
 
 import pytest
+from transformers import AutoTokenizer
+
 from finalstate.base_model.chat_template import QWEN3_CHAT_TEMPLATE
 from finalstate.model_check import check
-from transformers import AutoTokenizer
 
 TOOLS = [{"type": "function", "function": {"name": "find_order", "description": "Look up «ORD-…».", "parameters": {"type": "object"}}}]
 MESSAGES = [

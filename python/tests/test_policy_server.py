@@ -19,10 +19,11 @@ import torch
 from transformers import AutoModelForCausalLM
 
 import finalstate
-from episodes import DEFAULT_LOSS, DEFAULT_OPTIMIZER
 from finalstate.grpo import PolicyTrainer
 from finalstate.policy_server.api import PolicyServer
 from finalstate.policy_server.engine import Engine, load_policy
+
+from episodes import DEFAULT_LOSS, DEFAULT_OPTIMIZER
 
 CPU = torch.device("cpu")
 PROMPT = [5, 17, 42, 8, 99]

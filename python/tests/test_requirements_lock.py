@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import tomllib
 from importlib import metadata
 from pathlib import Path
 
@@ -38,5 +39,6 @@ def test_installed_venv_is_the_lock():
     installed = {_normalize(dist.metadata["Name"]): dist.version for dist in metadata.distributions()}
     wrong = {name: (version, installed.get(name)) for name, version in lock.items() if installed.get(name) != version}
     assert not wrong, f"locked version vs installed: {wrong}"
-    extra = sorted(set(installed) - set(lock) - {"pip", "setuptools", "wheel"})
+    project = _normalize(tomllib.loads((PYTHON_DIR / "pyproject.toml").read_text())["project"]["name"])  # installed editable
+    extra = sorted(set(installed) - set(lock) - {"pip", "setuptools", "wheel", project})
     assert not extra, f"installed but not locked: {extra}"

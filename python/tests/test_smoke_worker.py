@@ -1,8 +1,9 @@
 import asyncio
 import hashlib
 
-from finalstate.smoke_worker import EchoInput, smoke_echo
 from temporalio.testing import ActivityEnvironment
+
+from finalstate.smoke_worker import EchoInput, smoke_echo
 
 
 def test_smoke_echo_hashes_the_text():

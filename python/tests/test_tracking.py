@@ -40,9 +40,9 @@ def test_tensorboard_off_writes_nothing_and_bad_payloads_name_the_field(tmp_path
     out = logger.log({"campaignId": "c", "step": 0, "scalars": {"eval/pass@1": 0.5}, "tracking": {"tensorboard": False}})
     assert out == {"scalars": 1, "tensorboardDir": None, "wandbRunDir": None}
     assert not (tmp_path / "tb").exists()
-    with pytest.raises(SchemaError, match="LogMetricsInput .* at step"):
+    with pytest.raises(SchemaError, match=r"LogMetricsInput .* at step"):
         logger.log({"campaignId": "c", "step": -1, "scalars": {}, "tracking": {}})
-    with pytest.raises(ValueError, match="tracking.tensorboard.dir is not set"):
+    with pytest.raises(ValueError, match=r"tracking\.tensorboard\.dir is not set"):
         logger.log({"campaignId": "c", "step": 0, "scalars": {}, "tracking": {}})
 
 

@@ -5,7 +5,7 @@ import path from 'node:path';
 import pg from 'pg';
 import type { Client } from '@temporalio/client';
 import { LocalArtifactStore } from '../../infra/artifacts.js';
-import { loadConfig } from '../../infra/config.js';
+import { loadConfig, type LoadedConfig } from '../../infra/config.js';
 import { connectionConfig } from '../../infra/stack/postgres.js';
 import { connectClient } from '../../infra/temporal-client.js';
 import { CampaignConfig, type CampaignConfigInput } from '../../schemas/campaign.js';
@@ -38,7 +38,12 @@ export const task = (taskId: string, successRate: number, split: 'train' | 'eval
  * bundle), one episode worker with the seeded random stand-in runner, the stand-in gpu worker and the fake policy
  * server, all on unique task queues; a scratch artifact directory. `close` stops them and deletes the rows written.
  */
-export async function startPipeline(tasks: readonly TestTask[], runnerOptions: Partial<SeededRandomRunnerOptions> = {}, episodeConcurrency = 8) {
+export interface PipelineOptions {
+  /** A real gpu worker on the pipeline's gpu queue in place of the stand-in (then `gpu` is undefined). */
+  startGpuWorker?: (config: LoadedConfig, taskQueue: string) => Promise<{ stop(): Promise<void> }>;
+}
+
+export async function startPipeline(tasks: readonly TestTask[], runnerOptions: Partial<SeededRandomRunnerOptions> = {}, episodeConcurrency = 8, options: PipelineOptions = {}) {
   const config = loadConfig();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'finalstate-pipeline-'));
   const artifacts = new LocalArtifactStore(path.join(dir, 'artifacts'));
@@ -47,11 +52,12 @@ export async function startPipeline(tasks: readonly TestTask[], runnerOptions: P
   const runner = new SeededRandomEpisodeRunner({ tasks: new Map(tasks.map((t) => [t.taskId, t])), artifacts, ...runnerOptions });
   const workflowBundle = await sharedWorkflowBundle();
   const policyServer = await startFakePolicyServer();
-  const workers: RunningWorker[] = [];
+  const workers: Array<Pick<RunningWorker, 'stop'>> = [];
   workers.push(await startControlWorker(config, { taskQueue: queues.control, workflowBundle, deps: { artifacts } }));
   workers.push(await startEpisodeWorker(config, { runner, taskQueue: queues.episodes, concurrency: episodeConcurrency, shutdownGraceTime: '5 seconds' }));
-  const gpu = await startStandInGpuWorker(config, queues.gpu);
-  workers.push(gpu);
+  const gpu = options.startGpuWorker ? undefined : await startStandInGpuWorker(config, queues.gpu);
+  const gpuWorker = gpu ?? (await options.startGpuWorker!(config, queues.gpu));
+  workers.push(gpuWorker);
   const client: Client = await connectClient(config);
   const pool = new pg.Pool({ ...connectionConfig(config), max: 2 });
   const campaignIds: string[] = [];
@@ -85,7 +91,7 @@ export async function startPipeline(tasks: readonly TestTask[], runnerOptions: P
     taskSet,
     artifacts,
     runner,
-    gpu,
+    gpu: gpu!, // undefined with options.startGpuWorker
     policyServer,
     campaignConfig,
     rows: async (resultSet: string) =>

@@ -1,25 +1,34 @@
 """The policy update of one (campaign, step): idempotent, resumable, with the model kept in memory between steps.
 
-Independent of Temporal, so it is tested directly; activity.py wraps it.
+Rank 0 decides (input, idempotency, where the policy comes from, the batch), then hands the update to every rank;
+all ranks run it in lockstep on the FSDP2-sharded model. Independent of Temporal, so it is tested directly;
+activity.py wraps it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
-from collections.abc import Callable
+import os
+import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
+from ..config import PolicyUpdateRequest, parse_policy_update_input
 from ..grpo import PolicyTrainer, UnusableBatchError
 from ..grpo.batch import load_batch
 from ..schemas import SchemaError, validate
-from .checkpoints import CheckpointStore
+from .checkpoints import SHARDED_DIR, CheckpointStore, export_dtype
+from .process_group import GroupFailure, ProcessGroups
+from .sharding import shard_model
 
 log = logging.getLogger(__name__)
 Heartbeat = Callable[[dict], None]
+HEARTBEAT_EVERY_S = 5.0
 
 
 class UnusableInputError(ValueError):
@@ -34,102 +43,189 @@ class _Session:
     tokenizer: object | None
 
 
-def default_device() -> torch.device:
-    return torch.device("cuda") if torch.cuda.is_available() else torch.device("cpu")
+@dataclass(frozen=True)
+class _Plan:
+    """What rank 0 sends every rank: the update, and where the policy of `step - 1` comes from."""
+
+    request: PolicyUpdateRequest
+    episodes: list[dict]
+    source: str | None  # None: the session in memory; else a base-model or checkpoint directory
+    resume: bool  # load the sharded training state of `source`
+
+
+@contextlib.contextmanager
+def heartbeating(heartbeat: Heartbeat, details: dict, every_s: float | None = None) -> Iterator[None]:
+    """Heartbeat `details` now and every `every_s` seconds (default HEARTBEAT_EVERY_S) while the block runs (loads
+    and saves of big models take minutes without a natural progress point)."""
+    every_s = HEARTBEAT_EVERY_S if every_s is None else every_s
+    heartbeat(details)
+    stop = threading.Event()
+
+    def tick() -> None:
+        while not stop.wait(every_s):
+            heartbeat(details)
+
+    ticker = threading.Thread(target=tick, name="heartbeat", daemon=True)
+    ticker.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        ticker.join()
 
 
 class PolicyUpdater:
-    """Holds one campaign's model and optimizer; a different campaign or an unexpected step reloads from disk."""
+    """Holds one campaign's sharded model and optimizer; a different campaign or an unexpected step reloads from disk."""
 
-    def __init__(self, device: torch.device | None = None):
-        self.device = device or default_device()
+    def __init__(self, groups: ProcessGroups):
+        self.groups = groups
+        self.device = groups.device
         self._session: _Session | None = None
 
+    # ---- rank 0 -------------------------------------------------------------------------------------------------
+
     def run(self, raw_input: dict, heartbeat: Heartbeat = lambda _details: None) -> dict:
+        """Rank 0: one policyUpdate call. Raises UnusableInputError / UnusableBatchError (not retryable) and
+        GroupFailure (a rank failed: retry once the ranks have restarted)."""
         try:
-            request = validate("PolicyUpdateInput", raw_input, where="policyUpdate input")
+            request = parse_policy_update_input(raw_input)
         except SchemaError as err:
             raise UnusableInputError(str(err)) from err
-        step = request["step"]
-        store = CheckpointStore(request["checkpointDir"])
-        stored = store.complete(step)
+        store = CheckpointStore(request.checkpoint_dir)
+        stored = store.complete(request.step)
         if stored is not None:
-            state = store.read_state(step)
+            state = store.read_state(request.step)
             self._check_campaign(state, request, stored)
-            log.info("policyUpdate %s step %d: complete checkpoint found, returning it", request["campaignId"], step)
-            return _result(stored, step, state["metrics"], reused=True)
+            log.info("policyUpdate %s step %d: complete checkpoint found, returning it", request.campaign_id, request.step)
+            return _result(stored, request.step, state["metrics"], reused=True)
 
         heartbeat({"phase": "loading batch"})
-        episodes = load_batch(request["batchUri"])
-        session = self._session_at(request, store, step - 1)
-        heartbeat({"phase": "training", "microBatches": 0})
+        episodes = load_batch(request.batch_uri)
+        source, resume = self._source(request, store)
+        return self._execute(_Plan(request, episodes, source, resume), heartbeat)
+
+    def stop_followers(self) -> None:
+        """Rank 0: tell the other ranks to exit (a clean shutdown)."""
+        if self.groups.world_size > 1:
+            self.groups.broadcast(None)
+
+    def _source(self, request: PolicyUpdateRequest, store: CheckpointStore) -> tuple[str | None, bool]:
+        step = request.step - 1
+        current = self._session
+        if current and self._holds(current, request, step):
+            return None, False
+        store.remove_temporaries()
+        latest = store.latest_complete()
+        if step == 0 and latest is None:
+            source = Path(request.base_model)
+            if not (source / "config.json").is_file():
+                raise UnusableInputError(f"baseModel {source} is not a Hugging Face model directory (no config.json)")
+            return str(source), False
+        if latest == step:
+            source = store.path_for(step)
+            self._check_campaign(store.read_state(step), request, source)
+            if not (source / SHARDED_DIR / ".metadata").is_file():
+                raise UnusableInputError(
+                    f"checkpoint {source} has no sharded training state ({SHARDED_DIR}/): it was written before the "
+                    "sharded update; continue from it with a fresh campaign whose baseModel is this directory"
+                )
+            return str(source), True
+        have = "no checkpoint" if latest is None else f"its latest complete checkpoint is step {latest}"
+        raise UnusableInputError(
+            f"campaign {request.campaign_id}: step {step + 1} needs the checkpoint of step {step} in "
+            f"{request.checkpoint_dir}, but {have}"
+        )
+
+    # ---- every rank ---------------------------------------------------------------------------------------------
+
+    def follow(self) -> None:
+        """Ranks 1..N-1: run each update rank 0 hands over, until it says stop (or the group breaks)."""
+        while True:
+            plan = self.groups.broadcast()
+            if plan is None:
+                return
+            # Every rank saw the same input; rank 0 reports it.
+            with contextlib.suppress(UnusableBatchError, UnusableInputError):
+                self._execute(plan, lambda _details: None)
+
+    def _execute(self, plan: _Plan, heartbeat: Heartbeat) -> dict:
+        groups = self.groups
+        if groups.is_rank0:
+            groups.broadcast(plan)
+        request = plan.request
         try:
+            with heartbeating(heartbeat, {"phase": "loading policy"}):
+                session = self._session_for(plan)
+            heartbeat({"phase": "training", "microBatches": 0})
+            if groups.is_rank0:
+                log.info("policyUpdate %s step %d: %d episodes on %d rank(s)", request.campaign_id, request.step, len(plan.episodes), groups.world_size)
+            log.info("rank %d (pid %d): training step %d", groups.rank, os.getpid(), request.step)
             metrics = session.trainer.train_step(
-                episodes,
-                loss_config=request["loss"],
-                optimizer_config=request["optimizer"],
-                micro_batch_size=request["microBatchSize"],
-                mini_batch_groups=request["miniBatchGroups"],
-                shuffle_seed=f"{request['seed']}:{step}",
+                plan.episodes,
+                loss_config=request.loss,
+                optimizer_config=request.optim,
+                micro_batch_size=request.ppo_micro_batch_size_per_gpu,
+                mini_batch_groups=request.ppo_mini_batch_size,
+                shuffle_seed=request.shuffle_seed,
                 progress=lambda done, total: heartbeat({"phase": "training", "microBatches": done, "of": total}),
             )
+            with heartbeating(heartbeat, {"phase": "writing checkpoint"}):
+                path = CheckpointStore(request.checkpoint_dir).write(
+                    request.step,
+                    groups=groups,
+                    trainer=session.trainer,
+                    tokenizer=session.tokenizer,
+                    state={"campaignId": request.campaign_id, "batchUri": request.batch_uri, "metrics": metrics},
+                    dtype=export_dtype(request.fsdp.export_dtype, self.device),
+                )
         except UnusableBatchError as err:
             if err.weights_changed:
                 self._session = None  # part of the update was applied: reload step - 1 from its checkpoint next time
             raise
-        except BaseException:
+        except UnusableInputError:
             self._session = None
             raise
-        heartbeat({"phase": "writing checkpoint"})
-        try:
-            path = store.write(
-                step,
-                model=session.trainer.model,
-                optimizer=session.trainer.optimizer,
-                tokenizer=session.tokenizer,
-                state={"campaignId": request["campaignId"], "batchUri": request["batchUri"], "metrics": metrics},
-            )
-        except BaseException:
-            self._session = None  # the weights moved on but no checkpoint says so: reload on the next call
+        except BaseException as err:
+            self._session = None  # the weights may have moved on without a checkpoint saying so: reload next time
+            if groups.world_size > 1 and isinstance(err, Exception):
+                raise GroupFailure(f"{groups}: the sharded update of step {request.step} failed: {err}") from err
             raise
-        return _result(path, step, metrics, reused=False)
+        return _result(path, request.step, metrics, reused=False)
 
-    def _session_at(self, request: dict, store: CheckpointStore, step: int) -> _Session:
-        """The trainer with `step` updates applied: the one in memory, the checkpoint of that step, or the base model."""
-        checkpoint_dir = Path(request["checkpointDir"]).resolve()
-        current = self._session
-        if current and current.campaign_id == request["campaignId"] and current.checkpoint_dir == checkpoint_dir and current.trainer.step == step:
+    def _session_for(self, plan: _Plan) -> _Session:
+        request = plan.request
+        if plan.source is None:
+            current = self._session
+            if current is None or not self._holds(current, request, request.step - 1):
+                raise GroupFailure(f"{self.groups}: rank 0 holds the policy of step {request.step - 1} in memory but this rank does not")
             return current
         self._session = None
-        store.remove_temporaries()
-        latest = store.latest_complete()
-        if step == 0 and latest is None:
-            source = Path(request["baseModel"])
-            if not (source / "config.json").is_file():
-                raise UnusableInputError(f"baseModel {source} is not a Hugging Face model directory (no config.json)")
-        elif latest == step:
-            source = store.path_for(step)
-            self._check_campaign(store.read_state(step), request, source)
-        else:
-            have = "no checkpoint" if latest is None else f"its latest complete checkpoint is step {latest}"
-            raise UnusableInputError(
-                f"campaign {request['campaignId']}: step {step + 1} needs the checkpoint of step {step} in "
-                f"{request['checkpointDir']}, but {have}"
-            )
-        log.info("loading policy from %s onto %s", source, self.device)
+        source = Path(plan.source)
+        log.info("%s: loading policy from %s", self.groups, source)
         model = AutoModelForCausalLM.from_pretrained(source, dtype=torch.float32)
-        trainer = PolicyTrainer(model, request["optimizer"], step=step, device=self.device)
-        if step > 0:
-            store.load_optimizer_state(source, trainer.optimizer)
-        tokenizer = _load_tokenizer(source)
-        self._session = _Session(request["campaignId"], checkpoint_dir, trainer, tokenizer)
+        try:
+            shard_model(model, self.device, self.groups.world_size, request.fsdp)
+        except ValueError as err:
+            raise UnusableInputError(str(err)) from err
+        trainer = PolicyTrainer(model, request.optim, step=request.step - 1, device=self.device)
+        if plan.resume:
+            CheckpointStore.load_training_state(source, trainer)
+        self._session = _Session(request.campaign_id, Path(request.checkpoint_dir).resolve(), trainer, _load_tokenizer(source))
         return self._session
 
     @staticmethod
-    def _check_campaign(state: dict, request: dict, path: Path) -> None:
-        if state.get("campaignId") != request["campaignId"]:
+    def _holds(session: _Session, request: PolicyUpdateRequest, step: int) -> bool:
+        return (
+            session.campaign_id == request.campaign_id
+            and session.checkpoint_dir == Path(request.checkpoint_dir).resolve()
+            and session.trainer.step == step
+        )
+
+    @staticmethod
+    def _check_campaign(state: dict, request: PolicyUpdateRequest, path: Path) -> None:
+        if state.get("campaignId") != request.campaign_id:
             raise UnusableInputError(
-                f"checkpoint {path} belongs to campaign {state.get('campaignId')!r}, not {request['campaignId']!r}"
+                f"checkpoint {path} belongs to campaign {state.get('campaignId')!r}, not {request.campaign_id!r}"
             )
 
 

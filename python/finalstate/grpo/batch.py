@@ -104,7 +104,7 @@ class EpisodeTensors:
     old_log_prob: torch.Tensor  # [batch, tokens-1]
     advantages: torch.Tensor  # [batch, tokens-1], the episode's advantage on every position
 
-    def to(self, device: torch.device) -> "EpisodeTensors":
+    def to(self, device: torch.device) -> EpisodeTensors:
         return EpisodeTensors(*(t.to(device) for t in (self.input_ids, self.attention_mask, self.response_mask, self.old_log_prob, self.advantages)))
 
 

@@ -21,7 +21,7 @@ class AggNormaliser:
     sequences: float
 
     @staticmethod
-    def of(response_mask: torch.Tensor) -> "AggNormaliser":
+    def of(response_mask: torch.Tensor) -> AggNormaliser:
         return AggNormaliser(
             tokens=float(response_mask.sum()), sequences=float((response_mask.sum(dim=-1) > 0).sum())
         )

@@ -1,5 +1,7 @@
 """The update of one GRPO step: one AdamW step per mini-batch, each computed in micro-batches whose accumulated
-gradient equals the mini-batch gradient."""
+gradient equals the mini-batch gradient. Under a process group (FSDP2, gpu_worker/sharding.py) each rank trains on
+its share of every mini-batch and the loss is normalised over the whole mini-batch, so W ranks compute the
+gradient one process would."""
 
 from __future__ import annotations
 
@@ -9,17 +11,22 @@ import time
 from collections.abc import Callable
 
 import torch
+from torch.distributed.fsdp import FSDPModule
+from torch.distributed.tensor import DTensor
 
+from ..config import LossConfig, OptimizerConfig
 from .batch import EpisodeTensors, UnusableBatchError, check_episodes, episode_advantages, episodes_to_tensors
-from .mini_batches import any_loss_tokens, split_mini_batches
 from .core_algos import AggNormaliser, agg_loss, compute_policy_loss, entropy_from_logprobs, kl_penalty_k3
+from .mini_batches import any_loss_tokens, split_mini_batches
+from .ranks import Ranks
 
 Progress = Callable[[int, int], None]
 
 
-def autocast_for(device: torch.device):
-    """bf16 autocast on CUDA (fp32 master weights and optimizer state); plain fp32 elsewhere."""
-    if device.type == "cuda":
+def autocast_for(device: torch.device, model: torch.nn.Module):
+    """bf16 autocast on CUDA for a plain model (fp32 master weights); an FSDP2 model casts through its
+    MixedPrecisionPolicy instead; plain fp32 elsewhere."""
+    if device.type == "cuda" and not isinstance(model, FSDPModule):
         return torch.autocast("cuda", dtype=torch.bfloat16)
     return contextlib.nullcontext()
 
@@ -32,37 +39,44 @@ def token_log_probs(model: torch.nn.Module, batch: EpisodeTensors) -> tuple[torc
     return log_probs_all.gather(-1, targets).squeeze(-1), log_probs_all
 
 
-def build_optimizer(model: torch.nn.Module, config: dict) -> torch.optim.AdamW:
+def build_optimizer(model: torch.nn.Module, config: OptimizerConfig) -> torch.optim.AdamW:
     return torch.optim.AdamW(
         [p for p in model.parameters() if p.requires_grad],
-        lr=config["lr"],
-        betas=tuple(config["betas"]),
-        eps=config["eps"],
-        weight_decay=config["weightDecay"],
+        lr=config.lr,
+        betas=config.betas,
+        eps=config.eps,
+        weight_decay=config.weight_decay,
     )
 
 
-def apply_optimizer_config(optimizer: torch.optim.Optimizer, config: dict) -> None:
+def apply_optimizer_config(optimizer: torch.optim.Optimizer, config: OptimizerConfig) -> None:
     """Hyper-parameters may change between steps (a schedule lives in the orchestrator)."""
     for group in optimizer.param_groups:
-        group.update(lr=config["lr"], betas=tuple(config["betas"]), eps=config["eps"], weight_decay=config["weightDecay"])
+        group.update(lr=config.lr, betas=config.betas, eps=config.eps, weight_decay=config.weight_decay)
+
+
+def _without_loss(episode: dict) -> dict:
+    """A copy of `episode` that trains on nothing: the pass a rank makes when its share has run out."""
+    n = len(episode["tokenIds"])
+    return {**episode, "lossMask": [0] * n, "rolloutLogprobs": [0.0] * n}
 
 
 class PolicyTrainer:
     """A causal LM and its AdamW optimizer, kept in memory across steps; `step` counts completed updates."""
 
-    def __init__(self, model: torch.nn.Module, optimizer_config: dict, *, step: int = 0, device: torch.device | None = None):
+    def __init__(self, model: torch.nn.Module, optimizer_config: OptimizerConfig, *, step: int = 0, device: torch.device | None = None):
         self.device = device or next(model.parameters()).device
-        self.model = model.to(self.device)
+        self.model = model if isinstance(model, FSDPModule) else model.to(self.device)
         self.optimizer = build_optimizer(self.model, optimizer_config)
+        self.ranks = Ranks.current(self.device)
         self.step = step
 
     def train_step(
         self,
         episodes: list[dict],
         *,
-        loss_config: dict,
-        optimizer_config: dict,
+        loss_config: LossConfig,
+        optimizer_config: OptimizerConfig,
         micro_batch_size: int,
         mini_batch_groups: int | None = None,
         shuffle_seed: str = "0",
@@ -70,18 +84,19 @@ class PolicyTrainer:
     ) -> dict:
         """Apply the update of one GRPO step on `episodes` (TrainingEpisode dicts); return the PolicyUpdateMetrics fields.
 
-        With `mini_batch_groups` unset the whole batch is one AdamW step. Otherwise the groups are shuffled (seeded by
-        `shuffle_seed`, so a replayed step repeats its update exactly) and cut into mini-batches of that many whole
-        groups, one AdamW step each, as verl's ppo_mini_batch_size does: later mini-batches are off-policy and the
-        clipped ratio bounds how far they move. Advantages are computed once, over the whole batch.
+        Every rank is given the whole batch and trains on its share. With `mini_batch_groups` unset the whole batch
+        is one AdamW step. Otherwise the groups are shuffled (seeded by `shuffle_seed`, so a replayed step repeats its
+        update exactly) and cut into mini-batches of that many whole groups, one AdamW step each, as verl's
+        ppo_mini_batch_size does: later mini-batches are off-policy and the clipped ratio bounds how far they move.
+        Advantages are computed once, over the whole batch.
 
-        Raises UnusableBatchError when the batch or its loss is unusable; its `weights_changed` says whether an
-        earlier mini-batch had already been applied.
+        Raises UnusableBatchError when the batch or its loss is unusable (on every rank alike); its
+        `weights_changed` says whether an earlier mini-batch had already been applied.
         """
         started = time.perf_counter()
         advantages = self._checked_advantages(episodes, loss_config)
         mini_batches = [m for m in split_mini_batches(episodes, mini_batch_groups, shuffle_seed) if any_loss_tokens(episodes, m)]
-        micro_total = sum(math.ceil(len(m) / micro_batch_size) for m in mini_batches)
+        micro_total = sum(self.ranks.passes(len(m), micro_batch_size) for m in mini_batches)
         micro_done = 0
 
         def micro_progress(done: int, _total: int) -> None:
@@ -98,7 +113,8 @@ class PolicyTrainer:
             except UnusableBatchError as err:
                 err.weights_changed = index > 0
                 raise
-            grad_norm = float(torch.nn.utils.clip_grad_norm_(self.model.parameters(), optimizer_config["maxGradNorm"]))
+            grad_norm = torch.nn.utils.clip_grad_norm_(self.model.parameters(), optimizer_config.grad_clip)
+            grad_norm = float(grad_norm.full_tensor() if isinstance(grad_norm, DTensor) else grad_norm)
             if not math.isfinite(grad_norm):
                 self.optimizer.zero_grad(set_to_none=True)
                 where = "" if len(mini_batches) == 1 else f" of mini-batch {index + 1}/{len(mini_batches)}"
@@ -107,7 +123,7 @@ class PolicyTrainer:
                 raise err
             self.optimizer.step()
             self.optimizer.zero_grad(set_to_none=True)
-            micro_done += math.ceil(len(part) / micro_batch_size)
+            micro_done += self.ranks.passes(len(part), micro_batch_size)
             # Token-weighted over the whole batch, so one mini-batch gives the same figures as before mini-batches.
             weight = metrics["tokens"]
             for key in ("clipFraction", "entropy", "approxKl"):
@@ -132,23 +148,25 @@ class PolicyTrainer:
         }
 
     def accumulate_gradients(
-        self, episodes: list[dict], *, loss_config: dict, micro_batch_size: int, progress: Progress | None = None
+        self, episodes: list[dict], *, loss_config: LossConfig, micro_batch_size: int, progress: Progress | None = None
     ) -> dict:
         """Leave in .grad the gradient of the whole batch's loss, computed micro-batch by micro-batch."""
         advantages = self._checked_advantages(episodes, loss_config)
         return self._accumulate(episodes, advantages, loss_config=loss_config, micro_batch_size=micro_batch_size, progress=progress)
 
-    def _checked_advantages(self, episodes: list[dict], loss_config: dict) -> torch.Tensor:
+    def _checked_advantages(self, episodes: list[dict], loss_config: LossConfig) -> torch.Tensor:
         """Reject a batch the model cannot train on, then compute each episode's advantage within its group."""
         check_episodes(episodes, where="batch", vocab_size=self.model.get_input_embeddings().weight.shape[0])
-        return episode_advantages(episodes, eps=loss_config["eps"], normalize_std=loss_config["normalizeStd"])
+        return episode_advantages(episodes, eps=loss_config.epsilon, normalize_std=loss_config.norm_adv_by_std_in_grpo)
 
     def _accumulate(
-        self, episodes: list[dict], advantages: torch.Tensor, *, loss_config: dict, micro_batch_size: int, progress: Progress | None = None
+        self, episodes: list[dict], advantages: torch.Tensor, *, loss_config: LossConfig, micro_batch_size: int, progress: Progress | None = None
     ) -> dict:
-        chunks = [episodes[i : i + micro_batch_size] for i in range(0, len(episodes), micro_batch_size)]
-        chunk_advantages = advantages.split(micro_batch_size)
-        # The denominators of all of `episodes`, so that the micro-batch losses add up to their loss.
+        mine = self.ranks.share(len(episodes))
+        local = [episodes[i] for i in mine]
+        local_advantages = advantages[mine] if mine else advantages[:0]
+        passes = self.ranks.passes(len(episodes), micro_batch_size)
+        # The denominators of all of `episodes` (every rank's share), so that the micro-batch losses add up to their loss.
         whole = AggNormaliser(
             tokens=float(sum(sum(e["lossMask"]) for e in episodes)),
             sequences=float(sum(1 for e in episodes if any(e["lossMask"]))),
@@ -156,48 +174,54 @@ class PolicyTrainer:
 
         self.model.train()
         self.optimizer.zero_grad(set_to_none=True)
-        totals = {"loss": 0.0, "clipped": 0.0, "entropy": 0.0, "kl": 0.0}
-        all_tokens = 0
-        for index, (chunk, chunk_adv) in enumerate(zip(chunks, chunk_advantages)):
+        totals = {"loss": 0.0, "clipped": 0.0, "entropy": 0.0, "kl": 0.0, "tokens": 0.0}
+        for index in range(passes):
+            chunk = local[index * micro_batch_size : (index + 1) * micro_batch_size]
+            chunk_adv = local_advantages[index * micro_batch_size : (index + 1) * micro_batch_size]
+            filler = not chunk
+            if filler:
+                chunk, chunk_adv = [_without_loss(episodes[0])], torch.zeros(1)
             batch = episodes_to_tensors(chunk, chunk_adv).to(self.device)
-            with autocast_for(self.device):
+            with autocast_for(self.device, self.model):
                 log_prob, log_probs_all = token_log_probs(self.model, batch)
             pg_loss, clipfrac, _ = compute_policy_loss(
                 batch.old_log_prob,
                 log_prob,
                 batch.advantages,
                 batch.response_mask,
-                clip_ratio_low=loss_config["clipLow"],
-                clip_ratio_high=loss_config["clipHigh"],
-                loss_agg_mode=loss_config["aggregation"],
+                clip_ratio_low=loss_config.clip_ratio_low,
+                clip_ratio_high=loss_config.clip_ratio_high,
+                loss_agg_mode=loss_config.loss_agg_mode,
                 normaliser=whole,
             )
             kl = kl_penalty_k3(log_prob, batch.old_log_prob)
             loss = pg_loss
-            if loss_config["klCoef"] > 0:
-                loss = loss + loss_config["klCoef"] * agg_loss(kl, batch.response_mask, loss_config["aggregation"], whole)
-            if not torch.isfinite(loss):
+            if loss_config.kl_loss_coef > 0:
+                loss = loss + loss_config.kl_loss_coef * agg_loss(kl, batch.response_mask, loss_config.loss_agg_mode, whole)
+            if not self.ranks.all_true(bool(torch.isfinite(loss))):
                 self.optimizer.zero_grad(set_to_none=True)
-                raise UnusableBatchError(f"the loss of micro-batch {index} is {loss.item()} (not finite); no update applied")
-            loss.backward()
+                raise UnusableBatchError(f"the loss of micro-batch {index} is not finite on some rank (here {loss.item()}); no update applied")
+            # FSDP averages gradients over the ranks; each rank's loss is its part of the whole sum.
+            (loss * self.ranks.size).backward()
             with torch.no_grad():
                 mask = batch.response_mask.bool()
-                chunk_tokens = float(mask.sum())
                 totals["loss"] += float(loss)
-                totals["clipped"] += float(clipfrac) * chunk_tokens
+                totals["clipped"] += float(clipfrac) * float(mask.sum())
                 totals["kl"] += float(kl[mask].sum())
                 totals["entropy"] += float(entropy_from_logprobs(log_probs_all[mask]).sum())
-                all_tokens += int(batch.attention_mask.sum())
+                if not filler:
+                    totals["tokens"] += float(batch.attention_mask.sum())
             del log_probs_all, log_prob, loss
             if progress:
-                progress(index + 1, len(chunks))
+                progress(index + 1, passes)
 
+        loss_sum, clipped, kl_sum, entropy, all_tokens = self.ranks.sum([totals[k] for k in ("loss", "clipped", "kl", "entropy", "tokens")])
         loss_tokens = max(whole.tokens, 1.0)
         return {
-            "loss": totals["loss"],
-            "clipFraction": totals["clipped"] / loss_tokens,
-            "entropy": totals["entropy"] / loss_tokens,
-            "approxKl": totals["kl"] / loss_tokens,
+            "loss": loss_sum,
+            "clipFraction": clipped / loss_tokens,
+            "entropy": entropy / loss_tokens,
+            "approxKl": kl_sum / loss_tokens,
             "tokens": int(whole.tokens),
-            "allTokens": all_tokens,
+            "allTokens": int(all_tokens),
         }

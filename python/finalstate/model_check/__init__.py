@@ -43,7 +43,7 @@ def _load(directory: Path) -> tuple[list[str], Any, Any]:
     config = None
     try:
         config = AutoConfig.from_pretrained(directory)
-    except Exception as err:  # noqa: BLE001 (reported, whatever it is)
+    except Exception as err:
         problems.append(f"config.json does not load: {err}")
     if config is not None and config.model_type not in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES:
         problems.append(f"model_type {config.model_type!r} has no causal-LM class in transformers {transformers.__version__}")
@@ -51,7 +51,7 @@ def _load(directory: Path) -> tuple[list[str], Any, Any]:
     tokenizer = None
     try:
         tokenizer = AutoTokenizer.from_pretrained(directory)
-    except Exception as err:  # noqa: BLE001
+    except Exception as err:
         problems.append(f"the tokenizer does not load: {err}")
     return problems, config, tokenizer
 

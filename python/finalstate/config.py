@@ -1,0 +1,132 @@
+"""PolicyUpdateInput (schemas/training.ts) parsed once into typed, frozen config objects with verl's names.
+
+This module is the one place where the TypeScript names of the payload meet the Python (verl) names: each field's
+`ts` metadata names the payload key it is read from. Defaults come from the exported JSON Schema, never from here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+from .schemas import validate
+
+
+def _ts(name: str) -> Any:
+    return field(metadata={"ts": name})
+
+
+def _from_payload(cls, payload: dict, **nested):
+    """Build `cls` from a validated payload, reading each field from the key its `ts` metadata names."""
+    values = {}
+    for f in dataclasses.fields(cls):
+        if f.name in nested:
+            values[f.name] = nested[f.name]
+        else:
+            values[f.name] = payload[f.metadata["ts"]]
+    return cls(**values)
+
+
+def ts_name(cls, python_name: str) -> str:
+    """The payload key of a config field, for error messages that must name what the user wrote."""
+    return next(f.metadata["ts"] for f in dataclasses.fields(cls) if f.name == python_name)
+
+
+@dataclass(frozen=True)
+class OptimizerConfig:
+    """AdamW and gradient clipping (verl: actor.optim.*, actor.grad_clip)."""
+
+    lr: float = _ts("lr")
+    weight_decay: float = _ts("weightDecay")
+    betas: tuple[float, float] = _ts("betas")
+    eps: float = _ts("eps")
+    grad_clip: float = _ts("maxGradNorm")
+
+    def __post_init__(self):
+        object.__setattr__(self, "betas", tuple(self.betas))
+
+    @staticmethod
+    def from_payload(payload: dict) -> OptimizerConfig:
+        return _from_payload(OptimizerConfig, payload)
+
+
+@dataclass(frozen=True)
+class LossConfig:
+    """The clipped policy loss and the group advantages (verl: actor.clip_ratio_*, loss_agg_mode, kl_loss_coef,
+    algorithm.norm_adv_by_std_in_grpo; `epsilon` is the std offset of compute_grpo_outcome_advantage)."""
+
+    clip_ratio_low: float = _ts("clipLow")
+    clip_ratio_high: float = _ts("clipHigh")
+    kl_loss_coef: float = _ts("klCoef")
+    norm_adv_by_std_in_grpo: bool = _ts("normalizeStd")
+    epsilon: float = _ts("eps")
+    loss_agg_mode: str = _ts("aggregation")
+
+    @staticmethod
+    def from_payload(payload: dict) -> LossConfig:
+        return _from_payload(LossConfig, payload)
+
+
+@dataclass(frozen=True)
+class FsdpConfig:
+    """How the update is sharded and what it saves (verl: actor.fsdp_config.optimizer_offload,
+    model.enable_gradient_checkpointing)."""
+
+    enable_gradient_checkpointing: bool = _ts("activationCheckpointing")
+    optimizer_offload: bool = _ts("optimizerOffload")
+    export_dtype: str = _ts("exportDtype")
+
+    @staticmethod
+    def from_payload(payload: dict) -> FsdpConfig:
+        return _from_payload(FsdpConfig, payload)
+
+
+@dataclass(frozen=True)
+class PolicyUpdateRequest:
+    """One `policyUpdate` call. ppo_micro_batch_size_per_gpu counts episodes per forward pass on each rank;
+    ppo_mini_batch_size counts groups (verl counts prompts, and a group is one prompt's rollouts)."""
+
+    campaign_id: str = _ts("campaignId")
+    step: int = _ts("step")
+    batch_uri: str = _ts("batchUri")
+    checkpoint_dir: str = _ts("checkpointDir")
+    base_model: str = _ts("baseModel")
+    optim: OptimizerConfig = _ts("optimizer")
+    loss: LossConfig = _ts("loss")
+    fsdp: FsdpConfig = _ts("fsdp")
+    ppo_micro_batch_size_per_gpu: int = _ts("microBatchSize")
+    ppo_mini_batch_size: int | None = _ts("miniBatchGroups")
+    seed: int = _ts("seed")
+
+    @property
+    def shuffle_seed(self) -> str:
+        """Seeds the mini-batch order: the same (seed, step) repeats its update exactly."""
+        return f"{self.seed}:{self.step}"
+
+
+def parse_policy_update_input(raw: Any, *, where: str = "policyUpdate input") -> PolicyUpdateRequest:
+    """Validate against PolicyUpdateInput.schema.json (raising SchemaError) and build the typed request."""
+    payload = validate("PolicyUpdateInput", raw, where=where)
+    return _from_payload(
+        PolicyUpdateRequest,
+        payload,
+        optim=OptimizerConfig.from_payload(payload["optimizer"]),
+        loss=LossConfig.from_payload(payload["loss"]),
+        fsdp=FsdpConfig.from_payload(payload["fsdp"]),
+    )
+
+
+def loss_config(overrides: dict | None = None) -> LossConfig:
+    """A LossConfig from TypeScript-named `overrides`, the rest from the schema's defaults (for tests and benchmarks)."""
+    return LossConfig.from_payload(_defaults()["loss"] | (overrides or {}))
+
+
+def optimizer_config(overrides: dict | None = None) -> OptimizerConfig:
+    """An OptimizerConfig from TypeScript-named `overrides`, the rest from the schema's defaults."""
+    return OptimizerConfig.from_payload(_defaults()["optimizer"] | (overrides or {}))
+
+
+def _defaults() -> dict:
+    skeleton = {"campaignId": "x", "step": 1, "batchUri": "x", "checkpointDir": "x", "baseModel": "x"}
+    return validate("PolicyUpdateInput", skeleton)

@@ -1,0 +1,45 @@
+"""Sharding a Hugging Face causal LM with FSDP2: one FSDP unit per decoder layer, then the root.
+
+On CUDA the unsharded parameters are bf16 during compute and gradients are reduced in fp32; the sharded master
+weights and AdamW state stay fp32. On CPU (gloo) everything is fp32.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch.distributed.device_mesh import init_device_mesh
+from torch.distributed.fsdp import CPUOffloadPolicy, MixedPrecisionPolicy, OffloadPolicy, fully_shard
+
+from ..config import FsdpConfig
+
+
+def decoder_layers(model: torch.nn.Module) -> torch.nn.ModuleList:
+    """The decoder stack of a Hugging Face causal LM (Qwen, Llama, Mistral, ...: model.model.layers)."""
+    layers = getattr(getattr(model, "base_model", None), "layers", None)
+    if not isinstance(layers, torch.nn.ModuleList):
+        raise ValueError(f"{type(model).__name__} has no decoder layers at model.base_model.layers; cannot shard it per layer")
+    return layers
+
+
+def mixed_precision(device: torch.device) -> MixedPrecisionPolicy:
+    if device.type == "cuda":
+        return MixedPrecisionPolicy(param_dtype=torch.bfloat16, reduce_dtype=torch.float32)
+    return MixedPrecisionPolicy()
+
+
+def shard_model(model: torch.nn.Module, device: torch.device, world_size: int, config: FsdpConfig) -> torch.nn.Module:
+    """Shard `model` (fp32, on the CPU) in place over `world_size` ranks and return it."""
+    if config.enable_gradient_checkpointing:
+        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+    offload = config.optimizer_offload and device.type == "cuda"
+    if not offload:
+        model.to(device)
+    options = dict(
+        mesh=init_device_mesh(device.type, (world_size,)),
+        mp_policy=mixed_precision(device),
+        offload_policy=CPUOffloadPolicy() if offload else OffloadPolicy(),
+    )
+    for layer in decoder_layers(model):
+        fully_shard(layer, **options)
+    fully_shard(model, **options)
+    return model

@@ -1,0 +1,161 @@
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import type { LoadedConfig } from '../../infra/config.js';
+import { fromRoot } from '../../infra/paths.js';
+import { PolicyUpdateResult, type PolicyUpdateInput } from '../../schemas/training.js';
+import { campaign } from '../../workflows/campaign.js';
+import { policyUpdateSmokeWorkflow } from '../../workflows/policy-update-smoke.js';
+import { uniqueName } from '../helpers/index.js';
+import { startPipeline, task, type Pipeline } from '../pipeline/harness.js';
+
+// The real Python gpu worker at world size 2 (torchrun, gloo on the CPU) behind the real Temporal dev server: a rank
+// SIGKILLed mid-update, then a smoke campaign (episodes from the seeded random stand-in runner, so that the test
+// costs seconds) whose two GRPO steps run on the sharded worker.
+const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'finalstate-sharded-'));
+const COLLECTIVE_TIMEOUT_S = 20;
+let p: Pipeline;
+let modelDir: string;
+let worker: ReturnType<typeof startTorchrunWorker>;
+
+/** `torchrun --nproc-per-node 2 --max-restarts 1 -m finalstate.gpu_worker`: after a rank dies, torchrun restarts both. */
+function startTorchrunWorker(config: LoadedConfig, taskQueue: string) {
+  const python = fromRoot(config.python.venv, 'bin', 'python');
+  // c10d rendezvous (--standalone on one node): each restart is a fresh rendezvous round with its own store keys; the
+  // static rendezvous of --master-port hands a restarted rank its predecessor's stale gloo address.
+  const args = ['-m', 'torch.distributed.run', '--standalone', '--nproc-per-node', '2', '--max-restarts', '1'];
+  const workerArgs = ['-m', 'finalstate.gpu_worker', '--task-queue', taskQueue, '--address', config.temporal.address, '--namespace', config.temporal.namespace, '--device', 'cpu', '--collective-timeout-s', String(COLLECTIVE_TIMEOUT_S)];
+  const child = spawn(python, [...args, ...workerArgs], { env: { ...process.env, PYTHONPATH: fromRoot('python'), OMP_NUM_THREADS: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const listeners: Array<() => void> = [];
+  const onData = (chunk: Buffer) => {
+    output += chunk.toString();
+    for (const listener of listeners) listener();
+  };
+  child.stdout.on('data', onData);
+  child.stderr.on('data', onData);
+  /** Resolves with the first match of `pattern` in the output after `from` characters. */
+  const waitFor = (pattern: RegExp, from = 0, timeoutMs = 120_000) =>
+    new Promise<RegExpMatchArray>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`torchrun gpu worker: no ${pattern} after ${timeoutMs} ms:\n${output.slice(-4000)}`)), timeoutMs);
+      const check = () => {
+        const match = output.slice(from).match(pattern);
+        if (match) {
+          clearTimeout(timer);
+          resolve(match);
+        }
+      };
+      listeners.push(check);
+      check();
+    });
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    child.kill('SIGTERM');
+    await exited;
+  };
+  return { child, waitFor, stop, output: () => output };
+}
+
+/** Many long episodes in micro-batches of one, so that the update runs for seconds and a rank can die inside it. */
+function longBatch(vocabSize: number) {
+  const episodes = Array.from({ length: 64 }, (_, i) => {
+    const tokens = Array.from({ length: 256 }, (_, k) => (3 + i * 31 + k * 7) % vocabSize);
+    return {
+      episodeId: `ep-${i}`,
+      taskId: `task-${i >> 2}`,
+      groupId: `group-${i >> 2}`,
+      tokenIds: tokens,
+      lossMask: tokens.map((_, k) => (k < 16 ? 0 : 1)),
+      rolloutLogprobs: tokens.map((_, k) => (k < 16 ? 0 : -5.5)),
+      reward: i % 2,
+    };
+  });
+  const file = path.join(workDir, 'long-batch.json');
+  fs.writeFileSync(file, JSON.stringify({ episodes }));
+  return file;
+}
+
+before(async () => {
+  const python = fromRoot('.venv', 'bin', 'python');
+  const built = spawnSync(python, ['-m', 'finalstate.testing.tiny_model', path.join(workDir, 'base-model')], { env: { ...process.env, PYTHONPATH: fromRoot('python') }, encoding: 'utf8' });
+  assert.equal(built.status, 0, built.stderr);
+  modelDir = (JSON.parse(built.stdout.trim().split('\n').pop() ?? '{}') as { dir: string }).dir;
+  p = await startPipeline([task('t-a', 0.5), task('t-b', 0.5), task('t-c', 0.5), task('e-1', 0.5, 'eval')], {}, 8, {
+    startGpuWorker: async (config, taskQueue) => {
+      worker = startTorchrunWorker(config, taskQueue);
+      await worker.waitFor(new RegExp(`gpu worker ready on task queue ${taskQueue} \\(rank 0/2`));
+      return worker;
+    },
+  });
+});
+
+after(async () => {
+  await p?.close();
+  fs.rmSync(workDir, { recursive: true, force: true });
+});
+
+test('a rank SIGKILLed mid-update fails the attempt with GpuRankFailure at once, and the retry on the restarted ranks completes', async () => {
+  const request: PolicyUpdateInput = {
+    campaignId: 'sharded-kill',
+    step: 1,
+    batchUri: `file://${longBatch(300)}`,
+    checkpointDir: path.join(workDir, 'kill-checkpoints'),
+    baseModel: modelDir,
+    optimizer: { lr: 1e-3 },
+    microBatchSize: 1,
+  };
+  const from = worker.output().length;
+  const started = Date.now();
+  const handle = await p.client.workflow.start(policyUpdateSmokeWorkflow, {
+    taskQueue: p.queues.control,
+    workflowId: uniqueName('sharded-kill'),
+    args: [{ gpuTaskQueue: p.queues.gpu, update: request }],
+  });
+  const [, pid] = await worker.waitFor(/rank 1 \(pid (\d+)\): training step 1/, from);
+  process.kill(Number(pid), 'SIGKILL');
+  const killedAt = Date.now();
+  const result = PolicyUpdateResult.parse(await handle.result());
+  const finished = Date.now();
+  assert.equal(result.step, 1);
+  assert.equal(result.reused, false);
+  assert.ok(fs.existsSync(path.join(workDir, 'kill-checkpoints', 'step-000001', 'COMPLETE')));
+
+  const history = await handle.fetchHistory();
+  const startedEvent = history.events?.find((e) => e.activityTaskStartedEventAttributes)?.activityTaskStartedEventAttributes;
+  assert.equal(startedEvent?.attempt, 2, 'the first attempt failed and the second completed');
+  const lastFailure = startedEvent?.lastFailure;
+  assert.equal(lastFailure?.applicationFailureInfo?.type, 'GpuRankFailure', JSON.stringify(lastFailure));
+  assert.match(lastFailure?.message ?? '', /rank 0\/2/);
+  // Failing did not wait for a heartbeat timeout (2 minutes) nor even the collective timeout: the peer's socket closed.
+  assert.ok(finished - killedAt < 90_000, `the retry completed ${finished - killedAt} ms after the kill`);
+  assert.ok(finished - started < 120_000);
+});
+
+test('a smoke campaign runs its GRPO steps on the gpu worker at world size 2', async () => {
+  const checkpointDir = path.join(workDir, 'campaign-checkpoints');
+  const config = p.campaignConfig({
+    steps: 2,
+    groupsPerStep: 2,
+    rolloutsPerGroup: 4,
+    keepZeroVarianceGroups: true,
+    update: { baseModel: modelDir, checkpointDir, optimizer: { lr: 1e-3 }, microBatchSize: 2 },
+    evaluation: { everySteps: 5, k: 1, window: 8 },
+  });
+  const handle = await p.client.workflow.start(campaign, { taskQueue: p.queues.control, workflowId: config.campaignId, args: [{ config }] });
+  await handle.result();
+  for (const step of [1, 2]) {
+    const dir = path.join(checkpointDir, `step-00000${step}`);
+    assert.ok(fs.existsSync(path.join(dir, 'COMPLETE')), `${dir} is complete`);
+    assert.ok(fs.existsSync(path.join(dir, 'model.safetensors')));
+    const shards = fs.readdirSync(path.join(dir, 'sharded')).filter((f) => f.endsWith('.distcp'));
+    assert.equal(shards.length, 2, `one shard file per rank in ${dir}/sharded: ${shards.join(', ')}`);
+    const state = JSON.parse(fs.readFileSync(path.join(dir, 'trainer_state.json'), 'utf8')) as { campaignId: string; metrics: { tokens: number } };
+    assert.equal(state.campaignId, config.campaignId);
+    assert.ok(state.metrics.tokens > 0);
+  }
+  assert.match(worker.output(), /training step 2/);
+});
