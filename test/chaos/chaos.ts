@@ -36,14 +36,19 @@ export const SHORT_FAULTS: PlannedFault[] = [
   { kind: 'postgres-restart', slot: 'base-eval' },
 ];
 
-/** Stops whatever an earlier, interrupted run left running under `dir`, then removes it. */
-async function clearDir(dir: string): Promise<void> {
-  if (!fs.existsSync(dir)) return;
+/**
+ * Stops whatever an earlier, interrupted run left running under `dir`, and moves it aside; the removal (a cluster
+ * of kept episode databases is a gigabyte, which a busy disk takes a minute to delete) runs in the background.
+ */
+async function clearDir(dir: string): Promise<{ removed: Promise<void> }> {
+  if (!fs.existsSync(dir)) return { removed: Promise.resolve() };
   for (const run of fs.readdirSync(dir)) {
     const data = path.join(dir, run, 'data');
     if (fs.existsSync(data)) await stack.down(loadConfig({ env: { ...process.env, DATABASE_URL: '', FINALSTATE_DATA_DIR: data } })).catch(() => undefined);
   }
-  fs.rmSync(dir, { recursive: true, force: true });
+  const aside = `${dir}.old-${process.pid}`;
+  fs.renameSync(dir, aside);
+  return { removed: fs.promises.rm(aside, { recursive: true, force: true }) };
 }
 
 export interface ChaosOptions {
@@ -55,7 +60,7 @@ export interface ChaosOptions {
 export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   const { log } = options;
   const started = performance.now();
-  await clearDir(options.dir);
+  const removals = [(await clearDir(options.dir)).removed];
   const steps = options.short ? 1 : 3;
   const faults = options.short ? SHORT_FAULTS : FULL_FAULTS;
   const campaignId = `chaos-${options.short ? 'short' : 'full'}`;
@@ -63,9 +68,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   let baseModelDir = '';
   // The smoke preset's base model, in the shared data dir's cache (where `finalstate demo --preset smoke` keeps it).
   const baseModel = async (config: ReturnType<typeof loadConfig>) => {
+    const t = performance.now();
     const built = await buildBaseModel(config, { ...preset.baseModel, cacheDir: loadConfig().dataPath, log: () => undefined });
     baseModelDir = built.checkpointDir;
-    log(`base model: ${built.checkpointDir}${built.cached ? ' (cached)' : ''}`);
+    log(`base model: ${built.checkpointDir}${built.cached ? ' (cached)' : ''} (${((performance.now() - t) / 1000).toFixed(1)} s)`);
   };
   const common = { campaignId, steps, policyDownMs: 5000, timeoutMs: (options.short ? 4 : 12) * 60_000, log };
 
@@ -78,6 +84,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       log(`baseline: ${run.status} in ${run.seconds} s`);
     } finally {
       await run.close();
+      removals.push(fs.promises.rm(path.join(options.dir, 'baseline'), { recursive: true, force: true }));
     }
   }
   log(`faulted: campaign ${campaignId}, ${steps} steps, faults ${faults.map((f) => `${f.kind} in ${f.slot}`).join(', ')}`);
@@ -107,6 +114,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     invariants,
     totalSeconds: Math.round((performance.now() - started) / 1000),
   };
+  await Promise.all(removals);
   return result;
 }
 
