@@ -130,7 +130,7 @@ export async function checkInvariants(config: LoadedConfig, client: Client, camp
       const found = rowsOf.get(id) ?? [];
       if (found.length > 1) duplicated.push(`${id}: ${found.length} result rows`);
       if (!a.outcome) {
-        if (a.child.includes('/step-')) refilled += 1; // its group was discarded and refilled (checked by the step's own count below)
+        if (a.child.includes('/step-')) refilled += 1; // its group was discarded and refilled: a step short of groups fails, and the campaign with it
         else lost.push(`${id}: no outcome after ${a.attempts} attempts (${a.child})`);
         continue;
       }
