@@ -76,7 +76,7 @@ export const UpdateConfig = z
       ),
     timeout: Duration.default('2h').describe('Start-to-close timeout of one policy update.'),
     heartbeatTimeout: Duration.default('5m').describe(
-      'The gpu worker heartbeats per micro-batch; a silent one is presumed dead after this and the update is retried elsewhere (fixed at 5 minutes before, which a killed gpu worker cost in full).',
+      'The gpu worker heartbeats before loading the batch and the model, and per micro-batch; a silent one is presumed dead after this and the update is retried (fixed at 5 minutes before, which a killed gpu worker cost in full). Keep it above the time a fresh worker takes to load the model.',
     ),
   })
   .strict();
