@@ -97,6 +97,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     log(`invariants checked (${((performance.now() - t) / 1000).toFixed(1)} s)`);
   } finally {
     await run.close();
+    // The cluster holds every kept episode database (gigabytes); the logs, histories and artifacts stay for a look.
+    removals.push(fs.promises.rm(path.join(run.stack.config.dataPath, 'pg'), { recursive: true, force: true }));
   }
   const result: ChaosResult = {
     mode: options.short ? 'short' : 'full',
