@@ -78,16 +78,22 @@ export const UpdateConfig = z
           'grade, the reward that decides whether a group is informative, and every reported figure stay 0/1.',
       ),
     timeout: Duration.default('2h').describe('Start-to-close timeout of one policy update.'),
+    heartbeatTimeout: Duration.default('5m').describe(
+      'The gpu worker heartbeats before loading the batch and the model, and per micro-batch; a silent one is presumed dead after this and the update is retried (fixed at 5 minutes before, which a killed gpu worker cost in full). Keep it above the time a fresh worker takes to load the model.',
+    ),
   })
   .strict();
 export type UpdateConfig = z.infer<typeof UpdateConfig>;
 
 export const EpisodeRetryConfig = z
   .object({
-    maxAttempts: Positive.default(3).describe('Attempts of one episode activity before its group is refilled.'),
+    // 10 attempts 1, 2, 4, 8, then 10 s apart ride out about a minute of outage (a PostgreSQL restart takes ~20 s on
+    // a busy 2-core machine: it syncs the data directory); 3 attempts 1 and 2 s apart gave up after 3 s, and every
+    // episode in flight was lost (docs/reliability.md).
+    maxAttempts: Positive.default(10).describe('Attempts of one episode activity before its group is refilled.'),
     initialInterval: Duration.default('1s'),
     backoffCoefficient: z.number().min(1).default(2),
-    maximumInterval: Duration.default('30s'),
+    maximumInterval: Duration.default('10s'),
     startToCloseTimeout: Duration.default('15m'),
     heartbeatTimeout: Duration.default('2m').describe('An episode heartbeats once per turn; a silent worker is presumed dead after this.'),
   })

@@ -50,6 +50,9 @@ export function runWorker(worker: Worker, cleanup: () => Promise<void>): Running
 export async function startControlWorker(config: LoadedConfig, options: ControlWorkerOptions = {}): Promise<RunningWorker> {
   installWorkerRuntime();
   const pool = new pg.Pool({ ...connectionConfig(config), max: 4 });
+  // Without a listener, an idle client's socket error (PostgreSQL restarted under it) is an unhandled 'error' event
+  // that kills the process; with one, the error surfaces on the next query, which the activity's retry policy handles.
+  pool.on('error', () => undefined);
   await migrate(pool);
   const connection = await connectWorker(config);
   const worker = await Worker.create({

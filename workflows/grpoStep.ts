@@ -69,7 +69,8 @@ async function train(input: GrpoStepInput, resultSet: string, c: CollectedGroups
   const gpu = proxyActivities<GpuActivities>({
     taskQueue: settings.queues.gpu,
     startToCloseTimeout: input.update.timeout,
-    heartbeatTimeout: '5 minutes',
+    // Inputs recorded before the key existed carry none: they keep the old fixed timeout.
+    heartbeatTimeout: input.update.heartbeatTimeout ?? '5 minutes',
     retry: { maximumAttempts: 3, initialInterval: '10 seconds', backoffCoefficient: 2 },
   });
   const update = await gpu.policyUpdate({

@@ -133,11 +133,12 @@ export async function startLocal(config: LoadedConfig): Promise<'started' | 'run
   return 'started';
 }
 
-export async function stopLocal(config: LoadedConfig): Promise<boolean> {
+/** `mode` 'immediate' stops like a crash (no shutdown checkpoint; the next start recovers from the WAL). */
+export async function stopLocal(config: LoadedConfig, mode: 'fast' | 'immediate' = 'fast'): Promise<boolean> {
   const c = cluster(config);
   if (!fs.existsSync(path.join(c.dataDir, 'PG_VERSION'))) return false;
   if (pgCtl(c, ['status']).status !== 0) return false;
-  const res = pgCtl(c, ['-m', 'fast', '-w', '-t', '60', 'stop']);
+  const res = pgCtl(c, ['-m', mode, '-w', '-t', '60', 'stop']);
   if (res.status !== 0) throw new InfrastructureError(`postgres: pg_ctl stop failed: ${res.stderr}`, 'postgres');
   return true;
 }
@@ -163,6 +164,10 @@ export async function ensureControlDatabase(config: LoadedConfig): Promise<void>
   await withClient(config, 'postgres', async (client) => {
     const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
     if (found.rowCount === 0) await client.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}`);
+    // The cluster runs with synchronous_commit off (episode databases are scratch, and their WAL order keeps each one
+    // consistent). The control database is the record: a result row or episode record acknowledged and then lost to
+    // a crash would be an episode Temporal saw complete and the records never hold.
+    await client.query(`ALTER DATABASE ${pg.escapeIdentifier(name)} SET synchronous_commit = on`);
   });
 }
 

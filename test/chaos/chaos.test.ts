@@ -1,0 +1,31 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, test } from 'node:test';
+import { runChaos } from './chaos.js';
+import { renderTable, verdicts } from './table.js';
+
+// `npm run chaos -- --short`, as CI runs it: a one-step campaign of the smoke preset's tiny served model, plus oracle
+// evaluations alongside, on a private stack (own PostgreSQL cluster and Temporal dev server, free ports) with the
+// real worker processes, while an episode worker is SIGKILLed mid-episode and PostgreSQL is crash-restarted. The full
+// campaign (every fault, against a fault-free baseline) is `npm run chaos`; its table is in docs/reliability.md.
+process.env.FINALSTATE_LOG_LEVEL ??= 'ERROR';
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'finalstate-chaos-'));
+// The kept episode databases are most of a gigabyte, which a busy disk takes tens of seconds to delete: the removal
+// runs on after the test file is done.
+after(() => spawn('rm', ['-rf', dir], { detached: true, stdio: 'ignore' }).unref());
+
+test('chaos --short: a worker SIGKILL and a PostgreSQL restart lose no episode, apply no effect twice, score no outage as a failure', async (t) => {
+  const result = await runChaos({ short: true, dir, log: (line) => t.diagnostic(line) });
+  const table = renderTable(result);
+  t.diagnostic(table);
+  for (const v of verdicts(result)) assert.ok(v.ok, `${v.name}: ${v.value} (required ${v.required})\n${table}`);
+  assert.deepEqual(result.fired.map((f) => f.kind), ['episode-worker-sigkill', 'postgres-restart']);
+  const inv = result.invariants;
+  assert.ok(inv.retried > 0, 'the faults made Temporal retry episodes');
+  assert.ok(inv.resumed > 0, 'a retried episode resumed from its turn checkpoint');
+  assert.ok(inv.oracleEpisodes > 0 && inv.writes > 0, `the effects check had writes to check (${inv.writes} in ${inv.effectsChecked} episodes)`);
+  assert.equal(inv.effectsChecked, inv.episodes - inv.refilled, 'every episode database with an outcome was replayed');
+});

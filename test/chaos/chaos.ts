@@ -1,0 +1,135 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { buildBaseModel } from '../../cli/commands/model.js';
+import { loadConfig } from '../../infra/config.js';
+import { fromRoot } from '../../infra/paths.js';
+import * as stack from '../../infra/stack/index.js';
+import { loadPreset } from '../../cli/demo/preset.js';
+import { oracleId, runCampaign, type CampaignRun } from './campaign.js';
+import type { PlannedFault } from './faults.js';
+import { checkInvariants, scoredRewards, type InvariantReport } from './invariants.js';
+import { renderTable, verdicts, type ChaosResult } from './table.js';
+
+const usage = `node dist/test/chaos/chaos.js [--short] [--json] [--dir DIR]   (npm run chaos [-- --short])
+
+Runs a small GRPO campaign (the smoke preset's tiny served model, several steps) on a private stack (its own
+PostgreSQL cluster and Temporal dev server under DIR, default .data/chaos, on free ports) with the real worker
+processes, first without faults (the baseline), then again with the same campaign id and seeds while it injects
+each fault: SIGKILL an episode worker mid-episode, SIGKILL the control worker, SIGKILL the gpu worker during an
+update, restart the Temporal dev server, restart PostgreSQL, stop the policy server for several seconds. A
+supervisor restarts what was killed. Prints the table of docs/reliability.md and exits 1 if an invariant fails.
+
+  --short   CI mode: one step, no baseline, an episode-worker SIGKILL and a PostgreSQL restart (about 2 minutes)
+  --json    print the result as JSON instead of the table`;
+
+export const FULL_FAULTS: PlannedFault[] = [
+  { kind: 'episode-worker-sigkill', slot: 'probe' },
+  { kind: 'postgres-restart', slot: 'base-eval' },
+  { kind: 'policy-server-stop', slot: 'step-1/episodes' },
+  { kind: 'gpu-worker-sigkill', slot: 'step-1/update' },
+  { kind: 'control-worker-sigkill', slot: 'step-2/episodes' },
+  { kind: 'temporal-restart', slot: 'step-3/episodes' },
+];
+export const SHORT_FAULTS: PlannedFault[] = [
+  { kind: 'episode-worker-sigkill', slot: 'probe' },
+  { kind: 'postgres-restart', slot: 'base-eval' },
+];
+
+/**
+ * Stops whatever an earlier, interrupted run left running under `dir`, and moves it aside; the removal (a cluster
+ * of kept episode databases is a gigabyte, which a busy disk takes a minute to delete) runs in the background.
+ */
+async function clearDir(dir: string): Promise<{ removed: Promise<void> }> {
+  if (!fs.existsSync(dir)) return { removed: Promise.resolve() };
+  for (const run of fs.readdirSync(dir)) {
+    const data = path.join(dir, run, 'data');
+    if (fs.existsSync(data)) await stack.down(loadConfig({ env: { ...process.env, DATABASE_URL: '', FINALSTATE_DATA_DIR: data } })).catch(() => undefined);
+  }
+  const aside = `${dir}.old-${process.pid}`;
+  fs.renameSync(dir, aside);
+  return { removed: fs.promises.rm(aside, { recursive: true, force: true }) };
+}
+
+export interface ChaosOptions {
+  short: boolean;
+  dir: string;
+  log: (line: string) => void;
+}
+
+export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
+  const { log } = options;
+  const started = performance.now();
+  const removals = [(await clearDir(options.dir)).removed];
+  const steps = options.short ? 1 : 3;
+  const faults = options.short ? SHORT_FAULTS : FULL_FAULTS;
+  const campaignId = `chaos-${options.short ? 'short' : 'full'}`;
+  const { preset } = loadPreset('smoke');
+  let baseModelDir = '';
+  // The smoke preset's base model, in the shared data dir's cache (where `finalstate demo --preset smoke` keeps it).
+  const baseModel = async (config: ReturnType<typeof loadConfig>) => {
+    const t = performance.now();
+    const built = await buildBaseModel(config, { ...preset.baseModel, cacheDir: loadConfig().dataPath, log: () => undefined });
+    baseModelDir = built.checkpointDir;
+    log(`base model: ${built.checkpointDir}${built.cached ? ' (cached)' : ''} (${((performance.now() - t) / 1000).toFixed(1)} s)`);
+  };
+  const common = { campaignId, steps, policyDownMs: 5000, timeoutMs: (options.short ? 4 : 12) * 60_000, log };
+
+  let baseline: { run: CampaignRun; rewards: Map<string, number> } | null = null;
+  if (!options.short) {
+    log(`baseline: campaign ${campaignId}, ${steps} steps, no faults`);
+    const run = await runCampaign({ ...common, dir: path.join(options.dir, 'baseline'), faults: [], prepare: baseModel, baseModelDir: () => baseModelDir });
+    try {
+      baseline = { run, rewards: await scoredRewards(run.stack.config, campaignId) };
+      log(`baseline: ${run.status} in ${run.seconds} s`);
+    } finally {
+      await run.close();
+      removals.push(fs.promises.rm(path.join(options.dir, 'baseline'), { recursive: true, force: true }));
+    }
+  }
+  log(`faulted: campaign ${campaignId}, ${steps} steps, faults ${faults.map((f) => `${f.kind} in ${f.slot}`).join(', ')}`);
+  const run = await runCampaign({ ...common, dir: path.join(options.dir, 'faulted'), faults, prepare: baseModelDir ? async () => undefined : baseModel, baseModelDir: () => baseModelDir });
+  let invariants: InvariantReport;
+  try {
+    log(`faulted: ${run.status} in ${run.seconds} s; checking invariants`);
+    const t = performance.now();
+    invariants = await checkInvariants(run.stack.config, run.client, campaignId, { campaignId: oracleId(campaignId), workflows: run.oracleWorkflows }, baseline?.rewards ?? null);
+    log(`invariants checked (${((performance.now() - t) / 1000).toFixed(1)} s)`);
+  } finally {
+    await run.close();
+    // The cluster holds every kept episode database (gigabytes); the logs, histories and artifacts stay for a look.
+    removals.push(fs.promises.rm(path.join(run.stack.config.dataPath, 'pg'), { recursive: true, force: true }));
+  }
+  const result: ChaosResult = {
+    mode: options.short ? 'short' : 'full',
+    campaignId,
+    steps,
+    stepsCompleted: run.state?.steps.length ?? 0,
+    finished: run.status === 'done' && run.state?.phase === 'done',
+    seconds: run.seconds,
+    baselineSeconds: baseline?.run.seconds ?? null,
+    planned: faults,
+    fired: run.fired,
+    crashes: [...(baseline?.run.crashes ?? []).map((c) => `baseline: ${c}`), ...run.crashes],
+    slots: run.slots,
+    baselineSlots: baseline?.run.slots ?? null,
+    invariants,
+    totalSeconds: Math.round((performance.now() - started) / 1000),
+  };
+  await Promise.all(removals);
+  return result;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === new URL(import.meta.url).pathname) {
+  const { values } = parseArgs({ options: { short: { type: 'boolean', default: false }, json: { type: 'boolean', default: false }, dir: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+  if (values.help) {
+    console.log(usage);
+    process.exit(0);
+  }
+  process.env.FINALSTATE_LOG_LEVEL ??= 'WARN';
+  const log = (line: string) => process.stderr.write(`${line}\n`);
+  const result = await runChaos({ short: values.short!, dir: path.resolve(values.dir ?? fromRoot('.data', 'chaos')), log });
+  if (values.json) console.log(JSON.stringify(result, null, 2));
+  else console.log(renderTable(result));
+  process.exit(verdicts(result).every((v) => v.ok) ? 0 : 1);
+}

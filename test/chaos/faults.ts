@@ -1,0 +1,96 @@
+import type { ChaosStack } from './stack.js';
+import type { ChaosFleet } from './processes.js';
+
+export const FAULT_KINDS = ['episode-worker-sigkill', 'control-worker-sigkill', 'gpu-worker-sigkill', 'temporal-restart', 'postgres-restart', 'policy-server-stop'] as const;
+export type FaultKind = (typeof FAULT_KINDS)[number];
+
+/**
+ * Where in the campaign a fault lands: `probe`, `base-eval`, `step-<n>/episodes` (the step's rollouts),
+ * `step-<n>/update` (batch, policy update, publish), `eval-<n>`. Each fault gets its own slot, so the wall time a
+ * slot took beyond the fault-free baseline's is the time that fault added.
+ */
+export interface PlannedFault {
+  kind: FaultKind;
+  slot: string;
+}
+
+/** What the running campaign looks like at one poll: enough to decide whether a fault's moment has come. */
+export interface Moment {
+  slot: string;
+  /** Episodes of the current child done so far, and in flight. */
+  done: number;
+  inFlight: number;
+  /** Pending activities of the current child: type, started, and whether it has heartbeated (an episode: a turn done). */
+  pending: { type: string; started: boolean; heartbeated: boolean }[];
+}
+
+export interface FiredFault {
+  kind: FaultKind;
+  slot: string;
+  /** Seconds since the campaign started. */
+  at: number;
+  /** How long the fault's own action took: the kill and the supervisor's restart until ready, or the outage. */
+  outageSeconds: number;
+  detail: string;
+}
+
+/** Whether now is the moment: mid-episode for episode kills, mid-update for the gpu kill, mid-fan-out for the rest. */
+export function due(fault: PlannedFault, m: Moment): boolean {
+  if (fault.slot !== m.slot) return false;
+  const episodes = m.pending.filter((p) => p.type === 'runEpisode');
+  switch (fault.kind) {
+    case 'episode-worker-sigkill':
+      return episodes.some((p) => p.started && p.heartbeated);
+    case 'gpu-worker-sigkill':
+      return m.pending.some((p) => p.type === 'policyUpdate' && p.started && p.heartbeated);
+    case 'control-worker-sigkill':
+      // Only episodes pending: a control activity in flight has no heartbeat and would wait out its start-to-close
+      // timeout (10 minutes) before Temporal retried it (see docs/reliability.md, limits).
+      return m.done >= 1 && m.inFlight >= 1 && m.pending.length > 0 && m.pending.every((p) => p.type === 'runEpisode');
+    default:
+      return m.done >= 1 && m.inFlight >= 1 && episodes.some((p) => p.started);
+  }
+}
+
+const seconds = (since: number) => Math.round((performance.now() - since) / 100) / 10;
+
+/** Injects one fault and, like a supervisor, brings back what it took down. Resolves once all of it is back. */
+export async function inject(kind: FaultKind, stack: ChaosStack, fleet: ChaosFleet, policyDownMs: number): Promise<{ outageSeconds: number; detail: string }> {
+  const t = performance.now();
+  const restart = async (what: 'episodes' | 'control' | 'gpu') => {
+    const p = fleet[what];
+    const pid = p.pid;
+    await p.kill('SIGKILL');
+    await p.start();
+    return `SIGKILL pid ${pid}, restarted (start ${p.starts})`;
+  };
+  let detail: string;
+  switch (kind) {
+    case 'episode-worker-sigkill':
+      detail = await restart('episodes');
+      break;
+    case 'control-worker-sigkill':
+      detail = await restart('control');
+      break;
+    case 'gpu-worker-sigkill':
+      detail = await restart('gpu');
+      break;
+    case 'temporal-restart':
+      await stack.restartTemporal(1000);
+      detail = 'dev server stopped (SIGTERM), started again on the same SQLite file';
+      break;
+    case 'postgres-restart':
+      await stack.restartPostgres(3000);
+      detail = 'pg_ctl stop -m immediate (a crash), 3 s down, started again (WAL recovery)';
+      break;
+    case 'policy-server-stop': {
+      const pid = fleet.policyServer.pid;
+      await fleet.policyServer.kill('SIGTERM');
+      await new Promise((resolve) => setTimeout(resolve, policyDownMs));
+      await fleet.policyServer.start();
+      detail = `SIGTERM pid ${pid}, ${policyDownMs / 1000} s down, restarted on the last published checkpoint`;
+      break;
+    }
+  }
+  return { outageSeconds: seconds(t), detail };
+}

@@ -1,0 +1,143 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { LoadedConfig } from '../../infra/config.js';
+import { fromRoot } from '../../infra/paths.js';
+import { sleep } from '../../infra/stack/process.js';
+
+/**
+ * One process of the fleet as an operator's supervisor sees it: started, killed (any signal), started again with the
+ * same command line, each start judged ready by its own log (appended across starts) or a probe.
+ */
+export class Supervised {
+  private child: ChildProcess | undefined;
+  private expectExit = false;
+  starts = 0;
+  /** Exits nobody asked for (a crash): the supervisor restarts the process, and the run reports them. */
+  crashes: string[] = [];
+
+  constructor(
+    readonly name: string,
+    private readonly command: () => Promise<{ file: string; args: string[] }>,
+    private readonly env: NodeJS.ProcessEnv,
+    readonly logFile: string,
+    private readonly ready: { line?: RegExp; probe?: () => Promise<boolean> },
+    private readonly readyTimeoutMs = 180_000,
+  ) {}
+
+  get pid(): number | undefined {
+    return this.running ? this.child?.pid : undefined;
+  }
+
+  get running(): boolean {
+    return this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  async start(): Promise<void> {
+    const { file, args } = await this.command();
+    fs.mkdirSync(path.dirname(this.logFile), { recursive: true });
+    const from = fs.existsSync(this.logFile) ? fs.statSync(this.logFile).size : 0;
+    const out = fs.openSync(this.logFile, 'a');
+    const child = spawn(file, args, { env: this.env, stdio: ['ignore', out, out] });
+    fs.closeSync(out);
+    this.child = child;
+    this.expectExit = false;
+    this.starts += 1;
+    child.once('exit', (code, signal) => {
+      if (!this.expectExit) this.crashes.push(`${this.name} (pid ${child.pid}, start ${this.starts}) exited on its own: ${code ?? signal}; log ${this.logFile}`);
+    });
+    const deadline = Date.now() + this.readyTimeoutMs;
+    for (;;) {
+      if (child.exitCode !== null || child.signalCode !== null) {
+        throw new Error(`${this.name} exited (${child.exitCode ?? child.signalCode}) before it was ready; log ${this.logFile}:\n${this.logSince(from).slice(-3000)}`);
+      }
+      const lineOk = !this.ready.line || this.ready.line.test(this.logSince(from));
+      if (lineOk && (!this.ready.probe || (await this.ready.probe().catch(() => false)))) return;
+      if (Date.now() > deadline) throw new Error(`${this.name} not ready after ${this.readyTimeoutMs / 1000} s; log ${this.logFile}`);
+      await sleep(200);
+    }
+  }
+
+  private logSince(offset: number): string {
+    return fs.existsSync(this.logFile) ? fs.readFileSync(this.logFile).subarray(offset).toString('utf8') : '';
+  }
+
+  /** Sends `signal` and waits for the exit (SIGKILL: no handler, no cleanup, no goodbye to Temporal). */
+  async kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+    const child = this.child;
+    if (!child || !this.running) return;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    this.expectExit = true;
+    child.kill(signal);
+    await exited;
+  }
+
+  /** Graceful stop: SIGTERM, SIGKILL after `timeoutMs`. */
+  async stop(timeoutMs = 20_000): Promise<void> {
+    const child = this.child;
+    if (!child || !this.running) return;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    this.expectExit = true;
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    await exited;
+    clearTimeout(timer);
+  }
+}
+
+const script = (name: string) => fileURLToPath(new URL(`./${name}.js`, import.meta.url));
+
+export interface ChaosFleetOptions {
+  queues: { control: string; episodes: string; gpu: string };
+  policyPort: number;
+  episodeConcurrency: number;
+  /** The checkpoint and version the policy server serves when it (re)starts: the campaign's last published one. */
+  policy: () => Promise<{ checkpointDir: string; version: number }>;
+  policyServer: { maxBatchSize: number; batchWaitMs: number; threads: number };
+  servedModelName: string;
+}
+
+export interface ChaosFleet {
+  control: Supervised;
+  episodes: Supervised;
+  gpu: Supervised;
+  policyServer: Supervised;
+  policyUrl: string;
+  all: Supervised[];
+}
+
+/** The processes `finalstate demo` runs for a campaign, each its own OS process, in the demo's start order. */
+export function chaosFleet(config: LoadedConfig, env: Record<string, string>, options: ChaosFleetOptions): ChaosFleet {
+  const childEnv = { ...process.env, ...env, FINALSTATE_LOG_LEVEL: process.env.FINALSTATE_LOG_LEVEL ?? 'WARN', PYTHONPATH: fromRoot('python') };
+  const logs = path.join(config.dataPath, 'logs');
+  const python = fromRoot(config.python.venv, 'bin', 'python');
+  const policyUrl = `http://127.0.0.1:${options.policyPort}`;
+  const node = (name: string, args: string[]) => async () => ({ file: process.execPath, args: [script(name), ...args] });
+  const control = new Supervised('control worker', node('control-worker', [options.queues.control]), childEnv, path.join(logs, 'chaos-control-worker.log'), { line: /chaos control worker ready/ });
+  const episodes = new Supervised('episode worker', node('episode-worker', [options.queues.episodes, String(options.episodeConcurrency)]), childEnv, path.join(logs, 'chaos-episode-worker.log'), {
+    line: /chaos episode worker ready/,
+  });
+  const gpu = new Supervised(
+    'gpu worker',
+    async () => ({ file: python, args: ['-m', 'finalstate.gpu_worker', '--task-queue', options.queues.gpu, '--address', config.temporal.address, '--namespace', config.temporal.namespace] }),
+    childEnv,
+    path.join(logs, 'chaos-gpu-worker.log'),
+    { line: new RegExp(`gpu worker ready on task queue ${options.queues.gpu}`) },
+  );
+  const policyServer = new Supervised(
+    'policy server',
+    async () => {
+      const policy = await options.policy();
+      const s = options.policyServer;
+      return {
+        file: python,
+        args: ['-m', 'finalstate.policy_server', '--model', policy.checkpointDir, '--port', String(options.policyPort), '--served-model-name', options.servedModelName, '--policy-version', String(policy.version), '--max-batch-size', String(s.maxBatchSize), '--batch-wait-ms', String(s.batchWaitMs), '--threads', String(s.threads)],
+      };
+    },
+    childEnv,
+    path.join(logs, 'chaos-policy-server.log'),
+    { probe: async () => (await fetch(`${policyUrl}/health`, { signal: AbortSignal.timeout(2000) })).ok },
+  );
+  return { control, episodes, gpu, policyServer, policyUrl, all: [control, policyServer, gpu, episodes] };
+}
