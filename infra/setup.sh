@@ -85,7 +85,6 @@ fi
 
 phase "build"
 rm -rf dist  # a full build is seconds; a stale compiled test must never run
-npx tsc -p tsconfig.json
-node dist/schemas/export.js
+npm run build --silent  # package.json's build: the code, the pack API's declarations, the JSON Schema export
 
 phase "end"
