@@ -6,7 +6,7 @@ import { insurance } from '../../domains/insurance/index.js';
 import { INSURANCE_RULES } from '../../domains/insurance/policy.js';
 import { normalizePack } from '../../environment/domain.js';
 import { invariantViolations, sampleInvariants } from '../../environment/invariants.js';
-import { fromRoot } from '../../infra/paths.js';
+import { fromRoot } from '../../core/paths.js';
 import { createScratchDb, finalState, type ScratchDb, type Snapshot } from './harness.js';
 
 const domain = normalizePack(insurance);
