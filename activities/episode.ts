@@ -21,7 +21,7 @@ export function createEpisodeActivities({ runner }: EpisodeDeps) {
           signal: context.cancellationSignal,
         });
       } catch (err) {
-        // By name as well as by class: the runner may come from another copy of infra/errors.
+        // By name as well as by class: the runner may come from another copy of core/errors.
         if (isNamed(err, ['UserError', 'TaskSetError'])) {
           throw ApplicationFailure.create({ type: FailureType.malformedTask, message: `task ${request.taskId}: ${err.message}`, nonRetryable: true, cause: err });
         }

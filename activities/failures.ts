@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import { FailureType } from '../infra/failure-types.js';
+import { FailureType } from '../core/failure-types.js';
 
 export { FailureType };
 

@@ -1,10 +1,10 @@
 import type pg from 'pg';
-import type { ArtifactStore } from '../infra/artifacts.js';
+import type { ArtifactStore } from '../storage/artifacts.js';
 import type { EvaluationSummary } from '../schemas/pipeline.js';
 import { computeMetricsOfTasks } from '../stats/metrics.js';
-import { groupByTask } from '../stats/resultSet.js';
+import { groupByTask } from '../stats/result-set.js';
 import { failFastOnUserError } from './failures.js';
-import { readResultSet } from './results.js';
+import { readResultSet } from '../storage/results.js';
 
 export interface EvaluationMetricsInput {
   resultSet: string;

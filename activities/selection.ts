@@ -1,11 +1,11 @@
 import type pg from 'pg';
-import type { ArtifactStore } from '../infra/artifacts.js';
-import { UserError } from '../infra/errors.js';
+import type { ArtifactStore } from '../storage/artifacts.js';
+import { UserError } from '../core/errors.js';
 import type { SelectionConfig } from '../schemas/campaign.js';
-import { groupByTask } from '../stats/resultSet.js';
+import { groupByTask } from '../stats/result-set.js';
 import { selectPool } from '../stats/selection.js';
 import { failFastOnUserError } from './failures.js';
-import { readResultSet } from './results.js';
+import { readResultSet } from '../storage/results.js';
 
 export interface FreezePoolInput {
   campaignId: string;

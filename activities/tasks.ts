@@ -1,6 +1,6 @@
 import { readTaskSource } from '../environment/task-set.js';
-import { UserError } from '../infra/errors.js';
-import { localPathOf } from '../infra/artifacts.js';
+import { UserError } from '../core/errors.js';
+import { localPathOf } from '../storage/artifacts.js';
 import type { TaskSource } from '../schemas/campaign.js';
 import type { TaskInfo } from '../schemas/pipeline.js';
 import { failFastOnUserError } from './failures.js';

@@ -1,6 +1,6 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { localPathOf, type ArtifactStore } from '../infra/artifacts.js';
-import { FailureType } from '../infra/failure-types.js';
+import { localPathOf, type ArtifactStore } from '../storage/artifacts.js';
+import { FailureType } from '../core/failure-types.js';
 import { failFastOnUserError } from './failures.js';
 import { EndpointRequestError } from '../runtime/clients/errors.js';
 import { defaultPublishOptions, publishCheckpoint, type PublishOptions, type Published, type PublishStep } from '../runtime/clients/policy-admin.js';

@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { LoadedConfig } from '../infra/config.js';
-import { InfrastructureError, UserError } from '../infra/errors.js';
-import { fromRoot } from '../infra/paths.js';
+import type { LoadedConfig } from '../schemas/config.js';
+import { InfrastructureError, UserError } from '../core/errors.js';
+import { fromRoot } from '../core/paths.js';
 import { getRenderer } from '../runtime/interpreter/index.js';
 import { templateProbe } from '../runtime/interpreter/template-probe.js';
 import { ModelCheckReport, type ModelCheckRequest, type TemplateComparison } from '../schemas/model-check.js';

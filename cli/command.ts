@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { UserError } from '../infra/errors.js';
+import { UserError } from '../core/errors.js';
 
 /** One `finalstate <name>` command; subcommands are the command's own business. */
 export interface Command {

@@ -1,4 +1,4 @@
-import { UserError } from '../infra/errors.js';
+import { UserError } from '../core/errors.js';
 import { commands } from './commands/index.js';
 
 function help(): string {

@@ -1,7 +1,7 @@
 import pg from 'pg';
-import type { LoadedConfig } from '../infra/config.js';
-import { UserError } from '../infra/errors.js';
-import { connectionConfig } from '../infra/stack/postgres.js';
+import type { LoadedConfig } from '../schemas/config.js';
+import { UserError } from '../core/errors.js';
+import { connectionConfig } from './connection.js';
 import type { Task } from '../schemas/task.js';
 import { taskSha256 } from './task-set.js';
 import type { DatabaseCatalog } from './catalog.js';

@@ -1,4 +1,4 @@
-import { UserError } from '../infra/errors.js';
+import { UserError } from '../core/errors.js';
 import type { DomainDefinition } from './domain.js';
 
 const IDENTIFIER = /^[a-z_][a-z0-9_]*$/;

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { z } from 'zod';
-import { UserError } from '../infra/errors.js';
+import { UserError } from '../core/errors.js';
 import type { AssertionOutcome } from '../schemas/grading.js';
 import { checkAssertions } from './sql-assertions.js';
 import type { Task } from '../schemas/task.js';

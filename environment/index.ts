@@ -2,7 +2,7 @@
 export { EnvironmentBackend, type BackendOptions, type Episode } from './backend.js';
 export type { DomainDefinition, ToolContext, ToolDefinition } from './domain.js';
 export { ToolRejection } from './domain.js';
-export { DomainRegistry, defaultRegistry } from './registry.js';
+export { DomainRegistry } from './registry.js';
 export { EpisodeToolExecutor, type ToolOutcome, type RecordedToolCall } from './tool-executor.js';
 export { createEpisodeMcpServer } from './mcp-server.js';
 export { EpisodeMcpClient, type ToolCallResult, type ToolInfo } from './mcp-client.js';

@@ -3,7 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { InfrastructureError } from '../infra/errors.js';
+import { InfrastructureError } from '../core/errors.js';
 import { META_CALL_INDEX, META_INDEX_CONFLICT, META_INFRASTRUCTURE_ERROR, META_TOOL_FAULT } from './mcp-server.js';
 import { ToolCallIndexConflict } from './tool-executor.js';
 

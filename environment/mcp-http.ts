@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { z } from 'zod';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { UserError } from '../infra/errors.js';
+import { UserError } from '../core/errors.js';
 import { McpHttpServeOptions } from '../schemas/mcp-http.js';
 
 export interface HttpMcpEndpoint {

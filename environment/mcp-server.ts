@@ -1,6 +1,6 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { InfrastructureError } from '../infra/errors.js';
+import { InfrastructureError } from '../core/errors.js';
 import type { Profile } from '../schemas/task.js';
 import type { z } from 'zod';
 import type { ToolDefinition } from './domain.js';

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { UserError } from '../infra/errors.js';
+import { UserError } from '../core/errors.js';
 import type { DomainPack } from './domain.js';
 
 /** One external pack module to load: a path or package name, where it resolves from, and who named it. */

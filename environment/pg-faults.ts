@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { InfrastructureError } from '../infra/errors.js';
+import { InfrastructureError } from '../core/errors.js';
 
 /**
  * SQLSTATE classes that mean the database, not the request, failed: connection (08), authorization (28: credentials

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { UserError } from '../infra/errors.js';
+import { UserError } from '../core/errors.js';
 import type { Task } from '../schemas/task.js';
 import type { DatabaseCatalog } from './catalog.js';
 import { deleteRow, upsertRow } from './sql.js';

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { z } from 'zod';
-import { UserError } from '../infra/errors.js';
+import { UserError } from '../core/errors.js';
 import { Task, TaskFileLimits, TaskSetManifest } from '../schemas/task.js';
 import { contentHash } from './canonical.js';
 import { fileLines, formatBytes } from './file-lines.js';

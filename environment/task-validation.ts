@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { UserError } from '../infra/errors.js';
+import { UserError } from '../core/errors.js';
 import type { Task } from '../schemas/task.js';
 import type { EnvironmentBackend } from './backend.js';
 import type { DatabaseCatalog } from './catalog.js';

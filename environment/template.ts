@@ -1,7 +1,7 @@
 import pg from 'pg';
-import type { LoadedConfig } from '../infra/config.js';
-import { UserError } from '../infra/errors.js';
-import { connectionConfig } from '../infra/stack/postgres.js';
+import type { LoadedConfig } from '../schemas/config.js';
+import { UserError } from '../core/errors.js';
+import { connectionConfig } from './connection.js';
 import { readCatalog, type DatabaseCatalog } from './catalog.js';
 import { contentHash } from './canonical.js';
 import type { DomainDefinition } from './domain.js';

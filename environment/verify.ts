@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import type { z } from 'zod';
 import type { DiffKind, GradeReport } from '../schemas/grading.js';
 import type { Task, ToolCall } from '../schemas/task.js';
 import type { EnvironmentBackend } from './backend.js';

@@ -1,21 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { ENV_OVERRIDES, StackConfig } from '../schemas/config.js';
-import { UserError } from './errors.js';
-import { projectRoot } from './paths.js';
+import { ENV_OVERRIDES, StackConfig, type LoadedConfig } from '../schemas/config.js';
+import { UserError } from '../core/errors.js';
+import { projectRoot } from '../core/paths.js';
 
 export class ConfigError extends UserError {
   override name = 'ConfigError';
 }
 
-export interface LoadedConfig extends StackConfig {
-  /** Absolute data directory. */
-  dataPath: string;
-  /** Where each key came from, for error messages and `dev status`. */
-  sources: Record<string, string>;
-  /** The directory relative paths in the config file resolve against (the file's own directory, or the project root). */
-  configDir: string;
-}
 
 export interface LoadOptions {
   env?: NodeJS.ProcessEnv;

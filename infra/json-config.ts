@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import type { z } from 'zod';
-import { UserError } from './errors.js';
+import { UserError } from '../core/errors.js';
 
 /** Read a JSON config file and validate it; every problem is reported with the file and the field path. */
 export function readJsonConfig<S extends z.ZodType>(file: string, schema: S, what: string): z.infer<S> {

@@ -1,7 +1,7 @@
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, type LogLevel } from '@temporalio/worker';
-import type { LoadedConfig } from './config.js';
-import { InfrastructureError } from './errors.js';
+import type { LoadedConfig } from '../schemas/config.js';
+import { InfrastructureError } from '../core/errors.js';
 
 export async function connectClient(config: LoadedConfig): Promise<Client> {
   try {

@@ -3,8 +3,7 @@ import { TrackingConfig } from './tracking.js';
 import { FsdpConfig, LossConfig, MiniBatchGroups, OptimizerConfig } from './training.js';
 import { JudgeConfig, PolicyServerRef, UserSimulatorConfig } from './clients.js';
 import { EpisodeLimits, PolicyRef } from './episode.js';
-import { DEFAULT_EDGES } from '../stats/bins.js';
-import { BinEdges, EvalPoint, StepSummary } from './results.js';
+import { BinEdges, DEFAULT_EDGES, EvalPoint, StepSummary } from './results.js';
 
 const Count = z.number().int().nonnegative();
 const Positive = z.number().int().positive();

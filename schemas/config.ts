@@ -94,3 +94,13 @@ export const ENV_OVERRIDES: ReadonlyArray<{ env: string; path: string; type: 'st
   { env: 'FINALSTATE_VENV', path: 'python.venv', type: 'string' },
   { env: 'FINALSTATE_EPISODE_CONCURRENCY', path: 'workers.episodeConcurrency', type: 'number' },
 ];
+
+/** A StackConfig as loaded (infra/config.ts loadConfig): with where it came from and its resolved paths. */
+export interface LoadedConfig extends StackConfig {
+  /** Absolute data directory. */
+  dataPath: string;
+  /** Where each key came from, for error messages and `dev status`. */
+  sources: Record<string, string>;
+  /** The directory relative paths in the config file resolve against (the file's own directory, or the project root). */
+  configDir: string;
+}

@@ -36,7 +36,7 @@ export const ClusterPreset = z
   })
   .strict()
   .refine((p) => p.campaign.policyServers.length === p.rolloutServers.count, {
-    message: 'campaign.policyServers must list one URL per rollout server',
+    message: 'campaign.policyServers must list one server per rollout server',
     path: ['campaign', 'policyServers'],
   })
   .refine((p) => p.campaign.update.checkpointDir?.startsWith(`${p.sharedStorage}/`) ?? false, {

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { fromRoot } from '../infra/paths.js';
+import { fromRoot } from '../core/paths.js';
 import { exportedSchemas } from './index.js';
 
 /** Write every exported zod schema as JSON Schema, for the Python side and for external tools. */

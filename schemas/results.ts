@@ -68,6 +68,11 @@ export const PriceTable = z
 export type PriceTable = z.infer<typeof PriceTable>;
 
 /** Bin edges over [0,1]: strictly increasing, from 0 to 1. Bin i is [edges[i], edges[i+1]), the last one closed. */
+/** Default difficulty bins: [0,.08) [.08,.4) [.4,.6) [.6,.9) [.9,1]. */
+export const DEFAULT_EDGES: readonly number[] = [0, 0.08, 0.4, 0.6, 0.9, 1];
+/** Default kept bins: the three middle ones. */
+export const DEFAULT_KEEP: readonly number[] = [1, 2, 3];
+
 export const BinEdges = z
   .array(Fraction)
   .min(2)

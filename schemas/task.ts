@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { readOnlyQueryProblem } from '../environment/sql-statements.js';
+import { readOnlyQueryProblem } from '../core/sql-statements.js';
 
 export const Split = z.enum(['train', 'eval']);
 export type Split = z.infer<typeof Split>;

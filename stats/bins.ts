@@ -1,10 +1,7 @@
 import { BinEdges } from '../schemas/results.js';
-import { UserError } from '../infra/errors.js';
+import { UserError } from '../core/errors.js';
 
-/** Default difficulty bins: [0,.08) [.08,.4) [.4,.6) [.6,.9) [.9,1]. */
-export const DEFAULT_EDGES: readonly number[] = [0, 0.08, 0.4, 0.6, 0.9, 1];
-/** Default kept bins: the three middle ones. */
-export const DEFAULT_KEEP: readonly number[] = [1, 2, 3];
+export { DEFAULT_EDGES, DEFAULT_KEEP } from '../schemas/results.js';
 
 /** Bins kept when none are named: all but the first and the last (for the default edges, the three middle ones). */
 export function defaultKeep(edges: readonly number[]): number[] {

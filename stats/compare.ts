@@ -1,11 +1,11 @@
-import { UserError } from '../infra/errors.js';
+import { UserError } from '../core/errors.js';
 import type { PriceTable, ResultRow } from '../schemas/results.js';
 import type { CostSummary } from './cost.js';
 import { points } from './format.js';
 import { distributionOf, resolveK, summarizeTasks, taskMetrics, type Distribution, type Interval, type SetMetrics, type TaskMetrics } from './metrics.js';
-import { pairedBootstrapIntervals } from './pairedBootstrap.js';
+import { pairedBootstrapIntervals } from './paired-bootstrap.js';
 import { subSeed } from './random.js';
-import { groupByTask, type TaskOutcomes } from './resultSet.js';
+import { groupByTask, type TaskOutcomes } from './result-set.js';
 
 export const comparedMetrics = ['pass1', 'passAtK', 'observedKK', 'coverage', 'passHatKUnbiased', 'passHatKPlugin', 'posteriorPassHatK'] as const;
 export type ComparedMetric = (typeof comparedMetrics)[number];

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { UserError } from '../infra/errors.js';
+import { UserError } from '../core/errors.js';
 import { accurateSum } from './sum.js';
 import { PriceTable, roles, type ResultRow, type Role, type TokenUsage } from '../schemas/results.js';
 

@@ -1,4 +1,4 @@
-import { inverseRegularizedIncompleteBeta, regularizedIncompleteBeta } from './incompleteBeta.js';
+import { inverseRegularizedIncompleteBeta, regularizedIncompleteBeta } from './incomplete-beta.js';
 
 /** Jeffreys posterior of a success rate after c successes in n trials: Beta(c + 1/2, n − c + 1/2). */
 export function jeffreysPosterior(c: number, n: number): { a: number; b: number } {

@@ -1,9 +1,9 @@
-import { UserError } from '../infra/errors.js';
+import { UserError } from '../core/errors.js';
 import type { PriceTable, ResultRow } from '../schemas/results.js';
 import { summarizeCost, type CostSummary } from './cost.js';
 import { passAtK, passHatKPlugin, passHatKUnbiased } from './estimators.js';
 import { jeffreysExpectedPowerOfP, jeffreysInterval } from './jeffreys.js';
-import { groupByTask, type TaskOutcomes } from './resultSet.js';
+import { groupByTask, type TaskOutcomes } from './result-set.js';
 import { accurateSum } from './sum.js';
 
 export type Interval = [number, number];

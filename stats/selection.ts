@@ -1,9 +1,9 @@
-import { UserError } from '../infra/errors.js';
+import { UserError } from '../core/errors.js';
 import type { FrozenPool, PoolRecord, SelectionReason } from '../schemas/results.js';
 import { binCount, DEFAULT_EDGES, defaultKeep } from './bins.js';
 import { estimateDifficulty } from './jeffreys.js';
 import { seededRandom, shuffled, subSeed } from './random.js';
-import type { TaskOutcomes } from './resultSet.js';
+import type { TaskOutcomes } from './result-set.js';
 
 export interface SelectionOptions {
   edges?: readonly number[];

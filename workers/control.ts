@@ -1,14 +1,13 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities/index.js';
 import { manifestTaskCatalog } from '../activities/tasks.js';
-import { LocalArtifactStore } from '../infra/artifacts.js';
-import { loadConfig, type LoadedConfig } from '../infra/config.js';
-import { migrate } from '../infra/migrations.js';
-import { connectionConfig } from '../infra/stack/postgres.js';
+import { loadConfig } from '../infra/config.js';
+import { type LoadedConfig } from '../schemas/config.js';
+import { migrate } from '../storage/migrations.js';
 import { connectWorker, installWorkerRuntime } from '../infra/temporal-client.js';
+import { controlPool, defaultArtifactStore } from '../wiring/stores.js';
 
 export const workflowsPath = fileURLToPath(new URL('../workflows/index.js', import.meta.url));
 
@@ -18,11 +17,6 @@ export interface RunningWorker {
   done: Promise<void>;
   /** Graceful stop: in-flight work finishes or is handed back, then connections close. */
   stop(): Promise<void>;
-}
-
-/** The artifact store of an installation: <dataDir>/artifacts, file:// URIs. */
-export function defaultArtifactStore(config: LoadedConfig): LocalArtifactStore {
-  return new LocalArtifactStore(path.join(config.dataPath, 'artifacts'));
 }
 
 export interface ControlWorkerOptions {
@@ -49,10 +43,7 @@ export function runWorker(worker: Worker, cleanup: () => Promise<void>): Running
 /** The control worker: every workflow and the light activities (task lists, result rows, selection, batches, publishing). */
 export async function startControlWorker(config: LoadedConfig, options: ControlWorkerOptions = {}): Promise<RunningWorker> {
   installWorkerRuntime();
-  const pool = new pg.Pool({ ...connectionConfig(config), max: 4 });
-  // Without a listener, an idle client's socket error (PostgreSQL restarted under it) is an unhandled 'error' event
-  // that kills the process; with one, the error surfaces on the next query, which the activity's retry policy handles.
-  pool.on('error', () => undefined);
+  const pool = controlPool(config, 4);
   await migrate(pool);
   const connection = await connectWorker(config);
   const worker = await Worker.create({

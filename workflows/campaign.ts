@@ -12,7 +12,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { ControlActivities } from '../activities/index.js';
-import { FailureType } from '../infra/failure-types.js';
+import { FailureType } from '../core/failure-types.js';
 import type { CampaignConfig, CampaignState, CampaignStatus } from '../schemas/campaign.js';
 import type { EvaluationResult } from '../schemas/pipeline.js';
 import type { PolicyRef } from '../schemas/episode.js';
@@ -26,12 +26,12 @@ import {
   stopAfterStepSignal,
 } from './definitions.js';
 import { evaluation } from './evaluation.js';
-import { grpoStep } from './grpoStep.js';
+import { grpoStep } from './grpo-step.js';
 import { episodeSettings, grpoStepInput, policyAt, type CampaignConfigWithQueues } from './inputs.js';
 import type { TrackingActivities } from './gpu.js';
 import { probe } from './probe.js';
 import { evaluationScalars, stepScalars } from './tracking.js';
-import { CampaignIdKey, SplitKey, StepKey } from './searchAttributes.js';
+import { CampaignIdKey, SplitKey, StepKey } from './search-attributes.js';
 
 const { freezePool } = proxyActivities<ControlActivities>({
   startToCloseTimeout: '10 minutes',

@@ -1,6 +1,6 @@
 import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities } from '@temporalio/workflow';
 import type { EpisodeActivities } from '../activities/episode.js';
-import { FailureType } from '../infra/failure-types.js';
+import { FailureType } from '../core/failure-types.js';
 import type { EpisodeOutcome, EpisodeRequest } from '../schemas/episode.js';
 import type { EpisodeSettings, TaskInfo } from '../schemas/pipeline.js';
 import type { ResultRow } from '../schemas/results.js';

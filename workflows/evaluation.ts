@@ -3,7 +3,7 @@ import type { ControlActivities } from '../activities/index.js';
 import type { ChildProgress } from '../schemas/campaign.js';
 import type { EvaluationInput, EvaluationResult, TaskInfo } from '../schemas/pipeline.js';
 import { progressQuery } from './definitions.js';
-import { taskSearchAttributes } from './searchAttributes.js';
+import { taskSearchAttributes } from './search-attributes.js';
 import { sweep, type SweepCarry, type SweepPlanner } from './sweep.js';
 
 const { listTasks, evaluationMetrics } = proxyActivities<ControlActivities>({ startToCloseTimeout: '5 minutes', retry: { maximumAttempts: 5 } });

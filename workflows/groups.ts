@@ -1,6 +1,6 @@
 import { CancellationScope, isCancellation, proxyActivities } from '@temporalio/workflow';
 import type { ControlActivities } from '../activities/index.js';
-import type { StoredRow } from '../activities/results.js';
+import type { StoredRow } from '../storage/results.js';
 import type { ChildProgress, SamplerState } from '../schemas/campaign.js';
 import type { EpisodeOutcome } from '../schemas/episode.js';
 import type { GrpoStepInput } from '../schemas/pipeline.js';

@@ -3,5 +3,5 @@ export * from './smoke.js';
 export * from './policy-update-smoke.js';
 export { campaign } from './campaign.js';
 export { probe } from './probe.js';
-export { grpoStep } from './grpoStep.js';
+export { grpoStep } from './grpo-step.js';
 export { evaluation } from './evaluation.js';

@@ -2,9 +2,9 @@ import { allHandlersFinished, condition, continueAsNew, proxyActivities, setHand
 import type { ControlActivities } from '../activities/index.js';
 import type { ChildProgress } from '../schemas/campaign.js';
 import type { ProbeInput, ProbeResult, TaskInfo } from '../schemas/pipeline.js';
-import { probingDecision } from '../stats/adaptiveProbing.js';
+import { probingDecision } from '../stats/adaptive-probing.js';
 import { progressQuery } from './definitions.js';
-import { taskSearchAttributes } from './searchAttributes.js';
+import { taskSearchAttributes } from './search-attributes.js';
 import { sweep, type SweepCarry, type SweepPlanner } from './sweep.js';
 
 const { listTasks } = proxyActivities<ControlActivities>({ startToCloseTimeout: '5 minutes', retry: { maximumAttempts: 5 } });
@@ -21,7 +21,7 @@ export interface TaskProbe {
 
 /**
  * Fixed probing: n episodes per task. Adaptive: the first n episodes of a task run unconditionally, then one more at a
- * time (at most one in flight per task) until the stopping rule of stats/adaptiveProbing.ts holds or nMax is reached.
+ * time (at most one in flight per task) until the stopping rule of stats/adaptive-probing.ts holds or nMax is reached.
  * Tasks take turns: the task with the fewest launched episodes goes next, so the window spreads across tasks.
  */
 export function probePlanner(

@@ -1,6 +1,6 @@
 import { proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { ControlActivities } from '../activities/index.js';
-import type { StoredRow } from '../activities/results.js';
+import type { StoredRow } from '../storage/results.js';
 import type { ChildProgress, EpisodeCounts } from '../schemas/campaign.js';
 import type { EpisodeSettings, TaskInfo } from '../schemas/pipeline.js';
 import { EpisodeAuditTrail, storedRowsSummary } from './audit.js';

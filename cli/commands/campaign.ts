@@ -1,17 +1,18 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { loadConfig, type LoadedConfig } from '../../infra/config.js';
+import { loadConfig } from '../../infra/config.js';
+import { type LoadedConfig } from '../../schemas/config.js';
 import { resolveTrackingDirs } from '../../infra/tracking-dirs.js';
-import { UserError } from '../../infra/errors.js';
+import { UserError } from '../../core/errors.js';
 import { readJsonConfig } from '../../infra/json-config.js';
 import { workflowUrl } from '../../infra/stack/temporal.js';
 import { connectClient } from '../../infra/temporal-client.js';
 import { CampaignConfig, type CampaignStatus, type ChildProgress } from '../../schemas/campaign.js';
 import { campaign, statusOf, type CampaignResult } from '../../workflows/campaign.js';
 import { pauseSignal, progressQuery, replayStepUpdate, resumeSignal, setMaxStepsUpdate, statusQuery, stopAfterStepSignal } from '../../workflows/definitions.js';
-import { CampaignIdKey, StepKey } from '../../workflows/searchAttributes.js';
+import { CampaignIdKey, StepKey } from '../../workflows/search-attributes.js';
 import { checkBaseModel, describeCheck } from '../base-model-check.js';
 import { parse, printJson, type Command } from '../command.js';
-import { integerOption } from '../numberOption.js';
+import { integerOption } from '../number-option.js';
 import { childProgressText, progressBar } from '../progress.js';
 
 const usage = `finalstate campaign <subcommand> [--json]

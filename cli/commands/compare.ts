@@ -1,11 +1,11 @@
-import { UserError } from '../../infra/errors.js';
+import { UserError } from '../../core/errors.js';
 import { compareResults } from '../../stats/compare.js';
 import { readPriceTable } from '../../stats/cost.js';
-import { readResultRows } from '../../stats/resultSet.js';
+import { readResultRows } from '../../stats/result-set.js';
 import { comparisonBreakdownTables, comparisonTable, flipsTable } from '../../stats/tables/layouts.js';
 import { renderText } from '../../stats/tables/table.js';
 import { parse, printJson, type Command } from '../command.js';
-import { domainsOption, integerOption } from '../numberOption.js';
+import { domainsOption, integerOption } from '../number-option.js';
 
 const usage = `finalstate compare BASE.jsonl TRAINED.jsonl [--k K] [--seed S] [--resamples B] [--prices FILE] [--training-domains D1,D2] [--json]
 

@@ -1,6 +1,6 @@
-import { localPathOf } from '../../infra/artifacts.js';
+import { localPathOf } from '../../storage/artifacts.js';
 import { loadConfig } from '../../infra/config.js';
-import { UserError } from '../../infra/errors.js';
+import { UserError } from '../../core/errors.js';
 import * as stack from '../../infra/stack/index.js';
 import { uiUrl, workflowUrl } from '../../infra/stack/temporal.js';
 import { connectClient } from '../../infra/temporal-client.js';

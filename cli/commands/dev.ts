@@ -1,5 +1,5 @@
 import { loadConfig } from '../../infra/config.js';
-import { UserError } from '../../infra/errors.js';
+import { UserError } from '../../core/errors.js';
 import * as stack from '../../infra/stack/index.js';
 import { uiUrl } from '../../infra/stack/temporal.js';
 import { parse, printJson, type Command } from '../command.js';

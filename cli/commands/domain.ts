@@ -1,6 +1,6 @@
 import path from 'node:path';
-import { UserError } from '../../infra/errors.js';
-import { fromRoot } from '../../infra/paths.js';
+import { UserError } from '../../core/errors.js';
+import { fromRoot } from '../../core/paths.js';
 import { scaffoldPack } from '../domain/scaffold.js';
 import { parse, printJson, type Command } from '../command.js';
 

@@ -1,9 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import pg from 'pg';
 import { loadConfig } from '../../infra/config.js';
-import { UserError } from '../../infra/errors.js';
-import { connectionConfig } from '../../infra/stack/postgres.js';
+import { UserError } from '../../core/errors.js';
 import { episodeView } from '../../runtime/episode/audit/episode-view.js';
 import { renderEpisodeHtml } from '../../runtime/episode/audit/render-html.js';
 import { renderEpisodeText } from '../../runtime/episode/audit/render-text.js';
@@ -11,7 +9,8 @@ import { EpisodeStore, type EpisodeFilter } from '../../runtime/episode/episode-
 import { FinishReason } from '../../schemas/episode.js';
 import { renderText } from '../../stats/tables/table.js';
 import { parse, printJson, type Command } from '../command.js';
-import { integerOption } from '../numberOption.js';
+import { integerOption } from '../number-option.js';
+import { controlPool } from '../../wiring/stores.js';
 
 const usage = `finalstate episode show ID [--json] [--full] [--html FILE]
 finalstate episode list [--campaign ID] [--step N] [--task ID] [--trial N] [--reward 0|1]
@@ -24,7 +23,7 @@ finalstate episode list [--campaign ID] [--step N] [--task ID] [--trial N] [--re
   list: stored episodes with their summary line, filtered (finish reasons: ${FinishReason.options.join(', ')}).`;
 
 async function withStore<T>(run: (store: EpisodeStore) => Promise<T>): Promise<T> {
-  const pool = new pg.Pool({ ...connectionConfig(loadConfig()), max: 1 });
+  const pool = controlPool(loadConfig(), 1);
   try {
     return await run(new EpisodeStore(pool));
   } catch (err) {

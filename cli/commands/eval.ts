@@ -1,5 +1,5 @@
 import { loadConfig } from '../../infra/config.js';
-import { UserError } from '../../infra/errors.js';
+import { UserError } from '../../core/errors.js';
 import { readJsonConfig } from '../../infra/json-config.js';
 import { workflowUrl } from '../../infra/stack/temporal.js';
 import { connectClient } from '../../infra/temporal-client.js';
@@ -7,7 +7,7 @@ import { EvaluationConfig } from '../../schemas/campaign.js';
 import type { EvaluationInput } from '../../schemas/pipeline.js';
 import { progressQuery } from '../../workflows/definitions.js';
 import { evaluation } from '../../workflows/evaluation.js';
-import { CampaignIdKey, StepKey } from '../../workflows/searchAttributes.js';
+import { CampaignIdKey, StepKey } from '../../workflows/search-attributes.js';
 import { parse, printJson, type Command } from '../command.js';
 import { childProgressText } from '../progress.js';
 

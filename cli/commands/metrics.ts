@@ -1,11 +1,11 @@
-import { UserError } from '../../infra/errors.js';
+import { UserError } from '../../core/errors.js';
 import { readPriceTable } from '../../stats/cost.js';
 import { computeMetrics, type MetricsReport } from '../../stats/metrics.js';
-import { readResultRows } from '../../stats/resultSet.js';
+import { readResultRows } from '../../stats/result-set.js';
 import { metricsTables } from '../../stats/tables/layouts.js';
 import { renderText } from '../../stats/tables/table.js';
 import { parse, printJson, type Command } from '../command.js';
-import { domainsOption, integerOption } from '../numberOption.js';
+import { domainsOption, integerOption } from '../number-option.js';
 
 const usage = `finalstate metrics RESULTS.jsonl [--k K] [--prices FILE] [--training-domains D1,D2] [--json]
 

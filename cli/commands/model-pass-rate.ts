@@ -1,13 +1,13 @@
 import path from 'node:path';
 import { readTaskSets } from '../../environment/task-set.js';
 import { loadConfig } from '../../infra/config.js';
-import { UserError } from '../../infra/errors.js';
-import { fromRoot } from '../../infra/paths.js';
-import { createEpisodeRuntime } from '../../runtime/episode/runtime.js';
+import { UserError } from '../../core/errors.js';
+import { fromRoot } from '../../core/paths.js';
+import { createEpisodeRuntime } from '../../wiring/episode-runtime.js';
 import { EpisodeRequest } from '../../schemas/episode.js';
 import { Profile, Split } from '../../schemas/task.js';
 import { parse, printJson } from '../command.js';
-import { integerOption, numberOption } from '../numberOption.js';
+import { integerOption, numberOption } from '../number-option.js';
 import { firstModel } from './run.js';
 
 export const passRateUsage = `finalstate model pass-rate --policy URL [--split eval] [--profile mini] [--tasks N] [--trials K] [--json]

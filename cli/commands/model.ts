@@ -1,16 +1,17 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { defaultRegistry } from '../../environment/registry.js';
+import { defaultRegistry } from '../../wiring/registry.js';
 import { readTaskSets, type LoadedTaskSet } from '../../environment/task-set.js';
-import { loadConfig, type LoadedConfig } from '../../infra/config.js';
-import { InfrastructureError, UserError } from '../../infra/errors.js';
-import { fromRoot } from '../../infra/paths.js';
+import { loadConfig } from '../../infra/config.js';
+import { type LoadedConfig } from '../../schemas/config.js';
+import { InfrastructureError, UserError } from '../../core/errors.js';
+import { fromRoot } from '../../core/paths.js';
 import { demonstrationsKey, generatedTrainingSets, isDemonstrationTask, oracleDemonstrations } from '../../runtime/demonstrations/demonstrations.js';
-import { createEpisodeRuntime } from '../../runtime/episode/runtime.js';
+import { createEpisodeRuntime } from '../../wiring/episode-runtime.js';
 import { getRenderer } from '../../runtime/interpreter/index.js';
 import { parse, printJson, type Command } from '../command.js';
-import { integerOption } from '../numberOption.js';
+import { integerOption } from '../number-option.js';
 import { passRate, passRateUsage } from './model-pass-rate.js';
 
 const usage = `finalstate model build-base [--steps N] [--max-demos N] [--seed N] [--json]

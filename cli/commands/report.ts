@@ -1,12 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
-import pg from 'pg';
-import { readResultSet } from '../../activities/results.js';
-import { localPathOf } from '../../infra/artifacts.js';
-import { loadConfig, type LoadedConfig } from '../../infra/config.js';
-import { UserError } from '../../infra/errors.js';
-import { connectionConfig } from '../../infra/stack/postgres.js';
+import { readResultSet } from '../../storage/results.js';
+import { localPathOf } from '../../storage/artifacts.js';
+import { loadConfig } from '../../infra/config.js';
+import { type LoadedConfig } from '../../schemas/config.js';
+import { UserError } from '../../core/errors.js';
 import { connectClient } from '../../infra/temporal-client.js';
 import type { CampaignState } from '../../schemas/campaign.js';
 import { FrozenPool } from '../../schemas/results.js';
@@ -17,6 +16,7 @@ import { writeReport } from '../../stats/report/index.js';
 import type { CampaignResult } from '../../workflows/campaign.js';
 import { stateQuery } from '../../workflows/definitions.js';
 import { parse, printJson, type Command } from '../command.js';
+import { controlPool } from '../../wiring/stores.js';
 
 const usage = `finalstate report ID [--out DIR] [--json]
 
@@ -54,7 +54,7 @@ export function baseAndTrainedEvaluations(id: string, state: CampaignState): { b
 /** The HTML (and Markdown) report of a campaign: its base evaluation against its latest evaluated policy. */
 export async function writeCampaignReport(config: LoadedConfig, id: string, state: CampaignState, outDir = path.join(config.dataPath, 'reports', id)) {
   const { base, trained } = baseAndTrainedEvaluations(id, state);
-  const pool = new pg.Pool({ ...connectionConfig(config), max: 1 });
+  const pool = controlPool(config, 1);
   try {
     const frozen = state.poolUri ? FrozenPool.parse(JSON.parse(fs.readFileSync(localPathOf(state.poolUri), 'utf8'))) : undefined;
     const episodes = await writeEpisodePages(new EpisodeStore(pool), {

@@ -1,15 +1,15 @@
 import path from 'node:path';
 import { readTaskSets } from '../../environment/task-set.js';
 import { loadConfig } from '../../infra/config.js';
-import { UserError } from '../../infra/errors.js';
-import { fromRoot } from '../../infra/paths.js';
+import { UserError } from '../../core/errors.js';
+import { fromRoot } from '../../core/paths.js';
 import { EpisodeStore } from '../../runtime/episode/episode-store.js';
-import { createEpisodeRuntime } from '../../runtime/episode/runtime.js';
+import { createEpisodeRuntime } from '../../wiring/episode-runtime.js';
 import { formatTranscript } from '../../runtime/episode/transcript.js';
 import { PolicyClientConfig } from '../../schemas/clients.js';
 import { EpisodeRequest, type PolicyRef } from '../../schemas/episode.js';
 import { parse, printJson, type Command } from '../command.js';
-import { integerOption, numberOption } from '../numberOption.js';
+import { integerOption, numberOption } from '../number-option.js';
 
 const usage = `finalstate run --task ID [--policy URL|oracle] [--user scripted|llm] [--json]
 

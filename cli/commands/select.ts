@@ -1,13 +1,13 @@
 import fs from 'node:fs';
-import { UserError } from '../../infra/errors.js';
-import { simulateAdaptiveProbing, DEFAULT_STOP_THRESHOLD } from '../../stats/adaptiveProbing.js';
+import { UserError } from '../../core/errors.js';
+import { simulateAdaptiveProbing, DEFAULT_STOP_THRESHOLD } from '../../stats/adaptive-probing.js';
 import { DEFAULT_EDGES, DEFAULT_KEEP, defaultKeep, parseEdges, parseKeep } from '../../stats/bins.js';
-import { groupByTask, readResultRows } from '../../stats/resultSet.js';
+import { groupByTask, readResultRows } from '../../stats/result-set.js';
 import { selectPool } from '../../stats/selection.js';
 import { poolSummaryTable, selectionTable } from '../../stats/tables/layouts.js';
 import { renderText } from '../../stats/tables/table.js';
 import { parse, printJson, type Command } from '../command.js';
-import { integerOption, numberOption } from '../numberOption.js';
+import { integerOption, numberOption } from '../number-option.js';
 
 const usage = `finalstate select PROBE.jsonl [--bins EDGES] [--keep BINS] [--reference REF.jsonl] [--max N] [--seed S]
                  [--threshold T] [--out POOL.json] [--json]

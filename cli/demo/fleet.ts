@@ -1,11 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { LoadedConfig } from '../../infra/config.js';
-import { InfrastructureError, UserError } from '../../infra/errors.js';
-import { fromRoot } from '../../infra/paths.js';
+import type { LoadedConfig } from '../../schemas/config.js';
+import { InfrastructureError, UserError } from '../../core/errors.js';
+import { fromRoot } from '../../core/paths.js';
 import { sleep } from '../../infra/stack/process.js';
-import { createEpisodeRuntime, type EpisodeRuntime } from '../../runtime/episode/runtime.js';
+import { type EpisodeRuntime } from '../../runtime/episode/runtime.js';
+import { createEpisodeRuntime } from '../../wiring/episode-runtime.js';
 import type { TaskQueues } from '../../schemas/pipeline.js';
 import type { ModelPrices } from '../../schemas/runtime.js';
 import { startControlWorker, type RunningWorker } from '../../workers/control.js';
@@ -121,7 +122,7 @@ export async function startFleet(config: LoadedConfig, options: FleetOptions): P
     runtime = await createEpisodeRuntime(config, {
       controlConnections: Math.max(4, options.episodeConcurrency),
       prices: options.prices,
-      // Creating an episode database is most of an episode's overhead (test/pipeline/bench-episodes.ts); spares made
+      // Creating an episode database is most of an episode's overhead (bench/episodes.ts); spares made
       // in the background while the policy thinks take it off the episode's path.
       backend: { sparesPerTemplate: Math.max(1, Math.ceil(options.episodeConcurrency / 4)) },
     });

@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { contentHash } from '../../environment/canonical.js';
-import type { LoadedConfig } from '../../infra/config.js';
-import { UserError } from '../../infra/errors.js';
+import type { LoadedConfig } from '../../schemas/config.js';
+import { UserError } from '../../core/errors.js';
 import { readJsonConfig } from '../../infra/json-config.js';
-import { fromRoot } from '../../infra/paths.js';
+import { fromRoot } from '../../core/paths.js';
 import { CampaignConfig, type TaskSource } from '../../schemas/campaign.js';
 import { DemoPreset } from '../../schemas/demo.js';
 import type { TaskQueues } from '../../schemas/pipeline.js';

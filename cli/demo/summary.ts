@@ -1,17 +1,16 @@
-import pg from 'pg';
-import { readResultSet } from '../../activities/results.js';
-import type { LoadedConfig } from '../../infra/config.js';
-import { connectionConfig } from '../../infra/stack/postgres.js';
+import { readResultSet } from '../../storage/results.js';
+import type { LoadedConfig } from '../../schemas/config.js';
 import type { CampaignState } from '../../schemas/campaign.js';
 import { compareResults, type Comparison } from '../../stats/compare.js';
 import { comparisonBreakdownTables, comparisonTable, flipsTable } from '../../stats/tables/layouts.js';
 import { renderText } from '../../stats/tables/table.js';
 import { baseAndTrainedEvaluations } from '../commands/report.js';
+import { controlPool } from '../../wiring/stores.js';
 
 /** Base policy (the evaluation before step 1) against the last evaluated policy, on the eval split. */
 export async function compareCampaign(config: LoadedConfig, id: string, state: CampaignState, k: number): Promise<{ comparison: Comparison; baseSet: string; trainedSet: string; trainedStep: number }> {
   const { base, trained } = baseAndTrainedEvaluations(id, state);
-  const pool = new pg.Pool({ ...connectionConfig(config), max: 1 });
+  const pool = controlPool(config, 1);
   try {
     const comparison = compareResults(await readResultSet(pool, base.resultSet), await readResultSet(pool, trained.resultSet), {
       k,

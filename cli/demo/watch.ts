@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import type { LoadedConfig } from '../../infra/config.js';
+import type { LoadedConfig } from '../../schemas/config.js';
 import { workflowUrl } from '../../infra/stack/temporal.js';
 import type { CampaignPhase, CampaignStatus, ChildProgress } from '../../schemas/campaign.js';
 import { campaignStatus } from '../commands/campaign.js';

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { UserError } from '../../infra/errors.js';
-import { fromRoot, projectRoot } from '../../infra/paths.js';
+import { UserError } from '../../core/errors.js';
+import { fromRoot, projectRoot } from '../../core/paths.js';
 
 /** The template of an external pack (a real, buildable pack with placeholders); `finalstate domain init` copies it. */
 export const PACK_TEMPLATE = fromRoot('templates', 'domain-pack');

@@ -1,4 +1,5 @@
-import type { LoadedConfig } from '../config.js';
+import type { LoadedConfig } from '../../schemas/config.js';
+import { databaseAddress } from '../../environment/connection.js';
 import * as postgres from './postgres.js';
 import * as temporal from './temporal.js';
 
@@ -46,7 +47,7 @@ export async function status(config: LoadedConfig): Promise<ComponentStatus[]> {
     temporal.uiHealthy(config),
   ]);
   const components: ComponentStatus[] = [
-    { name: 'postgres', healthy: pgOk, address: postgres.databaseAddress(config) },
+    { name: 'postgres', healthy: pgOk, address: databaseAddress(config) },
     { name: 'temporal', healthy: temporalOk, address: config.temporal.address },
   ];
   if (config.temporal.managed) components.push({ name: 'temporal-ui', healthy: uiOk, address: temporal.uiUrl(config) });

@@ -2,8 +2,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import type { LoadedConfig } from '../config.js';
-import { InfrastructureError, UserError } from '../errors.js';
+import type { LoadedConfig } from '../../schemas/config.js';
+import { connectionConfig, databaseAddress } from '../../environment/connection.js';
+import { InfrastructureError, UserError } from '../../core/errors.js';
 import { run } from './process.js';
 
 /** Written into postgresql.conf at initdb: loopback only. */
@@ -24,24 +25,6 @@ const RUNTIME_SETTINGS: Record<string, string> = {
   max_wal_size: '1GB',
   log_min_messages: 'warning',
 };
-
-export function connectionConfig(config: LoadedConfig, database?: string): pg.ClientConfig {
-  if (config.postgres.url) {
-    const url = new URL(config.postgres.url);
-    if (database) url.pathname = `/${database}`;
-    return { connectionString: url.toString() };
-  }
-  const { host, port, user, password } = config.postgres;
-  return { host, port, user, password, database: database ?? config.postgres.database };
-}
-
-export function databaseAddress(config: LoadedConfig): string {
-  if (config.postgres.url) {
-    const url = new URL(config.postgres.url);
-    return `postgres://${url.hostname}:${url.port || 5432}${url.pathname}`;
-  }
-  return `postgres://${config.postgres.host}:${config.postgres.port}/${config.postgres.database}`;
-}
 
 export function isManaged(config: LoadedConfig): boolean {
   return !config.postgres.url;

@@ -1,7 +1,7 @@
 import { spawn, spawnSync, type SpawnSyncOptions } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { InfrastructureError } from '../errors.js';
+import { InfrastructureError } from '../../core/errors.js';
 
 export function isAlive(pid: number): boolean {
   try {

@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
-import type { LoadedConfig } from '../config.js';
-import { InfrastructureError, UserError } from '../errors.js';
-import { fromRoot } from '../paths.js';
+import type { LoadedConfig } from '../../schemas/config.js';
+import { InfrastructureError, UserError } from '../../core/errors.js';
+import { fromRoot } from '../../core/paths.js';
 import { commandLine, isAlive, readPid, run, startDaemon, stopDaemon, waitFor } from './process.js';
 
 /** Search attributes every finalstate workflow may set; registered on `dev up`. */

@@ -1,5 +1,5 @@
 """Failure types (Temporal ApplicationError.type) the workflows tell apart, read from the exported JSON Schema
-(schemas/json/FailureType.schema.json, from infra/failure-types.ts), so no string is copied by hand."""
+(schemas/json/FailureType.schema.json, from core/failure-types.ts), so no string is copied by hand."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 import OpenAI from 'openai';
-import { InfrastructureError } from '../../infra/errors.js';
+import { InfrastructureError } from '../../core/errors.js';
 import type { ChatEndpointConfig } from '../../schemas/clients.js';
 import type { TokenUsage } from '../../schemas/runtime.js';
 import { ContextLengthExceededError, EndpointRequestError, isContextLengthMessage } from './errors.js';

@@ -1,4 +1,4 @@
-import { UserError } from '../../infra/errors.js';
+import { UserError } from '../../core/errors.js';
 
 /**
  * An endpoint refused a request (HTTP 4xx other than 429) or answered in a shape we cannot read: a configuration

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { InfrastructureError } from '../../infra/errors.js';
+import { InfrastructureError } from '../../core/errors.js';
 import { ContextLengthExceededError, EndpointRequestError, isContextLengthMessage } from './errors.js';
 
 export interface JsonRequest {

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { InfrastructureError } from '../../infra/errors.js';
+import { InfrastructureError } from '../../core/errors.js';
 import type { PolicyServerRef } from '../../schemas/clients.js';
 import { EndpointRequestError } from './errors.js';
 import { requestText } from './http.js';

@@ -2,7 +2,7 @@ import type { PolicyClientConfig } from '../../schemas/clients.js';
 import { CompletionResponse, DetokenizeResponse, TokenizeResponse } from '../../schemas/policy-api.js';
 import type { TokenUsage } from '../../schemas/runtime.js';
 import type { Tokenizer } from '../trajectory/tokenizer.js';
-import { InfrastructureError } from '../../infra/errors.js';
+import { InfrastructureError } from '../../core/errors.js';
 import { EndpointRequestError } from './errors.js';
 import { requestJson } from './http.js';
 

@@ -1,7 +1,7 @@
 import { contentHash } from '../../environment/canonical.js';
 import type { DomainDefinition } from '../../environment/domain.js';
 import { readTaskSet, writeTaskSet, type LoadedTaskSet } from '../../environment/task-set.js';
-import { InfrastructureError } from '../../infra/errors.js';
+import { InfrastructureError } from '../../core/errors.js';
 import type { Conversation } from '../../schemas/conversation.js';
 import { EpisodeRequest } from '../../schemas/episode.js';
 import type { Task } from '../../schemas/task.js';

@@ -29,7 +29,7 @@ export interface EpisodeListing {
   storedAt: string;
 }
 
-/** Episode records in the control database (table `episodes`, created by infra/migrations). */
+/** Episode records in the control database (table `episodes`, created by storage/migrations). */
 export class EpisodeStore {
   constructor(private readonly pool: pg.Pool) {}
 

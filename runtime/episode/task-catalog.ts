@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { readTaskSet, readTaskSource, type LoadedTaskSet } from '../../environment/task-set.js';
-import { UserError } from '../../infra/errors.js';
+import { UserError } from '../../core/errors.js';
 import type { Task } from '../../schemas/task.js';
 
 /** Tasks by task source (a task-set file or a directory of them) and id, each source read (and checked against its manifests) once. */

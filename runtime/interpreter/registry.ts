@@ -1,4 +1,4 @@
-import { UserError } from '../../infra/errors.js';
+import { UserError } from '../../core/errors.js';
 import type { ChatRenderer } from './renderer.js';
 
 const renderers = new Map<string, ChatRenderer>();

@@ -1,4 +1,4 @@
-import { UserError } from '../../infra/errors.js';
+import { UserError } from '../../core/errors.js';
 import type { Conversation } from '../../schemas/conversation.js';
 import type { RubricVerdict, TokenUsage } from '../../schemas/runtime.js';
 import type { Rubric } from '../../schemas/task.js';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildBaseModel } from '../../cli/commands/model.js';
 import { loadConfig } from '../../infra/config.js';
-import { fromRoot } from '../../infra/paths.js';
+import { fromRoot } from '../../core/paths.js';
 import * as stack from '../../infra/stack/index.js';
 import { loadPreset } from '../../cli/demo/preset.js';
 import { oracleId, runCampaign, type CampaignRun } from './campaign.js';

@@ -1,5 +1,5 @@
 import { loadConfig } from '../../infra/config.js';
-import { createEpisodeRuntime } from '../../runtime/episode/runtime.js';
+import { createEpisodeRuntime } from '../../wiring/episode-runtime.js';
 import { startEpisodeWorker } from '../../workers/episodes.js';
 
 /**

@@ -2,8 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { LoadedConfig } from '../../infra/config.js';
-import { fromRoot } from '../../infra/paths.js';
+import type { LoadedConfig } from '../../schemas/config.js';
+import { fromRoot } from '../../core/paths.js';
 import { sleep } from '../../infra/stack/process.js';
 
 /**

@@ -6,8 +6,10 @@
 import pg from 'pg';
 import { z } from 'zod';
 import type { DomainDefinition, ToolContext } from '../../environment/domain.js';
-import { loadConfig, type LoadedConfig } from '../../infra/config.js';
-import { withClient, connectionConfig } from '../../infra/stack/postgres.js';
+import { loadConfig } from '../../infra/config.js';
+import { type LoadedConfig } from '../../schemas/config.js';
+import { withClient } from '../../infra/stack/postgres.js';
+import { connectionConfig } from '../../environment/connection.js';
 import type { TaskInput, ToolCall } from '../../schemas/task.js';
 
 const ident = (name: string) => pg.escapeIdentifier(name);

@@ -6,7 +6,9 @@ import { insurance } from '../../domains/insurance/index.js';
 import { INSURANCE_RULES } from '../../domains/insurance/policy.js';
 import { normalizePack } from '../../environment/domain.js';
 import { invariantViolations, sampleInvariants } from '../../environment/invariants.js';
-import { fromRoot } from '../../infra/paths.js';
+import { readTaskSets } from '../../environment/task-set.js';
+import { fromRoot } from '../../core/paths.js';
+import { Task } from '../../schemas/task.js';
 import { createScratchDb, finalState, type ScratchDb, type Snapshot } from './harness.js';
 
 const domain = normalizePack(insurance);
@@ -53,6 +55,15 @@ describe('insurance pack', () => {
     const refusal = domain.generateTasks({ seed: 3, split: 'train', profile: 'full', count: 40 }).find((t) => t.tags?.[0] === 'cancel_refused_open_claim')!;
     const settled = { ...refusal, init: { ...refusal.init, upsert: { ...refusal.init!.upsert, claims: [] } } };
     assert.deepEqual(invariantViolations(domain, [settled]).map((v) => v.invariant), ['cancellations-by-the-rules']);
+  });
+
+  test('the shipped sets in tasks/insurance are the generator\'s (seed 1, 300 per split and profile) and load', () => {
+    const sets = readTaskSets(fromRoot('tasks', 'insurance'));
+    assert.deepEqual(sets.map((s) => s.manifest.name).sort(), ['insurance-eval-full', 'insurance-eval-mini', 'insurance-train-full', 'insurance-train-mini']);
+    for (const set of sets) {
+      const [, split, profile] = set.manifest.name.split('-') as [string, 'train' | 'eval', 'full' | 'mini'];
+      assert.deepEqual(set.tasks, domain.generateTasks({ seed: 1, split, profile, count: 300 }).map((t) => Task.parse(t)), set.manifest.name);
+    }
   });
 
   describe('on the real PostgreSQL', () => {

@@ -1,7 +1,8 @@
-import { after, before, describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { connectionConfig, withClient } from '../../infra/stack/postgres.js';
+import { withClient } from '../../infra/stack/postgres.js';
+import { connectionConfig } from '../../environment/connection.js';
 import { EpisodeToolExecutor } from '../../environment/tool-executor.js';
 import { episodeDatabaseName } from '../../environment/naming.js';
 import { isInfrastructureFault } from '../../environment/pg-faults.js';

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import http from 'node:http';
-import { fromRoot } from '../../infra/paths.js';
+import { fromRoot } from '../../core/paths.js';
 import { loadConfig } from '../../infra/config.js';
 import { EnvironmentBackend, type BackendOptions } from '../../environment/backend.js';
 import { ExpectedStates } from '../../environment/expected-state.js';

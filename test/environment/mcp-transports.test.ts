@@ -7,7 +7,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { withClient } from '../../infra/stack/postgres.js';
 import { loadConfig } from '../../infra/config.js';
-import { fromRoot } from '../../infra/paths.js';
+import { fromRoot } from '../../core/paths.js';
 import { EpisodeMcpClient } from '../../environment/mcp-client.js';
 import { episodeDatabaseName } from '../../environment/naming.js';
 import { writeTaskSet } from '../../environment/task-set.js';

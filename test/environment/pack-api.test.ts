@@ -7,11 +7,12 @@ import { pathToFileURL } from 'node:url';
 import { after, describe, it } from 'node:test';
 import { isToolRejection, servesProfile, ToolRejection, type DomainDefinition, type DomainPack, type ToolDefinition } from '../../environment/domain.js';
 import { connectEpisodeTools } from '../../environment/episode-tools.js';
-import { defaultRegistry, DomainRegistry } from '../../environment/registry.js';
+import { DomainRegistry } from '../../environment/registry.js';
+import { defaultRegistry } from '../../wiring/registry.js';
 import { checkTaskAgainstDomain } from '../../environment/task-validation.js';
 import { verifyTasks } from '../../environment/verify.js';
 import { loadConfig } from '../../infra/config.js';
-import { fromRoot } from '../../infra/paths.js';
+import { fromRoot } from '../../core/paths.js';
 import { fixtureHelpdeskDomain } from '../fixtures/fixture-helpdesk-domain.js';
 import { fixtureEnvironment, fixtureModule, fixtureTask, uniqueEpisodeId } from './harness.js';
 

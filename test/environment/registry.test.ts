@@ -6,7 +6,7 @@ import { readGrade, recordGrade, GRADE_AUDIT_TABLE } from '../../environment/gra
 import { gradeEpisode } from '../../environment/grader.js';
 import { templateDatabaseName } from '../../environment/naming.js';
 import { domainContentHash } from '../../environment/template.js';
-import { UserError } from '../../infra/errors.js';
+import { UserError } from '../../core/errors.js';
 import { fixtureHelpdeskDomain } from '../fixtures/fixture-helpdesk-domain.js';
 import { fixtureEnvironment, fixtureTask, uniqueEpisodeId } from './harness.js';
 

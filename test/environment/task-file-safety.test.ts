@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { gradeEpisode } from '../../environment/grader.js';
 import { checkAssertions } from '../../environment/sql-assertions.js';
-import { splitSqlStatements } from '../../environment/sql-statements.js';
+import { splitSqlStatements } from '../../core/sql-statements.js';
 import { readTaskSet, TaskSetError, writeTaskSet } from '../../environment/task-set.js';
 import type { Task } from '../../schemas/task.js';
 import { escapingAssertion, fixtureEnvironment, fixtureTask, runCli, taskSetWithLines, uniqueEpisodeId, writeEmptyTaskSet } from './harness.js';

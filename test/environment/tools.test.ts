@@ -1,6 +1,6 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { InfrastructureError } from '../../infra/errors.js';
+import { InfrastructureError } from '../../core/errors.js';
 import { connectEpisodeTools } from '../../environment/episode-tools.js';
 import { ToolCallIndexConflict } from '../../environment/tool-executor.js';
 import { fixtureEnvironment, fixtureTask, uniqueEpisodeId } from './harness.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { test } from 'node:test';
-import { fromRoot } from '../../infra/paths.js';
+import { fromRoot } from '../../core/paths.js';
 import { gatheredLayerBytes, logitBytes, shardedStateBytesPerGpu } from '../../infra/update-memory.js';
 import { ClusterPreset } from '../../schemas/deploy.js';
 
@@ -18,7 +18,7 @@ test('the example cluster preset of docs/deploy.md matches the ClusterPreset sch
 });
 
 test('the schema says where a cluster preset is inconsistent', () => {
-  const preset = JSON.parse(fs.readFileSync(fromRoot('docs', 'examples', 'cluster.json'), 'utf8')) as { campaign: { policyServers: string[]; update: { checkpointDir: string } } };
+  const preset = JSON.parse(fs.readFileSync(fromRoot('docs', 'examples', 'cluster.json'), 'utf8')) as { campaign: { policyServers: unknown[]; update: { checkpointDir: string } } };
   preset.campaign.policyServers.pop();
   preset.campaign.update.checkpointDir = '/local/checkpoints';
   const result = ClusterPreset.safeParse(preset);

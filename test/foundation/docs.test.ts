@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { test } from 'node:test';
-import { fromRoot } from '../../infra/paths.js';
+import { fromRoot } from '../../core/paths.js';
 import { ENV_OVERRIDES } from '../../schemas/config.js';
 import { commands } from '../../cli/commands/index.js';
 

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, test } from 'node:test';
-import { localPathOf } from '../../infra/artifacts.js';
+import { localPathOf } from '../../storage/artifacts.js';
 import type { CampaignStatus } from '../../schemas/campaign.js';
 import { FrozenPool } from '../../schemas/results.js';
 import { campaign } from '../../workflows/campaign.js';
 import { pauseSignal, resumeSignal, setMaxStepsUpdate, statusQuery } from '../../workflows/definitions.js';
 import { drawTasks } from '../../workflows/sampling.js';
-import { StepKey } from '../../workflows/searchAttributes.js';
+import { StepKey } from '../../workflows/search-attributes.js';
 import { runCliAsync } from './cli.js';
 import { startPipeline, task, type Pipeline } from './harness.js';
 

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { fromRoot } from '../../infra/paths.js';
+import { fromRoot } from '../../core/paths.js';
 import type { CliResult } from '../helpers/index.js';
 
 /**

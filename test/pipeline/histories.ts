@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Client, HistoryAndWorkflowId, WorkflowHandle } from '@temporalio/client';
 import proto from '@temporalio/proto';
-import { fromRoot } from '../../infra/paths.js';
+import { fromRoot } from '../../core/paths.js';
 
 export const HISTORIES_DIR = fromRoot('test', 'fixtures', 'histories');
 

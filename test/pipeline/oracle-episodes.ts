@@ -1,6 +1,6 @@
 import { readTaskSet } from '../../environment/task-set.js';
-import { fromRoot } from '../../infra/paths.js';
-import type { LoadedConfig } from '../../infra/config.js';
+import { fromRoot } from '../../core/paths.js';
+import type { LoadedConfig } from '../../schemas/config.js';
 import { withClient } from '../../infra/stack/postgres.js';
 import type { EnvironmentBackend } from '../../environment/backend.js';
 import { episodeDatabaseName, episodeRoleName } from '../../environment/naming.js';

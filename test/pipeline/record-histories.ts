@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import { campaign } from '../../workflows/campaign.js';
 import { pauseSignal, resumeSignal, setMaxStepsUpdate, statusQuery } from '../../workflows/definitions.js';
-import { grpoStep } from '../../workflows/grpoStep.js';
+import { grpoStep } from '../../workflows/grpo-step.js';
 import { grpoStepInput } from '../../workflows/inputs.js';
 import { HISTORIES_DIR, saveHistory } from './histories.js';
 import { startPipeline, task } from './harness.js';

@@ -1,6 +1,6 @@
 import { loadConfig } from '../../infra/config.js';
 import { policyFor } from '../../runtime/episode/episode-runner.js';
-import { createEpisodeRuntime } from '../../runtime/episode/runtime.js';
+import { createEpisodeRuntime } from '../../wiring/episode-runtime.js';
 import { startEpisodeWorker } from '../../workers/episodes.js';
 import { SlowedPolicy, sleep } from './slowed-policy.js';
 

@@ -1,5 +1,5 @@
-import type { ArtifactStore } from '../../infra/artifacts.js';
-import { InfrastructureError, UserError } from '../../infra/errors.js';
+import type { ArtifactStore } from '../../storage/artifacts.js';
+import { InfrastructureError, UserError } from '../../core/errors.js';
 import type { EpisodeHooks, EpisodeRunner } from '../../runtime/episode/runner.js';
 import type { EpisodeOutcome, EpisodeRequest } from '../../schemas/episode.js';
 import type { TaskInfo } from '../../schemas/pipeline.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { listSourceTasks, manifestTaskCatalog } from '../../activities/tasks.js';
 import { readTaskSet } from '../../environment/task-set.js';
-import { fromRoot } from '../../infra/paths.js';
+import { fromRoot } from '../../core/paths.js';
 import { TaskCatalog } from '../../runtime/episode/task-catalog.js';
 
 const typeOf = (tags: string[], taskId: string) => taskId.split('.')[3] ?? tags[0];

@@ -8,7 +8,7 @@ import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
 import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { loadConfig } from '../../infra/config.js';
-import { fromRoot } from '../../infra/paths.js';
+import { fromRoot } from '../../core/paths.js';
 import { PolicyUpdateResult, TrainingBatch, type PolicyUpdateInput } from '../../schemas/training.js';
 import { policyUpdateSmokeWorkflow } from '../../workflows/policy-update-smoke.js';
 import { startProcess, uniqueName } from '../helpers/index.js';

@@ -6,8 +6,8 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { checkBaseModel } from '../../cli/base-model-check.js';
 import { loadConfig } from '../../infra/config.js';
-import { UserError } from '../../infra/errors.js';
-import { fromRoot } from '../../infra/paths.js';
+import { UserError } from '../../core/errors.js';
+import { fromRoot } from '../../core/paths.js';
 
 // The interpreter's real rendering (runtime/interpreter/qwen3.ts) of the probe conversation against a checkpoint's chat
 // template, through Python's transformers: the template the base model ships (Qwen3 format, written for this project:

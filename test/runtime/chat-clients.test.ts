@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
-import { InfrastructureError } from '../../infra/errors.js';
+import { InfrastructureError } from '../../core/errors.js';
 import { ChatClient } from '../../runtime/clients/chat-client.js';
 import { EndpointRequestError } from '../../runtime/clients/errors.js';
 import { LlmUserSimulator, personaPrompt } from '../../runtime/clients/llm-user.js';

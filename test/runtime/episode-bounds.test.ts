@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { loadConfig } from '../../infra/config.js';
-import { fromRoot } from '../../infra/paths.js';
+import { fromRoot } from '../../core/paths.js';
 import { PolicyClient } from '../../runtime/clients/policy-client.js';
 import { NO_USAGE, type UserSimulator } from '../../runtime/clients/user-simulator.js';
 import { runAgentLoop } from '../../runtime/episode/loop.js';
 import { McpToolSession } from '../../runtime/episode/mcp-tool-session.js';
-import { createEpisodeRuntime, type EpisodeRuntime } from '../../runtime/episode/runtime.js';
+import { type EpisodeRuntime } from '../../runtime/episode/runtime.js';
+import { createEpisodeRuntime } from '../../wiring/episode-runtime.js';
 import { qwen3Renderer } from '../../runtime/interpreter/index.js';
 import type { AgentPolicy } from '../../runtime/policy/agent-policy.js';
 import { CompletionsAgentPolicy } from '../../runtime/policy/completions-policy.js';

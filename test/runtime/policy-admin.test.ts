@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import { InfrastructureError } from '../../infra/errors.js';
+import { InfrastructureError } from '../../core/errors.js';
 import { EndpointRequestError } from '../../runtime/clients/errors.js';
 import { publishCheckpoint, type PublishOptions } from '../../runtime/clients/policy-admin.js';
 import { FakeVllmServer } from './fake-vllm-server.js';

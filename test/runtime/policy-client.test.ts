@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
-import { InfrastructureError } from '../../infra/errors.js';
+import { InfrastructureError } from '../../core/errors.js';
 import { ContextLengthExceededError, EndpointRequestError } from '../../runtime/clients/errors.js';
 import { PolicyClient } from '../../runtime/clients/policy-client.js';
 import { PolicyClientConfig, type PolicyClientConfigInput } from '../../schemas/clients.js';

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { loadConfig } from '../../infra/config.js';
-import { fromRoot } from '../../infra/paths.js';
+import { fromRoot } from '../../core/paths.js';
 import { PolicyClient } from '../../runtime/clients/policy-client.js';
 import { qwen3Renderer, toolResultTurn } from '../../runtime/interpreter/index.js';
 import { CompletionsAgentPolicy } from '../../runtime/policy/completions-policy.js';

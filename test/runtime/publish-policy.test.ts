@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import { ApplicationFailure } from '@temporalio/activity';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createTrainingActivities, type PublishPolicyInput } from '../../activities/training.js';
-import type { ArtifactStore } from '../../infra/artifacts.js';
+import type { ArtifactStore } from '../../storage/artifacts.js';
 import { defaultPublishOptions } from '../../runtime/clients/policy-admin.js';
 import { FakeVllmServer } from './fake-vllm-server.js';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { InfrastructureError } from '../../infra/errors.js';
+import { InfrastructureError } from '../../core/errors.js';
 import { ContextLengthExceededError } from '../../runtime/clients/errors.js';
 import { PolicyClient } from '../../runtime/clients/policy-client.js';
 import { qwen3Renderer, toolResultTurn } from '../../runtime/interpreter/index.js';

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { fromRoot } from '../../infra/paths.js';
+import { fromRoot } from '../../core/paths.js';
 import type { ProbeResult, SecurityProbe } from './probe.js';
 
 /** Where the compiled probe modules are: every `.js` file here default-exports an array of probes. */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { compareResults } from '../../stats/compare.js';
-import { pairedBootstrapIntervals, quantileOfSorted } from '../../stats/pairedBootstrap.js';
+import { pairedBootstrapIntervals, quantileOfSorted } from '../../stats/paired-bootstrap.js';
 import { taskRows } from './rows.js';
 
 test('per-task flips, unpaired tasks and per-domain deltas', () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { passAtK, passHatKPlugin, passHatKUnbiased } from '../../stats/estimators.js';
-import { logGamma } from '../../stats/logGamma.js';
+import { logGamma } from '../../stats/log-gamma.js';
 import { accurateSum } from '../../stats/sum.js';
 
 const close = (actual: number, expected: number, tolerance: number, what: string) =>

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DEFAULT_EDGES, DEFAULT_KEEP, defaultKeep, parseEdges, parseKeep } from '../../stats/bins.js';
 import { binMasses, estimateDifficulty, jeffreysExpectedPowerOfP, jeffreysInterval, jeffreysMean, mostLikelyBin } from '../../stats/jeffreys.js';
-import { logBeta } from '../../stats/logGamma.js';
+import { logBeta } from '../../stats/log-gamma.js';
 
 const close = (actual: number, expected: number, tolerance: number, what: string) =>
   assert.ok(Math.abs(actual - expected) <= tolerance, `${what}: got ${actual}, expected ${expected}`);

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import type { PriceTable, ResultRow } from '../../schemas/results.js';
 import { rowCostByRole, usageCost } from '../../stats/cost.js';
 import { computeMetrics } from '../../stats/metrics.js';
-import { parseResultRows } from '../../stats/resultSet.js';
+import { parseResultRows } from '../../stats/result-set.js';
 import { row, taskRows, toJsonl } from './rows.js';
 
 const close = (actual: number, expected: number, what: string, tolerance = 1e-12) =>

@@ -4,12 +4,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { StepSummary } from '../../schemas/results.js';
-import { evalPointOf } from '../../stats/evalPoint.js';
+import { evalPointOf } from '../../stats/eval-point.js';
 import { writeReport, type WrittenReport } from '../../stats/report/index.js';
-import { groupByTask } from '../../stats/resultSet.js';
+import { groupByTask } from '../../stats/result-set.js';
 import { selectPool } from '../../stats/selection.js';
 import { CHROMIUM, renderedDom, screenshot } from '../helpers/chromium.js';
-import { referenceResultSets } from './referenceExperiment.js';
+import { referenceResultSets } from './reference-experiment.js';
 
 let dir: string;
 let report: WrittenReport;

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { FrozenPool, type ResultRow } from '../../schemas/results.js';
 import { DEFAULT_EDGES } from '../../stats/bins.js';
 import { allocateProportionally, selectPool, stratifiedSample } from '../../stats/selection.js';
-import { groupByTask } from '../../stats/resultSet.js';
+import { groupByTask } from '../../stats/result-set.js';
 import { row, taskRows } from './rows.js';
 
 const rewards = (c: number, n: number) => Array.from({ length: n }, (_, i) => (i < c ? 1 : 0) as 0 | 1);

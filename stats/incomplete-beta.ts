@@ -1,4 +1,4 @@
-import { logBeta } from './logGamma.js';
+import { logBeta } from './log-gamma.js';
 
 const TINY = 1e-300;
 const EPSILON = 1e-15;

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { UserError } from '../infra/errors.js';
+import { UserError } from '../core/errors.js';
 import { ResultRow, type EpisodeError } from '../schemas/results.js';
 import type { Split } from '../schemas/task.js';
 

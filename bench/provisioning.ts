@@ -1,21 +1,22 @@
 /**
  * Environment benchmark: provisioning, teardown, tool calls and grading on the real PostgreSQL, beside a bare
  * `CREATE DATABASE ... TEMPLATE` baseline measured in the same run. Run after building:
- *   node dist/environment/bench.js [--iterations N] [--json]
+ *   node dist/bench/provisioning.js [--iterations N] [--json]
  * Uses the built-in domain packs, or the test-fixture pack when none is registered yet.
  */
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { loadConfig } from '../infra/config.js';
-import { fromRoot } from '../infra/paths.js';
+import { fromRoot } from '../core/paths.js';
 import { Task } from '../schemas/task.js';
-import { EnvironmentBackend, type BackendOptions } from './backend.js';
-import type { DomainDefinition } from './domain.js';
-import { connectEpisodeTools } from './episode-tools.js';
-import { ExpectedStates } from './expected-state.js';
-import { gradeEpisode } from './grader.js';
-import { defaultRegistry, type DomainRegistry } from './registry.js';
-import { ident } from './sql.js';
+import { EnvironmentBackend, type BackendOptions } from '../environment/backend.js';
+import type { DomainDefinition } from '../environment/domain.js';
+import { connectEpisodeTools } from '../environment/episode-tools.js';
+import { ExpectedStates } from '../environment/expected-state.js';
+import { gradeEpisode } from '../environment/grader.js';
+import { type DomainRegistry } from '../environment/registry.js';
+import { defaultRegistry } from '../wiring/registry.js';
+import { ident } from '../environment/sql.js';
 
 interface Stats {
   n: number;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { compareResults } from '../../stats/compare.js';
 import { computeMetrics } from '../../stats/metrics.js';
-import { after, before, referenceResultSets, TASKS, TRIALS } from './referenceExperiment.js';
+import { after, before, referenceResultSets, TASKS, TRIALS } from './reference-experiment.js';
 
 const pct2 = (x: number) => (100 * x).toFixed(2);
 const { before: beforeRows, after: afterRows } = referenceResultSets();

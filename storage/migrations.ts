@@ -1,13 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type pg from 'pg';
-import { fromRoot } from './paths.js';
+import { fromRoot } from '../core/paths.js';
 
-export const MIGRATIONS_DIR = fromRoot('infra', 'migrations');
+export const MIGRATIONS_DIR = fromRoot('storage', 'migrations');
 const LOCK_KEY = 0x66696e61; // "fina": one advisory lock for all migrators of the control database
 
 /**
- * Apply the control database's SQL migrations (infra/migrations/NNNN_name.sql) that are not applied yet, in name
+ * Apply the control database's SQL migrations (storage/migrations/NNNN_name.sql) that are not applied yet, in name
  * order, each in its own transaction, under an advisory lock so concurrent workers migrate once. Returns the names
  * it applied.
  */

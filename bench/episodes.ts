@@ -1,5 +1,5 @@
 // Orchestration overhead per REAL episode, for the episode fan-out of a 144-episode step (18 tasks x 8 trials):
-//   npx tsc -p tsconfig.json && node dist/test/pipeline/bench-episodes.js [--concurrency 8] [--model-ms 1000] [--admin-connections N]
+//   npx tsc -p tsconfig.json && node dist/bench/episodes.js [--concurrency 8] [--model-ms 1000] [--admin-connections N]
 // One episode worker in this process runs the real DatabaseEpisodeRunner (createEpisodeRuntime: a PostgreSQL episode
 // database per episode, the domain's MCP tools, the scripted user, grading, the record in the control database) with
 // the oracle policy, so model time is about 0 and nearly everything measured is overhead; then again with the oracle
@@ -13,25 +13,25 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { listSourceTasks, manifestTaskCatalog } from '../../activities/tasks.js';
-import { LocalArtifactStore } from '../../infra/artifacts.js';
-import { loadConfig } from '../../infra/config.js';
-import { fromRoot } from '../../infra/paths.js';
-import { connectClient } from '../../infra/temporal-client.js';
-import { policyFor } from '../../runtime/episode/episode-runner.js';
-import type { EpisodeHooks, EpisodeRunner } from '../../runtime/episode/runner.js';
-import { createEpisodeRuntime } from '../../runtime/episode/runtime.js';
-import type { TaskSource } from '../../schemas/campaign.js';
-import type { EpisodeRecord, EpisodeRequest } from '../../schemas/episode.js';
-import type { TaskQueues } from '../../schemas/pipeline.js';
-import { evaluation } from '../../workflows/evaluation.js';
-import { startControlWorker, type RunningWorker } from '../../workers/control.js';
-import { startEpisodeWorker } from '../../workers/episodes.js';
-import { uniqueName } from '../helpers/index.js';
-import { sharedWorkflowBundle } from './bundle.js';
-import { oracleSettings } from './oracle-episodes.js';
-import { SeededRandomEpisodeRunner } from './seeded-random-runner.js';
-import { SlowedPolicy, sleep } from './slowed-policy.js';
+import { listSourceTasks, manifestTaskCatalog } from '../activities/tasks.js';
+import { LocalArtifactStore } from '../storage/artifacts.js';
+import { loadConfig } from '../infra/config.js';
+import { fromRoot } from '../core/paths.js';
+import { connectClient } from '../infra/temporal-client.js';
+import { policyFor } from '../runtime/episode/episode-runner.js';
+import type { EpisodeHooks, EpisodeRunner } from '../runtime/episode/runner.js';
+import { createEpisodeRuntime } from '../wiring/episode-runtime.js';
+import type { TaskSource } from '../schemas/campaign.js';
+import type { EpisodeRecord, EpisodeRequest } from '../schemas/episode.js';
+import type { TaskQueues } from '../schemas/pipeline.js';
+import { evaluation } from '../workflows/evaluation.js';
+import { startControlWorker, type RunningWorker } from '../workers/control.js';
+import { startEpisodeWorker } from '../workers/episodes.js';
+import { uniqueName } from '../test/helpers/index.js';
+import { sharedWorkflowBundle } from '../test/pipeline/bundle.js';
+import { oracleSettings } from '../test/pipeline/oracle-episodes.js';
+import { SeededRandomEpisodeRunner } from '../test/pipeline/seeded-random-runner.js';
+import { SlowedPolicy, sleep } from '../test/pipeline/slowed-policy.js';
 
 process.env.FINALSTATE_LOG_LEVEL ??= 'ERROR';
 const { values } = parseArgs({ options: { concurrency: { type: 'string', default: '8' }, 'model-ms': { type: 'string', default: '1000' }, 'admin-connections': { type: 'string' } } });

@@ -1,15 +1,15 @@
 // Orchestration overhead of one GRPO step of 144 episodes (18 groups x 8 rollouts) on this machine:
-//   npx tsc -p tsconfig.json && node dist/test/pipeline/bench-orchestration.js [--concurrency 8] [--turn-ms 0]
+//   npx tsc -p tsconfig.json && node dist/bench/orchestration.js [--concurrency 8] [--turn-ms 0]
 // Episodes come from the seeded random stand-in runner, so what is measured is Temporal dispatch, heartbeats, result
 // rows in PostgreSQL and the step's batch/update/publish activities; provisioning, MCP and grading come with the real
 // runner. The baseline is the same runner called directly in this process, measured in the same run.
 import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
-import type { EpisodeRequest } from '../../schemas/episode.js';
-import { grpoStep } from '../../workflows/grpoStep.js';
-import { grpoStepInput } from '../../workflows/inputs.js';
-import { startPipeline, task } from './harness.js';
-import { SeededRandomEpisodeRunner } from './seeded-random-runner.js';
+import type { EpisodeRequest } from '../schemas/episode.js';
+import { grpoStep } from '../workflows/grpo-step.js';
+import { grpoStepInput } from '../workflows/inputs.js';
+import { startPipeline, task } from '../test/pipeline/harness.js';
+import { SeededRandomEpisodeRunner } from '../test/pipeline/seeded-random-runner.js';
 
 const { values } = parseArgs({ options: { concurrency: { type: 'string', default: '8' }, 'turn-ms': { type: 'string', default: '0' }, turns: { type: 'string', default: '3' } } });
 const concurrency = Number(values.concurrency);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { betaDensity, inverseRegularizedIncompleteBeta, regularizedIncompleteBeta } from '../../stats/incompleteBeta.js';
-import { logBeta, logGamma } from '../../stats/logGamma.js';
+import { betaDensity, inverseRegularizedIncompleteBeta, regularizedIncompleteBeta } from '../../stats/incomplete-beta.js';
+import { logBeta, logGamma } from '../../stats/log-gamma.js';
 
 const close = (actual: number, expected: number, tolerance: number, what: string) =>
   assert.ok(Math.abs(actual - expected) <= tolerance, `${what}: got ${actual}, expected ${expected} (±${tolerance})`);

@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { UserError } from './errors.js';
+import { UserError } from '../core/errors.js';
 
 /**
  * Where big data lives (training batches, frozen pools, metrics, checkpoints): workflows carry only the URIs.

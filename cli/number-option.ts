@@ -1,4 +1,4 @@
-import { UserError } from '../infra/errors.js';
+import { UserError } from '../core/errors.js';
 
 /** An optional integer flag value, at least `min`; a bad value is a user error naming the command and flag. */
 export function integerOption(value: string | undefined, flag: string, command: string, min: number): number | undefined {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { simulateAdaptiveProbing, probingDecision, sampleOutcomeSequences } from '../../stats/adaptiveProbing.js';
+import { simulateAdaptiveProbing, probingDecision, sampleOutcomeSequences } from '../../stats/adaptive-probing.js';
 import { DEFAULT_EDGES } from '../../stats/bins.js';
 import { binMasses } from '../../stats/jeffreys.js';
 import { seededRandom } from '../../stats/random.js';

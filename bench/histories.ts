@@ -1,13 +1,13 @@
 // Workflow-task latency and history size against campaign size, for evaluation children that renew their history
 // (the default bounds) and, measured in the same run, with episodesPerChildRun lifted (only the size bound left):
-//   npx tsc -p tsconfig.json && node dist/test/pipeline/bench-histories.js [--sizes 96,384,1536] [--concurrency 16]
+//   npx tsc -p tsconfig.json && node dist/bench/histories.js [--sizes 96,384,1536] [--concurrency 16]
 // Episodes come from the seeded random stand-in runner, so what grows is only the workflow's own history.
 import { parseArgs } from 'node:util';
 import proto from '@temporalio/proto';
-import { CampaignConfig } from '../../schemas/campaign.js';
-import { evaluation } from '../../workflows/evaluation.js';
-import { episodeSettings } from '../../workflows/inputs.js';
-import { startPipeline, task } from './harness.js';
+import { CampaignConfig } from '../schemas/campaign.js';
+import { evaluation } from '../workflows/evaluation.js';
+import { episodeSettings } from '../workflows/inputs.js';
+import { startPipeline, task } from '../test/pipeline/harness.js';
 
 const { values } = parseArgs({ options: { sizes: { type: 'string', default: '96,384,1536' }, concurrency: { type: 'string', default: '16' } } });
 const sizes = values.sizes.split(',').map(Number);

@@ -1,6 +1,6 @@
 import { ApplicationFailure, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { ControlActivities } from '../activities/index.js';
-import { FailureType } from '../infra/failure-types.js';
+import { FailureType } from '../core/failure-types.js';
 import type { ChildProgress } from '../schemas/campaign.js';
 import type { GrpoStepInput, GrpoStepResult } from '../schemas/pipeline.js';
 import { EpisodeAuditTrail } from './audit.js';

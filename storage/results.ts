@@ -12,7 +12,7 @@ export interface StoreRowsInput {
   rows: StoredRow[];
 }
 
-/** Result rows live in the control database's campaign_result_rows table (infra/migrations/0001_*). */
+/** Result rows live in the control database's campaign_result_rows table (storage/migrations/0001_*). */
 export async function storeResultRows(pool: pg.Pool, { resultSet, rows }: StoreRowsInput): Promise<number> {
   if (rows.length === 0) return 0;
   const values: unknown[] = [];
