@@ -13,14 +13,35 @@ export default tseslint.config(
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {
       // node:test registers and awaits what test() and its hooks return.
-      '@typescript-eslint/no-floating-promises': ['error', { allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['test', 'describe', 'it', 'before', 'after', 'beforeEach', 'afterEach', 'suite'] }] }],
+      '@typescript-eslint/no-floating-promises': [
+        'error',
+        {
+          allowForKnownSafeCalls: [
+            {
+              from: 'package',
+              package: 'node:test',
+              name: ['test', 'describe', 'it', 'before', 'after', 'beforeEach', 'afterEach', 'suite'],
+            },
+          ],
+        },
+      ],
       '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: false }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
   {
     files: ['workflows/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { paths: nodeBuiltins.map((name) => ({ name, message: 'Workflow code runs in a deterministic sandbox without Node built-ins; do I/O in an activity.' })) }] },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: nodeBuiltins.map((name) => ({
+            name,
+            message: 'Workflow code runs in a deterministic sandbox without Node built-ins; do I/O in an activity.',
+          })),
+        },
+      ],
+    },
   },
   { files: ['eslint.config.js'], ...tseslint.configs.disableTypeChecked },
 );

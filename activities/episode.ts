@@ -23,11 +23,21 @@ export function createEpisodeActivities({ runner }: EpisodeDeps) {
       } catch (err) {
         // By name as well as by class: the runner may come from another copy of core/errors.
         if (isNamed(err, ['UserError', 'TaskSetError'])) {
-          throw ApplicationFailure.create({ type: FailureType.malformedTask, message: `task ${request.taskId}: ${err.message}`, nonRetryable: true, cause: err });
+          throw ApplicationFailure.create({
+            type: FailureType.malformedTask,
+            message: `task ${request.taskId}: ${err.message}`,
+            nonRetryable: true,
+            cause: err,
+          });
         }
         if (isNamed(err, ['InfrastructureError'])) {
           const component = (err as Error & { component?: string }).component ?? 'unknown';
-          throw ApplicationFailure.create({ type: FailureType.infrastructure, message: `${component}: ${err.message}`, details: [{ component }], cause: err });
+          throw ApplicationFailure.create({
+            type: FailureType.infrastructure,
+            message: `${component}: ${err.message}`,
+            details: [{ component }],
+            cause: err,
+          });
         }
         throw err;
       }

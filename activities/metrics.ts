@@ -17,21 +17,35 @@ export interface EvaluationMetricsInput {
 /** Metrics of an evaluation's stored rows (stats/metrics.ts): the full report to the artifact store, headlines back. */
 export function createMetricsActivities({ pool, artifacts }: { pool: pg.Pool; artifacts: ArtifactStore }) {
   return {
-    async evaluationMetrics(input: EvaluationMetricsInput): Promise<{ metrics: EvaluationSummary; metricsUri: string }> {
+    async evaluationMetrics(
+      input: EvaluationMetricsInput,
+    ): Promise<{ metrics: EvaluationSummary; metricsUri: string }> {
       return failFastOnUserError(async () => {
         const rows = await readResultSet(pool, input.resultSet);
         const tasks = groupByTask(rows, input.resultSet);
         // Rows excluded for infrastructure failures can leave a task short of k outcomes: k then drops to its n.
         const measured = tasks.filter((t) => t.n > 0).map((t) => t.n);
         const k = Math.min(input.k, ...measured);
-        const report = computeMetricsOfTasks(tasks, { k, source: input.resultSet, ...(input.trainingDomains ? { trainingDomains: input.trainingDomains } : {}) });
+        const report = computeMetricsOfTasks(tasks, {
+          k,
+          source: input.resultSet,
+          ...(input.trainingDomains ? { trainingDomains: input.trainingDomains } : {}),
+        });
         const byDistribution: EvaluationSummary['byDistribution'] = report.byDistribution
-          ? Object.fromEntries(Object.entries(report.byDistribution).map(([d, m]) => [d, { tasks: m.tasks, pass1: m.pass1, passAtK: m.passAtK, passedKK: m.observedKK.count }]))
+          ? Object.fromEntries(
+              Object.entries(report.byDistribution).map(([d, m]) => [
+                d,
+                { tasks: m.tasks, pass1: m.pass1, passAtK: m.passAtK, passedKK: m.observedKK.count },
+              ]),
+            )
           : undefined;
         const metricsUri = await artifacts.put(input.key, `${JSON.stringify(report, null, 2)}\n`);
         const byDomain: NonNullable<EvaluationSummary['byDomain']> = {};
         for (const domain of [...new Set(tasks.map((t) => t.domain))].sort()) {
-          const d = computeMetricsOfTasks(tasks.filter((t) => t.domain === domain), { k, source: `${input.resultSet} (${domain})` });
+          const d = computeMetricsOfTasks(
+            tasks.filter((t) => t.domain === domain),
+            { k, source: `${input.resultSet} (${domain})` },
+          );
           byDomain[domain] = { tasks: d.tasks, pass1: d.pass1, passAtK: d.passAtK, passedKK: d.observedKK.count };
         }
         return {

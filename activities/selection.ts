@@ -31,8 +31,13 @@ export function createSelectionActivities({ pool, artifacts }: { pool: pg.Pool; 
         const probed = groupByTask(rows, input.probeResultSet);
         const frozen = selectPool(probed, input.selection);
         if (frozen.pool.length === 0) {
-          const reasons = frozen.records.reduce<Record<string, number>>((acc, r) => ({ ...acc, [r.reason]: (acc[r.reason] ?? 0) + 1 }), {});
-          throw new UserError(`select: no probed task falls in the kept bins ${frozen.keep.join(',')} (reasons: ${JSON.stringify(reasons)}); widen selection.keep or probe more tasks`);
+          const reasons = frozen.records.reduce<Record<string, number>>(
+            (acc, r) => ({ ...acc, [r.reason]: (acc[r.reason] ?? 0) + 1 }),
+            {},
+          );
+          throw new UserError(
+            `select: no probed task falls in the kept bins ${frozen.keep.join(',')} (reasons: ${JSON.stringify(reasons)}); widen selection.keep or probe more tasks`,
+          );
         }
         const poolUri = await artifacts.put(`${input.campaignId}/pool.json`, `${JSON.stringify(frozen, null, 2)}\n`);
         const domainOf = new Map(probed.map((t) => [t.taskId, t.domain]));

@@ -11,7 +11,9 @@ export function createSmokeActivities({ pool }: SmokeDeps) {
       await pool.query(
         'CREATE TABLE IF NOT EXISTS smoke_rows (id bigserial PRIMARY KEY, label text NOT NULL, created_at timestamptz NOT NULL DEFAULT now())',
       );
-      const inserted = await pool.query<{ id: string }>('INSERT INTO smoke_rows (label) VALUES ($1) RETURNING id', [label]);
+      const inserted = await pool.query<{ id: string }>('INSERT INTO smoke_rows (label) VALUES ($1) RETURNING id', [
+        label,
+      ]);
       const id = Number(inserted.rows[0]!.id);
       const read = await pool.query<{ label: string }>('SELECT label FROM smoke_rows WHERE id = $1', [id]);
       return { id, label, readBack: read.rows[0]!.label };

@@ -16,7 +16,14 @@ export interface TaskCatalog {
 export const manifestTaskCatalog: TaskCatalog = {
   async list(taskSet) {
     return readTaskSource(localPathOf(taskSet)).flatMap((set) =>
-      set.tasks.map((t) => ({ taskId: t.id, domain: t.domain, split: t.split, tags: t.tags, profile: t.profile, set: set.file })),
+      set.tasks.map((t) => ({
+        taskId: t.id,
+        domain: t.domain,
+        split: t.split,
+        tags: t.tags,
+        profile: t.profile,
+        set: set.file,
+      })),
     );
   },
 };
@@ -44,16 +51,32 @@ export async function listSourceTasks(catalog: TaskCatalog, source: TaskSource):
   if (source.domains) {
     const present = new Set(listed.map((t) => t.domain));
     const missing = source.domains.filter((d) => !present.has(d));
-    if (missing.length > 0) throw new UserError(`task set ${source.taskSet}: no tasks of domain ${missing.join(', ')} (it has ${[...present].sort().join(', ')})`);
+    if (missing.length > 0)
+      throw new UserError(
+        `task set ${source.taskSet}: no tasks of domain ${missing.join(', ')} (it has ${[...present].sort().join(', ')})`,
+      );
   }
   const wanted = source.domains ? new Set(source.domains) : undefined;
-  const matching = listed.filter((t) => t.split === source.split && (!source.profile || t.profile === source.profile) && (!wanted || wanted.has(t.domain)));
+  const matching = listed.filter(
+    (t) =>
+      t.split === source.split &&
+      (!source.profile || t.profile === source.profile) &&
+      (!wanted || wanted.has(t.domain)),
+  );
   const sets = [...new Set(matching.map((t) => t.set))];
   const chosen = sets
-    .flatMap((set) => stratifiedSample(matching.filter((t) => t.set === set), source.limit))
+    .flatMap((set) =>
+      stratifiedSample(
+        matching.filter((t) => t.set === set),
+        source.limit,
+      ),
+    )
     .sort((a, b) => (a.taskId < b.taskId ? -1 : a.taskId > b.taskId ? 1 : 0))
     .map(({ taskId, domain, split, tags }) => ({ taskId, domain, split, tags: [...tags].sort() }));
-  if (chosen.length === 0) throw new UserError(`task set ${source.taskSet}: no ${source.split}${source.profile ? ` ${source.profile}` : ''} tasks${source.domains ? ` of ${source.domains.join(', ')}` : ''}`);
+  if (chosen.length === 0)
+    throw new UserError(
+      `task set ${source.taskSet}: no ${source.split}${source.profile ? ` ${source.profile}` : ''} tasks${source.domains ? ` of ${source.domains.join(', ')}` : ''}`,
+    );
   return chosen;
 }
 

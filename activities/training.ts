@@ -3,7 +3,13 @@ import { localPathOf, type ArtifactStore } from '../storage/artifacts.js';
 import { FailureType } from '../core/failure-types.js';
 import { failFastOnUserError } from './failures.js';
 import { EndpointRequestError } from '../runtime/clients/errors.js';
-import { defaultPublishOptions, publishCheckpoint, type PublishOptions, type Published, type PublishStep } from '../runtime/clients/policy-admin.js';
+import {
+  defaultPublishOptions,
+  publishCheckpoint,
+  type PublishOptions,
+  type Published,
+  type PublishStep,
+} from '../runtime/clients/policy-admin.js';
 import type { PolicyServerRef } from '../schemas/clients.js';
 import { Trajectory } from '../schemas/trajectory.js';
 import { trainingColumns, type TruncationOptions } from '../runtime/trajectory/truncation.js';
@@ -43,7 +49,13 @@ export interface PublishPolicyInput {
 }
 
 /** buildBatch and publishPolicy: the light activities between the episodes of a step and its policy update. */
-export function createTrainingActivities({ artifacts, publish = defaultPublishOptions }: { artifacts: ArtifactStore; publish?: PublishOptions }) {
+export function createTrainingActivities({
+  artifacts,
+  publish = defaultPublishOptions,
+}: {
+  artifacts: ArtifactStore;
+  publish?: PublishOptions;
+}) {
   return {
     /**
      * The training batch (TrainingBatch of schemas/training.ts): each trainable episode's token trajectory with its
@@ -69,16 +81,36 @@ export function createTrainingActivities({ artifacts, publish = defaultPublishOp
           const row = trainingColumns(trajectory, e.reward, input);
           truncatedTurns += row.truncatedTurns;
           maskedTokens += row.maskedTokens;
-          episodes.push({ episodeId: e.episodeId, taskId: group.taskId, groupId: group.groupId, tokenIds: trajectory.tokenIds, lossMask: row.lossMask, rolloutLogprobs: row.rolloutLogprobs, reward: row.reward });
+          episodes.push({
+            episodeId: e.episodeId,
+            taskId: group.taskId,
+            groupId: group.groupId,
+            tokenIds: trajectory.tokenIds,
+            lossMask: row.lossMask,
+            rolloutLogprobs: row.rolloutLogprobs,
+            reward: row.reward,
+          });
         }
       }
       if (episodes.length === 0) {
-        throw ApplicationFailure.create({ type: FailureType.unusableBatch, nonRetryable: true, message: `step ${input.step}: no episode of the ${input.groups.length} groups has a trainable trajectory` });
+        throw ApplicationFailure.create({
+          type: FailureType.unusableBatch,
+          nonRetryable: true,
+          message: `step ${input.step}: no episode of the ${input.groups.length} groups has a trainable trajectory`,
+        });
       }
       const base = `${input.campaignId}/step-${input.step}`;
       const batchUri = await artifacts.put(`${base}/batch.json`, JSON.stringify({ episodes }));
       const checkpointDir = await artifacts.directoryOf(`${input.campaignId}/checkpoints`);
-      return { batchUri, checkpointDir, groups, episodes: episodes.length, skippedEpisodes: skipped, truncatedTurns, maskedTokens };
+      return {
+        batchUri,
+        checkpointDir,
+        groups,
+        episodes: episodes.length,
+        skippedEpisodes: skipped,
+        truncatedTurns,
+        maskedTokens,
+      };
     },
 
     /**
@@ -97,7 +129,12 @@ export function createTrainingActivities({ artifacts, publish = defaultPublishOp
       let outcomes: Array<PromiseSettledResult<Published>>;
       try {
         outcomes = await Promise.allSettled(
-          input.servers.map((server) => publishCheckpoint(server, weightsPath, input.version, { ...publish, onStep: (step) => void (steps[server.url] = step) })),
+          input.servers.map((server) =>
+            publishCheckpoint(server, weightsPath, input.version, {
+              ...publish,
+              onStep: (step) => void (steps[server.url] = step),
+            }),
+          ),
         );
       } finally {
         clearInterval(beat);
@@ -111,7 +148,12 @@ export function createTrainingActivities({ artifacts, publish = defaultPublishOp
         const server = input.servers[index]!;
         const err = outcome.reason as Error;
         if (err instanceof EndpointRequestError) {
-          throw ApplicationFailure.create({ type: 'PolicyServerRejected', nonRetryable: true, message: `publishing policy version ${input.version} to ${server.kind} server ${server.url}: ${err.message}`, cause: err });
+          throw ApplicationFailure.create({
+            type: 'PolicyServerRejected',
+            nonRetryable: true,
+            message: `publishing policy version ${input.version} to ${server.kind} server ${server.url}: ${err.message}`,
+            cause: err,
+          });
         }
         throw err;
       }

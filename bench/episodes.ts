@@ -34,7 +34,13 @@ import { SeededRandomEpisodeRunner } from '../test/pipeline/seeded-random-runner
 import { SlowedPolicy, sleep } from '../test/pipeline/slowed-policy.js';
 
 process.env.FINALSTATE_LOG_LEVEL ??= 'ERROR';
-const { values } = parseArgs({ options: { concurrency: { type: 'string', default: '8' }, 'model-ms': { type: 'string', default: '1000' }, 'admin-connections': { type: 'string' } } });
+const { values } = parseArgs({
+  options: {
+    concurrency: { type: 'string', default: '8' },
+    'model-ms': { type: 'string', default: '1000' },
+    'admin-connections': { type: 'string' },
+  },
+});
 const concurrency = Number(values.concurrency);
 const standInModelMs = Number(values['model-ms']);
 const TRIALS = 8;
@@ -54,8 +60,10 @@ class TimedRunner implements EpisodeRunner {
 }
 
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
-const ms = (t: { seconds?: unknown; nanos?: number | null } | null | undefined) => Number(t?.seconds ?? 0) * 1000 + (t?.nanos ?? 0) / 1e6;
+const quantile = (xs: number[], q: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
+const ms = (t: { seconds?: unknown; nanos?: number | null } | null | undefined) =>
+  Number(t?.seconds ?? 0) * 1000 + (t?.nanos ?? 0) / 1e6;
 const r1 = (x: number) => Math.round(x * 10) / 10;
 
 const config = loadConfig();
@@ -68,21 +76,43 @@ const runtime = await createEpisodeRuntime(config, {
   controlConnections: concurrency + 2,
   // The backend's admin pool (CREATE/DROP DATABASE, roles) is where provisioning queues; default 3.
   ...(values['admin-connections'] ? { backend: { adminConnections: Number(values['admin-connections']) } } : {}),
-  policyFor: (request, task) => (modelMsPerTurn > 0 ? new SlowedPolicy(policyFor(request, task), () => sleep(modelMsPerTurn)) : policyFor(request, task)),
+  policyFor: (request, task) =>
+    modelMsPerTurn > 0
+      ? new SlowedPolicy(policyFor(request, task), () => sleep(modelMsPerTurn))
+      : policyFor(request, task),
 });
 const real = new TimedRunner(runtime.runner);
-const standIn = new SeededRandomEpisodeRunner({ tasks: new Map(tasks.map((t) => [t.taskId, { ...t, successRate: 0.5 }])), artifacts: new LocalArtifactStore(path.join(dir, 'artifacts')), turns: 3, withoutTrajectory: true });
+const standIn = new SeededRandomEpisodeRunner({
+  tasks: new Map(tasks.map((t) => [t.taskId, { ...t, successRate: 0.5 }])),
+  artifacts: new LocalArtifactStore(path.join(dir, 'artifacts')),
+  turns: 3,
+  withoutTrajectory: true,
+});
 const control = uniqueName('bench-ep-control');
-const queues = { real: { control, episodes: uniqueName('bench-ep-real'), gpu: 'unused' }, standIn: { control, episodes: uniqueName('bench-ep-stand-in'), gpu: 'unused' } };
+const queues = {
+  real: { control, episodes: uniqueName('bench-ep-real'), gpu: 'unused' },
+  standIn: { control, episodes: uniqueName('bench-ep-stand-in'), gpu: 'unused' },
+};
 const workers: RunningWorker[] = [];
 const client = await connectClient(config);
 
 /** The fan-out of `episodes` episode activities (window: all of them) on one queue; per-episode times from the history. */
 async function fanOut(label: string, taskQueues: TaskQueues) {
   const resultSet = `${campaignId}/${label}`;
-  const settings = oracleSettings(taskQueues, { maxAttempts: 3, initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s', startToCloseTimeout: '5m', heartbeatTimeout: '1m' });
+  const settings = oracleSettings(taskQueues, {
+    maxAttempts: 3,
+    initialInterval: '1s',
+    backoffCoefficient: 2,
+    maximumInterval: '10s',
+    startToCloseTimeout: '5m',
+    heartbeatTimeout: '1m',
+  });
   const t0 = performance.now();
-  const result = await client.workflow.execute(evaluation, { taskQueue: control, workflowId: resultSet, args: [{ campaignId, resultSet, step: 0, source, k: TRIALS, window: episodes, settings }] });
+  const result = await client.workflow.execute(evaluation, {
+    taskQueue: control,
+    workflowId: resultSet,
+    args: [{ campaignId, resultSet, step: 0, source, k: TRIALS, window: episodes, settings }],
+  });
   const wallMs = performance.now() - t0;
   const events = (await client.workflow.getHandle(resultSet).fetchHistory()).events ?? [];
   const scheduled = new Map<number, { at: number; type: string }>();
@@ -123,7 +153,12 @@ async function fanOut(label: string, taskQueues: TaskQueues) {
 async function realFanOut(label: string) {
   real.times.clear();
   const run = await fanOut(label, queues.real);
-  const records = (await runtime.control.query<{ episode_id: string; record: EpisodeRecord }>("SELECT episode_id, record FROM episodes WHERE starts_with(episode_id, $1 || '/')", [run.resultSet])).rows;
+  const records = (
+    await runtime.control.query<{ episode_id: string; record: EpisodeRecord }>(
+      "SELECT episode_id, record FROM episodes WHERE starts_with(episode_id, $1 || '/')",
+      [run.resultSet],
+    )
+  ).rows;
   const timings = records.map((r) => r.record.timings);
   const outside = records.map((r) => real.times.get(r.episode_id)!);
   const t = (pick: (x: EpisodeRecord['timings']) => number | undefined) => r1(mean(timings.map((x) => pick(x) ?? NaN)));
@@ -141,7 +176,21 @@ async function realFanOut(label: string) {
     persistTrajectoryMs: t((x) => x.trajectoryMs),
     persistRecordMs: r1(mean(outside.map((o) => o.storeMs))),
     teardownMs: r1(mean(outside.map((o) => o.teardownMs))),
-    turnCheckpointsAndRestMs: r1(mean(timings.map((x) => x.totalMs - x.agentMs - x.toolsMs - x.userMs - x.gradingMs - (x.provisionMs ?? 0) - (x.mcpSessionMs ?? 0) - (x.trajectoryMs ?? 0)))),
+    turnCheckpointsAndRestMs: r1(
+      mean(
+        timings.map(
+          (x) =>
+            x.totalMs -
+            x.agentMs -
+            x.toolsMs -
+            x.userMs -
+            x.gradingMs -
+            (x.provisionMs ?? 0) -
+            (x.mcpSessionMs ?? 0) -
+            (x.trajectoryMs ?? 0),
+        ),
+      ),
+    ),
   };
   const modelMs = mean(timings.map((x) => x.agentMs));
   return {
@@ -155,7 +204,15 @@ async function realFanOut(label: string) {
     modelMsPerEpisode: r1(modelMs),
     overheadMsPerEpisode: r1(run.slotMs - modelMs),
     overheadPerModelTime: modelMs > 1 ? Number(((run.slotMs - modelMs) / modelMs).toFixed(3)) : null,
-    queuedMs: { mean: r1(mean(run.perEpisode.map((p) => p.queuedMs))), p95: r1(quantile(run.perEpisode.map((p) => p.queuedMs), 0.95)) },
+    queuedMs: {
+      mean: r1(mean(run.perEpisode.map((p) => p.queuedMs))),
+      p95: r1(
+        quantile(
+          run.perEpisode.map((p) => p.queuedMs),
+          0.95,
+        ),
+      ),
+    },
     phaseSeconds: r1(run.phaseMs / 1000),
     episodesPerSecondOneWorker: Number(run.episodesPerSecond.toFixed(2)),
   };
@@ -163,10 +220,31 @@ async function realFanOut(label: string) {
 
 try {
   if (tasks.length !== 18) throw new Error(`expected 18 training tasks from ${source.taskSet}, found ${tasks.length}`);
-  for (const domain of new Set(tasks.map((t) => t.domain))) await runtime.backend.template(runtime.backend.registry.get(domain));
-  workers.push(await startControlWorker(config, { taskQueue: control, workflowBundle: await sharedWorkflowBundle(), deps: { artifacts: new LocalArtifactStore(path.join(dir, 'artifacts')) } }));
-  workers.push(await startEpisodeWorker(config, { runner: real, taskQueue: queues.real.episodes, concurrency, shutdownGraceTime: '5 seconds' }));
-  workers.push(await startEpisodeWorker(config, { runner: standIn, taskQueue: queues.standIn.episodes, concurrency, shutdownGraceTime: '5 seconds' }));
+  for (const domain of new Set(tasks.map((t) => t.domain)))
+    await runtime.backend.template(runtime.backend.registry.get(domain));
+  workers.push(
+    await startControlWorker(config, {
+      taskQueue: control,
+      workflowBundle: await sharedWorkflowBundle(),
+      deps: { artifacts: new LocalArtifactStore(path.join(dir, 'artifacts')) },
+    }),
+  );
+  workers.push(
+    await startEpisodeWorker(config, {
+      runner: real,
+      taskQueue: queues.real.episodes,
+      concurrency,
+      shutdownGraceTime: '5 seconds',
+    }),
+  );
+  workers.push(
+    await startEpisodeWorker(config, {
+      runner: standIn,
+      taskQueue: queues.standIn.episodes,
+      concurrency,
+      shutdownGraceTime: '5 seconds',
+    }),
+  );
 
   const baseline = await fanOut('stand-in', queues.standIn);
   const oracle = await realFanOut('oracle');
@@ -179,9 +257,20 @@ try {
     trials: TRIALS,
     episodeWorkerConcurrency: concurrency,
     backendAdminConnections: runtime.backend.admin.options.max,
-    baselineStandInRunner: { slotMsPerEpisode: r1(baseline.slotMs), episodesPerSecondOneWorker: Number(baseline.episodesPerSecond.toFixed(1)), phaseSeconds: r1(baseline.phaseMs / 1000) },
+    baselineStandInRunner: {
+      slotMsPerEpisode: r1(baseline.slotMs),
+      episodesPerSecondOneWorker: Number(baseline.episodesPerSecond.toFixed(1)),
+      phaseSeconds: r1(baseline.phaseMs / 1000),
+    },
     oracle: { ...oracle, slotTimesBaseline: r1(oracle.slotMsPerEpisode / baseline.slotMs) },
-    ...(slowed ? { [`oraclePlusModelStandIn${standInModelMs}MsPerTurn`]: { ...slowed, slotTimesBaseline: r1(slowed.slotMsPerEpisode / baseline.slotMs) } } : {}),
+    ...(slowed
+      ? {
+          [`oraclePlusModelStandIn${standInModelMs}MsPerTurn`]: {
+            ...slowed,
+            slotTimesBaseline: r1(slowed.slotMsPerEpisode / baseline.slotMs),
+          },
+        }
+      : {}),
   };
   console.log(JSON.stringify(figures, null, 2));
   const line = (name: string, x: typeof oracle) => {
@@ -199,11 +288,15 @@ try {
     `\n${episodes} episodes (${tasks.length} training tasks x ${TRIALS}), one episode worker, ${concurrency} at once (backend admin pool ${figures.backendAdminConnections}), this machine (${os.cpus().length} cores):\n` +
       `  baseline (stand-in runner, no backend): ${figures.baselineStandInRunner.slotMsPerEpisode} ms of a slot per episode, ${figures.baselineStandInRunner.episodesPerSecondOneWorker} episodes/s\n` +
       `${line('real runner, oracle (model time ~0)', oracle)}\n` +
-      (slowed ? `${line(`real runner, oracle + ${standInModelMs} ms per turn (stand-in for model time)`, slowed)}\n` : ''),
+      (slowed
+        ? `${line(`real runner, oracle + ${standInModelMs} ms per turn (stand-in for model time)`, slowed)}\n`
+        : ''),
   );
 } finally {
   for (const w of workers.reverse()) await w.stop().catch(() => undefined);
-  await runtime.control.query('DELETE FROM campaign_result_rows WHERE campaign_id = $1', [campaignId]).catch(() => undefined);
+  await runtime.control
+    .query('DELETE FROM campaign_result_rows WHERE campaign_id = $1', [campaignId])
+    .catch(() => undefined);
   await runtime.control.query('DELETE FROM episodes WHERE campaign_id = $1', [campaignId]).catch(() => undefined);
   await runtime.close();
   await client.connection.close();

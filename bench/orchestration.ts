@@ -11,7 +11,13 @@ import { grpoStepInput } from '../workflows/inputs.js';
 import { startPipeline, task } from '../test/pipeline/harness.js';
 import { SeededRandomEpisodeRunner } from '../test/pipeline/seeded-random-runner.js';
 
-const { values } = parseArgs({ options: { concurrency: { type: 'string', default: '8' }, 'turn-ms': { type: 'string', default: '0' }, turns: { type: 'string', default: '3' } } });
+const { values } = parseArgs({
+  options: {
+    concurrency: { type: 'string', default: '8' },
+    'turn-ms': { type: 'string', default: '0' },
+    turns: { type: 'string', default: '3' },
+  },
+});
 const concurrency = Number(values.concurrency);
 const turnDelayMs = Number(values['turn-ms']);
 const turns = Number(values.turns);
@@ -21,22 +27,43 @@ const EPISODES = GROUPS * ROLLOUTS;
 
 const tasks = Array.from({ length: GROUPS }, (_, i) => task(`bench-${String(i).padStart(2, '0')}`, 0.5));
 const p = await startPipeline(tasks, { turns, turnDelayMs }, concurrency);
-const ms = (t: { seconds?: unknown; nanos?: number | null } | null | undefined) => Number(t?.seconds ?? 0) * 1000 + (t?.nanos ?? 0) / 1e6;
-const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
+const ms = (t: { seconds?: unknown; nanos?: number | null } | null | undefined) =>
+  Number(t?.seconds ?? 0) * 1000 + (t?.nanos ?? 0) / 1e6;
+const quantile = (xs: number[], q: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
 try {
   // Baseline: the runner alone, 144 episodes, `concurrency` at a time, in this process.
-  const direct = new SeededRandomEpisodeRunner({ tasks: new Map(tasks.map((t) => [t.taskId, t])), artifacts: p.artifacts, turns, turnDelayMs });
-  const config = p.campaignConfig({ groupsPerStep: GROUPS, rolloutsPerGroup: ROLLOUTS, maxReplacementRounds: 0, allowPartialUpdate: true });
+  const direct = new SeededRandomEpisodeRunner({
+    tasks: new Map(tasks.map((t) => [t.taskId, t])),
+    artifacts: p.artifacts,
+    turns,
+    turnDelayMs,
+  });
+  const config = p.campaignConfig({
+    groupsPerStep: GROUPS,
+    rolloutsPerGroup: ROLLOUTS,
+    maxReplacementRounds: 0,
+    allowPartialUpdate: true,
+  });
   const input = grpoStepInput(config, { pool: tasks.map((t) => t.taskId), sampler: { epoch: 0, cursor: 0 } }, 1);
-  const requests: EpisodeRequest[] = Array.from({ length: EPISODES }, (_, i) => ({ ...input.settings, episodeId: `baseline/${i}`, taskId: tasks[i % GROUPS]!.taskId, taskSet: p.taskSet, trial: i, seed: i }));
+  const requests: EpisodeRequest[] = Array.from({ length: EPISODES }, (_, i) => ({
+    ...input.settings,
+    episodeId: `baseline/${i}`,
+    taskId: tasks[i % GROUPS]!.taskId,
+    taskSet: p.taskSet,
+    trial: i,
+    seed: i,
+  }));
   const baselineStart = performance.now();
   const durations: number[] = [];
   for (let i = 0; i < EPISODES; i += concurrency) {
-    await Promise.all(requests.slice(i, i + concurrency).map(async (r) => {
-      const t0 = performance.now();
-      await direct.run(r, { onTurn: () => undefined });
-      durations.push(performance.now() - t0);
-    }));
+    await Promise.all(
+      requests.slice(i, i + concurrency).map(async (r) => {
+        const t0 = performance.now();
+        await direct.run(r, { onTurn: () => undefined });
+        durations.push(performance.now() - t0);
+      }),
+    );
   }
   const baselineWall = performance.now() - baselineStart;
 
@@ -80,8 +107,15 @@ try {
     simulatedModelMsPerEpisode: turns * turnDelayMs,
     runnerAloneMsPerEpisode: Number(runnerMean.toFixed(2)),
     runnerAloneEpisodesPerSecond: Number((EPISODES / (baselineWall / 1000)).toFixed(1)),
-    startedToCompletedMs: { mean: Number(mean(executions).toFixed(1)), p50: Number(quantile(executions, 0.5).toFixed(1)), p95: Number(quantile(executions, 0.95).toFixed(1)) },
-    scheduledToCompletedMs: { mean: Number(mean(latencies).toFixed(1)), p95: Number(quantile(latencies, 0.95).toFixed(1)) },
+    startedToCompletedMs: {
+      mean: Number(mean(executions).toFixed(1)),
+      p50: Number(quantile(executions, 0.5).toFixed(1)),
+      p95: Number(quantile(executions, 0.95).toFixed(1)),
+    },
+    scheduledToCompletedMs: {
+      mean: Number(mean(latencies).toFixed(1)),
+      p95: Number(quantile(latencies, 0.95).toFixed(1)),
+    },
     slotMsPerEpisode: Number(slotMsPerEpisode.toFixed(1)),
     orchestrationOverheadMsPerEpisode: Number((slotMsPerEpisode - runnerMean).toFixed(1)),
     episodePhaseSeconds: Number((episodePhase / 1000).toFixed(2)),

@@ -29,7 +29,12 @@ function stats(samples: number[]): Stats {
   const sorted = [...samples].sort((a, b) => a - b);
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
   const round = (x: number) => Math.round(x * 10) / 10;
-  return { n: sorted.length, p50: round(at(0.5)), p95: round(at(0.95)), mean: round(sorted.reduce((a, b) => a + b, 0) / sorted.length) };
+  return {
+    n: sorted.length,
+    p50: round(at(0.5)),
+    p95: round(at(0.95)),
+    mean: round(sorted.reduce((a, b) => a + b, 0) / sorted.length),
+  };
 }
 
 async function timed<T>(fn: () => Promise<T>): Promise<[T, number]> {
@@ -41,13 +46,17 @@ async function timed<T>(fn: () => Promise<T>): Promise<[T, number]> {
 async function registryWithSomething(): Promise<{ registry: DomainRegistry; usingFixture: boolean }> {
   const registry = await defaultRegistry();
   if (registry.names().length) return { registry, usingFixture: false };
-  const fixture = (await import(pathToFileURL(fromRoot('dist', 'test', 'fixtures', 'fixture-helpdesk-domain.js')).href)) as { domains: DomainDefinition[] };
+  const fixture = (await import(
+    pathToFileURL(fromRoot('dist', 'test', 'fixtures', 'fixture-helpdesk-domain.js')).href
+  )) as { domains: DomainDefinition[] };
   for (const d of fixture.domains) registry.register(d);
   return { registry, usingFixture: true };
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { iterations: { type: 'string', default: '30' }, json: { type: 'boolean', default: false } } });
+  const { values } = parseArgs({
+    options: { iterations: { type: 'string', default: '30' }, json: { type: 'boolean', default: false } },
+  });
   const iterations = Number(values.iterations);
   const config = loadConfig();
   const { registry, usingFixture } = await registryWithSomething();
@@ -74,7 +83,9 @@ async function main(): Promise<void> {
   await backend.warmSpares(domain);
   for (let i = 0; i < iterations; i++) {
     const name = `fs_bench_${process.pid}_${i}`;
-    const [, c] = await timed(() => backend.admin.query(`CREATE DATABASE ${ident(name)} TEMPLATE ${ident(template.name)} STRATEGY WAL_LOG`));
+    const [, c] = await timed(() =>
+      backend.admin.query(`CREATE DATABASE ${ident(name)} TEMPLATE ${ident(template.name)} STRATEGY WAL_LOG`),
+    );
     const [, d] = await timed(() => backend.admin.query(`DROP DATABASE ${ident(name)}`));
     push('baseline.create', c);
     push('baseline.drop', d);
@@ -94,7 +105,9 @@ async function main(): Promise<void> {
   // FILE_COPY forces checkpoints, which would disturb everything else: measured last, a few times
   for (let i = 0; i < Math.min(5, iterations); i++) {
     const name = `fs_bench_fc_${process.pid}_${i}`;
-    const [, c] = await timed(() => backend.admin.query(`CREATE DATABASE ${ident(name)} TEMPLATE ${ident(template.name)} STRATEGY FILE_COPY`));
+    const [, c] = await timed(() =>
+      backend.admin.query(`CREATE DATABASE ${ident(name)} TEMPLATE ${ident(template.name)} STRATEGY FILE_COPY`),
+    );
     const [, d] = await timed(() => backend.admin.query(`DROP DATABASE ${ident(name)}`));
     push('filecopy.total', c + d);
   }
@@ -139,16 +152,26 @@ async function main(): Promise<void> {
   }
   const base = results['baseline.total'] as Stats;
   const { loadavg } = await import('node:os');
-  console.log(`environment benchmark: domain ${domain.name}${usingFixture ? ' (test fixture: no built-in pack yet)' : ''}, ${iterations} iterations, all times ms, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  console.log(
+    `environment benchmark: domain ${domain.name}${usingFixture ? ' (test fixture: no built-in pack yet)' : ''}, ${iterations} iterations, all times ms, load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  );
   const line = (label: string, key: string, ratio = false) => {
     const s = results[key] as Stats;
-    console.log(`  ${label.padEnd(58)} p50 ${String(s.p50).padStart(7)}  p95 ${String(s.p95).padStart(7)}  (n=${s.n})${ratio ? `  ${(s.p50 / base.p50).toFixed(2)}x baseline` : ''}`);
+    console.log(
+      `  ${label.padEnd(58)} p50 ${String(s.p50).padStart(7)}  p95 ${String(s.p95).padStart(7)}  (n=${s.n})${ratio ? `  ${(s.p50 / base.p50).toFixed(2)}x baseline` : ''}`,
+    );
   };
   line('baseline: bare CREATE DATABASE ... TEMPLATE (WAL_LOG)', 'baseline.create');
   line('baseline: bare DROP DATABASE', 'baseline.drop');
   line('baseline: create + drop (WAL_LOG)', 'baseline.total', true);
   line('baseline: create + drop (FILE_COPY)', 'filecopy.total', true);
-  for (const [key, label] of [['warm', 'episode, spare ready, background drop'], ['b2b', 'episode, back-to-back'], ['direct', 'episode, direct copy, drop waited']] as const) {
+  for (const [key, label] of [
+    ['warm', 'episode, spare ready, background drop'],
+    ['b2b', 'episode, back-to-back'],
+    ['direct', 'episode, direct copy, drop waited'],
+  ] as const) {
     line(`${label}: provision`, `${key}.provision`);
     line(`${label}: teardown`, `${key}.teardown`);
     line(`${label}: provision + teardown`, `${key}.total`, true);

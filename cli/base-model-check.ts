@@ -14,24 +14,39 @@ import { ModelCheckReport, type ModelCheckRequest, type TemplateComparison } fro
  * with tools, calls and results exactly as the interpreter's renderer for `family` does, token for token. Anything
  * else is a UserError that names the directory and, for a template, where the two renderings part.
  */
-export async function checkBaseModel(config: LoadedConfig, modelDir: string, family: string): Promise<ModelCheckReport> {
+export async function checkBaseModel(
+  config: LoadedConfig,
+  modelDir: string,
+  family: string,
+): Promise<ModelCheckReport> {
   const request: ModelCheckRequest = { modelDir: path.resolve(modelDir), probe: templateProbe(getRenderer(family)) };
   const report = await runModelCheck(config, request);
   if (report.problems.length > 0) {
-    throw new UserError(`base model ${report.modelDir} is not a Hugging Face causal-LM directory the stack can load:\n${report.problems.map((p) => `  - ${p}`).join('\n')}`);
+    throw new UserError(
+      `base model ${report.modelDir} is not a Hugging Face causal-LM directory the stack can load:\n${report.problems.map((p) => `  - ${p}`).join('\n')}`,
+    );
   }
-  if (report.chatTemplate?.status === 'mismatch') throw new UserError(describeMismatch(report.modelDir, family, report.chatTemplate));
+  if (report.chatTemplate?.status === 'mismatch')
+    throw new UserError(describeMismatch(report.modelDir, family, report.chatTemplate));
   return report;
 }
 
 /** One line for the log: what was checked and found. */
 export function describeCheck(report: ModelCheckReport): string {
-  const template = report.chatTemplate?.status === 'match' ? `its chat template renders the probe conversation as the interpreter does (${report.chatTemplate.tokens} tokens)` : 'no chat template to check';
+  const template =
+    report.chatTemplate?.status === 'match'
+      ? `its chat template renders the probe conversation as the interpreter does (${report.chatTemplate.tokens} tokens)`
+      : 'no chat template to check';
   return `base model ${report.modelDir} (${report.modelType ?? 'unknown type'}): ${template}`;
 }
 
-function describeMismatch(modelDir: string, family: string, m: Extract<TemplateComparison, { status: 'mismatch' }>): string {
-  const tokens = (list: string[]) => list.map((t, i) => (m.contextStart + i === m.position ? `>>${JSON.stringify(t)}<<` : JSON.stringify(t))).join(' ');
+function describeMismatch(
+  modelDir: string,
+  family: string,
+  m: Extract<TemplateComparison, { status: 'mismatch' }>,
+): string {
+  const tokens = (list: string[]) =>
+    list.map((t, i) => (m.contextStart + i === m.position ? `>>${JSON.stringify(t)}<<` : JSON.stringify(t))).join(' ');
   return [
     `base model ${modelDir}: its chat template renders a conversation with tools differently from the interpreter's "${family}" renderer, so training would see other tokens than the model was trained on.`,
     `  first difference at token ${m.position} (ours: ${m.ourTokens} tokens, template: ${m.templateTokens}); tokens from ${m.contextStart}:`,
@@ -46,18 +61,26 @@ function describeMismatch(modelDir: string, family: string, m: Extract<TemplateC
 
 function runModelCheck(config: LoadedConfig, request: ModelCheckRequest): Promise<ModelCheckReport> {
   const python = fromRoot(config.python.venv, 'bin', 'python');
-  if (!fs.existsSync(python)) throw new UserError(`base model check: Python not found at ${python}; run \`npm run setup\``);
+  if (!fs.existsSync(python))
+    throw new UserError(`base model check: Python not found at ${python}; run \`npm run setup\``);
   return new Promise((resolve, reject) => {
-    const child = spawn(python, ['-m', 'finalstate.model_check'], { env: { ...process.env, PYTHONPATH: fromRoot('python') }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(python, ['-m', 'finalstate.model_check'], {
+      env: { ...process.env, PYTHONPATH: fromRoot('python') },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
-    child.on('error', (err) => reject(new InfrastructureError(`base model check could not start: ${err.message}`, 'python')));
+    child.on('error', (err) =>
+      reject(new InfrastructureError(`base model check could not start: ${err.message}`, 'python')),
+    );
     child.on('close', (code) => {
-      if (code !== 0) return reject(new InfrastructureError(`base model check failed (exit ${code}):\n${stderr}`, 'python'));
+      if (code !== 0)
+        return reject(new InfrastructureError(`base model check failed (exit ${code}):\n${stderr}`, 'python'));
       const parsed = ModelCheckReport.safeParse(JSON.parse(stdout.trim().split('\n').pop() ?? 'null'));
-      if (!parsed.success) return reject(new InfrastructureError(`base model check printed no report: ${stdout.slice(-500)}`, 'python'));
+      if (!parsed.success)
+        return reject(new InfrastructureError(`base model check printed no report: ${stdout.slice(-500)}`, 'python'));
       resolve(parsed.data);
     });
     child.stdin.end(JSON.stringify(request));

@@ -16,7 +16,11 @@ export function parse<O extends Options>(command: string, argv: string[], option
   try {
     return parseArgs({
       args: argv,
-      options: { json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false }, ...options },
+      options: {
+        json: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+        ...options,
+      },
       allowPositionals: true,
       strict: true,
     });

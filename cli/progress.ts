@@ -18,7 +18,12 @@ export function duration(seconds: number): string {
  * The time left at the rate so far: elapsed × (total − finished) / finished. "estimating" until something finished;
  * undefined when the start is unknown.
  */
-export function timeLeft(finished: number, total: number, startedAt: number | undefined, now = Date.now()): string | undefined {
+export function timeLeft(
+  finished: number,
+  total: number,
+  startedAt: number | undefined,
+  now = Date.now(),
+): string | undefined {
   if (startedAt === undefined) return undefined;
   if (finished >= total) return 'finishing';
   if (finished === 0) return 'estimating time left';
@@ -31,8 +36,10 @@ const FINISHED_WORDS = { tasks: 'tasks resolved', episodes: 'episodes', groups: 
 /** What the running child has finished out of its total (tasks resolved, episodes, groups), and the time left. */
 export function childProgressText(c: ChildProgress, now = Date.now()): string {
   const infra = c.infraFailed ? `, ${c.infraFailed} lost to infrastructure (retried or refilled, never scored)` : '';
-  if (c.unit === undefined || c.finished === undefined || c.total === undefined) return `${progressBar(c.done, c.planned)} episodes, ${c.inFlight} in flight${infra}`;
-  const episodes = c.unit === 'episodes' ? `${c.inFlight} in flight` : `${c.done} episodes done, ${c.inFlight} in flight`;
+  if (c.unit === undefined || c.finished === undefined || c.total === undefined)
+    return `${progressBar(c.done, c.planned)} episodes, ${c.inFlight} in flight${infra}`;
+  const episodes =
+    c.unit === 'episodes' ? `${c.inFlight} in flight` : `${c.done} episodes done, ${c.inFlight} in flight`;
   const left = timeLeft(c.finished, c.total, c.startedAt, now);
   return `${progressBar(c.finished, c.total)} ${FINISHED_WORDS[c.unit]}, ${episodes}${infra}${left ? ` · ${left}` : ''}`;
 }

@@ -55,7 +55,11 @@ export function splitSqlStatements(sql: string): SqlStatement[] {
       i++;
       while (i < sql.length && !(sql[i] === '"' && sql[i + 1] !== '"')) i += sql[i] === '"' ? 2 : 1;
       i++;
-    } else if (c === '$' && /^\$([A-Za-z_][A-Za-z0-9_]*)?\$/.test(sql.slice(i)) && !/[A-Za-z0-9_]/.test(sql[i - 1] ?? '')) {
+    } else if (
+      c === '$' &&
+      /^\$([A-Za-z_][A-Za-z0-9_]*)?\$/.test(sql.slice(i)) &&
+      !/[A-Za-z0-9_]/.test(sql[i - 1] ?? '')
+    ) {
       tokens++;
       const tag = /^\$([A-Za-z_][A-Za-z0-9_]*)?\$/.exec(sql.slice(i))![0];
       const close = sql.indexOf(tag, i + tag.length);
@@ -82,7 +86,21 @@ export function splitSqlStatements(sql: string): SqlStatement[] {
 /** Statements an assertion may start with: queries only. */
 const QUERY_STARTS = new Set(['SELECT', 'WITH', 'VALUES', 'TABLE']);
 /** Words that write or lock, anywhere in the statement (a data-modifying CTE, SELECT … FOR UPDATE). */
-const WRITING_WORDS = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE', 'TRUNCATE', 'COPY', 'CALL', 'DO', 'COMMIT', 'ROLLBACK', 'SAVEPOINT', 'RELEASE', 'INTO']);
+const WRITING_WORDS = new Set([
+  'INSERT',
+  'UPDATE',
+  'DELETE',
+  'MERGE',
+  'TRUNCATE',
+  'COPY',
+  'CALL',
+  'DO',
+  'COMMIT',
+  'ROLLBACK',
+  'SAVEPOINT',
+  'RELEASE',
+  'INTO',
+]);
 
 /**
  * Why `sql` is not one read-only query, or undefined when it is. A read-only query starts with SELECT, WITH,
@@ -96,8 +114,10 @@ export function readOnlyQueryProblem(sql: string): string | undefined {
     return `must be one read-only SQL statement, found ${statements.length}: the second starts "${statements[1]!.text.slice(0, 40)}"`;
   }
   const [{ words }] = statements as [SqlStatement];
-  if (!QUERY_STARTS.has(words[0] ?? '')) return `must be a query (SELECT, WITH, VALUES or TABLE), not ${words[0] ?? 'nothing'}`;
+  if (!QUERY_STARTS.has(words[0] ?? ''))
+    return `must be a query (SELECT, WITH, VALUES or TABLE), not ${words[0] ?? 'nothing'}`;
   const writing = words.find((w) => WRITING_WORDS.has(w));
-  if (writing) return `must be read-only, but names ${writing} (quote an identifier of that name: "${writing.toLowerCase()}")`;
+  if (writing)
+    return `must be read-only, but names ${writing} (quote an identifier of that name: "${writing.toLowerCase()}")`;
   return undefined;
 }

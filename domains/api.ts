@@ -6,19 +6,42 @@
 /** The zod instance finalstate validates tool arguments with; tool input shapes must be built from it. */
 export { z } from 'zod';
 
-export type { DomainDefinition, DomainPack, TaskGeneratorOptions, TaskInvariant, ToolContext, ToolDefinition } from '../environment/domain.js';
+export type {
+  DomainDefinition,
+  DomainPack,
+  TaskGeneratorOptions,
+  TaskInvariant,
+  ToolContext,
+  ToolDefinition,
+} from '../environment/domain.js';
 export { isToolRejection, TOOL_REJECTION, ToolRejection } from '../environment/domain.js';
 export type { Canonicalization, TableGrading } from '../schemas/domain.js';
 export type { Profile, Split, TaskInput, ToolCall } from '../schemas/task.js';
 
 export { defineDomain, defineTool } from './common/tool.js';
-export { ENTITY_RANGE, entityNumber, generateFromScenarios, splitOf, type GeneratorSpec, type Scenario, type ScenarioContext, type TaskDraft } from './common/generator.js';
+export {
+  ENTITY_RANGE,
+  entityNumber,
+  generateFromScenarios,
+  splitOf,
+  type GeneratorSpec,
+  type Scenario,
+  type ScenarioContext,
+  type TaskDraft,
+} from './common/generator.js';
 export { Prng } from './common/prng.js';
 export { fromCents, percentOf, toCents } from './common/money.js';
 export { addDays, addHours, daysBetween, hoursBetween, iso, isoDate } from './common/time.js';
 export { selectJson, selectOne, writeRows, type JsonRow } from './common/sql.js';
 export { auditGrading, auditTableSql, writeAudit, type AuditEntry } from './common/audit.js';
-export { TICKET_PRIORITIES, TICKET_STATUSES, ticketGrading, ticketTableSql, ticketTools, type TicketSystem } from './common/tickets.js';
+export {
+  TICKET_PRIORITIES,
+  TICKET_STATUSES,
+  ticketGrading,
+  ticketTableSql,
+  ticketTools,
+  type TicketSystem,
+} from './common/tickets.js';
 export { contactUpdateTool, type ContactTable } from './common/contact.js';
 export { beyondDays, call, introduce, sqlString, userBrief, withinDays, type Assertion } from './common/drafts.js';
 export {

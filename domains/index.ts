@@ -9,4 +9,8 @@ export const domains: DomainDefinition[] = [retail, travel, normalizePack(insura
  * Where `tasks generate` writes a built-in pack's sets when no --dir is given. The demo reads tasks/ (not its
  * subfolders), so a pack outside the demo keeps its sets in a folder of its own.
  */
-export const builtInTaskDirs: Record<string, string> = { retail: 'tasks', travel: 'tasks', insurance: 'tasks/insurance' };
+export const builtInTaskDirs: Record<string, string> = {
+  retail: 'tasks',
+  travel: 'tasks',
+  insurance: 'tasks/insurance',
+};

@@ -77,13 +77,24 @@ export class EnvironmentBackend {
     readonly registry: DomainRegistry,
     readonly options: BackendOptions = {},
   ) {
-    this.admin = new pg.Pool({ ...connectionConfig(config), max: options.adminConnections ?? 3, idleTimeoutMillis: 10_000, connectionTimeoutMillis: 10_000 });
+    this.admin = new pg.Pool({
+      ...connectionConfig(config),
+      max: options.adminConnections ?? 3,
+      idleTimeoutMillis: 10_000,
+      connectionTimeoutMillis: 10_000,
+    });
     this.admin.on('error', () => undefined); // an idle client's socket error surfaces on the next query instead
-    this.spares = new SpareDatabases((sql, params) => this.adminQuery(sql, params), options.strategy ?? 'WAL_LOG', options.sparesPerTemplate ?? 1);
+    this.spares = new SpareDatabases(
+      (sql, params) => this.adminQuery(sql, params),
+      options.strategy ?? 'WAL_LOG',
+      options.sparesPerTemplate ?? 1,
+    );
     const { connectionLimit } = config.postgres.episodeBounds;
     const poolSize = options.episodeConnections ?? 2;
     if (poolSize > connectionLimit) {
-      throw new UserError(`config: postgres.episodeBounds.connectionLimit (${connectionLimit}) is below the episode pool size (${poolSize}); raise it`);
+      throw new UserError(
+        `config: postgres.episodeBounds.connectionLimit (${connectionLimit}) is below the episode pool size (${poolSize}); raise it`,
+      );
     }
   }
 
@@ -105,7 +116,10 @@ export class EnvironmentBackend {
     return `ALTER ROLE ${ident(role)} ${login}; ALTER ROLE ${ident(role)} RESET ALL; ALTER ROLE ${ident(role)} IN DATABASE ${ident(database)} RESET ALL`;
   }
 
-  private async adminQuery<R extends pg.QueryResultRow = pg.QueryResultRow>(sql: string, params?: unknown[]): Promise<pg.QueryResult<R>> {
+  private async adminQuery<R extends pg.QueryResultRow = pg.QueryResultRow>(
+    sql: string,
+    params?: unknown[],
+  ): Promise<pg.QueryResult<R>> {
     try {
       return await this.admin.query<R>(sql, params);
     } catch (err) {
@@ -146,9 +160,11 @@ export class EnvironmentBackend {
       const found = await this.adminQuery('SELECT datname FROM pg_database WHERE datname = ANY($1)', [names]);
       for (const { datname } of found.rows as { datname: string }[]) {
         // on a managed server we may not own these databases: episode databases still admit only their own role
-        await this.adminQuery(`REVOKE CONNECT, TEMPORARY ON DATABASE ${ident(datname)} FROM PUBLIC`).catch((err: { code?: string }) => {
-          if (err.code !== SQLSTATE_INSUFFICIENT_PRIVILEGE) throw err;
-        });
+        await this.adminQuery(`REVOKE CONNECT, TEMPORARY ON DATABASE ${ident(datname)} FROM PUBLIC`).catch(
+          (err: { code?: string }) => {
+            if (err.code !== SQLSTATE_INSUFFICIENT_PRIVILEGE) throw err;
+          },
+        );
       }
     })();
     return this.isolationChecked;
@@ -157,7 +173,9 @@ export class EnvironmentBackend {
   private episodePool(episodeId: string, database: string, role: string): pg.Pool {
     const base = connectionConfig(this.config, database);
     const { password } = this.credentials(episodeId);
-    const credentials = base.connectionString ? { connectionString: withUser(base.connectionString, role, password) } : { user: role, password };
+    const credentials = base.connectionString
+      ? { connectionString: withUser(base.connectionString, role, password) }
+      : { user: role, password };
     const pool = new pg.Pool({
       ...base,
       ...credentials,
@@ -190,11 +208,23 @@ export class EnvironmentBackend {
     await this.drops.backpressure(this.options.maxPendingDrops ?? 8);
     const spare = this.spares.take(template.name);
     // a spare the janitor dropped meanwhile (an idle process keeps spares past the TTL) falls back to a direct copy
-    const renamed = spare && (await this.adminQuery(`ALTER DATABASE ${ident(spare)} RENAME TO ${ident(database)}`).then(() => true, () => false));
-    if (spare && !renamed) void this.drops.enqueue(spare, async () => void (await this.adminQuery(`DROP DATABASE IF EXISTS ${ident(spare)}`)));
+    const renamed =
+      spare &&
+      (await this.adminQuery(`ALTER DATABASE ${ident(spare)} RENAME TO ${ident(database)}`).then(
+        () => true,
+        () => false,
+      ));
+    if (spare && !renamed)
+      void this.drops.enqueue(
+        spare,
+        async () => void (await this.adminQuery(`DROP DATABASE IF EXISTS ${ident(spare)}`)),
+      );
     try {
       // closed to every connection until its grants are in place: a connection opened earlier would survive them
-      if (!renamed) await this.adminQuery(`CREATE DATABASE ${ident(database)} TEMPLATE ${ident(template.name)} STRATEGY ${strategy} ALLOW_CONNECTIONS false`);
+      if (!renamed)
+        await this.adminQuery(
+          `CREATE DATABASE ${ident(database)} TEMPLATE ${ident(template.name)} STRATEGY ${strategy} ALLOW_CONNECTIONS false`,
+        );
     } catch (err) {
       if ((err as { code?: string }).code === SQLSTATE_DUPLICATE_DATABASE) {
         throw new UserError(`episode ${episodeId}: database ${database} already exists; use open() to reattach`);
@@ -210,10 +240,12 @@ export class EnvironmentBackend {
     try {
       // a role can survive an earlier attempt whose database was dropped: asked first, so that no CREATE ROLE fails
       const exists = Boolean((await this.adminQuery('SELECT 1 FROM pg_roles WHERE rolname = $1', [role])).rowCount);
-      await this.adminQuery(`${this.roleSql(episodeId, role, database, exists)}; ${grants}`).catch(async (err: { code?: string }) => {
-        if (err.code !== SQLSTATE_DUPLICATE_OBJECT) throw err;
-        await this.adminQuery(`${this.roleSql(episodeId, role, database, true)}; ${grants}`);
-      });
+      await this.adminQuery(`${this.roleSql(episodeId, role, database, exists)}; ${grants}`).catch(
+        async (err: { code?: string }) => {
+          if (err.code !== SQLSTATE_DUPLICATE_OBJECT) throw err;
+          await this.adminQuery(`${this.roleSql(episodeId, role, database, true)}; ${grants}`);
+        },
+      );
     } catch (err) {
       await this.dropByName(database, role).catch(() => undefined);
       throw err;
@@ -228,11 +260,27 @@ export class EnvironmentBackend {
     return episode;
   }
 
-  private handle(episodeId: string, task: Task, database: string, role: string, template: TemplateInfo, reattached: boolean): Episode {
+  private handle(
+    episodeId: string,
+    task: Task,
+    database: string,
+    role: string,
+    template: TemplateInfo,
+    reattached: boolean,
+  ): Episode {
     const domain = this.registry.get(task.domain);
     const episode: Episode = {
-      episodeId, database, role, recorderToken: this.credentials(episodeId).recorderToken, domain, task, taskSha256: taskSha256(task),
-      clock: new Date(task.now), catalog: template.catalog, pool: this.episodePool(episodeId, database, role), reattached,
+      episodeId,
+      database,
+      role,
+      recorderToken: this.credentials(episodeId).recorderToken,
+      domain,
+      task,
+      taskSha256: taskSha256(task),
+      clock: new Date(task.now),
+      catalog: template.catalog,
+      pool: this.episodePool(episodeId, database, role),
+      reattached,
     };
     this.live.add(episode);
     return episode;
@@ -241,7 +289,11 @@ export class EnvironmentBackend {
   private async initialise(episode: Episode): Promise<void> {
     await this.transaction(episode, async (client) => {
       await client.query('SELECT public._finalstate_init_episode($1, $2, $3, $4, $5)', [
-        episode.recorderToken, episode.episodeId, episode.task.id, episode.taskSha256, episode.clock,
+        episode.recorderToken,
+        episode.episodeId,
+        episode.task.id,
+        episode.taskSha256,
+        episode.clock,
       ]);
       await applyTaskInit(client, episode.task, episode.catalog);
     });
@@ -291,9 +343,11 @@ export class EnvironmentBackend {
     if (episode) {
       try {
         // a database provisioned before the internal-table functions existed cannot record calls: rebuilt like a half-built one
-        recorded = (await episode.pool.query<{ task_sha256: string; current: boolean }>(
-          "SELECT task_sha256, to_regproc('public._finalstate_record_call') IS NOT NULL AS current FROM _finalstate_episode",
-        )).rows.find((row) => row.current);
+        recorded = (
+          await episode.pool.query<{ task_sha256: string; current: boolean }>(
+            "SELECT task_sha256, to_regproc('public._finalstate_record_call') IS NOT NULL AS current FROM _finalstate_episode",
+          )
+        ).rows.find((row) => row.current);
       } catch (err) {
         // an outage is retried by the caller; any other failure means the database is not a usable episode
         if (isInfrastructureFault(err)) {
@@ -310,7 +364,9 @@ export class EnvironmentBackend {
     if (recorded.task_sha256 !== episode.taskSha256) {
       this.live.delete(episode);
       await episode.pool.end();
-      throw new UserError(`episode ${episodeId}: its database ${database} was provisioned for a different task content (${recorded.task_sha256.slice(0, 12)})`);
+      throw new UserError(
+        `episode ${episodeId}: its database ${database} was provisioned for a different task content (${recorded.task_sha256.slice(0, 12)})`,
+      );
     }
     return episode;
   }
@@ -378,7 +434,9 @@ function sessionOptions(config: LoadedConfig): string {
     statement_timeout: statementTimeoutMs,
     idle_in_transaction_session_timeout: idleInTransactionTimeoutMs,
   };
-  return Object.entries(settings).map(([k, v]) => `-c ${k}=${v}`).join(' ');
+  return Object.entries(settings)
+    .map(([k, v]) => `-c ${k}=${v}`)
+    .join(' ');
 }
 
 function withUser(connectionString: string, user: string, password: string): string {
@@ -387,4 +445,3 @@ function withUser(connectionString: string, user: string, password: string): str
   url.password = encodeURIComponent(password);
   return url.toString();
 }
-

@@ -11,8 +11,14 @@ const MINI_MAX_POLICY_CHARS = 1500;
  * `tasks verify` catches the rest).
  */
 const WALL_CLOCK_OR_RANDOM: [RegExp, string][] = [
-  [/\bDate\.now\s*\(|\bnew Date\(\s*\)|\bMath\.random\s*\(|\brandomUUID\s*\(|\bperformance\.now\s*\(/, 'the wall clock or a random source'],
-  [/\b(now|clock_timestamp|statement_timestamp|transaction_timestamp|timeofday|random|gen_random_uuid|uuid_generate_v[14])\s*\(/i, 'a wall-clock or random SQL function'],
+  [
+    /\bDate\.now\s*\(|\bnew Date\(\s*\)|\bMath\.random\s*\(|\brandomUUID\s*\(|\bperformance\.now\s*\(/,
+    'the wall clock or a random source',
+  ],
+  [
+    /\b(now|clock_timestamp|statement_timestamp|transaction_timestamp|timeofday|random|gen_random_uuid|uuid_generate_v[14])\s*\(/i,
+    'a wall-clock or random SQL function',
+  ],
   [/\bcurrent_(timestamp|date|time)\b|\blocaltimestamp\b/i, 'the SQL wall clock'],
 ];
 
@@ -23,22 +29,29 @@ function nondeterminism(source: string): string | undefined {
 /** Static checks of a domain pack (what can be checked without a database); the template build checks the rest. */
 export function checkDomainDefinition(domain: DomainDefinition): void {
   const problems: string[] = [];
-  if (!IDENTIFIER.test(domain.name)) problems.push(`name ${JSON.stringify(domain.name)} must be a lower_snake_case identifier`);
+  if (!IDENTIFIER.test(domain.name))
+    problems.push(`name ${JSON.stringify(domain.name)} must be a lower_snake_case identifier`);
   const toolNames = new Set<string>();
   for (const tool of domain.tools) {
     if (toolNames.has(tool.name)) problems.push(`tool ${tool.name} is defined twice`);
     toolNames.add(tool.name);
   }
   for (const [profile, names] of Object.entries(domain.profileTools)) {
-    for (const name of names) if (!toolNames.has(name)) problems.push(`profileTools.${profile} names unknown tool ${name}`);
+    for (const name of names)
+      if (!toolNames.has(name)) problems.push(`profileTools.${profile} names unknown tool ${name}`);
   }
-  if (domain.profileTools.mini.length > MINI_MAX_TOOLS) problems.push(`profileTools.mini has ${domain.profileTools.mini.length} tools (at most ${MINI_MAX_TOOLS})`);
-  if ((domain.policy.mini === '') !== (domain.profileTools.mini.length === 0)) problems.push('policy.mini and profileTools.mini go together: give both to serve the mini profile, or neither');
-  if (domain.policy.mini.length > MINI_MAX_POLICY_CHARS) problems.push(`policy.mini has ${domain.policy.mini.length} characters (at most ${MINI_MAX_POLICY_CHARS})`);
+  if (domain.profileTools.mini.length > MINI_MAX_TOOLS)
+    problems.push(`profileTools.mini has ${domain.profileTools.mini.length} tools (at most ${MINI_MAX_TOOLS})`);
+  if ((domain.policy.mini === '') !== (domain.profileTools.mini.length === 0))
+    problems.push('policy.mini and profileTools.mini go together: give both to serve the mini profile, or neither');
+  if (domain.policy.mini.length > MINI_MAX_POLICY_CHARS)
+    problems.push(`policy.mini has ${domain.policy.mini.length} characters (at most ${MINI_MAX_POLICY_CHARS})`);
   for (const table of [...Object.keys(domain.grading), ...Object.keys(domain.seed)]) {
-    if (!IDENTIFIER.test(table) || table.startsWith('_finalstate')) problems.push(`table name ${JSON.stringify(table)} is not a domain table identifier`);
+    if (!IDENTIFIER.test(table) || table.startsWith('_finalstate'))
+      problems.push(`table name ${JSON.stringify(table)} is not a domain table identifier`);
   }
-  for (const name of Object.keys(domain.seed)) if (!domain.grading[name]) problems.push(`seed table ${name} has no grading policy`);
+  for (const name of Object.keys(domain.seed))
+    if (!domain.grading[name]) problems.push(`seed table ${name} has no grading policy`);
   const inSchema = nondeterminism(domain.schemaSql);
   if (inSchema) problems.push(`schemaSql uses ${inSchema} (use ctx.now and ctx.nextId in tools instead)`);
   for (const tool of domain.tools) {

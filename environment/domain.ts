@@ -107,5 +107,9 @@ export function servesProfile(domain: DomainDefinition, profile: Profile): boole
 /** The registry's view of a pack: a missing mini profile becomes an empty one. */
 export function normalizePack(pack: DomainPack): DomainDefinition {
   if (pack.policy.mini !== undefined && pack.profileTools.mini !== undefined) return pack as DomainDefinition;
-  return { ...pack, policy: { full: pack.policy.full, mini: pack.policy.mini ?? '' }, profileTools: { full: pack.profileTools.full, mini: pack.profileTools.mini ?? [] } };
+  return {
+    ...pack,
+    policy: { full: pack.policy.full, mini: pack.policy.mini ?? '' },
+    profileTools: { full: pack.profileTools.full, mini: pack.profileTools.mini ?? [] },
+  };
 }

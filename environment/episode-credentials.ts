@@ -37,7 +37,10 @@ export function stackKey(dataPath: string): Buffer {
 }
 
 function checked(key: Buffer, file: string): Buffer {
-  if (key.length !== 32) throw new Error(`${file} does not hold a 64-hex-digit key; delete it to make a new one (running episodes lose their reattach)`);
+  if (key.length !== 32)
+    throw new Error(
+      `${file} does not hold a 64-hex-digit key; delete it to make a new one (running episodes lose their reattach)`,
+    );
   return key;
 }
 

@@ -80,7 +80,8 @@ export class ExpectedStates {
   get(task: Task): Promise<ExpectedState> {
     const key = this.cacheKey(task);
     let pending = this.memory.get(key);
-    if (pending) this.memory.delete(key); // re-inserted below: the map's order is least recently used first
+    if (pending)
+      this.memory.delete(key); // re-inserted below: the map's order is least recently used first
     else {
       pending = this.load(task);
       pending.catch(() => this.memory.delete(key));
@@ -113,7 +114,8 @@ export class ExpectedStates {
     const episodeId = `golden-${task.id}-${process.pid}-${++replayCounter}`;
     const episode = await this.backend.provision(episodeId, task);
     try {
-      const snapshot = () => this.backend.transaction(episode, (c) => takeSnapshot(c, episode.domain, episode.catalog), 'BEGIN READ ONLY');
+      const snapshot = () =>
+        this.backend.transaction(episode, (c) => takeSnapshot(c, episode.domain, episode.catalog), 'BEGIN READ ONLY');
       const initial = await snapshot();
       const executor = new EpisodeToolExecutor(this.backend, episode);
       const golden: ExpectedState['golden'] = [];
@@ -122,7 +124,8 @@ export class ExpectedStates {
         try {
           outcome = await executor.call(call.tool, call.arguments);
         } catch (err) {
-          if (err instanceof Error && err.name === 'ToolFault') throw new GoldenCallError(task.id, i, call.tool, err.message);
+          if (err instanceof Error && err.name === 'ToolFault')
+            throw new GoldenCallError(task.id, i, call.tool, err.message);
           throw err;
         }
         if (outcome.isError) throw new GoldenCallError(task.id, i, call.tool, outcome.message);
@@ -130,10 +133,21 @@ export class ExpectedStates {
       }
       const { expected, assertions } = await this.backend.transaction(
         episode,
-        async (c) => ({ expected: await takeSnapshot(c, episode.domain, episode.catalog), assertions: await checkAssertions(c, task.assertions) }),
+        async (c) => ({
+          expected: await takeSnapshot(c, episode.domain, episode.catalog),
+          assertions: await checkAssertions(c, task.assertions),
+        }),
         'BEGIN READ ONLY',
       );
-      return { taskId: task.id, taskSha256: episode.taskSha256, initial, expected, expectedSha256: snapshotHash(expected), golden, assertions };
+      return {
+        taskId: task.id,
+        taskSha256: episode.taskSha256,
+        initial,
+        expected,
+        expectedSha256: snapshotHash(expected),
+        golden,
+        assertions,
+      };
     } finally {
       await this.backend.teardown(episode);
     }

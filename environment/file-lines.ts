@@ -30,7 +30,9 @@ export function* fileLines(file: string, maxLineBytes: number): Generator<FileLi
       }
     };
     const emit = (): FileLine => {
-      const out: FileLine = skipped ? { line, overLimitBytes: skipped } : { line, text: Buffer.concat(parts, held).toString('utf8') };
+      const out: FileLine = skipped
+        ? { line, overLimitBytes: skipped }
+        : { line, text: Buffer.concat(parts, held).toString('utf8') };
       parts = [];
       held = 0;
       skipped = 0;

@@ -16,7 +16,11 @@ export async function ensureGradeAuditTable(control: pg.ClientBase | pg.Pool): P
 }
 
 /** Keep an episode's grade; grading the same episode again (a retried activity) overwrites it with the same report. */
-export async function recordGrade(control: pg.ClientBase | pg.Pool, episodeId: string, report: GradeReport): Promise<void> {
+export async function recordGrade(
+  control: pg.ClientBase | pg.Pool,
+  episodeId: string,
+  report: GradeReport,
+): Promise<void> {
   await ensureGradeAuditTable(control);
   await control.query(
     `INSERT INTO ${GRADE_AUDIT_TABLE} (episode_id, task_id, task_sha256, pass, report) VALUES ($1, $2, $3, $4, $5)
@@ -26,6 +30,9 @@ export async function recordGrade(control: pg.ClientBase | pg.Pool, episodeId: s
 }
 
 export async function readGrade(control: pg.ClientBase | pg.Pool, episodeId: string): Promise<GradeReport | undefined> {
-  const res = await control.query<{ report: GradeReport }>(`SELECT report FROM ${GRADE_AUDIT_TABLE} WHERE episode_id = $1`, [episodeId]);
+  const res = await control.query<{ report: GradeReport }>(
+    `SELECT report FROM ${GRADE_AUDIT_TABLE} WHERE episode_id = $1`,
+    [episodeId],
+  );
   return res.rows[0]?.report;
 }

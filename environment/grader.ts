@@ -20,7 +20,11 @@ export interface GradeInput {
  * expected state by primary key, SQL assertions, deterministic rubrics. `pass` = empty diff, every assertion holds,
  * no evaluated deterministic rubric failed; judge rubrics are left to the runtime (pendingJudgeRubrics).
  */
-export async function gradeEpisode(backend: EnvironmentBackend, expectedStates: ExpectedStates, input: GradeInput): Promise<GradeReport> {
+export async function gradeEpisode(
+  backend: EnvironmentBackend,
+  expectedStates: ExpectedStates,
+  input: GradeInput,
+): Promise<GradeReport> {
   const { episode } = input;
   const { task, domain } = episode;
   const expected = await expectedStates.get(task);

@@ -6,7 +6,10 @@ export const GENERIC_INVARIANTS: TaskInvariant[] = [
   {
     name: 'refusals-are-read-only',
     description: 'a task tagged refuse or declined has the read-only tag: its golden solution makes no write',
-    check: (task) => ((task.tags ?? []).some((t) => t === 'refuse' || t === 'declined') && !(task.tags ?? []).includes('read-only') ? 'tagged refuse/declined but its golden solution writes' : undefined),
+    check: (task) =>
+      (task.tags ?? []).some((t) => t === 'refuse' || t === 'declined') && !(task.tags ?? []).includes('read-only')
+        ? 'tagged refuse/declined but its golden solution writes'
+        : undefined,
   },
 ];
 
@@ -37,7 +40,10 @@ export interface InvariantSample {
 }
 
 /** Generate `count` tasks per seed, split and served profile, and check every invariant on them. */
-export function sampleInvariants(domain: DomainDefinition, options: { seeds: number[]; count: number; splits?: readonly Split[]; profiles?: readonly Profile[] }): InvariantSample {
+export function sampleInvariants(
+  domain: DomainDefinition,
+  options: { seeds: number[]; count: number; splits?: readonly Split[]; profiles?: readonly Profile[] },
+): InvariantSample {
   let tasks = 0;
   const violations: InvariantViolation[] = [];
   for (const seed of options.seeds) {
@@ -49,5 +55,10 @@ export function sampleInvariants(domain: DomainDefinition, options: { seeds: num
       }
     }
   }
-  return { domain: domain.name, tasks, invariants: [...GENERIC_INVARIANTS, ...(domain.invariants ?? [])].map((i) => i.name), violations };
+  return {
+    domain: domain.name,
+    tasks,
+    invariants: [...GENERIC_INVARIANTS, ...(domain.invariants ?? [])].map((i) => i.name),
+    violations,
+  };
 }

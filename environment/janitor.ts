@@ -16,7 +16,10 @@ async function createdAt(admin: pg.Pool, row: { oid: number; comment: string | n
     // not our marker: fall through to the file time
   }
   try {
-    const res = await admin.query<{ modified: Date }>(`SELECT (pg_stat_file('base/' || $1::text || '/PG_VERSION')).modification AS modified`, [row.oid]);
+    const res = await admin.query<{ modified: Date }>(
+      `SELECT (pg_stat_file('base/' || $1::text || '/PG_VERSION')).modification AS modified`,
+      [row.oid],
+    );
     return res.rows[0]?.modified;
   } catch {
     return undefined;
@@ -27,7 +30,10 @@ async function createdAt(admin: pg.Pool, row: { oid: number; comment: string | n
  * Drop episode databases (and spare template copies) older than the TTL, then every episode role whose database is
  * gone. Only names with the environment's prefixes are ever touched; anything else on the server is left alone.
  */
-export async function sweepLeakedEpisodes(admin: pg.Pool, options: { ttlMs: number; now?: Date }): Promise<JanitorReport> {
+export async function sweepLeakedEpisodes(
+  admin: pg.Pool,
+  options: { ttlMs: number; now?: Date },
+): Promise<JanitorReport> {
   const now = options.now ?? new Date();
   const report: JanitorReport = { droppedDatabases: [], droppedRoles: [] };
   const dbs = await admin.query<{ oid: number; datname: string; comment: string | null }>(

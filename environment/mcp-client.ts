@@ -49,31 +49,51 @@ export class EpisodeMcpClient {
 
   async listTools(): Promise<ToolInfo[]> {
     const { tools } = await this.client.listTools();
-    return tools.map((t) => ({ name: t.name, description: t.description ?? '', inputSchema: t.inputSchema as Record<string, unknown>, readOnly: t.annotations?.readOnlyHint === true }));
+    return tools.map((t) => ({
+      name: t.name,
+      description: t.description ?? '',
+      inputSchema: t.inputSchema as Record<string, unknown>,
+      readOnly: t.annotations?.readOnlyHint === true,
+    }));
   }
 
-  async callTool(name: string, args: Record<string, unknown>, options: { callIndex?: number } = {}): Promise<ToolCallResult> {
+  async callTool(
+    name: string,
+    args: Record<string, unknown>,
+    options: { callIndex?: number } = {},
+  ): Promise<ToolCallResult> {
     const result = await this.client.callTool({
       name,
       arguments: args,
       ...(options.callIndex !== undefined ? { _meta: { [META_CALL_INDEX]: options.callIndex } } : {}),
     });
     const infra = result._meta?.[META_INFRASTRUCTURE_ERROR] as { component?: string; message?: string } | undefined;
-    if (infra) throw new InfrastructureError(infra.message ?? 'tool server infrastructure error', infra.component ?? 'mcp');
+    if (infra)
+      throw new InfrastructureError(infra.message ?? 'tool server infrastructure error', infra.component ?? 'mcp');
     const conflict = result._meta?.[META_INDEX_CONFLICT];
     if (typeof conflict === 'string') throw new ToolCallIndexConflict(conflict);
     const blocks = (result.content ?? []) as { type: string; text?: string }[];
-    const content = blocks.filter((b) => b.type === 'text').map((b) => b.text ?? '').join('\n');
+    const content = blocks
+      .filter((b) => b.type === 'text')
+      .map((b) => b.text ?? '')
+      .join('\n');
     const structured = (result.structuredContent as { result?: unknown } | undefined)?.result;
     const callIndex = result._meta?.[META_CALL_INDEX];
     const fault = result._meta?.[META_TOOL_FAULT];
-    return { isError: result.isError === true, content, structured, ...(typeof callIndex === 'number' ? { callIndex } : {}), ...(typeof fault === 'string' ? { fault } : {}) };
+    return {
+      isError: result.isError === true,
+      content,
+      structured,
+      ...(typeof callIndex === 'number' ? { callIndex } : {}),
+      ...(typeof fault === 'string' ? { fault } : {}),
+    };
   }
 
   /** Close the connection; over Streamable HTTP, end the session first (DELETE), so it stops counting against the server's cap. */
   async close(): Promise<void> {
     const transport = this.client.transport;
-    if (transport instanceof StreamableHTTPClientTransport && transport.sessionId) await transport.terminateSession().catch(() => undefined);
+    if (transport instanceof StreamableHTTPClientTransport && transport.sessionId)
+      await transport.terminateSession().catch(() => undefined);
     await this.client.close();
   }
 }

@@ -33,8 +33,16 @@ const digest = (text: string) => createHash('sha256').update(text).digest();
 export const newBearerToken = () => randomBytes(32).toString('base64url');
 
 /** A JSON-RPC error answer of our own, shaped like the SDK's. */
-function refuse(res: http.ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+function refuse(
+  res: http.ServerResponse,
+  status: number,
+  code: number,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
+  res
+    .writeHead(status, { 'content-type': 'application/json', ...headers })
+    .end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }
 
 /**
@@ -88,22 +96,37 @@ export async function serveHttp(
 
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse) => {
     if (!authorized(req)) {
-      const message = req.headers.authorization ? 'unauthorized: wrong bearer token' : 'unauthorized: this MCP server needs the header `Authorization: Bearer <token>` (the token `finalstate tasks serve-mcp` wrote to its token file)';
+      const message = req.headers.authorization
+        ? 'unauthorized: wrong bearer token'
+        : 'unauthorized: this MCP server needs the header `Authorization: Bearer <token>` (the token `finalstate tasks serve-mcp` wrote to its token file)';
       return refuse(res, 401, -32001, message, { 'www-authenticate': 'Bearer realm="finalstate-mcp"' });
     }
-    if (new URL(req.url ?? '/', 'http://localhost').pathname !== '/mcp') return refuse(res, 404, -32601, 'not found; the MCP endpoint is /mcp');
+    if (new URL(req.url ?? '/', 'http://localhost').pathname !== '/mcp')
+      return refuse(res, 404, -32601, 'not found; the MCP endpoint is /mcp');
     const sessionId = req.headers['mcp-session-id'];
     if (sessionId !== undefined) {
       const session = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
-      if (!session) return refuse(res, 404, -32001, `unknown MCP session (closed, or expired after ${options.sessionIdleSeconds} s idle); initialize a new one`);
+      if (!session)
+        return refuse(
+          res,
+          404,
+          -32001,
+          `unknown MCP session (closed, or expired after ${options.sessionIdleSeconds} s idle); initialize a new one`,
+        );
       track(session, req, res);
       return session.transport.handleRequest(req, res);
     }
     if (req.method !== 'POST') return refuse(res, 404, -32001, 'no MCP session: initialize one with a POST first');
     if (sessions.size + opening >= options.maxSessions) {
-      return refuse(res, 503, -32000, `too many MCP sessions: this server allows ${options.maxSessions} at once (--max-sessions); close one (DELETE /mcp) or wait until one has been idle for ${options.sessionIdleSeconds} s`, {
-        'retry-after': String(Math.ceil(options.sessionIdleSeconds)),
-      });
+      return refuse(
+        res,
+        503,
+        -32000,
+        `too many MCP sessions: this server allows ${options.maxSessions} at once (--max-sessions); close one (DELETE /mcp) or wait until one has been idle for ${options.sessionIdleSeconds} s`,
+        {
+          'retry-after': String(Math.ceil(options.sessionIdleSeconds)),
+        },
+      );
     }
     opening++;
     const server = createServer();
@@ -166,7 +189,8 @@ export function writeTokenFile(file: string, token: string): void {
   const existing = fs.lstatSync(file, { throwIfNoEntry: false });
   if (existing) {
     const stale = existing.isFile() && existing.size <= 1024 && /^[\x21-\x7e]+\n$/.test(fs.readFileSync(file, 'utf8'));
-    if (!stale) throw new UserError(`token file ${file}: something other than a token file is there; refusing to overwrite it`);
+    if (!stale)
+      throw new UserError(`token file ${file}: something other than a token file is there; refusing to overwrite it`);
     fs.rmSync(file);
   }
   fs.writeFileSync(file, `${token}\n`, { mode: 0o600, flag: 'wx' });

@@ -22,9 +22,14 @@ export const META_TOOL_FAULT = 'finalstate/toolFault';
  * refuses never reaches the executor, so its result has no index and the caller must not count it.
  */
 /** What an agent on this profile is shown of a tool: the `mini` profile's short descriptions, without parameter descriptions. */
-function presentedTool(tool: ToolDefinition, profile: Profile): { description: string; inputSchema: ToolDefinition['input'] } {
+function presentedTool(
+  tool: ToolDefinition,
+  profile: Profile,
+): { description: string; inputSchema: ToolDefinition['input'] } {
   if (profile !== 'mini') return { description: tool.description, inputSchema: tool.input };
-  const inputSchema = Object.fromEntries(Object.entries(tool.input).map(([key, field]) => [key, (field as z.ZodType).meta({ description: undefined })]));
+  const inputSchema = Object.fromEntries(
+    Object.entries(tool.input).map(([key, field]) => [key, (field as z.ZodType).meta({ description: undefined })]),
+  );
   return { description: tool.miniDescription ?? tool.description, inputSchema };
 }
 
@@ -41,10 +46,22 @@ export function createEpisodeMcpServer(executor: EpisodeToolExecutor): McpServer
       async (args, extra): Promise<CallToolResult> => {
         const requested = extra._meta?.[META_CALL_INDEX];
         try {
-          const outcome = await executor.call(tool.name, args, typeof requested === 'number' ? { callIndex: requested } : {});
+          const outcome = await executor.call(
+            tool.name,
+            args,
+            typeof requested === 'number' ? { callIndex: requested } : {},
+          );
           const meta = outcome.callIndex === undefined ? undefined : { [META_CALL_INDEX]: outcome.callIndex };
-          if (outcome.isError) return { isError: true, content: [{ type: 'text', text: outcome.message }], ...(meta ? { _meta: meta } : {}) };
-          const shown = task.profile === 'mini' && tool.miniResult ? tool.miniResult(outcome.result, { now: executor.episode.clock }) : outcome.result;
+          if (outcome.isError)
+            return {
+              isError: true,
+              content: [{ type: 'text', text: outcome.message }],
+              ...(meta ? { _meta: meta } : {}),
+            };
+          const shown =
+            task.profile === 'mini' && tool.miniResult
+              ? tool.miniResult(outcome.result, { now: executor.episode.clock })
+              : outcome.result;
           return {
             content: [{ type: 'text', text: JSON.stringify(shown) }],
             structuredContent: { result: shown },
@@ -52,13 +69,27 @@ export function createEpisodeMcpServer(executor: EpisodeToolExecutor): McpServer
           };
         } catch (err) {
           if (err instanceof ToolCallIndexConflict) {
-            return { isError: true, content: [{ type: 'text', text: err.message }], _meta: { [META_INDEX_CONFLICT]: err.message } };
+            return {
+              isError: true,
+              content: [{ type: 'text', text: err.message }],
+              _meta: { [META_INDEX_CONFLICT]: err.message },
+            };
           }
-          if (err instanceof ToolFault) return { isError: true, content: [{ type: 'text', text: err.message }], _meta: { [META_TOOL_FAULT]: err.message } };
+          if (err instanceof ToolFault)
+            return {
+              isError: true,
+              content: [{ type: 'text', text: err.message }],
+              _meta: { [META_TOOL_FAULT]: err.message },
+            };
           if (!(err instanceof InfrastructureError)) throw err;
           return {
             isError: true,
-            content: [{ type: 'text', text: 'The tool is temporarily unavailable (infrastructure error); nothing was changed.' }],
+            content: [
+              {
+                type: 'text',
+                text: 'The tool is temporarily unavailable (infrastructure error); nothing was changed.',
+              },
+            ],
             _meta: { [META_INFRASTRUCTURE_ERROR]: { component: err.component, message: err.message } },
           };
         }

@@ -4,7 +4,11 @@ import { sha256Hex } from './canonical.js';
 const SLUG_CHARS = 30;
 
 function slug(text: string): string {
-  return text.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '').slice(0, SLUG_CHARS);
+  return text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '')
+    .slice(0, SLUG_CHARS);
 }
 
 /** Prefixes that the janitor recognises: only names with these prefixes are ever dropped by it. */

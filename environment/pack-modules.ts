@@ -16,7 +16,8 @@ const isPath = (specifier: string) => /^(\.{1,2}[\\/]|\/|file:)/.test(specifier)
 /** The entry file of a package's package.json: `exports` (".", then its import/default condition), else `main`, else index.js. */
 function packageEntry(dir: string, pkg: { exports?: unknown; main?: string }): string {
   let target: unknown = pkg.exports;
-  if (target && typeof target === 'object' && !Array.isArray(target) && '.' in target) target = (target as Record<string, unknown>)['.'];
+  if (target && typeof target === 'object' && !Array.isArray(target) && '.' in target)
+    target = (target as Record<string, unknown>)['.'];
   while (target && typeof target === 'object' && !Array.isArray(target)) {
     const conditions = target as Record<string, unknown>;
     target = conditions.import ?? conditions.node ?? conditions.default;
@@ -30,28 +31,43 @@ function packageEntry(dir: string, pkg: { exports?: unknown; main?: string }): s
  */
 export function resolvePackModule(source: PackSource): string {
   const { specifier, base } = source;
-  if (isPath(specifier)) return specifier.startsWith('file:') ? new URL(specifier).pathname : path.resolve(base, specifier);
+  if (isPath(specifier))
+    return specifier.startsWith('file:') ? new URL(specifier).pathname : path.resolve(base, specifier);
   const [scopeOrName, scopedName, ...subpath] = specifier.split('/');
   const name = scopeOrName!.startsWith('@') ? `${scopeOrName}/${scopedName}` : scopeOrName!;
-  const rest = scopeOrName!.startsWith('@') ? subpath : [scopedName, ...subpath].filter((s): s is string => s !== undefined);
+  const rest = scopeOrName!.startsWith('@')
+    ? subpath
+    : [scopedName, ...subpath].filter((s): s is string => s !== undefined);
   for (let dir = path.resolve(base); ; dir = path.dirname(dir)) {
     const pkgDir = path.join(dir, 'node_modules', name);
     const manifest = path.join(pkgDir, 'package.json');
     if (fs.existsSync(manifest)) {
       if (rest.length) return path.join(pkgDir, ...rest);
-      return packageEntry(pkgDir, JSON.parse(fs.readFileSync(manifest, 'utf8')) as { exports?: unknown; main?: string });
+      return packageEntry(
+        pkgDir,
+        JSON.parse(fs.readFileSync(manifest, 'utf8')) as { exports?: unknown; main?: string },
+      );
     }
     if (path.dirname(dir) === dir) break;
   }
-  throw new UserError(`${source.origin}: cannot find package ${JSON.stringify(specifier)} in node_modules from ${base} upwards (a path must start with ./, ../ or /)`);
+  throw new UserError(
+    `${source.origin}: cannot find package ${JSON.stringify(specifier)} in node_modules from ${base} upwards (a path must start with ./, ../ or /)`,
+  );
 }
 
-const looksLikePack = (value: unknown): value is DomainPack => typeof value === 'object' && value !== null && typeof (value as DomainPack).name === 'string' && Array.isArray((value as DomainPack).tools);
+const looksLikePack = (value: unknown): value is DomainPack =>
+  typeof value === 'object' &&
+  value !== null &&
+  typeof (value as DomainPack).name === 'string' &&
+  Array.isArray((value as DomainPack).tools);
 
 /** Import a pack module and return its packs: `export const domains = [...]`, or a default export of one pack or a list. */
 export async function loadPackModule(source: PackSource): Promise<DomainPack[]> {
   const file = resolvePackModule(source);
-  if (!fs.existsSync(file)) throw new UserError(`${source.origin}: ${source.specifier} resolves to ${file}, which does not exist (is the pack built?)`);
+  if (!fs.existsSync(file))
+    throw new UserError(
+      `${source.origin}: ${source.specifier} resolves to ${file}, which does not exist (is the pack built?)`,
+    );
   let loaded: { domains?: unknown; default?: unknown };
   try {
     loaded = (await import(pathToFileURL(file).href)) as typeof loaded;
@@ -60,6 +76,7 @@ export async function loadPackModule(source: PackSource): Promise<DomainPack[]> 
   }
   const exported = loaded.domains ?? loaded.default;
   const packs = Array.isArray(exported) ? exported : exported === undefined ? undefined : [exported];
-  if (!packs || !packs.every(looksLikePack)) throw new UserError(`${source.origin}: ${source.specifier} (${file}) does not export \`domains: DomainPack[]\``);
+  if (!packs || !packs.every(looksLikePack))
+    throw new UserError(`${source.origin}: ${source.specifier} (${file}) does not export \`domains: DomainPack[]\``);
   return packs;
 }

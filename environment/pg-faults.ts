@@ -15,7 +15,9 @@ export function isInfrastructureFault(err: unknown): boolean {
   if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return INFRASTRUCTURE_CLASSES.has(code.slice(0, 2));
   // node socket errors (ECONNREFUSED, ECONNRESET, ...) and pg's own connection errors
   if (typeof code === 'string' && code.startsWith('E')) return true;
-  return /Connection terminated|connection timeout|Client has encountered a connection error|not queryable/i.test(err.message);
+  return /Connection terminated|connection timeout|Client has encountered a connection error|not queryable/i.test(
+    err.message,
+  );
 }
 
 export function asInfrastructureError(err: unknown, what: string): InfrastructureError {

@@ -20,7 +20,10 @@ export class DomainRegistry {
     const domain = normalizePack(pack);
     checkDomainDefinition(domain);
     const existing = this.given.get(domain.name);
-    if (existing && existing !== pack) throw new UserError(`domain registry: a different domain named ${JSON.stringify(domain.name)} is already registered`);
+    if (existing && existing !== pack)
+      throw new UserError(
+        `domain registry: a different domain named ${JSON.stringify(domain.name)} is already registered`,
+      );
     this.byName.set(domain.name, domain);
     this.given.set(domain.name, pack);
     if (options.builtIn) this.builtIn.add(domain.name);
@@ -37,7 +40,10 @@ export class DomainRegistry {
 
   get(name: string): DomainDefinition {
     const domain = this.byName.get(name);
-    if (!domain) throw new UserError(`unknown domain ${JSON.stringify(name)} (registered: ${this.names().join(', ') || 'none'}); ${REGISTER_PACK_HINT}`);
+    if (!domain)
+      throw new UserError(
+        `unknown domain ${JSON.stringify(name)} (registered: ${this.names().join(', ') || 'none'}); ${REGISTER_PACK_HINT}`,
+      );
     return domain;
   }
 
@@ -49,4 +55,3 @@ export class DomainRegistry {
     return this.names().map((n) => this.byName.get(n)!);
   }
 }
-

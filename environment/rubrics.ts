@@ -15,20 +15,29 @@ export function normalizeForMatch(text: string): string {
  *  - must_mention passes if the FINAL visible agent message contains the text (the closing report must state it).
  * Returns the index of the offending message (must_not_reveal) or whether the final one mentions it.
  */
-export function checkTextRubric(rubric: DeterministicRubric, agentMessages: readonly string[]): { passed: boolean; detail: string } {
+export function checkTextRubric(
+  rubric: DeterministicRubric,
+  agentMessages: readonly string[],
+): { passed: boolean; detail: string } {
   const needle = normalizeForMatch(rubric.text);
   if (rubric.kind === 'must_not_reveal') {
     const leak = agentMessages.findIndex((m) => normalizeForMatch(m).includes(needle));
     return {
       passed: leak === -1,
-      detail: leak === -1 ? `no agent message contains ${JSON.stringify(rubric.text)}` : `agent message ${leak + 1} reveals ${JSON.stringify(rubric.text)}`,
+      detail:
+        leak === -1
+          ? `no agent message contains ${JSON.stringify(rubric.text)}`
+          : `agent message ${leak + 1} reveals ${JSON.stringify(rubric.text)}`,
     };
   }
   const final = agentMessages.at(-1);
   const passed = final !== undefined && normalizeForMatch(final).includes(needle);
   return {
     passed,
-    detail: final === undefined ? 'the agent never wrote a visible message' : `the final agent message ${passed ? 'mentions' : 'does not mention'} ${JSON.stringify(rubric.text)}`,
+    detail:
+      final === undefined
+        ? 'the agent never wrote a visible message'
+        : `the final agent message ${passed ? 'mentions' : 'does not mention'} ${JSON.stringify(rubric.text)}`,
   };
 }
 
@@ -36,11 +45,20 @@ export function checkTextRubric(rubric: DeterministicRubric, agentMessages: read
  * Deterministic rubrics for the grade report. Without the agent's visible messages they are `skipped` (they cannot
  * fail); judge rubrics are always `needs_judge`: the runtime's LLM judge decides them, never this function.
  */
-export function evaluateRubrics(rubrics: Rubric[], agentMessages: readonly string[] | undefined): z.infer<typeof RubricOutcome>[] {
+export function evaluateRubrics(
+  rubrics: Rubric[],
+  agentMessages: readonly string[] | undefined,
+): z.infer<typeof RubricOutcome>[] {
   return rubrics.map((rubric) => {
-    if (rubric.kind === 'judge') return { kind: rubric.kind, description: rubric.description, status: 'needs_judge' as const };
-    if (agentMessages === undefined) return { kind: rubric.kind, description: rubric.description, status: 'skipped' as const };
+    if (rubric.kind === 'judge')
+      return { kind: rubric.kind, description: rubric.description, status: 'needs_judge' as const };
+    if (agentMessages === undefined)
+      return { kind: rubric.kind, description: rubric.description, status: 'skipped' as const };
     const { passed } = checkTextRubric(rubric, agentMessages);
-    return { kind: rubric.kind, description: rubric.description, status: passed ? ('passed' as const) : ('failed' as const) };
+    return {
+      kind: rubric.kind,
+      description: rubric.description,
+      status: passed ? ('passed' as const) : ('failed' as const),
+    };
   });
 }

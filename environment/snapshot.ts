@@ -21,12 +21,22 @@ export function normaliseNumericText(text: string): string {
 const snapshotTypes = {
   getTypeParser(oid: number): (text: string) => unknown {
     switch (oid) {
-      case 16: return (t) => t === 't';
-      case 21: case 23: case 700: case 701: return Number;
-      case 1700: return normaliseNumericText;
-      case 114: case 3802: return (t) => JSON.parse(t);
-      case 1184: return (t) => new Date(t).toISOString();
-      default: return (t) => t;
+      case 16:
+        return (t) => t === 't';
+      case 21:
+      case 23:
+      case 700:
+      case 701:
+        return Number;
+      case 1700:
+        return normaliseNumericText;
+      case 114:
+      case 3802:
+        return (t) => JSON.parse(t);
+      case 1184:
+        return (t) => new Date(t).toISOString();
+      default:
+        return (t) => t;
     }
   },
 };
@@ -50,12 +60,17 @@ export async function runReadQuery(client: pg.ClientBase, sql: string): Promise<
 }
 
 /** Snapshot every domain table (internal tables excluded), normalised by the domain's grading policy. */
-export async function takeSnapshot(client: pg.ClientBase, domain: DomainDefinition, catalog: DatabaseCatalog): Promise<StateSnapshot> {
+export async function takeSnapshot(
+  client: pg.ClientBase,
+  domain: DomainDefinition,
+  catalog: DatabaseCatalog,
+): Promise<StateSnapshot> {
   const snapshot: StateSnapshot = {};
   for (const table of Object.keys(catalog).sort()) {
     const policy = TableGrading.parse(domain.grading[table]);
     const rows: Record<string, Record<string, unknown>> = {};
-    for (const row of await readTableRows(client, table)) rows[rowKey(row, policy.primaryKey)] = canonicalRow(row, policy);
+    for (const row of await readTableRows(client, table))
+      rows[rowKey(row, policy.primaryKey)] = canonicalRow(row, policy);
     snapshot[table] = rows;
   }
   return snapshot;

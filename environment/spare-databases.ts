@@ -34,7 +34,9 @@ export class SpareDatabases {
       while (!this.closed && (this.ready.get(template)?.length ?? 0) < this.perTemplate) {
         const name = `${SPARE_DB_PREFIX}${randomBytes(8).toString('hex')}`;
         // closed to every connection until provisioning has granted it to its episode role (see EnvironmentBackend)
-        await this.adminQuery(`CREATE DATABASE ${ident(name)} TEMPLATE ${ident(template)} STRATEGY ${this.strategy} ALLOW_CONNECTIONS false`);
+        await this.adminQuery(
+          `CREATE DATABASE ${ident(name)} TEMPLATE ${ident(template)} STRATEGY ${this.strategy} ALLOW_CONNECTIONS false`,
+        );
         await this.adminQuery(`REVOKE CONNECT, TEMPORARY ON DATABASE ${ident(name)} FROM PUBLIC;
           COMMENT ON DATABASE ${ident(name)} IS ${literal(JSON.stringify({ spareOf: template, createdAt: new Date().toISOString() }))}`);
         if (this.closed) {
@@ -62,7 +64,8 @@ export class SpareDatabases {
     this.closed = true;
     await Promise.all([...this.filling.values()]);
     for (const names of this.ready.values()) {
-      for (const name of names.splice(0)) await this.adminQuery(`DROP DATABASE IF EXISTS ${ident(name)}`).catch(() => undefined);
+      for (const name of names.splice(0))
+        await this.adminQuery(`DROP DATABASE IF EXISTS ${ident(name)}`).catch(() => undefined);
     }
   }
 }

@@ -7,7 +7,8 @@ import { normaliseNumericText, runReadQuery } from './snapshot.js';
 
 /** Assertion rows compare as sets of canonical rows; numbers and numeric text compare by value. */
 function comparable(rows: Record<string, unknown>[]): string[] {
-  const norm = (v: unknown): unknown => (typeof v === 'number' ? normaliseNumericText(String(v)) : typeof v === 'string' ? normaliseNumericText(v) : v);
+  const norm = (v: unknown): unknown =>
+    typeof v === 'number' ? normaliseNumericText(String(v)) : typeof v === 'string' ? normaliseNumericText(v) : v;
   return rows.map((r) => canonicalJson(Object.fromEntries(Object.entries(r).map(([k, v]) => [k, norm(v)])))).sort();
 }
 
@@ -16,7 +17,10 @@ function comparable(rows: Record<string, unknown>[]): string[] {
  * that is always rolled back, so that nothing it does (a setting changed through set_config, say) outlives it.
  * A failing query is a failed assertion.
  */
-export async function checkAssertion(client: pg.ClientBase, assertion: z.infer<typeof SqlAssertion>): Promise<z.infer<typeof AssertionOutcome>> {
+export async function checkAssertion(
+  client: pg.ClientBase,
+  assertion: z.infer<typeof SqlAssertion>,
+): Promise<z.infer<typeof AssertionOutcome>> {
   await client.query('SAVEPOINT assertion');
   try {
     const actual = await runReadQuery(client, assertion.sql);

@@ -13,7 +13,12 @@ export function bindValue(value: unknown, columnType: string | undefined): unkno
 }
 
 /** Insert one row, all values parameterised. */
-export async function insertRow(client: pg.ClientBase, table: string, catalog: TableCatalog, row: Record<string, unknown>): Promise<void> {
+export async function insertRow(
+  client: pg.ClientBase,
+  table: string,
+  catalog: TableCatalog,
+  row: Record<string, unknown>,
+): Promise<void> {
   const cols = Object.keys(row);
   const params = cols.map((c) => bindValue(row[c], catalog.columns[c]));
   await client.query(
@@ -23,7 +28,12 @@ export async function insertRow(client: pg.ClientBase, table: string, catalog: T
 }
 
 /** Upsert by primary key: update the given columns of an existing row, else insert the row. */
-export async function upsertRow(client: pg.ClientBase, table: string, catalog: TableCatalog, row: Record<string, unknown>): Promise<void> {
+export async function upsertRow(
+  client: pg.ClientBase,
+  table: string,
+  catalog: TableCatalog,
+  row: Record<string, unknown>,
+): Promise<void> {
   const keyCols = catalog.primaryKey;
   const setCols = Object.keys(row).filter((c) => !keyCols.includes(c));
   const keyParams = keyCols.map((c) => bindValue(row[c], catalog.columns[c]));
@@ -36,13 +46,21 @@ export async function upsertRow(client: pg.ClientBase, table: string, catalog: T
     );
     if (updated.rowCount) return;
   } else {
-    const found = await client.query(`SELECT 1 FROM ${ident(table)} WHERE ${keyCols.map((c, i) => `${ident(c)} = $${i + 1}`).join(' AND ')}`, keyParams);
+    const found = await client.query(
+      `SELECT 1 FROM ${ident(table)} WHERE ${keyCols.map((c, i) => `${ident(c)} = $${i + 1}`).join(' AND ')}`,
+      keyParams,
+    );
     if (found.rowCount) return;
   }
   await insertRow(client, table, catalog, row);
 }
 
-export async function deleteRow(client: pg.ClientBase, table: string, catalog: TableCatalog, key: Record<string, unknown>): Promise<number> {
+export async function deleteRow(
+  client: pg.ClientBase,
+  table: string,
+  catalog: TableCatalog,
+  key: Record<string, unknown>,
+): Promise<number> {
   const keyCols = catalog.primaryKey;
   const res = await client.query(
     `DELETE FROM ${ident(table)} WHERE ${keyCols.map((c, i) => `${ident(c)} = $${i + 1}`).join(' AND ')}`,

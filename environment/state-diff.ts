@@ -18,7 +18,8 @@ export function diffStates(
     const exp = expected[table] ?? {};
     const act = actual[table] ?? {};
     const pk = primaryKeys[table] ?? [];
-    const named = (key: string) => Object.fromEntries((JSON.parse(key) as unknown[]).map((v, i) => [pk[i] ?? `key${i}`, v]));
+    const named = (key: string) =>
+      Object.fromEntries((JSON.parse(key) as unknown[]).map((v, i) => [pk[i] ?? `key${i}`, v]));
     for (const key of [...new Set([...Object.keys(exp), ...Object.keys(act)])].sort()) {
       const e = exp[key];
       const a = act[key];
@@ -30,7 +31,14 @@ export function diffStates(
       } else if (a && e) {
         for (const column of [...new Set([...Object.keys(e), ...Object.keys(a)])].sort()) {
           if (canonicalJson(e[column]) !== canonicalJson(a[column])) {
-            diff.push({ kind: 'changed_value', table, key: named(key), column, expected: e[column] ?? null, actual: a[column] ?? null });
+            diff.push({
+              kind: 'changed_value',
+              table,
+              key: named(key),
+              column,
+              expected: e[column] ?? null,
+              actual: a[column] ?? null,
+            });
           }
         }
       }

@@ -24,7 +24,9 @@ export function formatIssue(issue: TaskIssue): string {
 export class TaskSetError extends UserError {
   override name = 'TaskSetError';
   constructor(readonly issues: TaskIssue[]) {
-    super(`${issues.length} problem${issues.length === 1 ? '' : 's'} in task set:\n  ${issues.map(formatIssue).join('\n  ')}`);
+    super(
+      `${issues.length} problem${issues.length === 1 ? '' : 's'} in task set:\n  ${issues.map(formatIssue).join('\n  ')}`,
+    );
   }
 }
 
@@ -49,8 +51,10 @@ const zodPath = (issuePath: PropertyKey[]) =>
 /** Why a file cannot be read within `maxBytes`, or undefined when it can. */
 function sizeProblem(file: string, maxBytes: number, what: string, hint = ''): string | undefined {
   const stat = fs.statSync(file);
-  if (!stat.isFile()) return `a ${what} must be a regular file, this is ${stat.isDirectory() ? 'a directory' : 'a device, pipe or socket'}`;
-  if (stat.size > maxBytes) return `${formatBytes(stat.size)}, over the ${formatBytes(maxBytes)} limit of a ${what}${hint}`;
+  if (!stat.isFile())
+    return `a ${what} must be a regular file, this is ${stat.isDirectory() ? 'a directory' : 'a device, pipe or socket'}`;
+  if (stat.size > maxBytes)
+    return `${formatBytes(stat.size)}, over the ${formatBytes(maxBytes)} limit of a ${what}${hint}`;
   return undefined;
 }
 
@@ -68,7 +72,9 @@ function taskFileOfManifest(manifestFile: string, limits: TaskFileLimits): strin
     return path.resolve(path.dirname(manifestFile), manifest.file);
   } catch (err) {
     if (err instanceof TaskSetError) throw err;
-    throw new TaskSetError([{ file: manifestFile, path: '', message: `not a readable task-set manifest: ${(err as Error).message}` }]);
+    throw new TaskSetError([
+      { file: manifestFile, path: '', message: `not a readable task-set manifest: ${(err as Error).message}` },
+    ]);
   }
 }
 
@@ -83,14 +89,24 @@ export function readTaskSet(fileOrManifest: string, limits: Partial<TaskFileLimi
   const file = fileOrManifest.endsWith('.manifest.json') ? taskFileOfManifest(fileOrManifest, bounds) : fileOrManifest;
   const issues: TaskIssue[] = [];
   if (!fs.existsSync(file)) throw new TaskSetError([{ file, path: '', message: 'file does not exist' }]);
-  const unreadable = sizeProblem(file, bounds.maxFileBytes, 'task-set file', ' (split it into several task sets in one directory)');
+  const unreadable = sizeProblem(
+    file,
+    bounds.maxFileBytes,
+    'task-set file',
+    ' (split it into several task sets in one directory)',
+  );
   if (unreadable) throw new TaskSetError([{ file, path: '', message: unreadable }]);
   const tasks: Task[] = [];
   const lines = new Map<string, number>();
   for (const read of fileLines(file, bounds.maxLineBytes)) {
     const { line } = read;
     if ('overLimitBytes' in read) {
-      issues.push({ file, line, path: '', message: `line of ${formatBytes(read.overLimitBytes)}, over the ${formatBytes(bounds.maxLineBytes)} limit of one task` });
+      issues.push({
+        file,
+        line,
+        path: '',
+        message: `line of ${formatBytes(read.overLimitBytes)}, over the ${formatBytes(bounds.maxLineBytes)} limit of one task`,
+      });
       continue;
     }
     const text = read.text;
@@ -105,7 +121,14 @@ export function readTaskSet(fileOrManifest: string, limits: Partial<TaskFileLimi
     const rawId = typeof (raw as { id?: unknown })?.id === 'string' ? (raw as { id: string }).id : undefined;
     const parsed = Task.safeParse(raw);
     if (!parsed.success) {
-      for (const issue of parsed.error.issues) issues.push({ file, line, ...(rawId ? { taskId: rawId } : {}), path: zodPath(issue.path), message: issue.message });
+      for (const issue of parsed.error.issues)
+        issues.push({
+          file,
+          line,
+          ...(rawId ? { taskId: rawId } : {}),
+          path: zodPath(issue.path),
+          message: issue.message,
+        });
       continue;
     }
     const task = parsed.data;
@@ -117,11 +140,21 @@ export function readTaskSet(fileOrManifest: string, limits: Partial<TaskFileLimi
     lines.set(task.id, line);
     tasks.push(task);
   }
-  if (!tasks.length && !issues.length) issues.push({ file, path: '', message: 'the task set holds no tasks (an empty set is an error: a campaign or evaluation over it would run nothing)' });
+  if (!tasks.length && !issues.length)
+    issues.push({
+      file,
+      path: '',
+      message:
+        'the task set holds no tasks (an empty set is an error: a campaign or evaluation over it would run nothing)',
+    });
   const manifestFile = manifestPathFor(file);
   let manifest: TaskSetManifest | undefined;
   if (!fs.existsSync(manifestFile)) {
-    issues.push({ file: manifestFile, path: '', message: 'manifest missing (every task set needs one; `finalstate tasks generate` writes it)' });
+    issues.push({
+      file: manifestFile,
+      path: '',
+      message: 'manifest missing (every task set needs one; `finalstate tasks generate` writes it)',
+    });
   } else {
     let raw: unknown;
     try {
@@ -131,19 +164,46 @@ export function readTaskSet(fileOrManifest: string, limits: Partial<TaskFileLimi
       else issues.push({ file: manifestFile, path: '', message: `not valid JSON: ${(err as Error).message}` });
     }
     const parsed = raw === undefined ? undefined : TaskSetManifest.safeParse(raw);
-    if (parsed && !parsed.success) for (const issue of parsed.error.issues) issues.push({ file: manifestFile, path: zodPath(issue.path), message: issue.message });
+    if (parsed && !parsed.success)
+      for (const issue of parsed.error.issues)
+        issues.push({ file: manifestFile, path: zodPath(issue.path), message: issue.message });
     if (parsed?.success) {
       manifest = parsed.data;
       if (path.resolve(path.dirname(manifestFile), manifest.file) !== path.resolve(file)) {
-        issues.push({ file: manifestFile, path: 'file', message: `names ${manifest.file}, not ${path.basename(file)}` });
+        issues.push({
+          file: manifestFile,
+          path: 'file',
+          message: `names ${manifest.file}, not ${path.basename(file)}`,
+        });
       }
       const listed = new Map(manifest.tasks.map((t) => [t.id, t.sha256]));
       for (const task of tasks) {
         const sha = listed.get(task.id);
-        if (!sha) issues.push({ file, line: lines.get(task.id)!, taskId: task.id, path: 'id', message: 'task is not listed in the manifest' });
-        else if (sha !== taskSha256(task)) issues.push({ file, line: lines.get(task.id)!, taskId: task.id, path: '', message: 'content differs from the manifest sha256 (edited without regenerating the manifest?)' });
+        if (!sha)
+          issues.push({
+            file,
+            line: lines.get(task.id)!,
+            taskId: task.id,
+            path: 'id',
+            message: 'task is not listed in the manifest',
+          });
+        else if (sha !== taskSha256(task))
+          issues.push({
+            file,
+            line: lines.get(task.id)!,
+            taskId: task.id,
+            path: '',
+            message: 'content differs from the manifest sha256 (edited without regenerating the manifest?)',
+          });
       }
-      for (const id of listed.keys()) if (!lines.has(id)) issues.push({ file: manifestFile, taskId: id, path: 'tasks', message: 'listed in the manifest but absent from the task file' });
+      for (const id of listed.keys())
+        if (!lines.has(id))
+          issues.push({
+            file: manifestFile,
+            taskId: id,
+            path: 'tasks',
+            message: 'listed in the manifest but absent from the task file',
+          });
     }
   }
   if (issues.length || !manifest) throw new TaskSetError(issues);
@@ -151,7 +211,12 @@ export function readTaskSet(fileOrManifest: string, limits: Partial<TaskFileLimi
 }
 
 /** Write a task set of at least one task: `<dir>/<name>.jsonl` plus `<dir>/<name>.manifest.json` (ids and content hashes). */
-export function writeTaskSet(dir: string, name: string, version: string, inputs: z.input<typeof Task>[]): { file: string; manifestFile: string; tasks: Task[] } {
+export function writeTaskSet(
+  dir: string,
+  name: string,
+  version: string,
+  inputs: z.input<typeof Task>[],
+): { file: string; manifestFile: string; tasks: Task[] } {
   const issues: TaskIssue[] = [];
   const file = path.join(dir, `${name}.jsonl`);
   const tasks: Task[] = [];
@@ -159,17 +224,31 @@ export function writeTaskSet(dir: string, name: string, version: string, inputs:
   inputs.forEach((input, i) => {
     const parsed = Task.safeParse(input);
     if (!parsed.success) {
-      for (const issue of parsed.error.issues) issues.push({ file, line: i + 1, taskId: String((input as { id?: unknown }).id), path: zodPath(issue.path), message: issue.message });
+      for (const issue of parsed.error.issues)
+        issues.push({
+          file,
+          line: i + 1,
+          taskId: String((input as { id?: unknown }).id),
+          path: zodPath(issue.path),
+          message: issue.message,
+        });
       return;
     }
-    if (seen.has(parsed.data.id)) issues.push({ file, line: i + 1, taskId: parsed.data.id, path: 'id', message: 'duplicate task id' });
+    if (seen.has(parsed.data.id))
+      issues.push({ file, line: i + 1, taskId: parsed.data.id, path: 'id', message: 'duplicate task id' });
     seen.add(parsed.data.id);
     tasks.push(parsed.data);
   });
-  if (!inputs.length) issues.push({ file, path: '', message: 'no tasks to write (an empty task set could not be read back)' });
+  if (!inputs.length)
+    issues.push({ file, path: '', message: 'no tasks to write (an empty task set could not be read back)' });
   if (issues.length) throw new TaskSetError(issues);
   fs.mkdirSync(dir, { recursive: true });
-  const manifest: TaskSetManifest = { name, version, file: path.basename(file), tasks: tasks.map((t) => ({ id: t.id, sha256: taskSha256(t) })) };
+  const manifest: TaskSetManifest = {
+    name,
+    version,
+    file: path.basename(file),
+    tasks: tasks.map((t) => ({ id: t.id, sha256: taskSha256(t) })),
+  };
   const manifestFile = manifestPathFor(file);
   // Both files are written beside their targets, then renamed into place: a failed write leaves no partial set.
   const temporary = (target: string) => `${target}.tmp-${process.pid}`;
@@ -187,7 +266,10 @@ export function writeTaskSet(dir: string, name: string, version: string, inputs:
 export function readTaskSource(fileOrDir: string): LoadedTaskSet[] {
   if (fs.existsSync(fileOrDir) && fs.statSync(fileOrDir).isDirectory()) {
     const sets = readTaskSets(fileOrDir);
-    if (sets.length === 0) throw new UserError(`task source ${fileOrDir}: the directory holds no task set (*.jsonl with a manifest beside it)`);
+    if (sets.length === 0)
+      throw new UserError(
+        `task source ${fileOrDir}: the directory holds no task set (*.jsonl with a manifest beside it)`,
+      );
     return sets;
   }
   return [readTaskSet(fileOrDir)];
@@ -196,7 +278,11 @@ export function readTaskSource(fileOrDir: string): LoadedTaskSet[] {
 /** Every task-set file (*.jsonl with a manifest beside it) in a directory, sorted. */
 export function findTaskSetFiles(dir: string): string[] {
   if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir).filter((f) => f.endsWith('.jsonl')).sort().map((f) => path.join(dir, f));
+  return fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.jsonl'))
+    .sort()
+    .map((f) => path.join(dir, f));
 }
 
 /** Load every task set in a directory; all or nothing, and ids must be unique across sets. */
@@ -209,7 +295,14 @@ export function readTaskSets(dir: string): LoadedTaskSet[] {
       const set = readTaskSet(file);
       for (const task of set.tasks) {
         const other = owner.get(task.id);
-        if (other) issues.push({ file, line: set.lines.get(task.id)!, taskId: task.id, path: 'id', message: `duplicate task id (also in ${other})` });
+        if (other)
+          issues.push({
+            file,
+            line: set.lines.get(task.id)!,
+            taskId: task.id,
+            path: 'id',
+            message: `duplicate task id (also in ${other})`,
+          });
         owner.set(task.id, file);
       }
       sets.push(set);

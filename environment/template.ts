@@ -62,15 +62,20 @@ function checkGrading(domain: DomainDefinition, catalog: DatabaseCatalog): void 
     const policy = domain.grading[table];
     if (!policy) problems.push(`table ${table} has no grading policy`);
     else if (policy.primaryKey.join(',') !== info.primaryKey.join(',')) {
-      problems.push(`grading.${table}.primaryKey is [${policy.primaryKey}] but the table's primary key is [${info.primaryKey}]`);
+      problems.push(
+        `grading.${table}.primaryKey is [${policy.primaryKey}] but the table's primary key is [${info.primaryKey}]`,
+      );
     }
     for (const column of [...(policy?.ignoreColumns ?? []), ...Object.keys(policy?.canonicalize ?? {})]) {
       if (!(column in info.columns)) problems.push(`grading.${table} names unknown column ${column}`);
     }
   }
-  for (const table of Object.keys(domain.grading)) if (!catalog[table]) problems.push(`grading names table ${table}, which schemaSql does not create`);
-  for (const table of Object.keys(domain.seed)) if (!catalog[table]) problems.push(`seed names table ${table}, which schemaSql does not create`);
-  if (problems.length) throw new UserError(`domain ${domain.name}: schema and grading policy disagree:\n  ${problems.join('\n  ')}`);
+  for (const table of Object.keys(domain.grading))
+    if (!catalog[table]) problems.push(`grading names table ${table}, which schemaSql does not create`);
+  for (const table of Object.keys(domain.seed))
+    if (!catalog[table]) problems.push(`seed names table ${table}, which schemaSql does not create`);
+  if (problems.length)
+    throw new UserError(`domain ${domain.name}: schema and grading policy disagree:\n  ${problems.join('\n  ')}`);
 }
 
 async function buildInto(config: LoadedConfig, database: string, domain: DomainDefinition): Promise<DatabaseCatalog> {
@@ -87,14 +92,20 @@ async function buildInto(config: LoadedConfig, database: string, domain: DomainD
     const catalog = await readCatalog(client);
     checkGrading(domain, catalog);
     for (const [name, seq] of Object.entries(domain.sequences)) {
-      await client.query('INSERT INTO _finalstate_sequences (name, prefix, next_value) VALUES ($1, $2, $3)', [name, seq.prefix, seq.start]);
+      await client.query('INSERT INTO _finalstate_sequences (name, prefix, next_value) VALUES ($1, $2, $3)', [
+        name,
+        seq.prefix,
+        seq.start,
+      ]);
     }
     for (const [table, rows] of Object.entries(domain.seed)) {
       for (const [i, row] of rows.entries()) {
         try {
           await insertRow(client, table, catalog[table]!, row);
         } catch (err) {
-          throw new UserError(`domain ${domain.name}: seed.${table}[${i}] cannot be inserted: ${(err as Error).message}`);
+          throw new UserError(
+            `domain ${domain.name}: seed.${table}[${i}] cannot be inserted: ${(err as Error).message}`,
+          );
         }
       }
     }
@@ -121,10 +132,12 @@ async function buildInto(config: LoadedConfig, database: string, domain: DomainD
  */
 async function hideDatabaseComments(client: pg.ClientBase): Promise<void> {
   await client.query('SAVEPOINT hide_comments');
-  await client.query('REVOKE SELECT ON pg_catalog.pg_shdescription FROM PUBLIC').catch(async (err: { code?: string }) => {
-    if (err.code !== SQLSTATE_INSUFFICIENT_PRIVILEGE) throw err;
-    await client.query('ROLLBACK TO SAVEPOINT hide_comments');
-  });
+  await client
+    .query('REVOKE SELECT ON pg_catalog.pg_shdescription FROM PUBLIC')
+    .catch(async (err: { code?: string }) => {
+      if (err.code !== SQLSTATE_INSUFFICIENT_PRIVILEGE) throw err;
+      await client.query('ROLLBACK TO SAVEPOINT hide_comments');
+    });
 }
 
 /**
@@ -134,7 +147,11 @@ async function hideDatabaseComments(client: pg.ClientBase): Promise<void> {
  * A build goes into a scratch database that is renamed only when complete; an advisory lock keeps concurrent
  * builders apart.
  */
-export async function ensureTemplate(config: LoadedConfig, admin: pg.ClientBase, domain: DomainDefinition): Promise<TemplateInfo> {
+export async function ensureTemplate(
+  config: LoadedConfig,
+  admin: pg.ClientBase,
+  domain: DomainDefinition,
+): Promise<TemplateInfo> {
   const domainHash = domainContentHash(domain);
   const name = templateDatabaseName(domain.name, domainHash);
   const ready = await readTemplateCatalog(admin, name);
@@ -148,8 +165,12 @@ export async function ensureTemplate(config: LoadedConfig, admin: pg.ClientBase,
     await admin.query(`DROP DATABASE IF EXISTS ${ident(scratch)} WITH (FORCE)`);
     await admin.query(`DROP DATABASE IF EXISTS ${ident(name)} WITH (FORCE)`);
     // closed to PUBLIC before anyone can connect: a connection opened in between would survive the REVOKE
-    await admin.query(`CREATE DATABASE ${ident(scratch)} TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C' ALLOW_CONNECTIONS false`);
-    await admin.query(`REVOKE CONNECT, TEMPORARY ON DATABASE ${ident(scratch)} FROM PUBLIC; ALTER DATABASE ${ident(scratch)} ALLOW_CONNECTIONS true`);
+    await admin.query(
+      `CREATE DATABASE ${ident(scratch)} TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C' ALLOW_CONNECTIONS false`,
+    );
+    await admin.query(
+      `REVOKE CONNECT, TEMPORARY ON DATABASE ${ident(scratch)} FROM PUBLIC; ALTER DATABASE ${ident(scratch)} ALLOW_CONNECTIONS true`,
+    );
     let catalog: DatabaseCatalog;
     try {
       catalog = await buildInto(config, scratch, domain);
@@ -160,7 +181,9 @@ export async function ensureTemplate(config: LoadedConfig, admin: pg.ClientBase,
     await admin.query(`ALTER DATABASE ${ident(scratch)} RENAME TO ${ident(name)}`);
     await admin.query(`ALTER DATABASE ${ident(name)} WITH IS_TEMPLATE true ALLOW_CONNECTIONS false`);
     // the comment is the ready marker other processes look for, so it comes last
-    await admin.query(`COMMENT ON DATABASE ${ident(name)} IS ${literal(JSON.stringify({ domain: domain.name, domainHash, catalog }))}`);
+    await admin.query(
+      `COMMENT ON DATABASE ${ident(name)} IS ${literal(JSON.stringify({ domain: domain.name, domainHash, catalog }))}`,
+    );
     return { name, domainHash, catalog };
   } finally {
     await admin.query('SELECT pg_advisory_unlock(hashtext($1))', [name]);

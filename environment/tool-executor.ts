@@ -11,8 +11,7 @@ import { asInfrastructureError, isInfrastructureFault } from './pg-faults.js';
  * consumes no index and has no effect, so repeating it on a resumed attempt is harmless.
  */
 export type ToolOutcome =
-  | { callIndex: number; isError: false; result: unknown }
-  | { callIndex?: number; isError: true; message: string };
+  { callIndex: number; isError: false; result: unknown } | { callIndex?: number; isError: true; message: string };
 
 /** A tool call as recorded in the episode database, in the same transaction as its writes. */
 export interface RecordedToolCall {
@@ -86,7 +85,9 @@ export class EpisodeToolExecutor {
     toolNames: string[] = episode.domain.profileTools[episode.task.profile],
   ) {
     const byName = new Map(episode.domain.tools.map((t) => [t.name, t]));
-    this.tools = new Map(toolNames.map((name) => [name, byName.get(name)!]).filter(([, t]) => t) as [string, ToolDefinition][]);
+    this.tools = new Map(
+      toolNames.map((name) => [name, byName.get(name)!]).filter(([, t]) => t) as [string, ToolDefinition][],
+    );
   }
 
   private serial<T>(fn: () => Promise<T>): Promise<T> {
@@ -98,9 +99,11 @@ export class EpisodeToolExecutor {
   /** The index the next new call gets (recorded calls count from 0). */
   async nextCallIndex(): Promise<number> {
     if (this.nextIndex === undefined) {
-      const res = await this.episode.pool.query<{ next: number }>('SELECT coalesce(max(call_index) + 1, 0)::int AS next FROM _finalstate_tool_calls').catch((err) => {
-        throw asInfrastructureError(err, 'read tool-call records');
-      });
+      const res = await this.episode.pool
+        .query<{ next: number }>('SELECT coalesce(max(call_index) + 1, 0)::int AS next FROM _finalstate_tool_calls')
+        .catch((err) => {
+          throw asInfrastructureError(err, 'read tool-call records');
+        });
       this.nextIndex = res.rows[0]!.next;
     }
     return this.nextIndex;
@@ -108,13 +111,23 @@ export class EpisodeToolExecutor {
 
   async lookup(callIndex: number): Promise<RecordedToolCall | undefined> {
     const res = await this.episode.pool
-      .query('SELECT call_index, tool, arguments, result, is_error, message FROM _finalstate_tool_calls WHERE call_index = $1', [callIndex])
+      .query(
+        'SELECT call_index, tool, arguments, result, is_error, message FROM _finalstate_tool_calls WHERE call_index = $1',
+        [callIndex],
+      )
       .catch((err) => {
         throw asInfrastructureError(err, 'read tool-call record');
       });
     const row = res.rows[0];
     if (!row) return undefined;
-    return { callIndex: row.call_index, tool: row.tool, arguments: row.arguments, isError: row.is_error, result: row.result, message: row.message };
+    return {
+      callIndex: row.call_index,
+      tool: row.tool,
+      arguments: row.arguments,
+      isError: row.is_error,
+      result: row.result,
+      message: row.message,
+    };
   }
 
   async recorded(): Promise<RecordedToolCall[]> {
@@ -135,28 +148,52 @@ export class EpisodeToolExecutor {
     return this.serial(async () => {
       const next = await this.nextCallIndex();
       if (options.callIndex !== undefined && options.callIndex !== next) {
-        if (options.callIndex > next) throw new ToolCallIndexConflict(`tool call index ${options.callIndex} skips ahead of the next index ${next}`);
+        if (options.callIndex > next)
+          throw new ToolCallIndexConflict(`tool call index ${options.callIndex} skips ahead of the next index ${next}`);
         const recorded = await this.lookup(options.callIndex);
-        if (!recorded || recorded.tool !== toolName || canonicalJson(recorded.arguments) !== canonicalJson(rawArgs ?? {})) {
-          throw new ToolCallIndexConflict(`tool call ${options.callIndex} was recorded as a different call (${recorded?.tool ?? 'none'})`);
+        if (
+          !recorded ||
+          recorded.tool !== toolName ||
+          canonicalJson(recorded.arguments) !== canonicalJson(rawArgs ?? {})
+        ) {
+          throw new ToolCallIndexConflict(
+            `tool call ${options.callIndex} was recorded as a different call (${recorded?.tool ?? 'none'})`,
+          );
         }
         return recorded.isError
           ? { callIndex: recorded.callIndex, isError: true, message: recorded.message ?? '' }
           : { callIndex: recorded.callIndex, isError: false, result: recorded.result };
       }
       const tool = this.tools.get(toolName);
-      if (!tool) return { isError: true, message: `unknown tool ${JSON.stringify(toolName)}; available: ${[...this.tools.keys()].join(', ')}` };
-      const parsed = z.object(tool.input).strict().safeParse(rawArgs ?? {});
-      if (!parsed.success) return { isError: true, message: `invalid arguments for ${toolName}: ${describeZodError(parsed.error)}` };
+      if (!tool)
+        return {
+          isError: true,
+          message: `unknown tool ${JSON.stringify(toolName)}; available: ${[...this.tools.keys()].join(', ')}`,
+        };
+      const parsed = z
+        .object(tool.input)
+        .strict()
+        .safeParse(rawArgs ?? {});
+      if (!parsed.success)
+        return { isError: true, message: `invalid arguments for ${toolName}: ${describeZodError(parsed.error)}` };
       const nul = nulPath(rawArgs ?? {}, '');
-      if (nul !== undefined) return { isError: true, message: `invalid arguments for ${toolName}: ${nul}: contains a NUL character (U+0000), which cannot be stored; remove it` };
+      if (nul !== undefined)
+        return {
+          isError: true,
+          message: `invalid arguments for ${toolName}: ${nul}: contains a NUL character (U+0000), which cannot be stored; remove it`,
+        };
       const outcome = await this.runRecorded(next, tool, parsed.data, (rawArgs ?? {}) as Record<string, unknown>);
       this.nextIndex = next + 1;
       return outcome;
     });
   }
 
-  private async runRecorded(index: number, tool: ToolDefinition, args: Record<string, unknown>, rawArgs: Record<string, unknown>): Promise<ToolOutcome> {
+  private async runRecorded(
+    index: number,
+    tool: ToolDefinition,
+    args: Record<string, unknown>,
+    rawArgs: Record<string, unknown>,
+  ): Promise<ToolOutcome> {
     const client = await this.backend.connect(this.episode);
     let broken = false;
     try {
@@ -165,16 +202,27 @@ export class EpisodeToolExecutor {
       let outcome: ToolOutcome;
       try {
         const result = await tool.handler(this.context(client), args);
-        outcome = { callIndex: index, isError: false, result: result === undefined ? null : JSON.parse(JSON.stringify(result)) };
+        outcome = {
+          callIndex: index,
+          isError: false,
+          result: result === undefined ? null : JSON.parse(JSON.stringify(result)),
+        };
       } catch (err) {
         if (!isToolRejection(err) && !isValueRefusal(err) && !isStatementTimeout(err)) throw err;
         await client.query('ROLLBACK TO SAVEPOINT tool_call');
-        const text = isStatementTimeout(err) ? `${tool.name} took too long: ${(err as Error).message} (postgres.episodeBounds.statementTimeoutMs)` : (err as Error).message;
+        const text = isStatementTimeout(err)
+          ? `${tool.name} took too long: ${(err as Error).message} (postgres.episodeBounds.statementTimeoutMs)`
+          : (err as Error).message;
         outcome = { callIndex: index, isError: true, message: text };
       }
       await client.query('SELECT public._finalstate_record_call($1, $2, $3, $4, $5, $6, $7)', [
-        this.episode.recorderToken, index, tool.name, JSON.stringify(rawArgs),
-        outcome.isError ? null : JSON.stringify(outcome.result), outcome.isError, outcome.isError ? outcome.message : null,
+        this.episode.recorderToken,
+        index,
+        tool.name,
+        JSON.stringify(rawArgs),
+        outcome.isError ? null : JSON.stringify(outcome.result),
+        outcome.isError,
+        outcome.isError ? outcome.message : null,
       ]);
       await client.query('COMMIT');
       return outcome;
@@ -198,9 +246,13 @@ export class EpisodeToolExecutor {
       db: client,
       now: new Date(this.episode.clock),
       async nextId(sequence: string): Promise<string> {
-        const res = await client.query<{ prefix: string; value: string }>('SELECT prefix, value FROM public._finalstate_next_id($1, $2)', [token, sequence]);
+        const res = await client.query<{ prefix: string; value: string }>(
+          'SELECT prefix, value FROM public._finalstate_next_id($1, $2)',
+          [token, sequence],
+        );
         const row = res.rows[0];
-        if (!row) throw new Error(`unknown id sequence ${JSON.stringify(sequence)} (declare it in the domain's sequences)`);
+        if (!row)
+          throw new Error(`unknown id sequence ${JSON.stringify(sequence)} (declare it in the domain's sequences)`);
         return `${row.prefix}${row.value}`;
       },
     };

@@ -45,7 +45,8 @@ function alterValue(schema: unknown, value: unknown): unknown {
 
 /** Enum arguments first (a changed choice is a changed outcome), then numbers, booleans, strings. */
 function argumentOrder(tool: ToolDefinition, args: Record<string, unknown>): string[] {
-  const rank = (key: string) => (enumOptions(tool.input[key]) ? 0 : typeof args[key] === 'number' ? 1 : typeof args[key] === 'boolean' ? 2 : 3);
+  const rank = (key: string) =>
+    enumOptions(tool.input[key]) ? 0 : typeof args[key] === 'number' ? 1 : typeof args[key] === 'boolean' ? 2 : 3;
   return Object.keys(args).sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
 }
 
@@ -54,13 +55,20 @@ function argumentOrder(tool: ToolDefinition, args: Record<string, unknown>): str
  * (the candidates, last write first: a duplicate the tools reject changes nothing and is no mutation, so the next
  * candidate is tried). A task without writes has none.
  */
-export function mutationsOf(task: Task, domain: DomainDefinition): { drop?: Mutation; alter?: Mutation; duplicates: (Mutation & { duplicateIndex: number })[] } {
+export function mutationsOf(
+  task: Task,
+  domain: DomainDefinition,
+): { drop?: Mutation; alter?: Mutation; duplicates: (Mutation & { duplicateIndex: number })[] } {
   const tools = new Map(domain.tools.map((t) => [t.name, t]));
   const writes = task.golden.map((c, i) => ({ c, i })).filter(({ c }) => tools.get(c.tool)?.readOnly === false);
   const last = writes[writes.length - 1];
   if (!last) return { duplicates: [] };
   const golden = task.golden;
-  const drop: Mutation = { kind: 'drop_write', calls: golden.filter((_, i) => i !== last.i), description: `drop golden[${last.i}] (${last.c.tool})` };
+  const drop: Mutation = {
+    kind: 'drop_write',
+    calls: golden.filter((_, i) => i !== last.i),
+    description: `drop golden[${last.i}] (${last.c.tool})`,
+  };
   const duplicates = [...writes].reverse().map(({ c, i }) => ({
     kind: 'duplicate_write' as const,
     calls: [...golden.slice(0, i + 1), c, ...golden.slice(i + 1)],
@@ -72,7 +80,11 @@ export function mutationsOf(task: Task, domain: DomainDefinition): { drop?: Muta
     const altered = alterValue(tool.input[key], last.c.arguments[key]);
     if (altered === undefined) continue;
     const call = { tool: last.c.tool, arguments: { ...last.c.arguments, [key]: altered } };
-    const alter: Mutation = { kind: 'alter_argument', calls: golden.map((c, i) => (i === last.i ? call : c)), description: `golden[${last.i}].arguments.${key} = ${JSON.stringify(altered)}` };
+    const alter: Mutation = {
+      kind: 'alter_argument',
+      calls: golden.map((c, i) => (i === last.i ? call : c)),
+      description: `golden[${last.i}].arguments.${key} = ${JSON.stringify(altered)}`,
+    };
     return { drop, alter, duplicates };
   }
   return { drop, duplicates };
@@ -93,7 +105,12 @@ export interface VerifyReport extends VerifyCounts {
   duplicatesAbsorbed: string[];
 }
 
-const emptyCounts = (): VerifyCounts => ({ tasks: 0, oracle: { passed: 0, total: 0 }, noop: { passed: 0, readOnly: 0 }, mutations: { total: 0, failedAsExpected: 0 } });
+const emptyCounts = (): VerifyCounts => ({
+  tasks: 0,
+  oracle: { passed: 0, total: 0 },
+  noop: { passed: 0, readOnly: 0 },
+  mutations: { total: 0, failedAsExpected: 0 },
+});
 
 /**
  * Run the oracle (golden calls), the no-op agent and mutated oracles for each task on real backends, through the
@@ -112,7 +129,11 @@ export async function verifyTasks(
   const run = randomBytes(4).toString('hex');
   const duplicatesAbsorbed: string[] = [];
   let plays = 0;
-  const play = async (task: Task, calls: ToolCall[], label: string): Promise<{ report: GradeReport; errors: boolean[] }> => {
+  const play = async (
+    task: Task,
+    calls: ToolCall[],
+    label: string,
+  ): Promise<{ report: GradeReport; errors: boolean[] }> => {
     const episode = await backend.provision(`verify-${run}-${++plays}-${label}-${task.id}`, task);
     const tools = await connectEpisodeTools(backend, episode);
     try {
@@ -120,7 +141,12 @@ export async function verifyTasks(
       for (const [i, call] of calls.entries()) {
         const result = await tools.client.callTool(call.tool, call.arguments);
         // A fault is a bug in the tool, never an answer: with a rejection class the executor does not recognise, every rejection would be one.
-        if (result.fault) problems.push({ taskId: task.id, agent: label, message: `call ${i} (${call.tool}) failed with a tool fault instead of a rejection: ${result.fault}` });
+        if (result.fault)
+          problems.push({
+            taskId: task.id,
+            agent: label,
+            message: `call ${i} (${call.tool}) failed with a tool fault instead of a rejection: ${result.fault}`,
+          });
         errors.push(result.isError);
       }
       return { report: await gradeEpisode(backend, expected, { episode }), errors };
@@ -132,24 +158,43 @@ export async function verifyTasks(
   const verifyOne = async (task: Task) => {
     const counts = (byDomain[task.domain] ??= emptyCounts());
     const bump = (fn: (c: VerifyCounts) => void) => [total, counts].forEach(fn);
-    bump((c) => { c.tasks++; c.oracle.total++; });
+    bump((c) => {
+      c.tasks++;
+      c.oracle.total++;
+    });
     const { report: oracle } = await play(task, task.golden, 'oracle');
     if (oracle.pass) bump((c) => c.oracle.passed++);
-    else problems.push({ taskId: task.id, agent: 'oracle', message: `oracle failed: ${JSON.stringify(oracle.diff.slice(0, 3))}` });
+    else
+      problems.push({
+        taskId: task.id,
+        agent: 'oracle',
+        message: `oracle failed: ${JSON.stringify(oracle.diff.slice(0, 3))}`,
+      });
     const readOnly = task.tags.includes(READ_ONLY_TAG);
     if (readOnly) bump((c) => c.noop.readOnly++);
     const { report: noop } = await play(task, [], 'noop');
     if (noop.pass) bump((c) => c.noop.passed++);
-    if (noop.pass !== readOnly) problems.push({ taskId: task.id, agent: 'noop', message: readOnly ? 'no-op failed a task tagged read-only' : 'no-op passed a task that is not tagged read-only' });
+    if (noop.pass !== readOnly)
+      problems.push({
+        taskId: task.id,
+        agent: 'noop',
+        message: readOnly ? 'no-op failed a task tagged read-only' : 'no-op passed a task that is not tagged read-only',
+      });
     const { drop, alter, duplicates } = mutationsOf(task, backend.registry.get(task.domain));
     const judge = (mutation: Mutation, report: GradeReport) => {
       bump((c) => c.mutations.total++);
       const classes = [...new Set(report.diff.map((d) => d.kind))];
       const matches = classes.some((k) => MUTATION_DIFF_CLASSES[mutation.kind].includes(k));
       if (!report.pass && matches) bump((c) => c.mutations.failedAsExpected++);
-      else problems.push({ taskId: task.id, agent: mutation.kind, message: `${mutation.description}: ${report.pass ? 'passed' : `failed with diff classes [${classes.join(', ')}]`}` });
+      else
+        problems.push({
+          taskId: task.id,
+          agent: mutation.kind,
+          message: `${mutation.description}: ${report.pass ? 'passed' : `failed with diff classes [${classes.join(', ')}]`}`,
+        });
     };
-    for (const mutation of [drop, alter]) if (mutation) judge(mutation, (await play(task, mutation.calls, mutation.kind)).report);
+    for (const mutation of [drop, alter])
+      if (mutation) judge(mutation, (await play(task, mutation.calls, mutation.kind)).report);
     let duplicated = false;
     for (const mutation of duplicates) {
       const { report, errors } = await play(task, mutation.calls, mutation.kind);
@@ -173,5 +218,10 @@ export async function verifyTasks(
   const byTask = (a: { taskId: string }, b: { taskId: string }) => order.get(a.taskId)! - order.get(b.taskId)!;
   problems.sort(byTask);
   duplicatesAbsorbed.sort((a, b) => order.get(a)! - order.get(b)!);
-  return { ...total, byDomain: Object.fromEntries(Object.entries(byDomain).sort(([a], [b]) => a.localeCompare(b))), problems, duplicatesAbsorbed };
+  return {
+    ...total,
+    byDomain: Object.fromEntries(Object.entries(byDomain).sort(([a], [b]) => a.localeCompare(b))),
+    problems,
+    duplicatesAbsorbed,
+  };
 }

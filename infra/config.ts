@@ -8,7 +8,6 @@ export class ConfigError extends UserError {
   override name = 'ConfigError';
 }
 
-
 export interface LoadOptions {
   env?: NodeJS.ProcessEnv;
   /** Config file; default FINALSTATE_CONFIG or ./finalstate.config.json when it exists. */
@@ -31,7 +30,8 @@ function coerceEnv(name: string, raw: string, type: 'string' | 'number' | 'boole
   if (type === 'string') return raw;
   if (type === 'number') {
     const n = Number(raw);
-    if (raw.trim() === '' || !Number.isFinite(n)) throw new ConfigError(`config: environment variable ${name}=${JSON.stringify(raw)} is not a number`);
+    if (raw.trim() === '' || !Number.isFinite(n))
+      throw new ConfigError(`config: environment variable ${name}=${JSON.stringify(raw)} is not a number`);
     return n;
   }
   if (['1', 'true', 'yes'].includes(raw.toLowerCase())) return true;
@@ -53,7 +53,8 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
     } catch (err) {
       throw new ConfigError(`config: ${file} is not valid JSON: ${(err as Error).message}`);
     }
-    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new ConfigError(`config: ${file} must hold a JSON object`);
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+      throw new ConfigError(`config: ${file} must hold a JSON object`);
   } else if (explicitFile) {
     throw new ConfigError(`config: file ${file} does not exist`);
   }

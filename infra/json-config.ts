@@ -8,7 +8,9 @@ export function readJsonConfig<S extends z.ZodType>(file: string, schema: S, wha
   try {
     raw = JSON.parse(fs.readFileSync(file, 'utf8'));
   } catch (err) {
-    throw new UserError(`${what} ${file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'file does not exist' : `not valid JSON: ${(err as Error).message}`}`);
+    throw new UserError(
+      `${what} ${file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'file does not exist' : `not valid JSON: ${(err as Error).message}`}`,
+    );
   }
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {

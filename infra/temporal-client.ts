@@ -8,7 +8,11 @@ export async function connectClient(config: LoadedConfig): Promise<Client> {
     const connection = await Connection.connect({ address: config.temporal.address, connectTimeout: 5000 });
     return new Client({ connection, namespace: config.temporal.namespace });
   } catch (err) {
-    throw new InfrastructureError(`temporal: cannot connect to ${config.temporal.address} (is \`finalstate dev up\` running?): ${(err as Error).message}`, 'temporal', { cause: err });
+    throw new InfrastructureError(
+      `temporal: cannot connect to ${config.temporal.address} (is \`finalstate dev up\` running?): ${(err as Error).message}`,
+      'temporal',
+      { cause: err },
+    );
   }
 }
 
@@ -16,7 +20,11 @@ export async function connectWorker(config: LoadedConfig): Promise<NativeConnect
   try {
     return await NativeConnection.connect({ address: config.temporal.address });
   } catch (err) {
-    throw new InfrastructureError(`temporal: worker cannot connect to ${config.temporal.address}: ${(err as Error).message}`, 'temporal', { cause: err });
+    throw new InfrastructureError(
+      `temporal: worker cannot connect to ${config.temporal.address}: ${(err as Error).message}`,
+      'temporal',
+      { cause: err },
+    );
   }
 }
 

@@ -5,7 +5,11 @@
  */
 export const BYTES_PER_PARAMETER = 16;
 
-export function shardedStateBytesPerGpu(parameters: number, gpus: number, options: { optimizerOffload?: boolean } = {}): number {
+export function shardedStateBytesPerGpu(
+  parameters: number,
+  gpus: number,
+  options: { optimizerOffload?: boolean } = {},
+): number {
   return options.optimizerOffload ? 0 : (BYTES_PER_PARAMETER * parameters) / gpus;
 }
 

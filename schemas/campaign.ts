@@ -15,20 +15,35 @@ export const TaskSource = z
     taskSet: z
       .string()
       .min(1)
-      .describe('Path (relative to the working directory) or file:// URI of a task-set JSONL file, or of a directory whose task sets are all read (one per domain, say).'),
+      .describe(
+        'Path (relative to the working directory) or file:// URI of a task-set JSONL file, or of a directory whose task sets are all read (one per domain, say).',
+      ),
     split: z.enum(['train', 'eval']),
     profile: z.enum(['full', 'mini']).optional().describe('Keep only tasks of this profile.'),
-    limit: Positive.optional().describe('Keep at most N tasks of each task set, taking the task types in turn (each type\'s tasks in file order), for small runs.'),
-    domains: z.array(z.string().min(1)).min(1).optional().describe('Keep only tasks of these domains. On the training source they are the campaign\'s training domains; evaluation domains outside them are reported as out-of-domain.'),
+    limit: Positive.optional().describe(
+      "Keep at most N tasks of each task set, taking the task types in turn (each type's tasks in file order), for small runs.",
+    ),
+    domains: z
+      .array(z.string().min(1))
+      .min(1)
+      .optional()
+      .describe(
+        "Keep only tasks of these domains. On the training source they are the campaign's training domains; evaluation domains outside them are reported as out-of-domain.",
+      ),
   })
   .strict();
 export type TaskSource = z.infer<typeof TaskSource>;
 
 export const ProbingConfig = z
   .object({
-    n: Positive.default(10).describe('Probe episodes per candidate task when adaptive stopping is off (and the first batch size when on).'),
+    n: Positive.default(10).describe(
+      'Probe episodes per candidate task when adaptive stopping is off (and the first batch size when on).',
+    ),
     nMax: Positive.default(20).describe('Adaptive probing never runs more than this many episodes of one task.'),
-    adaptive: z.boolean().default(true).describe('Stop probing a task once one difficulty bin holds `threshold` of the posterior mass.'),
+    adaptive: z
+      .boolean()
+      .default(true)
+      .describe('Stop probing a task once one difficulty bin holds `threshold` of the posterior mass.'),
     threshold: z.number().gt(0).max(1).default(0.9),
     window: Positive.default(32).describe('Probe episodes in flight at most (sliding window).'),
   })
@@ -54,7 +69,11 @@ export type SelectionConfig = z.infer<typeof SelectionConfig>;
 export const UpdateConfig = z
   .object({
     baseModel: z.string().min(1).describe('Hugging Face checkpoint directory the first update starts from.'),
-    checkpointDir: z.string().min(1).optional().describe('Where checkpoints go; default <artifacts>/<campaignId>/checkpoints.'),
+    checkpointDir: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Where checkpoints go; default <artifacts>/<campaignId>/checkpoints.'),
     optimizer: OptimizerConfig.prefault({}),
     loss: LossConfig.prefault({}),
     fsdp: FsdpConfig.prefault({}),
@@ -94,7 +113,9 @@ export const EpisodeRetryConfig = z
     backoffCoefficient: z.number().min(1).default(2),
     maximumInterval: Duration.default('10s'),
     startToCloseTimeout: Duration.default('15m'),
-    heartbeatTimeout: Duration.default('2m').describe('An episode heartbeats once per turn; a silent worker is presumed dead after this.'),
+    heartbeatTimeout: Duration.default('2m').describe(
+      'An episode heartbeats once per turn; a silent worker is presumed dead after this.',
+    ),
   })
   .strict();
 export type EpisodeRetryConfig = z.infer<typeof EpisodeRetryConfig>;
@@ -106,7 +127,9 @@ export const CampaignConfig = z
     policyServers: z
       .array(PolicyServerRef)
       .default([])
-      .describe('Servers that load each new checkpoint ({url, kind}); default the policy client\'s baseUrl and serverKind.'),
+      .describe(
+        "Servers that load each new checkpoint ({url, kind}); default the policy client's baseUrl and serverKind.",
+      ),
     user: UserSimulatorConfig.default({ kind: 'scripted' }),
     judge: JudgeConfig.optional(),
     limits: EpisodeLimits.prefault({}),
@@ -116,18 +139,31 @@ export const CampaignConfig = z
     steps: Positive.describe('GRPO steps to run (changeable while running with the setMaxSteps update).'),
     groupsPerStep: Positive.default(18),
     rolloutsPerGroup: z.number().int().min(2).default(8),
-    maxReplacementRounds: Count.default(3).describe('How many times each of the G group slots may be replaced (zero-variance) or refilled (lost to infrastructure) by a fresh task.'),
-    extraGroupsInFlight: Count.default(0).describe('Run this many groups beyond groupsPerStep to hide stragglers; the batch is still the first G usable groups in draw order, and the surplus is cancelled.'),
-    allowPartialUpdate: z.boolean().default(false).describe('Update on fewer informative groups than groupsPerStep instead of failing the step.'),
-    minInformativeGroups: Positive.optional().describe('With allowPartialUpdate: the fewest informative groups an update may use (default 1).'),
+    maxReplacementRounds: Count.default(3).describe(
+      'How many times each of the G group slots may be replaced (zero-variance) or refilled (lost to infrastructure) by a fresh task.',
+    ),
+    extraGroupsInFlight: Count.default(0).describe(
+      'Run this many groups beyond groupsPerStep to hide stragglers; the batch is still the first G usable groups in draw order, and the surplus is cancelled.',
+    ),
+    allowPartialUpdate: z
+      .boolean()
+      .default(false)
+      .describe('Update on fewer informative groups than groupsPerStep instead of failing the step.'),
+    minInformativeGroups: Positive.optional().describe(
+      'With allowPartialUpdate: the fewest informative groups an update may use (default 1).',
+    ),
     keepZeroVarianceGroups: z
       .boolean()
       .default(false)
-      .describe('Plain GRPO: train on groups whose rewards are all equal (their advantages are 0) instead of replacing them (DAPO). For pipeline checks with a policy too weak to vary.'),
+      .describe(
+        'Plain GRPO: train on groups whose rewards are all equal (their advantages are 0) instead of replacing them (DAPO). For pipeline checks with a policy too weak to vary.',
+      ),
     update: UpdateConfig,
     evaluation: z
       .object({
-        everySteps: Positive.default(5).describe('Evaluate the trained policy every E steps (and always after the last one).'),
+        everySteps: Positive.default(5).describe(
+          'Evaluate the trained policy every E steps (and always after the last one).',
+        ),
         k: Positive.default(8).describe('Trials per eval task.'),
         window: Positive.default(32).describe('Evaluation episodes in flight at most.'),
       })
@@ -136,26 +172,47 @@ export const CampaignConfig = z
     episodes: EpisodeRetryConfig.prefault({}),
     budgets: z
       .object({
-        maxEpisodes: Positive.optional().describe('Stop (after the step in progress) once the campaign has run this many episodes.'),
-        maxCostUsd: z.number().positive().optional().describe('Stop (after the step in progress) once the episodes cost this much.'),
+        maxEpisodes: Positive.optional().describe(
+          'Stop (after the step in progress) once the campaign has run this many episodes.',
+        ),
+        maxCostUsd: z
+          .number()
+          .positive()
+          .optional()
+          .describe('Stop (after the step in progress) once the episodes cost this much.'),
       })
       .strict()
       .prefault({}),
-    continueAsNewEverySteps: Positive.default(10).describe('Start a fresh history every N steps (also when Temporal suggests it).'),
-    episodesPerChildRun: Positive.default(300).describe('A probe or evaluation child starts a fresh history after this many episodes (also when its history passes 4,000 events or 1 MiB, or Temporal suggests it), so every workflow task stays small.'),
+    continueAsNewEverySteps: Positive.default(10).describe(
+      'Start a fresh history every N steps (also when Temporal suggests it).',
+    ),
+    episodesPerChildRun: Positive.default(300).describe(
+      'A probe or evaluation child starts a fresh history after this many episodes (also when its history passes 4,000 events or 1 MiB, or Temporal suggests it), so every workflow task stays small.',
+    ),
     seed: z.number().int().default(0).describe('Seed of task sampling and episode sampling.'),
-    tracking: TrackingConfig.prefault({}).describe('Step and evaluation metrics to TensorBoard (default) and Weights & Biases.'),
+    tracking: TrackingConfig.prefault({}).describe(
+      'Step and evaluation metrics to TensorBoard (default) and Weights & Biases.',
+    ),
     taskQueues: z
       .object({ control: z.string().min(1), episodes: z.string().min(1), gpu: z.string().min(1) })
       .strict()
       .optional()
-      .describe('Default: the stack config\'s task queues.'),
+      .describe("Default: the stack config's task queues."),
   })
   .strict();
 export type CampaignConfig = z.infer<typeof CampaignConfig>;
 export type CampaignConfigInput = z.input<typeof CampaignConfig>;
 
-export const CampaignPhase = z.enum(['probe', 'select', 'base-eval', 'train', 'eval', 'step-failed', 'done', 'stopped']);
+export const CampaignPhase = z.enum([
+  'probe',
+  'select',
+  'base-eval',
+  'train',
+  'eval',
+  'step-failed',
+  'done',
+  'stopped',
+]);
 export type CampaignPhase = z.infer<typeof CampaignPhase>;
 
 /** Where the next GRPO step draws its tasks: epoch e is the pool shuffled with a seed derived from e. */
@@ -173,8 +230,13 @@ export const CampaignState = z
     step: Count.describe('The last completed step.'),
     maxSteps: Positive,
     probeResultSet: z.string().optional(),
-    pool: z.array(z.string()).optional().describe('Ids of the frozen pool\'s tasks.'),
-    trainingDomains: z.array(z.string()).optional().describe('Domains GRPO trains on: tasks.train.domains, else the domains of the frozen pool; evaluation domains outside them are out-of-domain.'),
+    pool: z.array(z.string()).optional().describe("Ids of the frozen pool's tasks."),
+    trainingDomains: z
+      .array(z.string())
+      .optional()
+      .describe(
+        'Domains GRPO trains on: tasks.train.domains, else the domains of the frozen pool; evaluation domains outside them are out-of-domain.',
+      ),
     poolUri: z.string().optional(),
     sampler: SamplerState,
     episodes: EpisodeCounts,
@@ -207,7 +269,10 @@ export const CampaignStatus = z
     paused: z.boolean(),
     stopAfterStep: Count.nullable(),
     failedStep: z.object({ step: Positive, message: z.string() }).strict().nullable(),
-    currentChild: z.string().nullable().describe('Workflow id of the child running now; its `progress` query has live counts.'),
+    currentChild: z
+      .string()
+      .nullable()
+      .describe('Workflow id of the child running now; its `progress` query has live counts.'),
     run: Positive,
     costUsd: z.number().nonnegative(),
   })
@@ -223,9 +288,16 @@ export const ChildProgress = z
     inFlight: Count,
     infraFailed: Count,
     unit: z.enum(['tasks', 'episodes', 'groups']).optional().describe('What finished and total count.'),
-    finished: Count.optional().describe('Probe: tasks whose probing is resolved; evaluation: episodes done; grpoStep: groups ready for the update.'),
-    total: Count.optional().describe('Probe: tasks probed; evaluation: episodes planned (tasks × k); grpoStep: groups the update needs.'),
-    startedAt: z.number().optional().describe('Workflow time (ms since the epoch) the child started (first run), for the estimate of time left.'),
+    finished: Count.optional().describe(
+      'Probe: tasks whose probing is resolved; evaluation: episodes done; grpoStep: groups ready for the update.',
+    ),
+    total: Count.optional().describe(
+      'Probe: tasks probed; evaluation: episodes planned (tasks × k); grpoStep: groups the update needs.',
+    ),
+    startedAt: z
+      .number()
+      .optional()
+      .describe('Workflow time (ms since the epoch) the child started (first run), for the estimate of time left.'),
   })
   .strict();
 export type ChildProgress = z.infer<typeof ChildProgress>;
@@ -239,12 +311,20 @@ export const EvaluationConfig = z
     judge: JudgeConfig.optional(),
     limits: EpisodeLimits.prefault({}),
     tasks: TaskSource,
-    trainingDomains: z.array(z.string().min(1)).optional().describe('Domains the evaluated policy was trained on: the metrics are then split into in-domain and out-of-domain.'),
+    trainingDomains: z
+      .array(z.string().min(1))
+      .optional()
+      .describe(
+        'Domains the evaluated policy was trained on: the metrics are then split into in-domain and out-of-domain.',
+      ),
     k: Positive.default(8),
     window: Positive.default(32),
     episodes: EpisodeRetryConfig.prefault({}),
     seed: z.number().int().default(0),
-    taskQueues: z.object({ control: z.string().min(1), episodes: z.string().min(1), gpu: z.string().min(1) }).strict().optional(),
+    taskQueues: z
+      .object({ control: z.string().min(1), episodes: z.string().min(1), gpu: z.string().min(1) })
+      .strict()
+      .optional(),
   })
   .strict();
 export type EvaluationConfig = z.infer<typeof EvaluationConfig>;

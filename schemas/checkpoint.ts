@@ -7,14 +7,29 @@ import { TrajectoryTokens } from './trajectory.js';
 const Count = z.number().int().nonnegative();
 
 /** A TrajectoryBuilder mid-episode: the tokens so far, what they spell, and any drift already found. */
-export const TrajectoryBuilderState = TrajectoryTokens.extend({ text: z.string().describe('The text the tokens are meant to spell.') }).strict();
+export const TrajectoryBuilderState = TrajectoryTokens.extend({
+  text: z.string().describe('The text the tokens are meant to spell.'),
+}).strict();
 export type TrajectoryBuilderState = z.infer<typeof TrajectoryBuilderState>;
 
 /** What a policy carries from one turn to the next, so a resumed attempt samples on as if never interrupted. */
 export const PolicyState = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('oracle'), nextGolden: Count }).strict(),
-  z.object({ kind: z.literal('completions'), turnIndex: Count.describe('Seeds sampling per turn (seed + turnIndex).'), trajectory: TrajectoryBuilderState }).strict(),
-  z.object({ kind: z.literal('chat'), replies: z.array(z.tuple([Count, z.record(z.string(), z.unknown())])).describe('Provider messages by turn index.') }).strict(),
+  z
+    .object({
+      kind: z.literal('completions'),
+      turnIndex: Count.describe('Seeds sampling per turn (seed + turnIndex).'),
+      trajectory: TrajectoryBuilderState,
+    })
+    .strict(),
+  z
+    .object({
+      kind: z.literal('chat'),
+      replies: z
+        .array(z.tuple([Count, z.record(z.string(), z.unknown())]))
+        .describe('Provider messages by turn index.'),
+    })
+    .strict(),
 ]);
 export type PolicyState = z.infer<typeof PolicyState>;
 
@@ -26,7 +41,13 @@ export const LoopState = z
     userTurns: Count.describe("The user simulator's position: messages it has written, the opening included."),
     usage: z.object({ agent: TokenUsage, user: TokenUsage }).strict(),
     userModel: z.string().nullable(),
-    timings: z.object({ agentMs: z.number().nonnegative(), toolsMs: z.number().nonnegative(), userMs: z.number().nonnegative() }).strict(),
+    timings: z
+      .object({
+        agentMs: z.number().nonnegative(),
+        toolsMs: z.number().nonnegative(),
+        userMs: z.number().nonnegative(),
+      })
+      .strict(),
     elapsedMs: z.number().nonnegative().describe('Conversation time spent so far (counts against limits.timeoutMs).'),
   })
   .strict();
@@ -42,7 +63,9 @@ export const TurnCheckpoint = z
     episodeId: z.string().min(1),
     loop: LoopState,
     policy: PolicyState.nullable().describe('Null for a policy whose next turn depends on the conversation alone.'),
-    toolCalls: z.array(ToolCallRecord).describe('Calls answered so far; the next call gets the index after the last one consumed.'),
+    toolCalls: z
+      .array(ToolCallRecord)
+      .describe('Calls answered so far; the next call gets the index after the last one consumed.'),
     resumedAt: z.array(Count).describe('Agent turns already done each time an attempt resumed from a checkpoint.'),
   })
   .strict();

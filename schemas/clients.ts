@@ -4,7 +4,11 @@ const Milliseconds = z.number().int().positive();
 
 const endpointFields = {
   model: z.string().min(1).describe('Model name sent with every request.'),
-  apiKeyEnv: z.string().min(1).optional().describe('Environment variable holding the API key (keys are never stored in config).'),
+  apiKeyEnv: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('Environment variable holding the API key (keys are never stored in config).'),
   timeoutMs: Milliseconds.default(120_000).describe('Per-request timeout.'),
 };
 
@@ -27,7 +31,9 @@ export type PolicyServerRef = z.infer<typeof PolicyServerRef>;
 /** The policy under training or evaluation, served by vLLM or the project's policy server (token in, token out). */
 export const PolicyClientConfig = z
   .object({
-    baseUrl: z.url().describe('Server root, e.g. http://127.0.0.1:8000 (completions at /v1/completions, tokenizer at /tokenize).'),
+    baseUrl: z
+      .url()
+      .describe('Server root, e.g. http://127.0.0.1:8000 (completions at /v1/completions, tokenizer at /tokenize).'),
     serverKind: PolicyServerKind.default('finalstate').describe('What answers at baseUrl (vllm or finalstate).'),
     ...endpointFields,
     family: z.string().min(1).default('qwen3').describe('Chat format family of the model (interpreter renderer).'),
@@ -37,7 +43,10 @@ export const PolicyClientConfig = z
         temperature: z.number().min(0).default(1),
         topP: z.number().gt(0).max(1).default(1),
         seed: z.number().int().optional().describe('Base seed; each request adds its turn index.'),
-        stop: z.array(z.string().min(1)).default([]).describe('Extra stop strings (the end-of-turn token already stops).'),
+        stop: z
+          .array(z.string().min(1))
+          .default([])
+          .describe('Extra stop strings (the end-of-turn token already stops).'),
       })
       .strict()
       .default({ maxTokens: 1024, temperature: 1, topP: 1, stop: [] }),

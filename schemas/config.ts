@@ -2,16 +2,37 @@ import { z } from 'zod';
 
 const port = z.number().int().min(1).max(65535);
 
-const EPISODE_SQL_BOUNDS_DEFAULTS = { statementTimeoutMs: 10_000, idleInTransactionTimeoutMs: 60_000, connectionLimit: 8 };
+const EPISODE_SQL_BOUNDS_DEFAULTS = {
+  statementTimeoutMs: 10_000,
+  idleInTransactionTimeoutMs: 60_000,
+  connectionLimit: 8,
+};
 
 /** What bounds the SQL of one episode's database role: tool calls, their records, grading. */
 export const EpisodeSqlBounds = z
   .object({
-    statementTimeoutMs: z.number().int().min(0).default(EPISODE_SQL_BOUNDS_DEFAULTS.statementTimeoutMs)
-      .describe('statement_timeout of every session of an episode role: a runaway tool query is cancelled (a tool error) after this long; 0 disables it.'),
-    idleInTransactionTimeoutMs: z.number().int().min(0).default(EPISODE_SQL_BOUNDS_DEFAULTS.idleInTransactionTimeoutMs)
-      .describe('idle_in_transaction_session_timeout of those sessions: one left idle inside a transaction this long is closed, releasing its locks; 0 disables it.'),
-    connectionLimit: z.number().int().min(1).max(1000).default(EPISODE_SQL_BOUNDS_DEFAULTS.connectionLimit)
+    statementTimeoutMs: z
+      .number()
+      .int()
+      .min(0)
+      .default(EPISODE_SQL_BOUNDS_DEFAULTS.statementTimeoutMs)
+      .describe(
+        'statement_timeout of every session of an episode role: a runaway tool query is cancelled (a tool error) after this long; 0 disables it.',
+      ),
+    idleInTransactionTimeoutMs: z
+      .number()
+      .int()
+      .min(0)
+      .default(EPISODE_SQL_BOUNDS_DEFAULTS.idleInTransactionTimeoutMs)
+      .describe(
+        'idle_in_transaction_session_timeout of those sessions: one left idle inside a transaction this long is closed, releasing its locks; 0 disables it.',
+      ),
+    connectionLimit: z
+      .number()
+      .int()
+      .min(1)
+      .max(1000)
+      .default(EPISODE_SQL_BOUNDS_DEFAULTS.connectionLimit)
       .describe("CONNECTION LIMIT of each episode role: the episode's pool plus a retried attempt's must fit."),
   })
   .strict();
@@ -19,20 +40,37 @@ export const EpisodeSqlBounds = z
 /** The one configuration of a finalstate installation: addresses, ports and where data lives. */
 export const StackConfig = z
   .object({
-    dataDir: z.string().min(1).default('.data').describe('Directory for all local state (Temporal SQLite file, PostgreSQL cluster, logs, artifacts).'),
+    dataDir: z
+      .string()
+      .min(1)
+      .default('.data')
+      .describe('Directory for all local state (Temporal SQLite file, PostgreSQL cluster, logs, artifacts).'),
     temporal: z
       .object({
         address: z.string().min(1).default('127.0.0.1:7233').describe('Temporal frontend address (host:port).'),
         namespace: z.string().min(1).default('default').describe('Temporal namespace.'),
         uiPort: port.default(8233).describe('Port of the Temporal Web UI served by the dev server.'),
-        retentionDays: z.number().int().min(1).max(3650).default(30).describe('Retention of closed workflows in the namespace.'),
-        managed: z.boolean().default(true).describe('Start a local dev server (false: use an existing cluster at `address`).'),
+        retentionDays: z
+          .number()
+          .int()
+          .min(1)
+          .max(3650)
+          .default(30)
+          .describe('Retention of closed workflows in the namespace.'),
+        managed: z
+          .boolean()
+          .default(true)
+          .describe('Start a local dev server (false: use an existing cluster at `address`).'),
       })
       .strict()
       .default({ address: '127.0.0.1:7233', namespace: 'default', uiPort: 8233, retentionDays: 30, managed: true }),
     postgres: z
       .object({
-        url: z.string().url().optional().describe('Use an existing server (env DATABASE_URL). When set, no local cluster is managed.'),
+        url: z
+          .string()
+          .url()
+          .optional()
+          .describe('Use an existing server (env DATABASE_URL). When set, no local cluster is managed.'),
         host: z.string().min(1).default('127.0.0.1').describe('Host of the local cluster.'),
         port: port.default(55432).describe('Port of the local cluster.'),
         user: z.string().min(1).default('finalstate').describe('Superuser of the local cluster.'),
@@ -41,7 +79,14 @@ export const StackConfig = z
         episodeBounds: EpisodeSqlBounds.default(EPISODE_SQL_BOUNDS_DEFAULTS),
       })
       .strict()
-      .default({ host: '127.0.0.1', port: 55432, user: 'finalstate', password: 'finalstate', database: 'finalstate', episodeBounds: EPISODE_SQL_BOUNDS_DEFAULTS }),
+      .default({
+        host: '127.0.0.1',
+        port: 55432,
+        user: 'finalstate',
+        password: 'finalstate',
+        database: 'finalstate',
+        episodeBounds: EPISODE_SQL_BOUNDS_DEFAULTS,
+      }),
     python: z
       .object({
         venv: z.string().min(1).default('.venv').describe('Project-local Python virtualenv.'),
@@ -58,7 +103,13 @@ export const StackConfig = z
       .default({ control: 'finalstate-control', episodes: 'finalstate-episodes', gpu: 'gpu' }),
     workers: z
       .object({
-        episodeConcurrency: z.number().int().min(1).max(1024).default(8).describe('Episodes one episode worker runs at once.'),
+        episodeConcurrency: z
+          .number()
+          .int()
+          .min(1)
+          .max(1024)
+          .default(8)
+          .describe('Episodes one episode worker runs at once.'),
       })
       .strict()
       .default({ episodeConcurrency: 8 }),

@@ -15,22 +15,33 @@ export const DemoPreset = z
     description: z.string().min(1),
     baseModel: z
       .object({
-        steps: Positive.optional().describe('SFT steps (default: the build\'s, 1500).'),
-        maxDemos: Positive.optional().describe('Train on at most N oracle demonstrations (default: all training-split mini tasks).'),
+        steps: Positive.optional().describe("SFT steps (default: the build's, 1500)."),
+        maxDemos: Positive.optional().describe(
+          'Train on at most N oracle demonstrations (default: all training-split mini tasks).',
+        ),
         seed: z.number().int().default(0),
       })
       .strict()
       .prefault({}),
     policyServer: z
       .object({
-        port: z.number().int().min(1).max(65_535).describe('Fixed, so that a resumed campaign finds its server at the same URL.'),
+        port: z
+          .number()
+          .int()
+          .min(1)
+          .max(65_535)
+          .describe('Fixed, so that a resumed campaign finds its server at the same URL.'),
         maxBatchSize: Positive.default(32),
         batchWaitMs: z
           .number()
           .min(0)
           .default(5)
-          .describe('How long the server gathers requests into a batch. Episodes come back from their tool calls tens of ms apart; waiting for them fills the batch.'),
-        threads: Positive.default(1).describe('torch threads of the policy server on CPU (1: a tiny model decodes fastest single-threaded on a shared 2-core machine).'),
+          .describe(
+            'How long the server gathers requests into a batch. Episodes come back from their tool calls tens of ms apart; waiting for them fills the batch.',
+          ),
+        threads: Positive.default(1).describe(
+          'torch threads of the policy server on CPU (1: a tiny model decodes fastest single-threaded on a shared 2-core machine).',
+        ),
       })
       .strict(),
     sampling: z
@@ -41,8 +52,14 @@ export const DemoPreset = z
     prices: ModelPrices.default({}).describe(
       'US dollars per million tokens by model name; the local policy is served as "policy". A notional price of local compute, so that cost per dependable task means something.',
     ),
-    episodeConcurrency: Positive.default(8).describe('Episodes the demo\'s episode worker runs at once.'),
-    campaign: CampaignConfig.omit({ campaignId: true, policy: true, policyServers: true, taskQueues: true, update: true }).extend({
+    episodeConcurrency: Positive.default(8).describe("Episodes the demo's episode worker runs at once."),
+    campaign: CampaignConfig.omit({
+      campaignId: true,
+      policy: true,
+      policyServers: true,
+      taskQueues: true,
+      update: true,
+    }).extend({
       update: UpdateConfig.omit({ baseModel: true, checkpointDir: true }).prefault({}),
     }),
   })

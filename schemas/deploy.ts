@@ -10,12 +10,18 @@ const Positive = z.number().int().positive();
  */
 export const ClusterPreset = z
   .object({
-    stack: StackConfig.describe("finalstate.config.json of every machine: the Temporal cluster (managed: false), PostgreSQL (postgres.url or DATABASE_URL), dataDir on shared storage."),
+    stack: StackConfig.describe(
+      'finalstate.config.json of every machine: the Temporal cluster (managed: false), PostgreSQL (postgres.url or DATABASE_URL), dataDir on shared storage.',
+    ),
     sharedStorage: z
       .string()
       .min(1)
-      .describe('Mount point of the filesystem shared by the control worker, the gpu worker nodes and the rollout servers (batches, checkpoints).'),
-    episodeWorkers: z.object({ count: Positive, concurrency: Positive.describe('Episodes one worker runs at once.') }).strict(),
+      .describe(
+        'Mount point of the filesystem shared by the control worker, the gpu worker nodes and the rollout servers (batches, checkpoints).',
+      ),
+    episodeWorkers: z
+      .object({ count: Positive, concurrency: Positive.describe('Episodes one worker runs at once.') })
+      .strict(),
     rolloutServers: z
       .object({
         count: Positive,
@@ -40,7 +46,8 @@ export const ClusterPreset = z
     path: ['campaign', 'policyServers'],
   })
   .refine((p) => p.campaign.update.checkpointDir?.startsWith(`${p.sharedStorage}/`) ?? false, {
-    message: 'campaign.update.checkpointDir must lie on sharedStorage: every rank writes its shards there and the rollout servers load the export from it',
+    message:
+      'campaign.update.checkpointDir must lie on sharedStorage: every rank writes its shards there and the rollout servers load the export from it',
     path: ['campaign', 'update', 'checkpointDir'],
   });
 export type ClusterPreset = z.infer<typeof ClusterPreset>;

@@ -12,7 +12,10 @@ export type Canonicalization = z.infer<typeof Canonicalization>;
 export const TableGrading = z
   .object({
     primaryKey: z.array(z.string().min(1)).min(1),
-    ignoreColumns: z.array(z.string()).default([]).describe('Columns never compared (free text, timestamps the agent cannot control).'),
+    ignoreColumns: z
+      .array(z.string())
+      .default([])
+      .describe('Columns never compared (free text, timestamps the agent cannot control).'),
     canonicalize: z.record(z.string(), z.array(Canonicalization)).default({}),
   })
   .strict();

@@ -20,14 +20,26 @@ export const EpisodeLimits = z
     maxUserTurns: z.number().int().positive().default(6),
     maxTotalTokens: z.number().int().positive().default(16_384),
     maxContextTokens: z.number().int().positive().default(8_192),
-    timeoutMs: z.number().int().positive().default(300_000).describe('Wall clock of the conversation; it also stops a turn in flight (finish reason timeout).'),
+    timeoutMs: z
+      .number()
+      .int()
+      .positive()
+      .default(300_000)
+      .describe('Wall clock of the conversation; it also stops a turn in flight (finish reason timeout).'),
     maxToolResultChars: z
       .number()
       .int()
       .positive()
       .default(16_000)
-      .describe('A longer tool result is cut to this many characters, with a marker the agent reads; the record keeps it whole.'),
-    maxToolCallsPerTurn: z.number().int().positive().default(16).describe('More calls in one message are refused as a whole and fed back as a tool error.'),
+      .describe(
+        'A longer tool result is cut to this many characters, with a marker the agent reads; the record keeps it whole.',
+      ),
+    maxToolCallsPerTurn: z
+      .number()
+      .int()
+      .positive()
+      .default(16)
+      .describe('More calls in one message are refused as a whole and fed back as a tool error.'),
   })
   .strict();
 export type EpisodeLimits = z.infer<typeof EpisodeLimits>;
@@ -35,7 +47,10 @@ export type EpisodeLimits = z.infer<typeof EpisodeLimits>;
 /** The payload of one `runEpisode` activity: ids and configs only; the task is read from its task set. */
 export const EpisodeRequest = z
   .object({
-    episodeId: z.string().min(1).describe('Deterministic, e.g. "<campaignId>/step-3/g2-t5": a retried attempt reattaches to the same backend.'),
+    episodeId: z
+      .string()
+      .min(1)
+      .describe('Deterministic, e.g. "<campaignId>/step-3/g2-t5": a retried attempt reattaches to the same backend.'),
     taskId: z.string().min(1),
     taskSet: z.string().min(1).describe('Task-set manifest path or URI.'),
     trial: z.number().int().nonnegative(),
@@ -52,25 +67,48 @@ export const EpisodeRequest = z
 export type EpisodeRequest = z.infer<typeof EpisodeRequest>;
 export type EpisodeRequestInput = z.input<typeof EpisodeRequest>;
 
-export const FinishReason = z.enum(['agent_done', 'user_done', 'max_turns', 'max_tokens', 'context_overflow', 'timeout']);
+export const FinishReason = z.enum([
+  'agent_done',
+  'user_done',
+  'max_turns',
+  'max_tokens',
+  'context_overflow',
+  'timeout',
+]);
 export type FinishReason = z.infer<typeof FinishReason>;
 
 /** What `runEpisode` returns: the result row plus references to the big data (never the data itself). */
 export const EpisodeOutcome = ResultRow.extend({
   episodeId: z.string().min(1),
   finishReason: FinishReason,
-  trajectoryUri: z.string().min(1).optional().describe('Token trajectory in the artifact store (served policies only).'),
-  trainable: z.boolean().describe('False when the trajectory drifted from the rendered conversation or has no sampled token.'),
-  summary: z.string().optional().describe('One line for people: task and trial, reward, what the diff changed, tool calls, finish reason.'),
+  trajectoryUri: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('Token trajectory in the artifact store (served policies only).'),
+  trainable: z
+    .boolean()
+    .describe('False when the trajectory drifted from the rendered conversation or has no sampled token.'),
+  summary: z
+    .string()
+    .optional()
+    .describe('One line for people: task and trial, reward, what the diff changed, tool calls, finish reason.'),
 }).strict();
 export type EpisodeOutcome = z.infer<typeof EpisodeOutcome>;
 
 /** One completed agent turn: which model and policy version wrote it, and how many parse failures it had. */
-export const AgentTurnRecord = z.object({ model: z.string(), policyVersion: z.string(), parseFailures: z.number().int().nonnegative() }).strict();
+export const AgentTurnRecord = z
+  .object({ model: z.string(), policyVersion: z.string(), parseFailures: z.number().int().nonnegative() })
+  .strict();
 
 export const ToolCallRecord = z
   .object({
-    index: z.number().int().nonnegative().nullable().describe('The call index it consumed; null when it was refused before running (no effect, no index).'),
+    index: z
+      .number()
+      .int()
+      .nonnegative()
+      .nullable()
+      .describe('The call index it consumed; null when it was refused before running (no effect, no index).'),
     tool: z.string(),
     arguments: z.record(z.string(), z.unknown()),
     isError: z.boolean(),
@@ -89,10 +127,17 @@ export const EpisodeRecord = z
     transcript: Conversation,
     trajectoryDrift: TrajectoryDrift.nullable(),
     toolCalls: z.array(ToolCallRecord),
-    resumedAt: z.array(z.number().int().nonnegative()).default([]).describe('Agent turns already done each time a retried attempt resumed from the turn checkpoint.'),
+    resumedAt: z
+      .array(z.number().int().nonnegative())
+      .default([])
+      .describe('Agent turns already done each time a retried attempt resumed from the turn checkpoint.'),
     grade: GradeReport,
     rubricVerdicts: z.array(RubricVerdict),
-    unjudgedRubrics: z.number().int().nonnegative().describe('Judge rubrics not evaluated because no judge was configured.'),
+    unjudgedRubrics: z
+      .number()
+      .int()
+      .nonnegative()
+      .describe('Judge rubrics not evaluated because no judge was configured.'),
     unpricedModels: z.array(z.string()),
     timings: z
       .object({
@@ -100,10 +145,15 @@ export const EpisodeRecord = z
         toolsMs: z.number(),
         userMs: z.number(),
         gradingMs: z.number(),
-        provisionMs: z.number().optional().describe('Opening the episode database (provisioned, or reattached on a retry).'),
+        provisionMs: z
+          .number()
+          .optional()
+          .describe('Opening the episode database (provisioned, or reattached on a retry).'),
         mcpSessionMs: z.number().optional().describe('Connecting the MCP tool session.'),
         trajectoryMs: z.number().optional().describe('Writing the token trajectory to the artifact store.'),
-        totalMs: z.number().describe('From the start of the attempt until the record was complete (before it is stored).'),
+        totalMs: z
+          .number()
+          .describe('From the start of the attempt until the record was complete (before it is stored).'),
       })
       .strict(),
   })

@@ -19,11 +19,28 @@ export const McpHttpServeOptions = z
       .default([])
       .describe('Host header values accepted besides 127.0.0.1:<port> and localhost:<port>.'),
     allowedOrigins: z
-      .array(z.string().regex(/^https?:\/\/[^\s/]+$/, 'an origin such as http://localhost:3000 (scheme, host, port; no path)'))
+      .array(
+        z
+          .string()
+          .regex(/^https?:\/\/[^\s/]+$/, 'an origin such as http://localhost:3000 (scheme, host, port; no path)'),
+      )
       .default([])
-      .describe('Origin header values accepted besides http://127.0.0.1:<port> and http://localhost:<port>; requests without Origin (non-browser clients) pass.'),
-    maxSessions: z.number().int().min(1).max(1024).default(8).describe('MCP sessions open at once; one more is answered 503.'),
-    sessionIdleSeconds: z.number().positive().max(86_400).default(300).describe('A session without a request for this long is closed.'),
+      .describe(
+        'Origin header values accepted besides http://127.0.0.1:<port> and http://localhost:<port>; requests without Origin (non-browser clients) pass.',
+      ),
+    maxSessions: z
+      .number()
+      .int()
+      .min(1)
+      .max(1024)
+      .default(8)
+      .describe('MCP sessions open at once; one more is answered 503.'),
+    sessionIdleSeconds: z
+      .number()
+      .positive()
+      .max(86_400)
+      .default(300)
+      .describe('A session without a request for this long is closed.'),
   })
   .strict();
 export type McpHttpServeOptions = z.infer<typeof McpHttpServeOptions>;

@@ -12,7 +12,14 @@ export const TemplateMessage = z
     content: z.string(),
     reasoning_content: z.string().optional(),
     tool_calls: z
-      .array(z.object({ type: z.literal('function'), function: z.object({ name: z.string(), arguments: z.record(z.string(), z.unknown()) }).strict() }).strict())
+      .array(
+        z
+          .object({
+            type: z.literal('function'),
+            function: z.object({ name: z.string(), arguments: z.record(z.string(), z.unknown()) }).strict(),
+          })
+          .strict(),
+      )
       .optional(),
   })
   .strict();
@@ -23,8 +30,12 @@ export const ModelCheckRequest = z
     probe: z
       .object({
         messages: z.array(TemplateMessage),
-        tools: z.array(z.record(z.string(), z.unknown())).describe('{"type": "function", "function": {name, description, parameters}} per tool.'),
-        rendered: z.string().describe("The interpreter's rendering of the same conversation, generation prompt included."),
+        tools: z
+          .array(z.record(z.string(), z.unknown()))
+          .describe('{"type": "function", "function": {name, description, parameters}} per tool.'),
+        rendered: z
+          .string()
+          .describe("The interpreter's rendering of the same conversation, generation prompt included."),
       })
       .strict(),
   })

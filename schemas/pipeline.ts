@@ -13,11 +13,18 @@ const Count = z.number().int().nonnegative();
 
 /** What a workflow needs to know about a task to schedule it and to write an error row for it. */
 export const TaskInfo = z
-  .object({ taskId: z.string().min(1), domain: z.string().min(1), split: z.enum(['train', 'eval']), tags: z.array(z.string()) })
+  .object({
+    taskId: z.string().min(1),
+    domain: z.string().min(1),
+    split: z.enum(['train', 'eval']),
+    tags: z.array(z.string()),
+  })
   .strict();
 export type TaskInfo = z.infer<typeof TaskInfo>;
 
-export const TaskQueues = z.object({ control: z.string().min(1), episodes: z.string().min(1), gpu: z.string().min(1) }).strict();
+export const TaskQueues = z
+  .object({ control: z.string().min(1), episodes: z.string().min(1), gpu: z.string().min(1) })
+  .strict();
 export type TaskQueues = z.infer<typeof TaskQueues>;
 
 /** Everything an episode request needs besides the task, and how its activity is retried. */
@@ -45,7 +52,12 @@ export const ProbeInput = z
     threshold: z.number().gt(0).max(1),
     edges: z.array(z.number()),
     window: z.number().int().positive(),
-    episodesPerRun: z.number().int().positive().optional().describe('Renew the history (continueAsNew) after this many episodes.'),
+    episodesPerRun: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe('Renew the history (continueAsNew) after this many episodes.'),
     settings: EpisodeSettings,
   })
   .strict();
@@ -71,8 +83,16 @@ export const EvaluationInput = z
     source: TaskSource,
     k: z.number().int().positive(),
     window: z.number().int().positive(),
-    episodesPerRun: z.number().int().positive().optional().describe('Renew the history (continueAsNew) after this many episodes.'),
-    trainingDomains: z.array(z.string().min(1)).optional().describe('Domains the evaluated policy was trained on: metrics are split into in-domain and out-of-domain.'),
+    episodesPerRun: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe('Renew the history (continueAsNew) after this many episodes.'),
+    trainingDomains: z
+      .array(z.string().min(1))
+      .optional()
+      .describe('Domains the evaluated policy was trained on: metrics are split into in-domain and out-of-domain.'),
     settings: EpisodeSettings,
   })
   .strict();
@@ -90,7 +110,10 @@ export const EvaluationSummary = z
     passedKK: Count,
     excludedInfra: Count,
     byDistribution: z
-      .partialRecord(z.enum(['in-domain', 'out-of-domain']), z.object({ tasks: Count, pass1: z.number(), passAtK: z.number(), passedKK: Count }).strict())
+      .partialRecord(
+        z.enum(['in-domain', 'out-of-domain']),
+        z.object({ tasks: Count, pass1: z.number(), passAtK: z.number(), passedKK: Count }).strict(),
+      )
       .optional()
       .describe('Headlines in-domain and out-of-domain, when the training domains are known.'),
     byDomain: z
@@ -127,8 +150,13 @@ export const GrpoStepInput = z
     maxReplacementRounds: Count,
     allowPartialUpdate: z.boolean(),
     minInformativeGroups: z.number().int().positive(),
-    keepZeroVarianceGroups: z.boolean().optional().describe('Train on zero-variance groups instead of replacing them (absent: replace).'),
-    extraGroupsInFlight: Count.optional().describe('Groups run beyond G to hide stragglers; cancelled once the batch is settled (absent: 0).'),
+    keepZeroVarianceGroups: z
+      .boolean()
+      .optional()
+      .describe('Train on zero-variance groups instead of replacing them (absent: replace).'),
+    extraGroupsInFlight: Count.optional().describe(
+      'Groups run beyond G to hide stragglers; cancelled once the batch is settled (absent: 0).',
+    ),
     update: UpdateConfig,
     policyServers: z.array(PolicyServerRef),
     settings: EpisodeSettings,
@@ -142,12 +170,16 @@ export const PolicyUpdateMetricsSummary = z.record(z.string(), z.number());
 export const GrpoStepResult = z
   .object({
     summary: StepSummary,
-    rewards: z.array(z.array(z.union([z.literal(0), z.literal(1)]))).describe('Rewards of the groups the update used, in group order.'),
+    rewards: z
+      .array(z.array(z.union([z.literal(0), z.literal(1)])))
+      .describe('Rewards of the groups the update used, in group order.'),
     groupsUsed: Count,
     zeroVarianceGroups: Count,
     replacements: Count.describe('Groups replaced because their rewards were all equal (DAPO dynamic sampling).'),
     refills: Count.describe('Groups discarded and refilled because an episode still failed after its retries.'),
-    cancelledGroups: Count.optional().describe('Surplus groups (extraGroupsInFlight) cancelled once the batch was settled.'),
+    cancelledGroups: Count.optional().describe(
+      'Surplus groups (extraGroupsInFlight) cancelled once the batch was settled.',
+    ),
     malformed: z.array(z.string()),
     episodes: EpisodeCounts,
     updateMetrics: PolicyUpdateMetricsSummary,
@@ -159,4 +191,3 @@ export const GrpoStepResult = z
   })
   .strict();
 export type GrpoStepResult = z.infer<typeof GrpoStepResult>;
-

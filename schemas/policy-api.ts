@@ -29,7 +29,11 @@ export const CompletionResponse = z
     model: z.string(),
     choices: z.array(CompletionChoice).min(1),
     usage: z.object({ prompt_tokens: z.number().int(), completion_tokens: z.number().int() }).loose().nullish(),
-    policy_version: z.union([z.string(), z.number().int()]).transform(String).optional().describe('Reported by the project policy server (an integer); vLLM omits it.'),
+    policy_version: z
+      .union([z.string(), z.number().int()])
+      .transform(String)
+      .optional()
+      .describe('Reported by the project policy server (an integer); vLLM omits it.'),
   })
   .loose();
 export type CompletionResponse = z.infer<typeof CompletionResponse>;

@@ -36,7 +36,9 @@ export const ResultRow = z
     trial: Count.describe('0-based attempt number of this task in the result set.'),
     tags: z.array(z.string().min(1)).default([]),
     reward: z.union([z.literal(0), z.literal(1)]).describe('Ignored when error is set.'),
-    error: EpisodeError.nullable().describe('Set when the episode failed for a reason that is not the task: excluded from success counts.'),
+    error: EpisodeError.nullable().describe(
+      'Set when the episode failed for a reason that is not the task: excluded from success counts.',
+    ),
     usage: RoleUsage,
     costUsd: Usd.describe('Cost of the episode in US dollars, all roles together.'),
     campaignId: z.string().min(1).optional(),
@@ -61,7 +63,11 @@ export const PriceTable = z
   .superRefine((table, ctx) => {
     for (const role of roles) {
       if (!(table.roles[role] in table.models)) {
-        ctx.addIssue({ code: 'custom', path: ['roles', role], message: `model ${JSON.stringify(table.roles[role])} has no price in models` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['roles', role],
+          message: `model ${JSON.stringify(table.roles[role])} has no price in models`,
+        });
       }
     }
   });
@@ -79,7 +85,14 @@ export const BinEdges = z
   .refine((e) => e[0] === 0 && e[e.length - 1] === 1, { message: 'bin edges must start at 0 and end at 1' })
   .refine((e) => e.every((x, i) => i === 0 || x > e[i - 1]!), { message: 'bin edges must be strictly increasing' });
 
-export const SelectionReason = z.enum(['kept', 'no-outcome', 'bin-not-kept', 'unsolved-by-reference', 'absent-from-reference', 'over-cap']);
+export const SelectionReason = z.enum([
+  'kept',
+  'no-outcome',
+  'bin-not-kept',
+  'unsolved-by-reference',
+  'absent-from-reference',
+  'over-cap',
+]);
 export type SelectionReason = z.infer<typeof SelectionReason>;
 
 /** The difficulty estimate of one probed task and what selection did with it. */
@@ -127,11 +140,19 @@ export const StepSummary = z
     maskedTokens: Count.optional().describe('Their loss tokens, left out of the loss under update.maskTruncatedTurns.'),
     replacements: Count.optional(),
     infraFailures: Count.optional(),
-    refills: Count.optional().describe('Groups discarded for an episode that failed after its retries, and drawn again.'),
+    refills: Count.optional().describe(
+      'Groups discarded for an episode that failed after its retries, and drawn again.',
+    ),
     approxKl: z.number().finite().optional(),
     tokens: Count.optional().describe('Loss tokens of the update.'),
     wallSeconds: z
-      .object({ rollouts: z.number().nonnegative(), batch: z.number().nonnegative(), update: z.number().nonnegative(), publish: z.number().nonnegative(), total: z.number().nonnegative() })
+      .object({
+        rollouts: z.number().nonnegative(),
+        batch: z.number().nonnegative(),
+        update: z.number().nonnegative(),
+        publish: z.number().nonnegative(),
+        total: z.number().nonnegative(),
+      })
       .strict()
       .optional()
       .describe('Wall time of each phase of the step (workflow time).'),

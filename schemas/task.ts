@@ -37,7 +37,9 @@ export const SqlAssertion = z
         const problem = readOnlyQueryProblem(sql);
         if (problem) ctx.addIssue({ code: 'custom', message: problem });
       })
-      .describe('One read-only query (SELECT, WITH, VALUES or TABLE); run in a read-only transaction, extended protocol.'),
+      .describe(
+        'One read-only query (SELECT, WITH, VALUES or TABLE); run in a read-only transaction, extended protocol.',
+      ),
     expect: z.array(Row),
   })
   .strict();
@@ -62,8 +64,14 @@ export const Task = z
     tags: z.array(z.string().min(1)).default([]),
     query: z.string().min(1).describe("The user's first message."),
     userContext: z.string().describe('Private context for an LLM user simulator.'),
-    userFacts: z.record(z.string(), z.string()).default({}).describe('Private facts the deterministic simulator reveals when asked.'),
-    userDecisions: z.record(z.string(), z.boolean()).default({}).describe('Yes/no decisions the deterministic simulator gives when asked.'),
+    userFacts: z
+      .record(z.string(), z.string())
+      .default({})
+      .describe('Private facts the deterministic simulator reveals when asked.'),
+    userDecisions: z
+      .record(z.string(), z.boolean())
+      .default({})
+      .describe('Yes/no decisions the deterministic simulator gives when asked.'),
     init: TaskInit.default({ upsert: {}, delete: {} }),
     now: z.iso.datetime({ offset: true }).describe('The fixed clock of the episode.'),
     golden: z.array(ToolCall).describe('Ordered tool calls of one correct solution.'),
@@ -88,9 +96,24 @@ export type TaskSetManifest = z.infer<typeof TaskSetManifest>;
 /** Bounds on reading a task-set file, which is read line by line and never held whole. */
 export const TaskFileLimits = z
   .object({
-    maxFileBytes: z.number().int().positive().default(256 * 1024 * 1024).describe('Largest task-set (JSONL) file read.'),
-    maxLineBytes: z.number().int().positive().default(16 * 1024 * 1024).describe('Longest single task (one JSONL line).'),
-    maxManifestBytes: z.number().int().positive().default(64 * 1024 * 1024).describe('Largest manifest file read.'),
+    maxFileBytes: z
+      .number()
+      .int()
+      .positive()
+      .default(256 * 1024 * 1024)
+      .describe('Largest task-set (JSONL) file read.'),
+    maxLineBytes: z
+      .number()
+      .int()
+      .positive()
+      .default(16 * 1024 * 1024)
+      .describe('Longest single task (one JSONL line).'),
+    maxManifestBytes: z
+      .number()
+      .int()
+      .positive()
+      .default(64 * 1024 * 1024)
+      .describe('Largest manifest file read.'),
   })
   .strict();
 export type TaskFileLimits = z.infer<typeof TaskFileLimits>;

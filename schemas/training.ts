@@ -19,7 +19,10 @@ export const TrainingEpisode = z
   .object({
     episodeId: z.string().min(1),
     taskId: z.string().min(1),
-    groupId: z.string().min(1).describe('Episodes of one group share a prompt; advantages are computed within a group.'),
+    groupId: z
+      .string()
+      .min(1)
+      .describe('Episodes of one group share a prompt; advantages are computed within a group.'),
     tokenIds: z.array(TokenId).min(2),
     lossMask: z.array(z.number().int().min(0).max(1)).describe('Aligned with tokenIds.'),
     rolloutLogprobs: z.array(z.number().max(0)).describe('Aligned with tokenIds; 0 where lossMask is 0.'),
@@ -52,7 +55,11 @@ export const OptimizerConfig = z
 export const LossConfig = z
   .object({
     clipLow: z.number().min(0).default(0.2).describe('Ratio lower bound is 1 - clipLow.'),
-    clipHigh: z.number().min(0).default(0.2).describe('Ratio upper bound is 1 + clipHigh (raise it for DAPO clip-higher).'),
+    clipHigh: z
+      .number()
+      .min(0)
+      .default(0.2)
+      .describe('Ratio upper bound is 1 + clipHigh (raise it for DAPO clip-higher).'),
     klCoef: z.number().min(0).default(0).describe('Weight of the k3 KL estimate to the rollout policy.'),
     normalizeStd: z.boolean().default(true).describe('Divide group-centred rewards by the group std.'),
     eps: z.number().positive().default(1e-6).describe('Added to the group std.'),
@@ -67,7 +74,7 @@ export const MiniBatchGroups = z
   .nullable()
   .default(null)
   .describe(
-    'Whole groups per AdamW step (verl\'s ppo_mini_batch_size, counted in groups). The groups are shuffled, seeded by ' +
+    "Whole groups per AdamW step (verl's ppo_mini_batch_size, counted in groups). The groups are shuffled, seeded by " +
       'seed and step, and each mini-batch is one optimizer step, so one rollout batch gives several updates; the ' +
       'clipped ratio bounds the later, off-policy ones. null: the whole batch is one step.',
   );
@@ -78,15 +85,21 @@ export const FsdpConfig = z
     activationCheckpointing: z
       .boolean()
       .default(false)
-      .describe('Recompute each decoder layer\'s activations in the backward pass: less memory, about a third more compute.'),
+      .describe(
+        "Recompute each decoder layer's activations in the backward pass: less memory, about a third more compute.",
+      ),
     optimizerOffload: z
       .boolean()
       .default(false)
-      .describe('Keep the sharded fp32 parameters, gradients and AdamW moments in host memory (FSDP2 CPUOffloadPolicy; CUDA only): the optimizer step runs on the CPU.'),
+      .describe(
+        'Keep the sharded fp32 parameters, gradients and AdamW moments in host memory (FSDP2 CPUOffloadPolicy; CUDA only): the optimizer step runs on the CPU.',
+      ),
     exportDtype: z
       .enum(['auto', 'bfloat16', 'float32'])
       .default('auto')
-      .describe('dtype of the consolidated Hugging Face export that policy servers load. auto: bfloat16 when the update runs on CUDA, float32 on CPU (the dtype the policy computes in).'),
+      .describe(
+        'dtype of the consolidated Hugging Face export that policy servers load. auto: bfloat16 when the update runs on CUDA, float32 on CPU (the dtype the policy computes in).',
+      ),
   })
   .strict();
 
@@ -96,7 +109,7 @@ export const PolicyUpdateInput = z
     campaignId: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'campaign ids are letters, digits and . _ -'),
     step: z.number().int().min(1).describe('The update step; the checkpoint it writes is named after it.'),
     batchUri: z.string().min(1).describe('file:// URI or plain path of a TrainingBatch JSON file.'),
-    checkpointDir: z.string().min(1).describe('Directory holding this campaign\'s checkpoints (step-000001, ...).'),
+    checkpointDir: z.string().min(1).describe("Directory holding this campaign's checkpoints (step-000001, ...)."),
     baseModel: z.string().min(1).describe('Hugging Face checkpoint directory to start from when no checkpoint exists.'),
     optimizer: OptimizerConfig.prefault({}),
     loss: LossConfig.prefault({}),
@@ -127,9 +140,11 @@ export const PolicyUpdateResult = z
     checkpointUri: z
       .string()
       .min(1)
-      .describe('file:// URI of the complete checkpoint directory: a Hugging Face model dir (the consolidated export) plus the sharded training state in sharded/.'),
+      .describe(
+        'file:// URI of the complete checkpoint directory: a Hugging Face model dir (the consolidated export) plus the sharded training state in sharded/.',
+      ),
     step: z.number().int().min(1),
-    reused: z.boolean().describe('True when this step\'s checkpoint already existed and no training happened.'),
+    reused: z.boolean().describe("True when this step's checkpoint already existed and no training happened."),
     metrics: PolicyUpdateMetrics,
   })
   .strict();
@@ -151,7 +166,10 @@ export const SftDemonstration = z
       ),
   })
   .strict()
-  .refine((d) => d.assistantSpans.every(([s, e], i, all) => s < e && e <= d.text.length && (i === 0 || all[i - 1]![1] <= s)), {
-    message: 'assistantSpans must be ordered, non-empty, non-overlapping ranges inside text',
-  });
+  .refine(
+    (d) => d.assistantSpans.every(([s, e], i, all) => s < e && e <= d.text.length && (i === 0 || all[i - 1]![1] <= s)),
+    {
+      message: 'assistantSpans must be ordered, non-empty, non-overlapping ranges inside text',
+    },
+  );
 export type SftDemonstration = z.infer<typeof SftDemonstration>;

@@ -40,7 +40,9 @@ export const TrajectoryTokens = z
     lossMask: z.array(z.number().int().min(0).max(1)),
     rolloutLogprobs: z.array(z.number().max(0)),
     segments: z.array(TrajectorySegment),
-    policyVersions: z.array(z.string().min(1)).describe('Distinct policy versions that sampled, in order of first use.'),
+    policyVersions: z
+      .array(z.string().min(1))
+      .describe('Distinct policy versions that sampled, in order of first use.'),
     drift: TrajectoryDrift.nullable().describe('Set when the tokens do not spell the rendered conversation.'),
   })
   .strict();
@@ -60,7 +62,9 @@ export const Trajectory = TrajectoryTokens.extend({
       }
       next = segment.end;
     });
-    if (next !== t.tokenIds.length) ctx.addIssue({ code: 'custom', path: ['segments'], message: 'segments must cover every token' });
-    if (t.trainable !== (t.drift === null)) ctx.addIssue({ code: 'custom', path: ['trainable'], message: 'trainable must equal (drift === null)' });
+    if (next !== t.tokenIds.length)
+      ctx.addIssue({ code: 'custom', path: ['segments'], message: 'segments must cover every token' });
+    if (t.trainable !== (t.drift === null))
+      ctx.addIssue({ code: 'custom', path: ['trainable'], message: 'trainable must equal (drift === null)' });
   });
 export type Trajectory = z.infer<typeof Trajectory>;

@@ -50,7 +50,11 @@ export interface AdaptiveSimulation {
  * Replay recorded (or sampled) probe outcomes through the stopping rule: how many episodes it would have saved
  * against running every task to its fixed n, and how often it lands in a different bin.
  */
-export function simulateAdaptiveProbing(sequences: readonly OutcomeSequence[], edges: readonly number[], threshold = DEFAULT_STOP_THRESHOLD): AdaptiveSimulation {
+export function simulateAdaptiveProbing(
+  sequences: readonly OutcomeSequence[],
+  edges: readonly number[],
+  threshold = DEFAULT_STOP_THRESHOLD,
+): AdaptiveSimulation {
   const perTask = sequences.map(({ taskId, outcomes }) => {
     const nMax = outcomes.length;
     let c = 0;
@@ -62,7 +66,13 @@ export function simulateAdaptiveProbing(sequences: readonly OutcomeSequence[], e
       decision = probingDecision(c, n, { edges, threshold, nMax });
     }
     const total = outcomes.reduce<number>((s, r) => s + r, 0);
-    return { taskId, fixedN: nMax, adaptiveN: n, fixedBin: mostLikelyBin(binMasses(total, nMax, edges)), adaptiveBin: decision.bin };
+    return {
+      taskId,
+      fixedN: nMax,
+      adaptiveN: n,
+      fixedBin: mostLikelyBin(binMasses(total, nMax, edges)),
+      adaptiveBin: decision.bin,
+    };
   });
   const fixedEpisodes = perTask.reduce((s, t) => s + t.fixedN, 0);
   const adaptiveEpisodes = perTask.reduce((s, t) => s + t.adaptiveN, 0);
@@ -83,5 +93,8 @@ export function simulateAdaptiveProbing(sequences: readonly OutcomeSequence[], e
 /** Bernoulli outcome sequences of length nMax for tasks with the given true success rates, from a seed. */
 export function sampleOutcomeSequences(rates: readonly number[], nMax: number, seed: number): OutcomeSequence[] {
   const random = seededRandom(seed);
-  return rates.map((rate, i) => ({ taskId: `task-${i}`, outcomes: Array.from({ length: nMax }, () => (random() < rate ? 1 : 0) as 0 | 1) }));
+  return rates.map((rate, i) => ({
+    taskId: `task-${i}`,
+    outcomes: Array.from({ length: nMax }, () => (random() < rate ? 1 : 0) as 0 | 1),
+  }));
 }

@@ -37,7 +37,12 @@ export function parseKeep(text: string, edges: readonly number[], where: string)
   const bins = values.map((v) => Number(v));
   const bad = values.find((v, i) => !/^\d+$/.test(v) || bins[i]! >= binCount(edges));
   if (bad !== undefined) {
-    throw new UserError(`${where}: bin ${JSON.stringify(bad)} is not one of 0..${binCount(edges) - 1} (bins ${edges.map((_, i) => (i < binCount(edges) ? `${i}=${binLabel(edges, i)}` : '')).filter(Boolean).join(' ')})`);
+    throw new UserError(
+      `${where}: bin ${JSON.stringify(bad)} is not one of 0..${binCount(edges) - 1} (bins ${edges
+        .map((_, i) => (i < binCount(edges) ? `${i}=${binLabel(edges, i)}` : ''))
+        .filter(Boolean)
+        .join(' ')})`,
+    );
   }
   return [...new Set(bins)].sort((a, b) => a - b);
 }

@@ -2,12 +2,29 @@ import { UserError } from '../core/errors.js';
 import type { PriceTable, ResultRow } from '../schemas/results.js';
 import type { CostSummary } from './cost.js';
 import { points } from './format.js';
-import { distributionOf, resolveK, summarizeTasks, taskMetrics, type Distribution, type Interval, type SetMetrics, type TaskMetrics } from './metrics.js';
+import {
+  distributionOf,
+  resolveK,
+  summarizeTasks,
+  taskMetrics,
+  type Distribution,
+  type Interval,
+  type SetMetrics,
+  type TaskMetrics,
+} from './metrics.js';
 import { pairedBootstrapIntervals } from './paired-bootstrap.js';
 import { subSeed } from './random.js';
 import { groupByTask, type TaskOutcomes } from './result-set.js';
 
-export const comparedMetrics = ['pass1', 'passAtK', 'observedKK', 'coverage', 'passHatKUnbiased', 'passHatKPlugin', 'posteriorPassHatK'] as const;
+export const comparedMetrics = [
+  'pass1',
+  'passAtK',
+  'observedKK',
+  'coverage',
+  'passHatKUnbiased',
+  'passHatKPlugin',
+  'posteriorPassHatK',
+] as const;
 export type ComparedMetric = (typeof comparedMetrics)[number];
 
 function perTaskValue(t: TaskMetrics, metric: ComparedMetric): number {
@@ -84,8 +101,12 @@ export interface CompareOptions {
   trainingDomains?: readonly string[];
 }
 
-
-function compareMetrics(base: readonly TaskMetrics[], trained: readonly TaskMetrics[], resamples: number, seed: number): Record<ComparedMetric, MetricDelta> {
+function compareMetrics(
+  base: readonly TaskMetrics[],
+  trained: readonly TaskMetrics[],
+  resamples: number,
+  seed: number,
+): Record<ComparedMetric, MetricDelta> {
   const differences = comparedMetrics.map((m) => base.map((b, i) => perTaskValue(trained[i]!, m) - perTaskValue(b, m)));
   const intervals = pairedBootstrapIntervals(differences, { resamples, seed, level: 0.95 });
   const out = {} as Record<ComparedMetric, MetricDelta>;
@@ -101,19 +122,32 @@ function countFlags(tasks: readonly TaskMetrics[]) {
   return { observedKK: tasks.filter((t) => t.observedKK).length, coverage: tasks.filter((t) => t.covered).length };
 }
 
-function describeSharpening(metrics: Record<ComparedMetric, MetricDelta>, counts: Comparison['counts'], k: number): Sharpening {
+function describeSharpening(
+  metrics: Record<ComparedMetric, MetricDelta>,
+  counts: Comparison['counts'],
+  k: number,
+): Sharpening {
   const reliability = metrics.observedKK;
   const coverage = metrics.coverage;
   const sign = (x: number) => (Math.abs(x) < 1e-12 ? 0 : Math.sign(x));
   const r = sign(reliability.delta);
   const c = sign(coverage.delta);
   const verdict: SharpeningVerdict =
-    r > 0 && c < 0 ? 'sharpening' : r < 0 && c > 0 ? 'broadening' : r >= 0 && c >= 0 ? (r === 0 && c === 0 ? 'unchanged' : 'improvement') : 'regression';
+    r > 0 && c < 0
+      ? 'sharpening'
+      : r < 0 && c > 0
+        ? 'broadening'
+        : r >= 0 && c >= 0
+          ? r === 0 && c === 0
+            ? 'unchanged'
+            : 'improvement'
+          : 'regression';
   const excludesZero = (i: Interval) => i[0] > 0 || i[1] < 0;
   const reliabilityText = `tasks passed ${k}/${k} went from ${counts.observedKK.base} to ${counts.observedKK.trained} (${points(reliability.delta)}, 95% CI ${points(reliability.interval[0])} to ${points(reliability.interval[1])})`;
   const coverageText = `tasks solved at least once went from ${counts.coverage.base} to ${counts.coverage.trained} (${points(coverage.delta)}, 95% CI ${points(coverage.interval[0])} to ${points(coverage.interval[1])})`;
   const meaning: Record<SharpeningVerdict, string> = {
-    sharpening: 'reliability rose while coverage fell: the policy became more dependable on tasks it could already solve, not better at new ones',
+    sharpening:
+      'reliability rose while coverage fell: the policy became more dependable on tasks it could already solve, not better at new ones',
     improvement: 'reliability and coverage did not fall and at least one rose',
     regression: 'reliability or coverage fell and neither rose',
     broadening: 'coverage rose while reliability fell: the policy solves more tasks sometimes, fewer every time',
@@ -130,17 +164,24 @@ function describeSharpening(metrics: Record<ComparedMetric, MetricDelta>, counts
 }
 
 /** Base vs trained on the tasks both sets measured, with paired-bootstrap intervals (tasks resampled, fixed seed). */
-export function compareTaskSets(baseTasks: readonly TaskOutcomes[], trainedTasks: readonly TaskOutcomes[], options: CompareOptions = {}): Comparison {
+export function compareTaskSets(
+  baseTasks: readonly TaskOutcomes[],
+  trainedTasks: readonly TaskOutcomes[],
+  options: CompareOptions = {},
+): Comparison {
   const [baseSource, trainedSource] = options.sources ?? ['base', 'trained'];
   const seed = options.seed ?? 1;
   const resamples = options.resamples ?? 2000;
   const baseMeasured = new Map(baseTasks.filter((t) => t.n > 0).map((t) => [t.taskId, t]));
   const trainedMeasured = new Map(trainedTasks.filter((t) => t.n > 0).map((t) => [t.taskId, t]));
   const pairedIds = [...baseMeasured.keys()].filter((id) => trainedMeasured.has(id));
-  if (pairedIds.length === 0) throw new UserError(`${baseSource} and ${trainedSource} have no task with an outcome in common`);
+  if (pairedIds.length === 0)
+    throw new UserError(`${baseSource} and ${trainedSource} have no task with an outcome in common`);
   const pairedBase = pairedIds.map((id) => baseMeasured.get(id)!);
   const pairedTrained = pairedIds.map((id) => trainedMeasured.get(id)!);
-  const k = options.k ?? Math.min(resolveK(pairedBase, undefined, baseSource), resolveK(pairedTrained, undefined, trainedSource));
+  const k =
+    options.k ??
+    Math.min(resolveK(pairedBase, undefined, baseSource), resolveK(pairedTrained, undefined, trainedSource));
   resolveK(pairedBase, k, baseSource);
   resolveK(pairedTrained, k, trainedSource);
   const base = pairedBase.map((t) => taskMetrics(t, k));
@@ -160,11 +201,19 @@ export function compareTaskSets(baseTasks: readonly TaskOutcomes[], trainedTasks
       const b = idx.map((i) => base[i]!);
       const t = idx.map((i) => trained[i]!);
       const cost = (tasks: readonly TaskOutcomes[], metrics: readonly TaskMetrics[]) =>
-        summarizeTasks(metrics, idx.flatMap((i) => tasks[i]!.rows), k, options.prices).costUsd;
+        summarizeTasks(
+          metrics,
+          idx.flatMap((i) => tasks[i]!.rows),
+          k,
+          options.prices,
+        ).costUsd;
       out[key] = {
         tasks: idx.length,
         metrics: compareMetrics(b, t, resamples, subSeed(seed, key)),
-        counts: { observedKK: { base: countFlags(b).observedKK, trained: countFlags(t).observedKK }, coverage: { base: countFlags(b).coverage, trained: countFlags(t).coverage } },
+        counts: {
+          observedKK: { base: countFlags(b).observedKK, trained: countFlags(t).observedKK },
+          coverage: { base: countFlags(b).coverage, trained: countFlags(t).coverage },
+        },
         costUsd: { base: cost(pairedBase, b), trained: cost(pairedTrained, t) },
       };
     }
@@ -178,8 +227,18 @@ export function compareTaskSets(baseTasks: readonly TaskOutcomes[], trainedTasks
     lost: base.filter((b, i) => from(b) && !from(trained[i]!)).map((b) => b.taskId),
   });
 
-  const baseSummary = summarizeTasks(base, pairedBase.flatMap((t) => t.rows), k, options.prices);
-  const trainedSummary = summarizeTasks(trained, pairedTrained.flatMap((t) => t.rows), k, options.prices);
+  const baseSummary = summarizeTasks(
+    base,
+    pairedBase.flatMap((t) => t.rows),
+    k,
+    options.prices,
+  );
+  const trainedSummary = summarizeTasks(
+    trained,
+    pairedTrained.flatMap((t) => t.rows),
+    k,
+    options.prices,
+  );
   return {
     k,
     tasks: {
@@ -190,9 +249,18 @@ export function compareTaskSets(baseTasks: readonly TaskOutcomes[], trainedTasks
     intervalMethod: { name: 'paired-bootstrap-over-tasks', resamples, seed, level: 0.95 },
     metrics,
     counts,
-    costUsd: { base: baseSummary.costUsd, trained: trainedSummary.costUsd, delta: trainedSummary.costUsd.total - baseSummary.costUsd.total },
+    costUsd: {
+      base: baseSummary.costUsd,
+      trained: trainedSummary.costUsd,
+      delta: trainedSummary.costUsd.total - baseSummary.costUsd.total,
+    },
     byDomain,
-    ...(trainingDomains ? { byDistribution: compareGroups((t) => distributionOf(t.domain, trainingDomains)), trainingDomains: [...trainingDomains].sort() } : {}),
+    ...(trainingDomains
+      ? {
+          byDistribution: compareGroups((t) => distributionOf(t.domain, trainingDomains)),
+          trainingDomains: [...trainingDomains].sort(),
+        }
+      : {}),
     flips: { kk: flipped((t) => t.observedKK), coverage: flipped((t) => t.covered) },
     sharpening: describeSharpening(metrics, counts, k),
     base: baseSummary,
@@ -200,7 +268,11 @@ export function compareTaskSets(baseTasks: readonly TaskOutcomes[], trainedTasks
   };
 }
 
-export function compareResults(baseRows: readonly ResultRow[], trainedRows: readonly ResultRow[], options: CompareOptions = {}): Comparison {
+export function compareResults(
+  baseRows: readonly ResultRow[],
+  trainedRows: readonly ResultRow[],
+  options: CompareOptions = {},
+): Comparison {
   const [baseSource, trainedSource] = options.sources ?? ['base', 'trained'];
   return compareTaskSets(groupByTask(baseRows, baseSource), groupByTask(trainedRows, trainedSource), options);
 }

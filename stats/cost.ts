@@ -8,7 +8,9 @@ export type CostByRole = Record<Role, number>;
 /** US dollars for one role's tokens: uncached input, cached input and output, each at its price per million. */
 export function usageCost(usage: TokenUsage, price: { input: number; cachedInput: number; output: number }): number {
   const uncached = usage.inputTokens - usage.cachedInputTokens;
-  return (uncached * price.input + usage.cachedInputTokens * price.cachedInput + usage.outputTokens * price.output) / 1e6;
+  return (
+    (uncached * price.input + usage.cachedInputTokens * price.cachedInput + usage.outputTokens * price.output) / 1e6
+  );
 }
 
 /** One episode's cost per role, priced with the table's model for that role. */
@@ -31,7 +33,12 @@ export interface CostSummary {
 }
 
 /** Cost of a set of rows: from the price table when given, else the sum of the rows' own costUsd. */
-export function summarizeCost(rows: readonly ResultRow[], successes: number, dependableTasks: number, prices?: PriceTable): CostSummary {
+export function summarizeCost(
+  rows: readonly ResultRow[],
+  successes: number,
+  dependableTasks: number,
+  prices?: PriceTable,
+): CostSummary {
   let total: number;
   let byRole: CostByRole | null = null;
   if (prices) {
@@ -60,7 +67,9 @@ export function readPriceTable(file: string): PriceTable {
   }
   const parsed = PriceTable.safeParse(value);
   if (!parsed.success) {
-    throw new UserError(`${file}: not a price table: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(table)'}: ${i.message}`).join('; ')}`);
+    throw new UserError(
+      `${file}: not a price table: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(table)'}: ${i.message}`).join('; ')}`,
+    );
   }
   return parsed.data;
 }

@@ -3,7 +3,8 @@ import { inverseRegularizedIncompleteBeta, regularizedIncompleteBeta } from './i
 /** Jeffreys posterior of a success rate after c successes in n trials: Beta(c + 1/2, n − c + 1/2). */
 export function jeffreysPosterior(c: number, n: number): { a: number; b: number } {
   // c may be fractional (an effective count, see metrics.ts); the Beta distribution does not mind.
-  if (!Number.isFinite(c) || !Number.isFinite(n) || c < 0 || n < c) throw new RangeError(`Jeffreys posterior: need 0 <= c <= n, got c=${c}, n=${n}`);
+  if (!Number.isFinite(c) || !Number.isFinite(n) || c < 0 || n < c)
+    throw new RangeError(`Jeffreys posterior: need 0 <= c <= n, got c=${c}, n=${n}`);
   return { a: c + 0.5, b: n - c + 0.5 };
 }
 

@@ -106,11 +106,17 @@ export function resolveK(tasks: readonly TaskOutcomes[], k: number | undefined, 
   const measured = tasks.filter((t) => t.n > 0);
   if (measured.length === 0) throw new UserError(`${source}: no episode has an outcome (every row has an error)`);
   const resolved = k ?? Math.min(...measured.map((t) => t.n));
-  if (!Number.isInteger(resolved) || resolved < 1) throw new UserError(`${source}: k must be a positive integer, got ${resolved}`);
+  if (!Number.isInteger(resolved) || resolved < 1)
+    throw new UserError(`${source}: k must be a positive integer, got ${resolved}`);
   const short = measured.filter((t) => t.n < resolved);
   if (short.length > 0) {
-    const named = short.slice(0, 5).map((t) => `${JSON.stringify(t.taskId)} (n=${t.n})`).join(', ');
-    throw new UserError(`${source}: k=${resolved} exceeds the trials with an outcome of task ${named}${short.length > 5 ? ` and ${short.length - 5} more` : ''}`);
+    const named = short
+      .slice(0, 5)
+      .map((t) => `${JSON.stringify(t.taskId)} (n=${t.n})`)
+      .join(', ');
+    throw new UserError(
+      `${source}: k=${resolved} exceeds the trials with an outcome of task ${named}${short.length > 5 ? ` and ${short.length - 5} more` : ''}`,
+    );
   }
   return resolved;
 }
@@ -139,7 +145,12 @@ export function taskMetrics(task: TaskOutcomes, k: number): TaskMetrics {
  * The pass@1 interval is the Jeffreys interval for pass1·N successes in N attempts: for equal n it is exactly the
  * pooled-attempts interval. It takes the tasks as fixed and the attempts as random.
  */
-export function summarizeTasks(perTask: readonly TaskMetrics[], rows: readonly ResultRow[], k: number, prices?: PriceTable): SetMetrics {
+export function summarizeTasks(
+  perTask: readonly TaskMetrics[],
+  rows: readonly ResultRow[],
+  k: number,
+  prices?: PriceTable,
+): SetMetrics {
   const attempts = perTask.reduce((s, t) => s + t.n, 0);
   const successes = perTask.reduce((s, t) => s + t.c, 0);
   const kk = perTask.filter((t) => t.observedKK).length;
@@ -156,9 +167,16 @@ export function summarizeTasks(perTask: readonly TaskMetrics[], rows: readonly R
     passAtK: mean(perTask.map((t) => t.passAtK)),
     observedKK: { count: kk, fraction: kk / tasks },
     coverage: { count: covered, fraction: covered / tasks },
-    passHatK: { unbiased: mean(perTask.map((t) => t.passHatK.unbiased)), plugin: mean(perTask.map((t) => t.passHatK.plugin)) },
+    passHatK: {
+      unbiased: mean(perTask.map((t) => t.passHatK.unbiased)),
+      plugin: mean(perTask.map((t) => t.passHatK.plugin)),
+    },
     posteriorPassHatK: mean(perTask.map((t) => t.posteriorPassHatK)),
-    intervals: { pass1: jeffreysInterval(pass1 * attempts, attempts), observedKK: jeffreysInterval(kk, tasks), coverage: jeffreysInterval(covered, tasks) },
+    intervals: {
+      pass1: jeffreysInterval(pass1 * attempts, attempts),
+      observedKK: jeffreysInterval(kk, tasks),
+      coverage: jeffreysInterval(covered, tasks),
+    },
     costUsd: summarizeCost(rows, successes, kk, prices),
   };
 }
@@ -175,12 +193,22 @@ function groupBy<T>(items: readonly T[], keys: (item: T) => string[]): Map<strin
   return new Map([...groups].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
-function summarizeGroups(tasks: readonly TaskOutcomes[], keys: (t: TaskOutcomes) => string[], k: number, prices?: PriceTable): Record<string, SetMetrics> {
+function summarizeGroups(
+  tasks: readonly TaskOutcomes[],
+  keys: (t: TaskOutcomes) => string[],
+  k: number,
+  prices?: PriceTable,
+): Record<string, SetMetrics> {
   const out: Record<string, SetMetrics> = {};
   for (const [key, group] of groupBy(tasks, keys)) {
     const measured = group.filter((t) => t.n > 0);
     if (measured.length === 0) continue; // such a group shows up under excluded.tasksWithoutOutcome
-    out[key] = summarizeTasks(measured.map((t) => taskMetrics(t, k)), group.flatMap((t) => t.rows), k, prices);
+    out[key] = summarizeTasks(
+      measured.map((t) => taskMetrics(t, k)),
+      group.flatMap((t) => t.rows),
+      k,
+      prices,
+    );
   }
   return out;
 }
@@ -200,7 +228,12 @@ export function computeMetricsOfTasks(tasks: readonly TaskOutcomes[], options: M
     byDomain: summarizeGroups(tasks, (t) => [t.domain], k, options.prices),
     ...(options.trainingDomains
       ? {
-          byDistribution: summarizeGroups(tasks, (t) => [distributionOf(t.domain, options.trainingDomains!)], k, options.prices),
+          byDistribution: summarizeGroups(
+            tasks,
+            (t) => [distributionOf(t.domain, options.trainingDomains!)],
+            k,
+            options.prices,
+          ),
           trainingDomains: [...options.trainingDomains].sort(),
         }
       : {}),

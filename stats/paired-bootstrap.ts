@@ -19,7 +19,10 @@ export interface BootstrapOptions {
  * Percentile intervals for the mean of each row of `differences` (one row per metric, one column per task):
  * tasks are resampled with replacement, the same draw for every metric, so correlated metrics stay paired.
  */
-export function pairedBootstrapIntervals(differences: ReadonlyArray<readonly number[]>, options: BootstrapOptions): Array<[number, number]> {
+export function pairedBootstrapIntervals(
+  differences: ReadonlyArray<readonly number[]>,
+  options: BootstrapOptions,
+): Array<[number, number]> {
   const tasks = differences[0]?.length ?? 0;
   if (tasks === 0) return differences.map(() => [0, 0]);
   const random = seededRandom(options.seed);

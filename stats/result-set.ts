@@ -33,7 +33,9 @@ export function parseResultRows(text: string, source: string): ResultRow[] {
     }
     const parsed = ResultRow.safeParse(value);
     if (!parsed.success) {
-      const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(row)'}: ${issue.message}`).join('; ');
+      const issues = parsed.error.issues
+        .map((issue) => `${issue.path.join('.') || '(row)'}: ${issue.message}`)
+        .join('; ');
       throw new UserError(`${source}:${i + 1}: not a result row: ${issues}`);
     }
     rows.push(parsed.data);
@@ -52,7 +54,8 @@ export function readResultRows(file: string): ResultRow[] {
   return parseResultRows(text, file);
 }
 
-const sameTags = (a: readonly string[], b: readonly string[]) => a.length === b.length && [...a].sort().join('\u0000') === [...b].sort().join('\u0000');
+const sameTags = (a: readonly string[], b: readonly string[]) =>
+  a.length === b.length && [...a].sort().join('\u0000') === [...b].sort().join('\u0000');
 
 /**
  * Group rows by task, sorted by task id. A task whose rows disagree on domain, split or tags, or that has two rows
@@ -71,10 +74,18 @@ export function groupByTask(rows: readonly ResultRow[], source = 'results'): Tas
     const first = taskRows[0]!;
     for (let i = 0; i < taskRows.length; i++) {
       const row = taskRows[i]!;
-      if (i > 0 && row.trial === taskRows[i - 1]!.trial) throw new UserError(`${source}: task ${JSON.stringify(taskId)} has two rows for trial ${row.trial}`);
-      if (row.domain !== first.domain) throw new UserError(`${source}: task ${JSON.stringify(taskId)} has rows in domains ${first.domain} and ${row.domain}`);
-      if (row.split !== first.split) throw new UserError(`${source}: task ${JSON.stringify(taskId)} has rows in splits ${first.split} and ${row.split}`);
-      if (!sameTags(row.tags, first.tags)) throw new UserError(`${source}: task ${JSON.stringify(taskId)} has rows with different tags`);
+      if (i > 0 && row.trial === taskRows[i - 1]!.trial)
+        throw new UserError(`${source}: task ${JSON.stringify(taskId)} has two rows for trial ${row.trial}`);
+      if (row.domain !== first.domain)
+        throw new UserError(
+          `${source}: task ${JSON.stringify(taskId)} has rows in domains ${first.domain} and ${row.domain}`,
+        );
+      if (row.split !== first.split)
+        throw new UserError(
+          `${source}: task ${JSON.stringify(taskId)} has rows in splits ${first.split} and ${row.split}`,
+        );
+      if (!sameTags(row.tags, first.tags))
+        throw new UserError(`${source}: task ${JSON.stringify(taskId)} has rows with different tags`);
     }
     const valid = taskRows.filter((r) => r.error === null);
     const outcomes = valid.map((r) => r.reward);
@@ -86,7 +97,10 @@ export function groupByTask(rows: readonly ResultRow[], source = 'results'): Tas
       outcomes,
       n: outcomes.length,
       c: outcomes.reduce<number>((sum, r) => sum + r, 0),
-      errors: { infra: taskRows.filter((r) => r.error === 'infra').length, grader: taskRows.filter((r) => r.error === 'grader').length },
+      errors: {
+        infra: taskRows.filter((r) => r.error === 'infra').length,
+        grader: taskRows.filter((r) => r.error === 'grader').length,
+      },
       rows: taskRows,
     });
   }

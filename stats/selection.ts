@@ -25,7 +25,11 @@ export function stratumOf(task: { domain: string; tags: readonly string[] }): st
  * Largest-remainder allocation of `max` slots over strata in proportion to their sizes; ties on the remainder go
  * to the stratum whose seeded hash is smaller, so the result depends only on the seed and the strata.
  */
-export function allocateProportionally(sizes: ReadonlyMap<string, number>, max: number, seed: number): Map<string, number> {
+export function allocateProportionally(
+  sizes: ReadonlyMap<string, number>,
+  max: number,
+  seed: number,
+): Map<string, number> {
   const total = [...sizes.values()].reduce((s, v) => s + v, 0);
   const quotas = new Map<string, number>();
   if (total <= max) {
@@ -49,13 +53,19 @@ export function allocateProportionally(sizes: ReadonlyMap<string, number>, max: 
 }
 
 /** Seeded, stratified sample of at most `max` task ids: each stratum is shuffled with its own sub-seed. */
-export function stratifiedSample(tasks: readonly { taskId: string; domain: string; tags: readonly string[] }[], max: number, seed: number): Set<string> {
+export function stratifiedSample(
+  tasks: readonly { taskId: string; domain: string; tags: readonly string[] }[],
+  max: number,
+  seed: number,
+): Set<string> {
   const strata = new Map<string, string[]>();
   for (const t of tasks) {
     const key = stratumOf(t);
     strata.set(key, [...(strata.get(key) ?? []), t.taskId]);
   }
-  const sizes = new Map([...strata].sort(([a], [b]) => (a < b ? -1 : 1)).map(([key, ids]) => [key, ids.length] as const));
+  const sizes = new Map(
+    [...strata].sort(([a], [b]) => (a < b ? -1 : 1)).map(([key, ids]) => [key, ids.length] as const),
+  );
   const quotas = allocateProportionally(sizes, max, seed);
   const chosen = new Set<string>();
   for (const [key, ids] of strata) {
@@ -71,8 +81,11 @@ export function selectPool(probe: readonly TaskOutcomes[], options: SelectionOpt
   const keep = [...(options.keep ?? defaultKeep(edges))].sort((a, b) => a - b);
   const seed = options.seed ?? 0;
   const max = options.max ?? null;
-  for (const bin of keep) if (!Number.isInteger(bin) || bin < 0 || bin >= binCount(edges)) throw new UserError(`selection: kept bin ${bin} is not one of 0..${binCount(edges) - 1}`);
-  if (max !== null && (!Number.isInteger(max) || max < 0)) throw new UserError(`selection: max must be a non-negative integer, got ${max}`);
+  for (const bin of keep)
+    if (!Number.isInteger(bin) || bin < 0 || bin >= binCount(edges))
+      throw new UserError(`selection: kept bin ${bin} is not one of 0..${binCount(edges) - 1}`);
+  if (max !== null && (!Number.isInteger(max) || max < 0))
+    throw new UserError(`selection: max must be a non-negative integer, got ${max}`);
   const reference = options.reference ? new Map(options.reference.map((t) => [t.taskId, t])) : null;
 
   const records: PoolRecord[] = probe.map((task) => {
@@ -85,7 +98,16 @@ export function selectPool(probe: readonly TaskOutcomes[], options: SelectionOpt
       if (!ref) reason = 'absent-from-reference';
       else if (ref.c === 0) reason = 'unsolved-by-reference';
     }
-    return { taskId: task.taskId, domain: task.domain, tags: task.tags, k: task.c, n: task.n, ...estimate, kept: reason === 'kept', reason };
+    return {
+      taskId: task.taskId,
+      domain: task.domain,
+      tags: task.tags,
+      k: task.c,
+      n: task.n,
+      ...estimate,
+      kept: reason === 'kept',
+      reason,
+    };
   });
 
   if (max !== null) {

@@ -60,6 +60,7 @@ export class LocalArtifactStore implements ArtifactStore {
 /** The local path of a file:// URI or a plain path. */
 export function localPathOf(uri: string): string {
   if (uri.startsWith('file://')) return fileURLToPath(uri);
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(uri)) throw new UserError(`artifact store: cannot read ${uri} (only file:// URIs and paths are supported)`);
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(uri))
+    throw new UserError(`artifact store: cannot read ${uri} (only file:// URIs and paths are supported)`);
   return path.resolve(uri);
 }

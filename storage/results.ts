@@ -18,7 +18,17 @@ export async function storeResultRows(pool: pg.Pool, { resultSet, rows }: StoreR
   const values: unknown[] = [];
   const tuples = rows.map(({ episodeId, row }, i) => {
     const clean = ResultRow.parse(pickResultRow(row));
-    values.push(resultSet, episodeId, clean.campaignId ?? null, clean.taskId, clean.trial, clean.step ?? null, clean.reward, clean.error, JSON.stringify(clean));
+    values.push(
+      resultSet,
+      episodeId,
+      clean.campaignId ?? null,
+      clean.taskId,
+      clean.trial,
+      clean.step ?? null,
+      clean.reward,
+      clean.error,
+      JSON.stringify(clean),
+    );
     const o = i * 9;
     return `($${o + 1}, $${o + 2}, $${o + 3}, $${o + 4}, $${o + 5}, $${o + 6}, $${o + 7}, $${o + 8}, $${o + 9})`;
   });
@@ -33,7 +43,10 @@ export async function storeResultRows(pool: pg.Pool, { resultSet, rows }: StoreR
 }
 
 export async function readResultSet(pool: pg.Pool, resultSet: string): Promise<ResultRow[]> {
-  const res = await pool.query<{ row: ResultRow }>('SELECT row FROM campaign_result_rows WHERE result_set = $1 ORDER BY task_id, trial', [resultSet]);
+  const res = await pool.query<{ row: ResultRow }>(
+    'SELECT row FROM campaign_result_rows WHERE result_set = $1 ORDER BY task_id, trial',
+    [resultSet],
+  );
   return res.rows.map((r) => ResultRow.parse(r.row));
 }
 

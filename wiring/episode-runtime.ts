@@ -10,7 +10,13 @@ import type { EpisodeRuntime } from '../runtime/episode/runtime.js';
 import { controlPool, defaultArtifactStore } from './stores.js';
 
 /** Everything an episode worker (or `finalstate run`) needs, wired from the stack config. */
-export async function createEpisodeRuntime(config: LoadedConfig, options: { backend?: BackendOptions; prices?: ModelPrices; controlConnections?: number } & Pick<EpisodeRunnerDeps, 'policyFor' | 'keepEpisodeDatabases'> = {}): Promise<EpisodeRuntime> {
+export async function createEpisodeRuntime(
+  config: LoadedConfig,
+  options: { backend?: BackendOptions; prices?: ModelPrices; controlConnections?: number } & Pick<
+    EpisodeRunnerDeps,
+    'policyFor' | 'keepEpisodeDatabases'
+  > = {},
+): Promise<EpisodeRuntime> {
   const registry = await defaultRegistry({ config });
   const backend = new EnvironmentBackend(config, registry, options.backend);
   const control = controlPool(config, options.controlConnections ?? 4);

@@ -6,8 +6,14 @@ import { loadConfig } from '../infra/config.js';
 import { type LoadedConfig } from '../schemas/config.js';
 
 /** The external packs to load: the config file's `domains` (relative to the file), then FINALSTATE_DOMAIN_MODULES (relative to the working directory). */
-export function packSources(config: Pick<LoadedConfig, 'domains' | 'configDir'>, env: NodeJS.ProcessEnv = process.env): PackSource[] {
-  const fromEnv = (env.FINALSTATE_DOMAIN_MODULES ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+export function packSources(
+  config: Pick<LoadedConfig, 'domains' | 'configDir'>,
+  env: NodeJS.ProcessEnv = process.env,
+): PackSource[] {
+  const fromEnv = (env.FINALSTATE_DOMAIN_MODULES ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   return [
     ...config.domains.map((specifier) => ({ specifier, base: config.configDir, origin: 'config domains' })),
     ...fromEnv.map((specifier) => ({ specifier, base: process.cwd(), origin: 'FINALSTATE_DOMAIN_MODULES' })),
@@ -18,7 +24,9 @@ export function packSources(config: Pick<LoadedConfig, 'domains' | 'configDir'>,
  * The registry of built-in packs plus the external ones (`packSources`), so every process (CLI, episode worker, a
  * `tasks serve-mcp` subprocess) that reads the same configuration and environment serves the same packs.
  */
-export async function defaultRegistry(options: { config?: Pick<LoadedConfig, 'domains' | 'configDir'>; env?: NodeJS.ProcessEnv } = {}): Promise<DomainRegistry> {
+export async function defaultRegistry(
+  options: { config?: Pick<LoadedConfig, 'domains' | 'configDir'>; env?: NodeJS.ProcessEnv } = {},
+): Promise<DomainRegistry> {
   const env = options.env ?? process.env;
   const config = options.config ?? loadConfig({ env });
   const registry = new DomainRegistry();

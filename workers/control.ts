@@ -41,7 +41,10 @@ export function runWorker(worker: Worker, cleanup: () => Promise<void>): Running
 }
 
 /** The control worker: every workflow and the light activities (task lists, result rows, selection, batches, publishing). */
-export async function startControlWorker(config: LoadedConfig, options: ControlWorkerOptions = {}): Promise<RunningWorker> {
+export async function startControlWorker(
+  config: LoadedConfig,
+  options: ControlWorkerOptions = {},
+): Promise<RunningWorker> {
   installWorkerRuntime();
   const pool = controlPool(config, 4);
   await migrate(pool);
@@ -51,7 +54,12 @@ export async function startControlWorker(config: LoadedConfig, options: ControlW
     namespace: config.temporal.namespace,
     taskQueue: options.taskQueue ?? config.taskQueues.control,
     ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath }),
-    activities: createActivities({ pool, artifacts: defaultArtifactStore(config), catalog: manifestTaskCatalog, ...options.deps }),
+    activities: createActivities({
+      pool,
+      artifacts: defaultArtifactStore(config),
+      catalog: manifestTaskCatalog,
+      ...options.deps,
+    }),
     shutdownGraceTime: '30 seconds',
   });
   return runWorker(worker, async () => {

@@ -41,7 +41,9 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   const config = loadConfig();
   const runtime = await createEpisodeRuntime(config);
   const running = await startEpisodeWorker(config, { runner: runtime.runner });
-  console.log(`episode worker polling ${running.worker.options.taskQueue} (${running.worker.options.maxConcurrentActivityTaskExecutions} at once)`);
+  console.log(
+    `episode worker polling ${running.worker.options.taskQueue} (${running.worker.options.maxConcurrentActivityTaskExecutions} at once)`,
+  );
   await running.done;
   await runtime.close();
 }

@@ -20,7 +20,10 @@ export class EpisodeAuditTrail {
     if (attempt.kind === 'outcome' && attempt.outcome.reward === 1) this.passed += 1;
     else {
       this.failed += 1;
-      const line = attempt.kind === 'outcome' ? (attempt.outcome.summary ?? `${label} · reward 0 · ${attempt.outcome.finishReason}`) : `${label} · ${attempt.kind}: ${attempt.message}`;
+      const line =
+        attempt.kind === 'outcome'
+          ? (attempt.outcome.summary ?? `${label} · reward 0 · ${attempt.outcome.finishReason}`)
+          : `${label} · ${attempt.kind}: ${attempt.message}`;
       this.failures.push(line);
       if (this.failures.length > KEEP) this.failures.shift();
     }
@@ -31,12 +34,20 @@ export class EpisodeAuditTrail {
     const p = this.progress;
     const head = `**${p.done}/${p.planned} episodes done** (${p.inFlight} in flight) · ${this.passed} passed · ${this.failed} failed · ${p.infraFailed} infrastructure failures`;
     if (this.failures.length === 0) return head;
-    return [head, '', `Latest failures (\`finalstate episode list --reward 0\`):`, ...this.failures.map((f) => `- ${f.replace(/([*_`])/g, '\\$1')}`)].join('\n');
+    return [
+      head,
+      '',
+      `Latest failures (\`finalstate episode list --reward 0\`):`,
+      ...this.failures.map((f) => `- ${f.replace(/([*_`])/g, '\\$1')}`),
+    ].join('\n');
   }
 }
 
 /** The summary of a storeResultRows activity: what the stored rows say, so the timeline shows results, not only calls. */
-export function storedRowsSummary(rows: ReadonlyArray<{ row: Pick<ResultRow, 'reward' | 'error'> }>, context?: string): string {
+export function storedRowsSummary(
+  rows: ReadonlyArray<{ row: Pick<ResultRow, 'reward' | 'error'> }>,
+  context?: string,
+): string {
   const infra = rows.filter((r) => r.row.error !== null).length;
   const passed = rows.filter((r) => r.row.error === null && r.row.reward === 1).length;
   const parts = [`${rows.length} rows`, `${passed} passed`, `${rows.length - passed - infra} failed`];

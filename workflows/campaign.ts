@@ -123,8 +123,10 @@ export async function campaign(input: CampaignInput): Promise<CampaignResult> {
     {
       validator: (maxSteps: number) => {
         const started = stepsStarted();
-        if (!Number.isInteger(maxSteps) || maxSteps < 1) throw new Error(`setMaxSteps: ${maxSteps} is not a positive integer`);
-        if (maxSteps < started) throw new Error(`setMaxSteps: ${maxSteps} is below the ${started} steps already started`);
+        if (!Number.isInteger(maxSteps) || maxSteps < 1)
+          throw new Error(`setMaxSteps: ${maxSteps} is not a positive integer`);
+        if (maxSteps < started)
+          throw new Error(`setMaxSteps: ${maxSteps} is below the ${started} steps already started`);
         if (finishing) throw new Error(`setMaxSteps: the campaign has finished training (phase ${state.phase})`);
       },
     },
@@ -138,19 +140,34 @@ export async function campaign(input: CampaignInput): Promise<CampaignResult> {
     },
     {
       validator: (step: number) => {
-        if (!state.failedStep) throw new Error(`replayStep: no step has failed (the campaign is in phase ${state.phase})`);
-        if (state.failedStep.step !== step) throw new Error(`replayStep: step ${state.failedStep.step} failed, not step ${step}`);
+        if (!state.failedStep)
+          throw new Error(`replayStep: no step has failed (the campaign is in phase ${state.phase})`);
+        if (state.failedStep.step !== step)
+          throw new Error(`replayStep: step ${state.failedStep.step} failed, not step ${step}`);
       },
     },
   );
 
-  upsertSearchAttributes([{ key: CampaignIdKey, value: id }, { key: StepKey, value: state.step }]);
+  upsertSearchAttributes([
+    { key: CampaignIdKey, value: id },
+    { key: StepKey, value: state.step },
+  ]);
 
   const settings = (policy: PolicyRef) => episodeSettings(config, policy);
-  const childSearchAttributes = (step: number, split: 'train' | 'eval') => [{ key: CampaignIdKey, value: id }, { key: StepKey, value: step }, { key: SplitKey, value: split }];
+  const childSearchAttributes = (step: number, split: 'train' | 'eval') => [
+    { key: CampaignIdKey, value: id },
+    { key: StepKey, value: step },
+    { key: SplitKey, value: split },
+  ];
   /** The child's line in the Temporal UI, and where its episodes are read. */
   /** A task set's last two path segments ("tasks/rl-pool"): enough to recognise it in a one-line summary. */
-  const shortPath = (p: string) => p.replace(/^file:\/\//, '').split('/').filter(Boolean).slice(-2).join('/');
+  const shortPath = (p: string) =>
+    p
+      .replace(/^file:\/\//, '')
+      .split('/')
+      .filter(Boolean)
+      .slice(-2)
+      .join('/');
   const childMetadata = (summary: string, step: number) => ({
     staticSummary: summary,
     staticDetails: `Campaign \`${id}\`. Episodes: \`finalstate episode list --campaign ${id} --step ${step}\`; one episode: \`finalstate episode show ID\`.`,
@@ -163,16 +180,29 @@ export async function campaign(input: CampaignInput): Promise<CampaignResult> {
       currentChild = null;
     }
   };
-  const tracker = proxyActivities<TrackingActivities>({ taskQueue: config.taskQueues.gpu, startToCloseTimeout: '2 minutes', retry: { maximumAttempts: 3, initialInterval: '2 seconds' } });
+  const tracker = proxyActivities<TrackingActivities>({
+    taskQueue: config.taskQueues.gpu,
+    startToCloseTimeout: '2 minutes',
+    retry: { maximumAttempts: 3, initialInterval: '2 seconds' },
+  });
   /** Metrics to TensorBoard / W&B (Python, on the gpu worker); a tracker that fails costs a warning, never the campaign. */
   const track = async (step: number, scalars: Record<string, number>) => {
     const tracking = config.tracking;
     if (!tracking || (tracking.tensorboard === false && !tracking.wandb)) return;
     try {
-      const to = [...(tracking.tensorboard !== false ? ['TensorBoard'] : []), ...(tracking.wandb ? [`W&B (${tracking.wandb.mode})`] : [])].join(' + ');
-      await tracker.logMetrics.executeWithOptions({ summary: `step ${step}: ${Object.keys(scalars).length} scalars to ${to}` }, [{ campaignId: id, step, scalars, tracking }]);
+      const to = [
+        ...(tracking.tensorboard !== false ? ['TensorBoard'] : []),
+        ...(tracking.wandb ? [`W&B (${tracking.wandb.mode})`] : []),
+      ].join(' + ');
+      await tracker.logMetrics.executeWithOptions(
+        { summary: `step ${step}: ${Object.keys(scalars).length} scalars to ${to}` },
+        [{ campaignId: id, step, scalars, tracking }],
+      );
     } catch (err) {
-      log.warn('logMetrics failed; the campaign goes on without these metrics in the trackers', { step, error: (err as Error).message });
+      log.warn('logMetrics failed; the campaign goes on without these metrics in the trackers', {
+        step,
+        error: (err as Error).message,
+      });
     }
   };
   const waitWhilePaused = () => condition(() => !state.paused || state.stopAfterStep !== null);
@@ -184,15 +214,44 @@ export async function campaign(input: CampaignInput): Promise<CampaignResult> {
       executeChild(evaluation, {
         workflowId,
         typedSearchAttributes: childSearchAttributes(step, config.tasks.eval.split),
-        ...childMetadata(`evaluate ${step === 0 ? 'the base policy' : `the step-${step} policy`} · ${shortPath(config.tasks.eval.taskSet)} (${config.tasks.eval.split}) × k ${config.evaluation.k}`, step),
-        args: [{ campaignId: id, resultSet: workflowId, step, source: config.tasks.eval, k: config.evaluation.k, window: config.evaluation.window, episodesPerRun: config.episodesPerChildRun, ...(state.trainingDomains ? { trainingDomains: state.trainingDomains } : {}), settings: settings(policyAt(config.policy, state.policyVersion)) }],
+        ...childMetadata(
+          `evaluate ${step === 0 ? 'the base policy' : `the step-${step} policy`} · ${shortPath(config.tasks.eval.taskSet)} (${config.tasks.eval.split}) × k ${config.evaluation.k}`,
+          step,
+        ),
+        args: [
+          {
+            campaignId: id,
+            resultSet: workflowId,
+            step,
+            source: config.tasks.eval,
+            k: config.evaluation.k,
+            window: config.evaluation.window,
+            episodesPerRun: config.episodesPerChildRun,
+            ...(state.trainingDomains ? { trainingDomains: state.trainingDomains } : {}),
+            settings: settings(policyAt(config.policy, state.policyVersion)),
+          },
+        ],
       }),
     );
-    state.episodes = { done: state.episodes.done + result.episodes.done, infraFailed: state.episodes.infraFailed + result.episodes.infraFailed };
+    state.episodes = {
+      done: state.episodes.done + result.episodes.done,
+      infraFailed: state.episodes.infraFailed + result.episodes.infraFailed,
+    };
     state.costUsd += result.costUsd;
-    state.evalPoints.push({ step, pass1: result.metrics.pass1, interval: [result.metrics.pass1Low, result.metrics.pass1High], label: step === 0 ? 'base' : `step ${step}` });
+    state.evalPoints.push({
+      step,
+      pass1: result.metrics.pass1,
+      interval: [result.metrics.pass1Low, result.metrics.pass1High],
+      label: step === 0 ? 'base' : `step ${step}`,
+    });
     state.evalResultSets.push({ step, resultSet: result.resultSet });
-    state.lastMetrics = { step, pass1: result.metrics.pass1, passAtK: result.metrics.passAtK, passedKK: result.metrics.passedKK, tasks: result.metrics.tasks };
+    state.lastMetrics = {
+      step,
+      pass1: result.metrics.pass1,
+      passAtK: result.metrics.passAtK,
+      passedKK: result.metrics.passedKK,
+      tasks: result.metrics.tasks,
+    };
     await track(step, evaluationScalars(result, (Date.now() - started) / 1000));
   };
 
@@ -203,17 +262,41 @@ export async function campaign(input: CampaignInput): Promise<CampaignResult> {
       executeChild(probe, {
         workflowId,
         typedSearchAttributes: childSearchAttributes(0, config.tasks.train.split),
-        ...childMetadata(`probe the base policy · ${shortPath(config.tasks.train.taskSet)} (${config.tasks.train.split}) · ${config.probing.adaptive ? `${config.probing.n} to ${config.probing.nMax} episodes per task, adaptive` : `${config.probing.n} episodes per task`}`, 0),
-        args: [{ campaignId: id, resultSet: workflowId, source: config.tasks.train, n: config.probing.n, nMax: config.probing.nMax, adaptive: config.probing.adaptive, threshold: config.probing.threshold, edges: config.selection.edges, window: config.probing.window, episodesPerRun: config.episodesPerChildRun, settings: settings(config.policy) }],
+        ...childMetadata(
+          `probe the base policy · ${shortPath(config.tasks.train.taskSet)} (${config.tasks.train.split}) · ${config.probing.adaptive ? `${config.probing.n} to ${config.probing.nMax} episodes per task, adaptive` : `${config.probing.n} episodes per task`}`,
+          0,
+        ),
+        args: [
+          {
+            campaignId: id,
+            resultSet: workflowId,
+            source: config.tasks.train,
+            n: config.probing.n,
+            nMax: config.probing.nMax,
+            adaptive: config.probing.adaptive,
+            threshold: config.probing.threshold,
+            edges: config.selection.edges,
+            window: config.probing.window,
+            episodesPerRun: config.episodesPerChildRun,
+            settings: settings(config.policy),
+          },
+        ],
       }),
     );
     state.probeResultSet = result.resultSet;
-    state.episodes = { done: state.episodes.done + result.episodes.done, infraFailed: state.episodes.infraFailed + result.episodes.infraFailed };
+    state.episodes = {
+      done: state.episodes.done + result.episodes.done,
+      infraFailed: state.episodes.infraFailed + result.episodes.infraFailed,
+    };
     state.costUsd += result.costUsd;
     state.phase = 'select';
   }
   if (state.phase === 'select') {
-    const frozen = await freezePool({ campaignId: id, probeResultSet: state.probeResultSet!, selection: config.selection });
+    const frozen = await freezePool({
+      campaignId: id,
+      probeResultSet: state.probeResultSet!,
+      selection: config.selection,
+    });
     state.pool = frozen.pool;
     state.poolUri = frozen.poolUri;
     state.trainingDomains = config.tasks.train.domains ? [...config.tasks.train.domains].sort() : frozen.domains;
@@ -249,14 +332,23 @@ export async function campaign(input: CampaignInput): Promise<CampaignResult> {
         executeChild(grpoStep, {
           workflowId,
           typedSearchAttributes: childSearchAttributes(step, config.tasks.train.split),
-          ...childMetadata(`GRPO step ${step}/${state.maxSteps} · ${config.groupsPerStep} groups × ${config.rolloutsPerGroup} rollouts from a pool of ${state.pool?.length ?? 0} tasks`, step),
+          ...childMetadata(
+            `GRPO step ${step}/${state.maxSteps} · ${config.groupsPerStep} groups × ${config.rolloutsPerGroup} rollouts from a pool of ${state.pool?.length ?? 0} tasks`,
+            step,
+          ),
           args: [grpoStepInput(config, state, step)],
         }),
       );
     } catch (err) {
       if (!(err instanceof ChildWorkflowFailure)) throw err;
       const cause = err.cause;
-      state.failedStep = { step, message: cause instanceof ApplicationFailure ? `${cause.type ?? 'Error'}: ${cause.message}` : (cause?.message ?? err.message) };
+      state.failedStep = {
+        step,
+        message:
+          cause instanceof ApplicationFailure
+            ? `${cause.type ?? 'Error'}: ${cause.message}`
+            : (cause?.message ?? err.message),
+      };
       state.phase = 'step-failed';
       continue;
     } finally {
@@ -268,7 +360,10 @@ export async function campaign(input: CampaignInput): Promise<CampaignResult> {
     state.steps.push(result.summary);
     state.policyVersion = result.policyVersion;
     state.checkpointUri = result.checkpointUri;
-    state.episodes = { done: state.episodes.done + result.episodes.done, infraFailed: state.episodes.infraFailed + result.episodes.infraFailed };
+    state.episodes = {
+      done: state.episodes.done + result.episodes.done,
+      infraFailed: state.episodes.infraFailed + result.episodes.infraFailed,
+    };
     state.costUsd += result.costUsd;
     upsertSearchAttributes([{ key: StepKey, value: step }]);
     await track(step, stepScalars(result.summary, result.costUsd));

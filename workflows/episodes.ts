@@ -38,7 +38,12 @@ export function episodeRequest(settings: EpisodeSettings, at: EpisodeCoordinates
  * of it is the outcome's own `summary` line, in the activity's result (and in the workflow's current details).
  */
 export function scheduledSummary(request: EpisodeRequest): string {
-  const where = request.step === undefined ? [] : request.group !== undefined ? [`step ${request.step} g${request.group}`] : [`step ${request.step}`];
+  const where =
+    request.step === undefined
+      ? []
+      : request.group !== undefined
+        ? [`step ${request.step} g${request.group}`]
+        : [`step ${request.step}`];
   return [`${request.taskId} t${request.trial}`, ...where, request.episodeId].join(' · ');
 }
 
@@ -46,7 +51,11 @@ export function scheduledSummary(request: EpisodeRequest): string {
  * Run one episode activity on the episodes queue with a readable activity id. Retries (with backoff) happen inside
  * Temporal; what comes back here is the outcome, or why there is none.
  */
-export async function runEpisode(settings: EpisodeSettings, activityId: string, request: EpisodeRequest): Promise<EpisodeAttempt> {
+export async function runEpisode(
+  settings: EpisodeSettings,
+  activityId: string,
+  request: EpisodeRequest,
+): Promise<EpisodeAttempt> {
   const { retry } = settings;
   const { runEpisode: run } = proxyActivities<EpisodeActivities>({
     taskQueue: settings.queues.episodes,
@@ -68,7 +77,8 @@ export async function runEpisode(settings: EpisodeSettings, activityId: string, 
     if (isCancellation(err)) throw err; // the caller cancelled it (a surplus group): not an infrastructure failure
     if (err instanceof ActivityFailure) {
       const cause = err.cause;
-      if (cause instanceof ApplicationFailure && cause.type === FailureType.malformedTask) return { kind: 'malformed', message: cause.message };
+      if (cause instanceof ApplicationFailure && cause.type === FailureType.malformedTask)
+        return { kind: 'malformed', message: cause.message };
       return { kind: 'infra', message: cause?.message ?? err.message };
     }
     throw err;

@@ -1,4 +1,11 @@
-import { allHandlersFinished, condition, continueAsNew, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import {
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  proxyActivities,
+  setHandler,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
 import type { ControlActivities } from '../activities/index.js';
 import type { ChildProgress } from '../schemas/campaign.js';
 import type { EvaluationInput, EvaluationResult, TaskInfo } from '../schemas/pipeline.js';
@@ -6,10 +13,17 @@ import { progressQuery } from './definitions.js';
 import { taskSearchAttributes } from './search-attributes.js';
 import { sweep, type SweepCarry, type SweepPlanner } from './sweep.js';
 
-const { listTasks, evaluationMetrics } = proxyActivities<ControlActivities>({ startToCloseTimeout: '5 minutes', retry: { maximumAttempts: 5 } });
+const { listTasks, evaluationMetrics } = proxyActivities<ControlActivities>({
+  startToCloseTimeout: '5 minutes',
+  retry: { maximumAttempts: 5 },
+});
 
 /** Every task k times, trial by trial (all tasks' trial 0 first), so a partial evaluation covers every task. */
-export function fixedTrialsPlanner(tasks: readonly TaskInfo[], k: number, start = 0): SweepPlanner & { position(): number } {
+export function fixedTrialsPlanner(
+  tasks: readonly TaskInfo[],
+  k: number,
+  start = 0,
+): SweepPlanner & { position(): number } {
   let index = start;
   // Episodes of earlier runs (continueAsNew) count as settled: they all were before the run renewed its history.
   let settled = start;
@@ -42,7 +56,13 @@ export interface EvaluationCarry extends SweepCarry {
  */
 export async function evaluation(input: EvaluationInput & { carried?: EvaluationCarry }): Promise<EvaluationResult> {
   const { carried, ...rest } = input;
-  const progress: ChildProgress = carried?.progress ?? { kind: 'evaluation', planned: 0, done: 0, inFlight: 0, infraFailed: 0 };
+  const progress: ChildProgress = carried?.progress ?? {
+    kind: 'evaluation',
+    planned: 0,
+    done: 0,
+    inFlight: 0,
+    infraFailed: 0,
+  };
   setHandler(progressQuery, () => progress);
   const tasks = carried?.tasks ?? (await listTasks(input.source));
   const attributes = taskSearchAttributes(tasks);
@@ -62,8 +82,31 @@ export async function evaluation(input: EvaluationInput & { carried?: Evaluation
   });
   if (result.unfinished) {
     await condition(allHandlersFinished);
-    await continueAsNew<typeof evaluation>({ ...rest, carried: { tasks, position: planner.position(), progress: result.progress, malformed: result.malformed, costUsd: result.costUsd } });
+    await continueAsNew<typeof evaluation>({
+      ...rest,
+      carried: {
+        tasks,
+        position: planner.position(),
+        progress: result.progress,
+        malformed: result.malformed,
+        costUsd: result.costUsd,
+      },
+    });
   }
-  const { metrics, metricsUri } = await evaluationMetrics({ resultSet: input.resultSet, k: input.k, key: `${input.resultSet}/metrics.json`, ...(input.trainingDomains ? { trainingDomains: input.trainingDomains } : {}) });
-  return { resultSet: input.resultSet, step: input.step, k: input.k, episodes: result.episodes, malformed: result.malformed, metrics, metricsUri, costUsd: result.costUsd };
+  const { metrics, metricsUri } = await evaluationMetrics({
+    resultSet: input.resultSet,
+    k: input.k,
+    key: `${input.resultSet}/metrics.json`,
+    ...(input.trainingDomains ? { trainingDomains: input.trainingDomains } : {}),
+  });
+  return {
+    resultSet: input.resultSet,
+    step: input.step,
+    k: input.k,
+    episodes: result.episodes,
+    malformed: result.malformed,
+    metrics,
+    metricsUri,
+    costUsd: result.costUsd,
+  };
 }

@@ -23,10 +23,7 @@ export interface ScoredGroup {
 }
 
 /** A group's fate once all its episodes are back. */
-export type GroupFate =
-  | { kind: 'scored'; scored: ScoredGroup }
-  | { kind: 'infra' }
-  | { kind: 'malformed' };
+export type GroupFate = { kind: 'scored'; scored: ScoredGroup } | { kind: 'infra' } | { kind: 'malformed' };
 
 export function fateOf(group: number, taskId: string, attempts: readonly EpisodeAttempt[]): GroupFate {
   if (attempts.some((a) => a.kind === 'malformed')) return { kind: 'malformed' };
@@ -78,11 +75,26 @@ interface InFlight {
  * usable groups in draw order are complete the rest are cancelled. The batch is chosen in draw order, never in
  * completion order (which would favour short episodes), so a replay picks the same groups.
  */
-export async function collectGroups(input: GrpoStepInput, resultSet: string, progress: ChildProgress, audit?: EpisodeAuditTrail): Promise<CollectedGroups> {
+export async function collectGroups(
+  input: GrpoStepInput,
+  resultSet: string,
+  progress: ChildProgress,
+  audit?: EpisodeAuditTrail,
+): Promise<CollectedGroups> {
   const { settings, step, campaignId } = input;
   const target = input.groups;
   const width = target + (input.extraGroupsInFlight ?? 0);
-  const counts = { informative: 0, zeroVariance: 0, infraGroups: 0, replacements: 0, refills: 0, cancelled: 0, scoredEpisodes: 0, rewardSum: 0, costUsd: 0 };
+  const counts = {
+    informative: 0,
+    zeroVariance: 0,
+    infraGroups: 0,
+    replacements: 0,
+    refills: 0,
+    cancelled: 0,
+    scoredEpisodes: 0,
+    rewardSum: 0,
+    costUsd: 0,
+  };
   const malformed = new Set<string>();
   const groups: InFlight[] = [];
   const rows: StoredRow[] = [];
@@ -91,7 +103,10 @@ export async function collectGroups(input: GrpoStepInput, resultSet: string, pro
   const flush = () => {
     const batch = rows.splice(0, rows.length);
     if (batch.length === 0) return;
-    const summary = storedRowsSummary(batch, `groups ${groups.filter((g) => g.done).length} of ${groups.length} back (${counts.informative} informative, ${counts.zeroVariance} zero-variance, ${counts.infraGroups} infra)`);
+    const summary = storedRowsSummary(
+      batch,
+      `groups ${groups.filter((g) => g.done).length} of ${groups.length} back (${counts.informative} informative, ${counts.zeroVariance} zero-variance, ${counts.infraGroups} infra)`,
+    );
     flushing = flushing.then(() => storeResultRows.executeWithOptions({ summary }, [{ resultSet, rows: batch }]));
   };
 
@@ -101,7 +116,13 @@ export async function collectGroups(input: GrpoStepInput, resultSet: string, pro
     if (usablePool.length === 0) return false;
     const drawn = drawTasks(usablePool, settings.seed, sampler, 1);
     sampler = drawn.sampler;
-    const entry: InFlight = { group: groups.length, taskId: drawn.tasks[0]!, generation, scope: new CancellationScope(), done: false };
+    const entry: InFlight = {
+      group: groups.length,
+      taskId: drawn.tasks[0]!,
+      generation,
+      scope: new CancellationScope(),
+      done: false,
+    };
     groups.push(entry);
     const job = entry.scope.run(() => runGroup(entry)).finally(() => running.delete(job));
     running.add(job);
@@ -114,7 +135,15 @@ export async function collectGroups(input: GrpoStepInput, resultSet: string, pro
     const attempts = await Promise.all(
       Array.from({ length: input.rollouts }, async (_, trial): Promise<EpisodeAttempt | undefined> => {
         const episodeId = groupEpisodeId(resultSet, entry.group, trial);
-        const request = episodeRequest(settings, { episodeId, taskId: entry.taskId, taskSet: input.taskSet, trial, campaignId, step, group: entry.group });
+        const request = episodeRequest(settings, {
+          episodeId,
+          taskId: entry.taskId,
+          taskSet: input.taskSet,
+          trial,
+          campaignId,
+          step,
+          group: entry.group,
+        });
         try {
           const attempt = await runEpisode(settings, `g${entry.group}-t${trial}`, request);
           progress.done += 1;

@@ -10,7 +10,12 @@ import { collectGroups, groupEpisodeId, type CollectedGroups } from './groups.js
 
 const control = proxyActivities<ControlActivities>({
   startToCloseTimeout: '10 minutes',
-  retry: { maximumAttempts: 10, initialInterval: '1 second', maximumInterval: '1 minute', nonRetryableErrorTypes: [FailureType.userError, FailureType.unusableBatch] },
+  retry: {
+    maximumAttempts: 10,
+    initialInterval: '1 second',
+    maximumInterval: '1 minute',
+    nonRetryableErrorTypes: [FailureType.userError, FailureType.unusableBatch],
+  },
 });
 const publisher = proxyActivities<ControlActivities>({
   startToCloseTimeout: '10 minutes',
@@ -24,7 +29,17 @@ const publisher = proxyActivities<ControlActivities>({
  * policyUpdate on the gpu queue, publishPolicy.
  */
 export async function grpoStep(input: GrpoStepInput): Promise<GrpoStepResult> {
-  const progress: ChildProgress = { kind: 'grpoStep', planned: 0, done: 0, inFlight: 0, infraFailed: 0, unit: 'groups', finished: 0, total: input.groups, startedAt: Date.now() };
+  const progress: ChildProgress = {
+    kind: 'grpoStep',
+    planned: 0,
+    done: 0,
+    inFlight: 0,
+    infraFailed: 0,
+    unit: 'groups',
+    finished: 0,
+    total: input.groups,
+    startedAt: Date.now(),
+  };
   setHandler(progressQuery, () => progress);
   // Workflow time (Date.now() is deterministic here): the start of each phase, for the step summary's wall times.
   const started = Date.now();
@@ -42,11 +57,19 @@ function requireEnoughGroups(input: GrpoStepInput, c: CollectedGroups): void {
     type: FailureType.shortOfInformativeGroups,
     nonRetryable: true,
     message: `step ${input.step}: ${c.informative} informative groups of ${input.groups} after ${input.maxReplacementRounds} replacement rounds (${c.zeroVariance} zero-variance, ${c.infraGroups} lost to infrastructure failures${malformed})`,
-    details: [{ step: input.step, informative: c.informative, zeroVariance: c.zeroVariance, infraGroups: c.infraGroups }],
+    details: [
+      { step: input.step, informative: c.informative, zeroVariance: c.zeroVariance, infraGroups: c.infraGroups },
+    ],
   });
 }
 
-async function train(input: GrpoStepInput, resultSet: string, c: CollectedGroups, progress: ChildProgress, started: number): Promise<GrpoStepResult> {
+async function train(
+  input: GrpoStepInput,
+  resultSet: string,
+  c: CollectedGroups,
+  progress: ChildProgress,
+  started: number,
+): Promise<GrpoStepResult> {
   const { campaignId, step, settings } = input;
   const rolloutsDone = Date.now();
   const batch = await control.buildBatch({
@@ -87,7 +110,8 @@ async function train(input: GrpoStepInput, resultSet: string, c: CollectedGroups
     seed: settings.seed >>> 0,
   });
   const updateDone = Date.now();
-  if (input.policyServers.length > 0) await publisher.publishPolicy({ checkpointUri: update.checkpointUri, version: step, servers: input.policyServers });
+  if (input.policyServers.length > 0)
+    await publisher.publishPolicy({ checkpointUri: update.checkpointUri, version: step, servers: input.policyServers });
   const finished = Date.now();
   const seconds = (from: number, to: number) => (to - from) / 1000;
 
@@ -108,7 +132,13 @@ async function train(input: GrpoStepInput, resultSet: string, c: CollectedGroups
       refills: c.refills,
       approxKl: update.metrics.approxKl,
       tokens: update.metrics.tokens,
-      wallSeconds: { rollouts: seconds(started, rolloutsDone), batch: seconds(rolloutsDone, batchDone), update: seconds(batchDone, updateDone), publish: seconds(updateDone, finished), total: seconds(started, finished) },
+      wallSeconds: {
+        rollouts: seconds(started, rolloutsDone),
+        batch: seconds(rolloutsDone, batchDone),
+        update: seconds(batchDone, updateDone),
+        publish: seconds(updateDone, finished),
+        total: seconds(started, finished),
+      },
       policyVersion,
     },
     rewards: c.used.map((g) => g.outcomes.map((o) => o.reward)),

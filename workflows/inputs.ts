@@ -31,7 +31,11 @@ export function policyServersOf(config: CampaignConfig): PolicyServerRef[] {
 }
 
 /** The input of GRPO step `step` of a campaign in state `state`. */
-export function grpoStepInput(config: CampaignConfigWithQueues, state: Pick<CampaignState, 'pool' | 'sampler' | 'policyVersion'>, step: number): GrpoStepInput {
+export function grpoStepInput(
+  config: CampaignConfigWithQueues,
+  state: Pick<CampaignState, 'pool' | 'sampler' | 'policyVersion'>,
+  step: number,
+): GrpoStepInput {
   return {
     campaignId: config.campaignId,
     step,

@@ -7,7 +7,10 @@ export interface PolicyUpdateActivities {
 }
 
 /** One policy update on the Python worker of `gpuTaskQueue`: the call the training campaign makes each step. */
-export async function policyUpdateSmokeWorkflow(input: { gpuTaskQueue: string; update: PolicyUpdateInput }): Promise<PolicyUpdateResult> {
+export async function policyUpdateSmokeWorkflow(input: {
+  gpuTaskQueue: string;
+  update: PolicyUpdateInput;
+}): Promise<PolicyUpdateResult> {
   const { policyUpdate } = proxyActivities<PolicyUpdateActivities>({
     taskQueue: input.gpuTaskQueue,
     startToCloseTimeout: '10 minutes',

@@ -1,4 +1,11 @@
-import { allHandlersFinished, condition, continueAsNew, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import {
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  proxyActivities,
+  setHandler,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
 import type { ControlActivities } from '../activities/index.js';
 import type { ChildProgress } from '../schemas/campaign.js';
 import type { ProbeInput, ProbeResult, TaskInfo } from '../schemas/pipeline.js';
@@ -7,7 +14,10 @@ import { progressQuery } from './definitions.js';
 import { taskSearchAttributes } from './search-attributes.js';
 import { sweep, type SweepCarry, type SweepPlanner } from './sweep.js';
 
-const { listTasks } = proxyActivities<ControlActivities>({ startToCloseTimeout: '5 minutes', retry: { maximumAttempts: 5 } });
+const { listTasks } = proxyActivities<ControlActivities>({
+  startToCloseTimeout: '5 minutes',
+  retry: { maximumAttempts: 5 },
+});
 
 export interface TaskProbe {
   task: TaskInfo;
@@ -29,10 +39,13 @@ export function probePlanner(
   input: Pick<ProbeInput, 'n' | 'nMax' | 'adaptive' | 'threshold' | 'edges'>,
   carried?: readonly TaskProbe[],
 ): SweepPlanner & { probes: TaskProbe[] } {
-  const probes: TaskProbe[] = carried ? carried.map((p) => ({ ...p })) : tasks.map((task) => ({ task, launched: 0, settled: 0, c: 0, n: 0, closed: false, stoppedEarly: false }));
+  const probes: TaskProbe[] = carried
+    ? carried.map((p) => ({ ...p }))
+    : tasks.map((task) => ({ task, launched: 0, settled: 0, c: 0, n: 0, closed: false, stoppedEarly: false }));
   const byId = new Map(probes.map((p) => [p.task.taskId, p]));
   const cap = input.adaptive ? input.nMax : input.n;
-  const mayLaunch = (p: TaskProbe) => !p.closed && p.launched < cap && (p.launched < input.n || p.launched === p.settled);
+  const mayLaunch = (p: TaskProbe) =>
+    !p.closed && p.launched < cap && (p.launched < input.n || p.launched === p.settled);
   return {
     probes,
     next() {
@@ -44,7 +57,11 @@ export function probePlanner(
     },
     hasMore: () => probes.some(mayLaunch),
     // A task is resolved once nothing more will be launched for it and its episodes have all settled.
-    finished: () => ({ unit: 'tasks', finished: probes.filter((p) => !mayLaunch(p) && p.settled === p.launched).length, total: probes.length }),
+    finished: () => ({
+      unit: 'tasks',
+      finished: probes.filter((p) => !mayLaunch(p) && p.settled === p.launched).length,
+      total: probes.length,
+    }),
     record(taskId, result) {
       const p = byId.get(taskId)!;
       p.settled += 1;
@@ -54,7 +71,11 @@ export function probePlanner(
         if (result === 'success') p.c += 1;
       }
       if (input.adaptive && !p.closed && p.settled === p.launched && p.launched >= input.n) {
-        const decision = probingDecision(p.c, p.n, { edges: input.edges, threshold: input.threshold, nMax: input.nMax });
+        const decision = probingDecision(p.c, p.n, {
+          edges: input.edges,
+          threshold: input.threshold,
+          nMax: input.nMax,
+        });
         if (decision.stop) {
           p.closed = true;
           p.stoppedEarly = decision.reason === 'confident' && p.launched < input.nMax;
@@ -75,7 +96,13 @@ export interface ProbeCarry extends SweepCarry {
  */
 export async function probe(input: ProbeInput & { carried?: ProbeCarry }): Promise<ProbeResult> {
   const { carried, ...rest } = input;
-  const progress: ChildProgress = carried?.progress ?? { kind: 'probe', planned: 0, done: 0, inFlight: 0, infraFailed: 0 };
+  const progress: ChildProgress = carried?.progress ?? {
+    kind: 'probe',
+    planned: 0,
+    done: 0,
+    inFlight: 0,
+    infraFailed: 0,
+  };
   setHandler(progressQuery, () => progress);
   const tasks = carried ? carried.probes.map((p) => p.task) : await listTasks(input.source);
   const attributes = taskSearchAttributes(tasks);
@@ -95,7 +122,15 @@ export async function probe(input: ProbeInput & { carried?: ProbeCarry }): Promi
   });
   if (result.unfinished) {
     await condition(allHandlersFinished);
-    await continueAsNew<typeof probe>({ ...rest, carried: { probes: planner.probes, progress: result.progress, malformed: result.malformed, costUsd: result.costUsd } });
+    await continueAsNew<typeof probe>({
+      ...rest,
+      carried: {
+        probes: planner.probes,
+        progress: result.progress,
+        malformed: result.malformed,
+        costUsd: result.costUsd,
+      },
+    });
   }
   return {
     resultSet: input.resultSet,

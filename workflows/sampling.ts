@@ -10,7 +10,12 @@ export function epochOrder(pool: readonly string[], seed: number, epoch: number)
  * Draw the next `count` tasks: without replacement within an epoch; when an epoch is used up the next one starts.
  * Pure, so a workflow can call it (same pool, seed and state give the same tasks).
  */
-export function drawTasks(pool: readonly string[], seed: number, state: SamplerState, count: number): { tasks: string[]; sampler: SamplerState } {
+export function drawTasks(
+  pool: readonly string[],
+  seed: number,
+  state: SamplerState,
+  count: number,
+): { tasks: string[]; sampler: SamplerState } {
   let { epoch, cursor } = state;
   let order = epochOrder(pool, seed, epoch);
   const tasks: string[] = [];

@@ -12,7 +12,9 @@ export const SplitKey = defineSearchAttributeKey('Split', SearchAttributeType.KE
  * TaskId, Domain and Split of a workflow whose episodes run these tasks, each only when all of them share one value
  * (the attributes are single keywords): an evaluation of one domain gets Domain, a one-task run gets TaskId too.
  */
-export function taskSearchAttributes(tasks: ReadonlyArray<Pick<TaskInfo, 'taskId' | 'domain' | 'split'>>): SearchAttributePair[] {
+export function taskSearchAttributes(
+  tasks: ReadonlyArray<Pick<TaskInfo, 'taskId' | 'domain' | 'split'>>,
+): SearchAttributePair[] {
   const only = <T>(values: T[]): T | undefined => (new Set(values).size === 1 ? values[0] : undefined);
   const taskId = only(tasks.map((t) => t.taskId));
   const domain = only(tasks.map((t) => t.domain));

@@ -12,7 +12,9 @@ const { writeAndReadRow } = proxyActivities<SmokeActivities>({
 });
 
 /** The foundation's end-to-end check: a workflow whose activity writes and reads back a row in PostgreSQL. */
-export async function smokeWorkflow(input: { label: string }): Promise<{ id: number; label: string; readBack: string }> {
+export async function smokeWorkflow(input: {
+  label: string;
+}): Promise<{ id: number; label: string; readBack: string }> {
   return await writeAndReadRow(input.label);
 }
 

@@ -60,7 +60,9 @@ const HISTORY_BYTES_LIMIT = 1 << 20;
 
 function historyIsLong(): boolean {
   const info = workflowInfo();
-  return info.continueAsNewSuggested || info.historyLength > HISTORY_EVENTS_LIMIT || info.historySize > HISTORY_BYTES_LIMIT;
+  return (
+    info.continueAsNewSuggested || info.historyLength > HISTORY_EVENTS_LIMIT || info.historySize > HISTORY_BYTES_LIMIT
+  );
 }
 
 /**
@@ -81,7 +83,12 @@ export async function sweep(options: SweepOptions): Promise<SweepResult> {
   countFinished();
   const flush = () => {
     const rows = buffer.splice(0, buffer.length);
-    if (rows.length > 0) flushing = flushing.then(() => storeResultRows.executeWithOptions({ summary: storedRowsSummary(rows) }, [{ resultSet: options.resultSet, rows }]));
+    if (rows.length > 0)
+      flushing = flushing.then(() =>
+        storeResultRows.executeWithOptions({ summary: storedRowsSummary(rows) }, [
+          { resultSet: options.resultSet, rows },
+        ]),
+      );
     return flushing;
   };
 
@@ -98,7 +105,14 @@ export async function sweep(options: SweepOptions): Promise<SweepResult> {
     progress.planned += 1;
     progress.inFlight += 1;
     return async () => {
-      const request = episodeRequest(settings, { episodeId, taskId: task.taskId, taskSet: options.taskSet, trial, campaignId: options.campaignId, ...(options.step !== undefined ? { step: options.step } : {}) });
+      const request = episodeRequest(settings, {
+        episodeId,
+        taskId: task.taskId,
+        taskSet: options.taskSet,
+        trial,
+        campaignId: options.campaignId,
+        ...(options.step !== undefined ? { step: options.step } : {}),
+      });
       const attempt = await runEpisode(settings, `${task.taskId}-t${trial}`, request);
       progress.inFlight -= 1;
       if (attempt.kind === 'malformed') {
@@ -124,5 +138,11 @@ export async function sweep(options: SweepOptions): Promise<SweepResult> {
     };
   });
   await flush();
-  return { episodes: { done: progress.done, infraFailed: progress.infraFailed }, progress, malformed: [...malformed].sort(), costUsd, unfinished: stoppedEarly && planner.hasMore() };
+  return {
+    episodes: { done: progress.done, infraFailed: progress.infraFailed },
+    progress,
+    malformed: [...malformed].sort(),
+    costUsd,
+    unfinished: stoppedEarly && planner.hasMore(),
+  };
 }

@@ -8,7 +8,15 @@ import { workflowUrl } from '../../infra/stack/temporal.js';
 import { connectClient } from '../../infra/temporal-client.js';
 import { CampaignConfig, type CampaignStatus, type ChildProgress } from '../../schemas/campaign.js';
 import { campaign, statusOf, type CampaignResult } from '../../workflows/campaign.js';
-import { pauseSignal, progressQuery, replayStepUpdate, resumeSignal, setMaxStepsUpdate, statusQuery, stopAfterStepSignal } from '../../workflows/definitions.js';
+import {
+  pauseSignal,
+  progressQuery,
+  replayStepUpdate,
+  resumeSignal,
+  setMaxStepsUpdate,
+  statusQuery,
+  stopAfterStepSignal,
+} from '../../workflows/definitions.js';
 import { CampaignIdKey, StepKey } from '../../workflows/search-attributes.js';
 import { checkBaseModel, describeCheck } from '../base-model-check.js';
 import { parse, printJson, type Command } from '../command.js';
@@ -36,7 +44,10 @@ async function withClient<T>(config: LoadedConfig, run: (client: Client) => Prom
   try {
     return await run(client);
   } catch (err) {
-    if (err instanceof WorkflowNotFoundError) throw new UserError(`finalstate campaign: no campaign ${JSON.stringify(err.workflowId)} in namespace ${config.temporal.namespace}`);
+    if (err instanceof WorkflowNotFoundError)
+      throw new UserError(
+        `finalstate campaign: no campaign ${JSON.stringify(err.workflowId)} in namespace ${config.temporal.namespace}`,
+      );
     throw err;
   } finally {
     await client.connection.close();
@@ -44,20 +55,36 @@ async function withClient<T>(config: LoadedConfig, run: (client: Client) => Prom
 }
 
 function requireArgs(positionals: string[], names: string[], sub: string): string[] {
-  if (positionals.length !== names.length) throw new UserError(`finalstate campaign ${sub}: expected ${names.join(' ')}, got ${positionals.length} argument(s)\n\n${usage}`);
+  if (positionals.length !== names.length)
+    throw new UserError(
+      `finalstate campaign ${sub}: expected ${names.join(' ')}, got ${positionals.length} argument(s)\n\n${usage}`,
+    );
   return positionals;
 }
 
 /** Starts the campaign workflow of a config; false when a campaign with that id is already running. */
-export async function startCampaign(client: Client, config: LoadedConfig, campaignConfig: CampaignConfig): Promise<boolean> {
+export async function startCampaign(
+  client: Client,
+  config: LoadedConfig,
+  campaignConfig: CampaignConfig,
+): Promise<boolean> {
   const id = campaignConfig.campaignId;
-  const input = { config: { ...campaignConfig, taskQueues: campaignConfig.taskQueues ?? config.taskQueues, tracking: resolveTrackingDirs(campaignConfig.tracking, config.dataPath) } };
+  const input = {
+    config: {
+      ...campaignConfig,
+      taskQueues: campaignConfig.taskQueues ?? config.taskQueues,
+      tracking: resolveTrackingDirs(campaignConfig.tracking, config.dataPath),
+    },
+  };
   try {
     await client.workflow.start(campaign, {
       taskQueue: input.config.taskQueues.control,
       workflowId: id,
       args: [input],
-      typedSearchAttributes: [{ key: CampaignIdKey, value: id }, { key: StepKey, value: 0 }],
+      typedSearchAttributes: [
+        { key: CampaignIdKey, value: id },
+        { key: StepKey, value: 0 },
+      ],
     });
     return true;
   } catch (err) {
@@ -67,14 +94,25 @@ export async function startCampaign(client: Client, config: LoadedConfig, campai
 }
 
 /** Status plus the live progress of the running child, if any; a finished campaign's status comes from its result. */
-export async function campaignStatus(client: Client, id: string): Promise<CampaignStatus & { child: ChildProgress | null }> {
+export async function campaignStatus(
+  client: Client,
+  id: string,
+): Promise<CampaignStatus & { child: ChildProgress | null }> {
   const handle = client.workflow.getHandle(id);
   const { status: execution } = await handle.describe();
-  if (execution.name === 'COMPLETED') return { ...statusOf(id, ((await handle.result()) as CampaignResult).state, null), child: null };
-  if (execution.name !== 'RUNNING') throw new UserError(`finalstate campaign status: campaign ${id} is ${execution.name.toLowerCase()} (see its history in the Temporal UI)`);
+  if (execution.name === 'COMPLETED')
+    return { ...statusOf(id, ((await handle.result()) as CampaignResult).state, null), child: null };
+  if (execution.name !== 'RUNNING')
+    throw new UserError(
+      `finalstate campaign status: campaign ${id} is ${execution.name.toLowerCase()} (see its history in the Temporal UI)`,
+    );
   const status = await handle.query(statusQuery);
   let child: ChildProgress | null = null;
-  if (status.currentChild) child = await client.workflow.getHandle(status.currentChild).query(progressQuery).catch(() => null);
+  if (status.currentChild)
+    child = await client.workflow
+      .getHandle(status.currentChild)
+      .query(progressQuery)
+      .catch(() => null);
   return { ...status, child };
 }
 
@@ -85,9 +123,18 @@ function renderStatus(s: CampaignStatus & { child: ChildProgress | null }, confi
     `  pool      ${s.poolSize ?? '(not selected yet)'} tasks`,
     `  episodes  ${s.episodes.done} done, ${s.episodes.infraFailed} without outcome (infrastructure), $${s.costUsd.toFixed(4)}`,
   ];
-  if (s.child && s.currentChild) lines.push(`  ${s.child.kind.padEnd(9)} ${childProgressText(s.child)}  (${workflowUrl(config, s.currentChild)})`);
-  if (s.lastMetrics) lines.push(`  last eval ${Object.entries(s.lastMetrics).map(([k, v]) => `${k} ${Number.isInteger(v) ? v : v.toFixed(3)}`).join('  ')}`);
-  if (s.failedStep) lines.push(`  step ${s.failedStep.step} FAILED: ${s.failedStep.message}\n  re-run it with: finalstate campaign replay-step ${s.campaignId} ${s.failedStep.step}`);
+  if (s.child && s.currentChild)
+    lines.push(`  ${s.child.kind.padEnd(9)} ${childProgressText(s.child)}  (${workflowUrl(config, s.currentChild)})`);
+  if (s.lastMetrics)
+    lines.push(
+      `  last eval ${Object.entries(s.lastMetrics)
+        .map(([k, v]) => `${k} ${Number.isInteger(v) ? v : v.toFixed(3)}`)
+        .join('  ')}`,
+    );
+  if (s.failedStep)
+    lines.push(
+      `  step ${s.failedStep.step} FAILED: ${s.failedStep.message}\n  re-run it with: finalstate campaign replay-step ${s.campaignId} ${s.failedStep.step}`,
+    );
   if (s.stopAfterStep !== null) lines.push(`  stopping after step ${s.stopAfterStep}`);
   return lines.join('\n');
 }
@@ -97,7 +144,11 @@ export const campaignCommand: Command = {
   summary: 'start, watch and steer a training campaign (start, status, pause, resume, stop, replay-step)',
   usage,
   async run(argv) {
-    const { values, positionals } = parse('campaign', argv, { watch: { type: 'boolean', default: false }, after: { type: 'string' }, 'skip-base-model-check': { type: 'boolean', default: false } });
+    const { values, positionals } = parse('campaign', argv, {
+      watch: { type: 'boolean', default: false },
+      after: { type: 'string' },
+      'skip-base-model-check': { type: 'boolean', default: false },
+    });
     const [sub, ...rest] = positionals;
     if (values.help || !sub) {
       console.log(usage);
@@ -155,15 +206,27 @@ export const campaignCommand: Command = {
         const result = await withClient(config, async (client) => {
           const handle = client.workflow.getHandle(id!);
           try {
-            return sub === 'set-max-steps' ? await handle.executeUpdate(setMaxStepsUpdate, { args: [value] }) : await handle.executeUpdate(replayStepUpdate, { args: [value] });
+            return sub === 'set-max-steps'
+              ? await handle.executeUpdate(setMaxStepsUpdate, { args: [value] })
+              : await handle.executeUpdate(replayStepUpdate, { args: [value] });
           } catch (err) {
             // A rejected update names the reason (validator message) in its cause.
             const reason = (err as { cause?: Error }).cause?.message ?? (err as Error).message;
             throw new UserError(`finalstate campaign ${sub} ${id} ${value}: rejected: ${reason}`);
           }
         });
-        if (values.json) printJson(sub === 'set-max-steps' ? { workflowId: id, maxSteps: value, previous: result } : { workflowId: id, step: value, childWorkflowId: result });
-        else console.log(sub === 'set-max-steps' ? `campaign ${id}: max steps ${result} -> ${value}` : `campaign ${id}: step ${value} re-runs as ${result}\n  ${workflowUrl(config, String(result))}`);
+        if (values.json)
+          printJson(
+            sub === 'set-max-steps'
+              ? { workflowId: id, maxSteps: value, previous: result }
+              : { workflowId: id, step: value, childWorkflowId: result },
+          );
+        else
+          console.log(
+            sub === 'set-max-steps'
+              ? `campaign ${id}: max steps ${result} -> ${value}`
+              : `campaign ${id}: step ${value} re-runs as ${result}\n  ${workflowUrl(config, String(result))}`,
+          );
         return 0;
       }
       default:

@@ -35,7 +35,10 @@ export const compareCommand: Command = {
       console.log(usage);
       return 0;
     }
-    if (positionals.length !== 2) throw new UserError(`finalstate compare: expected two results files (base, trained), got ${positionals.length}\n\n${usage}`);
+    if (positionals.length !== 2)
+      throw new UserError(
+        `finalstate compare: expected two results files (base, trained), got ${positionals.length}\n\n${usage}`,
+      );
     const [baseFile, trainedFile] = positionals as [string, string];
     const comparison = compareResults(readResultRows(baseFile), readResultRows(trainedFile), {
       k: integerOption(values.k, 'k', 'compare', 1),
@@ -49,9 +52,16 @@ export const compareCommand: Command = {
       printJson({ files: { base: baseFile, trained: trainedFile }, ...comparison });
       return 0;
     }
-    console.log([comparisonTable(comparison), ...comparisonBreakdownTables(comparison), flipsTable(comparison)].map(renderText).join('\n\n'));
+    console.log(
+      [comparisonTable(comparison), ...comparisonBreakdownTables(comparison), flipsTable(comparison)]
+        .map(renderText)
+        .join('\n\n'),
+    );
     const { onlyBase, onlyTrained } = comparison.tasks;
-    if (onlyBase.length + onlyTrained.length > 0) console.log(`\nNot paired (left out): ${onlyBase.length} tasks only in base, ${onlyTrained.length} only in trained`);
+    if (onlyBase.length + onlyTrained.length > 0)
+      console.log(
+        `\nNot paired (left out): ${onlyBase.length} tasks only in base, ${onlyTrained.length} only in trained`,
+      );
     return 0;
   },
 };

@@ -7,7 +7,13 @@ import { connectClient } from '../../infra/temporal-client.js';
 import type { CampaignState } from '../../schemas/campaign.js';
 import { parse, printJson, type Command } from '../command.js';
 import { startFleet, type Fleet } from '../demo/fleet.js';
-import { campaignConfigOf, currentCampaignId, derivedCampaignId, loadPreset, SERVED_MODEL_NAME } from '../demo/preset.js';
+import {
+  campaignConfigOf,
+  currentCampaignId,
+  derivedCampaignId,
+  loadPreset,
+  SERVED_MODEL_NAME,
+} from '../demo/preset.js';
 import { compareCampaign, renderComparison } from '../demo/summary.js';
 import { watchCampaign, type PhaseTime } from '../demo/watch.js';
 import { startCampaign } from './campaign.js';
@@ -36,7 +42,10 @@ export const demoCommand: Command = {
   summary: 'run a whole campaign on embedded defaults (probe, select, GRPO, evaluate) and show base vs trained',
   usage,
   async run(argv) {
-    const { values } = parse('demo', argv, { preset: { type: 'string', default: 'mini' }, fresh: { type: 'boolean', default: false } });
+    const { values } = parse('demo', argv, {
+      preset: { type: 'string', default: 'mini' },
+      fresh: { type: 'boolean', default: false },
+    });
     if (values.help) {
       console.log(usage);
       return 0;
@@ -63,7 +72,9 @@ export const demoCommand: Command = {
       log: (line) => (/loss|demonstrations|step/.test(line) ? log(`  ${line}`) : undefined),
     });
     phases.push({ phase: 'base model', seconds: seconds(t) });
-    log(`base model: ${base.checkpointDir}${base.cached ? ' (cached)' : ''}, ${base.report.paramCount.toLocaleString('en-US')} parameters, SFT loss ${base.report.finalLoss.toFixed(4)} (${seconds(t)} s)`);
+    log(
+      `base model: ${base.checkpointDir}${base.cached ? ' (cached)' : ''}, ${base.report.paramCount.toLocaleString('en-US')} parameters, SFT loss ${base.report.finalLoss.toFixed(4)} (${seconds(t)} s)`,
+    );
     log(describeCheck(await checkBaseModel(config, base.checkpointDir, 'qwen3')));
 
     const derived = derivedCampaignId(preset, base.contentHash);
@@ -81,10 +92,13 @@ export const demoCommand: Command = {
           throw err;
         });
       if (status && status.name !== 'RUNNING' && status.name !== 'COMPLETED') {
-        throw new UserError(`finalstate demo: campaign ${campaignId} is ${status.name.toLowerCase()}; see it in the Temporal UI, or start a new one with --fresh`);
+        throw new UserError(
+          `finalstate demo: campaign ${campaignId} is ${status.name.toLowerCase()}; see it in the Temporal UI, or start a new one with --fresh`,
+        );
       }
       let existing: CampaignState | null = null;
-      if (status?.name === 'COMPLETED') log(`campaign ${campaignId} already finished; showing its result (--fresh starts a new one)`);
+      if (status?.name === 'COMPLETED')
+        log(`campaign ${campaignId} already finished; showing its result (--fresh starts a new one)`);
       else {
         t = performance.now();
         fleet = await startFleet(config, {
@@ -93,7 +107,9 @@ export const demoCommand: Command = {
           // A resumed campaign's servers must serve the policy it last published, not the base model.
           policy: async () => {
             existing = status ? await campaignStateOf(client, campaignId) : null;
-            return existing?.checkpointUri ? { checkpointDir: localPathOf(existing.checkpointUri), version: Number(existing.policyVersion ?? 0) } : { checkpointDir: base.checkpointDir, version: 0 };
+            return existing?.checkpointUri
+              ? { checkpointDir: localPathOf(existing.checkpointUri), version: Number(existing.policyVersion ?? 0) }
+              : { checkpointDir: base.checkpointDir, version: 0 };
           },
           port: preset.policyServer.port,
           servedModelName: SERVED_MODEL_NAME,
@@ -107,21 +123,31 @@ export const demoCommand: Command = {
         phases.push({ phase: 'workers', seconds: seconds(t) });
         const startedNow = await startCampaign(client, config, campaignConfig);
         const resumed = existing as CampaignState | null;
-        log(`${startedNow ? 'started' : 'continuing'} campaign ${campaignId}${resumed ? ` at step ${resumed.step}, phase ${resumed.phase}` : ''}\n  ${workflowUrl(config, campaignId)}`);
+        log(
+          `${startedNow ? 'started' : 'continuing'} campaign ${campaignId}${resumed ? ` at step ${resumed.step}, phase ${resumed.phase}` : ''}\n  ${workflowUrl(config, campaignId)}`,
+        );
         const stopWatching = new AbortController();
-        const watching = watchCampaign(client, config, campaignId, { log, isTty: !json && Boolean(process.stdout.isTTY), signal: stopWatching.signal });
+        const watching = watchCampaign(client, config, campaignId, {
+          log,
+          isTty: !json && Boolean(process.stdout.isTTY),
+          signal: stopWatching.signal,
+        });
         const watched = await Promise.race([watching, interrupted]);
         if (watched === 'interrupted' || watched.final === null) {
           // The watcher may be mid-query: stop it and let that query fail quietly once the connection closes.
           stopWatching.abort();
           watching.catch(() => undefined);
-          log(`\ninterrupted: stopping the workers. The campaign waits in Temporal; run the same command again to continue ${campaignId}.`);
+          log(
+            `\ninterrupted: stopping the workers. The campaign waits in Temporal; run the same command again to continue ${campaignId}.`,
+          );
           return 130;
         }
         phases.push(...watched.phases);
         if (watched.final.phase === 'step-failed') {
           const failed = watched.final.failedStep;
-          log(`step ${failed?.step} failed: ${failed?.message}\n  re-run it: finalstate campaign replay-step ${campaignId} ${failed?.step} (with this command running, or its workers)`);
+          log(
+            `step ${failed?.step} failed: ${failed?.message}\n  re-run it: finalstate campaign replay-step ${campaignId} ${failed?.step} (with this command running, or its workers)`,
+          );
           return 1;
         }
       }
@@ -131,12 +157,27 @@ export const demoCommand: Command = {
       const report = await writeCampaignReport(config, campaignId, state);
       const total = seconds(started);
       if (json) {
-        printJson({ campaignId, url: workflowUrl(config, campaignId), baseModel: base.checkpointDir, trainedStep, steps: state.steps, poolSize: state.pool?.length ?? 0, phases, totalSeconds: total, report: report.html, comparison });
+        printJson({
+          campaignId,
+          url: workflowUrl(config, campaignId),
+          baseModel: base.checkpointDir,
+          trainedStep,
+          steps: state.steps,
+          poolSize: state.pool?.length ?? 0,
+          phases,
+          totalSeconds: total,
+          report: report.html,
+          comparison,
+        });
       } else {
         log(`\n${renderComparison(comparison)}`);
-        log(`\nwall time: ${phases.map((p) => `${p.phase} ${p.seconds.toFixed(0)} s`).join(', ')}; total ${total.toFixed(0)} s`);
+        log(
+          `\nwall time: ${phases.map((p) => `${p.phase} ${p.seconds.toFixed(0)} s`).join(', ')}; total ${total.toFixed(0)} s`,
+        );
         log(`report: ${report.html}`);
-        log(`campaign: ${workflowUrl(config, campaignId)} (every episode is an activity in its step's or evaluation's history)`);
+        log(
+          `campaign: ${workflowUrl(config, campaignId)} (every episode is an activity in its step's or evaluation's history)`,
+        );
       }
       return 0;
     } finally {
@@ -145,4 +186,3 @@ export const demoCommand: Command = {
     }
   },
 };
-

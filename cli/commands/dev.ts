@@ -40,11 +40,14 @@ export const devCommand: Command = {
       case 'status': {
         const components = await stack.status(config);
         if (values.json) printJson({ components });
-        else for (const c of components) console.log(`${c.healthy ? 'ok  ' : 'DOWN'} ${c.name.padEnd(12)} ${c.address}`);
+        else
+          for (const c of components) console.log(`${c.healthy ? 'ok  ' : 'DOWN'} ${c.name.padEnd(12)} ${c.address}`);
         return components.every((c) => c.healthy) ? 0 : 1;
       }
       default:
-        throw new UserError(`finalstate dev: expected up, down or status, got ${positionals[0] ?? 'nothing'}\n\n${usage}`);
+        throw new UserError(
+          `finalstate dev: expected up, down or status, got ${positionals[0] ?? 'nothing'}\n\n${usage}`,
+        );
     }
   },
 };

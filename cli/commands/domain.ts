@@ -22,7 +22,8 @@ export const domainCommand: Command = {
       console.log(usage);
       return 0;
     }
-    if (positionals[0] !== 'init') throw new UserError(`finalstate domain: expected init, got ${positionals[0] ?? 'nothing'}\n\n${usage}`);
+    if (positionals[0] !== 'init')
+      throw new UserError(`finalstate domain: expected init, got ${positionals[0] ?? 'nothing'}\n\n${usage}`);
     const dir = positionals[1];
     if (!dir) throw new UserError('finalstate domain init: give the directory of the new pack');
     const result = scaffoldPack(dir, values.name ? { name: values.name } : {});

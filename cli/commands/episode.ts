@@ -27,7 +27,10 @@ async function withStore<T>(run: (store: EpisodeStore) => Promise<T>): Promise<T
   try {
     return await run(new EpisodeStore(pool));
   } catch (err) {
-    if ((err as { code?: string }).code === '42P01') throw new UserError('finalstate episode: the control database has no episodes table yet (no episode worker has run against it)');
+    if ((err as { code?: string }).code === '42P01')
+      throw new UserError(
+        'finalstate episode: the control database has no episodes table yet (no episode worker has run against it)',
+      );
     throw err;
   } finally {
     await pool.end();
@@ -35,19 +38,29 @@ async function withStore<T>(run: (store: EpisodeStore) => Promise<T>): Promise<T
 }
 
 async function show(argv: string[]): Promise<number> {
-  const { values, positionals } = parse('episode show', argv, { full: { type: 'boolean', default: false }, html: { type: 'string' } });
-  if (values.help) return void console.log(usage), 0;
-  if (positionals.length !== 1) throw new UserError(`finalstate episode show: expected one episode ID, got ${positionals.length}\n\n${usage}`);
+  const { values, positionals } = parse('episode show', argv, {
+    full: { type: 'boolean', default: false },
+    html: { type: 'string' },
+  });
+  if (values.help) return (void console.log(usage), 0);
+  if (positionals.length !== 1)
+    throw new UserError(`finalstate episode show: expected one episode ID, got ${positionals.length}\n\n${usage}`);
   const id = positionals[0]!;
   const found = await withStore((store) => store.loadWithTime(id));
-  if (!found) throw new UserError(`finalstate episode show: no episode ${JSON.stringify(id)} in the control database (see \`finalstate episode list\`)`);
+  if (!found)
+    throw new UserError(
+      `finalstate episode show: no episode ${JSON.stringify(id)} in the control database (see \`finalstate episode list\`)`,
+    );
   const view = episodeView(found.record, found.storedAt);
   if (values.html) {
     fs.mkdirSync(path.dirname(path.resolve(values.html)), { recursive: true });
     fs.writeFileSync(values.html, renderEpisodeHtml(view));
   }
   if (values.json) printJson(found.record);
-  else process.stdout.write(renderEpisodeText(view, { full: values.full }) + (values.html ? `\npage: ${path.resolve(values.html)}\n` : ''));
+  else
+    process.stdout.write(
+      renderEpisodeText(view, { full: values.full }) + (values.html ? `\npage: ${path.resolve(values.html)}\n` : ''),
+    );
   return 0;
 }
 
@@ -61,12 +74,17 @@ async function list(argv: string[]): Promise<number> {
     'finish-reason': { type: 'string' },
     limit: { type: 'string' },
   });
-  if (values.help) return void console.log(usage), 0;
-  if (positionals.length) throw new UserError(`finalstate episode list: unexpected argument ${JSON.stringify(positionals[0])}\n\n${usage}`);
+  if (values.help) return (void console.log(usage), 0);
+  if (positionals.length)
+    throw new UserError(`finalstate episode list: unexpected argument ${JSON.stringify(positionals[0])}\n\n${usage}`);
   const reward = values.reward;
-  if (reward !== undefined && reward !== '0' && reward !== '1') throw new UserError(`finalstate episode list: --reward must be 0 or 1, got ${JSON.stringify(reward)}`);
+  if (reward !== undefined && reward !== '0' && reward !== '1')
+    throw new UserError(`finalstate episode list: --reward must be 0 or 1, got ${JSON.stringify(reward)}`);
   const finish = values['finish-reason'];
-  if (finish !== undefined && !FinishReason.safeParse(finish).success) throw new UserError(`finalstate episode list: --finish-reason must be one of ${FinishReason.options.join(', ')}, got ${JSON.stringify(finish)}`);
+  if (finish !== undefined && !FinishReason.safeParse(finish).success)
+    throw new UserError(
+      `finalstate episode list: --finish-reason must be one of ${FinishReason.options.join(', ')}, got ${JSON.stringify(finish)}`,
+    );
   const filter: EpisodeFilter = {
     ...(values.campaign !== undefined ? { campaignId: values.campaign } : {}),
     ...(values.task !== undefined ? { taskId: values.task } : {}),
@@ -88,7 +106,13 @@ async function list(argv: string[]): Promise<number> {
         id: 'episodes',
         title: `${episodes.length} episode${episodes.length === 1 ? '' : 's'}`,
         headers: ['episode', 'step', 'reward', 'finish', 'summary'],
-        rows: episodes.map((e) => [e.episodeId, e.step === null ? '—' : String(e.step), e.error ? `— (${e.error})` : String(e.reward), e.finishReason, e.summary ?? '']),
+        rows: episodes.map((e) => [
+          e.episodeId,
+          e.step === null ? '—' : String(e.step),
+          e.error ? `— (${e.error})` : String(e.reward),
+          e.finishReason,
+          e.summary ?? '',
+        ]),
         leftColumns: [0, 3, 4],
       }),
     );
@@ -103,7 +127,7 @@ export const episodeCommand: Command = {
     const [sub, ...rest] = argv;
     if (sub === 'show') return show(rest);
     if (sub === 'list') return list(rest);
-    if (sub === undefined || sub === '--help' || sub === '-h') return void console.log(usage), 0;
+    if (sub === undefined || sub === '--help' || sub === '-h') return (void console.log(usage), 0);
     throw new UserError(`finalstate episode: unknown subcommand ${JSON.stringify(sub)} (show, list)\n\n${usage}`);
   },
 };

@@ -27,7 +27,8 @@ export const evalCommand: Command = {
       console.log(usage);
       return 0;
     }
-    if (positionals.length !== 1) throw new UserError(`finalstate eval: expected one CONFIG file, got ${positionals.length}\n\n${usage}`);
+    if (positionals.length !== 1)
+      throw new UserError(`finalstate eval: expected one CONFIG file, got ${positionals.length}\n\n${usage}`);
     const config = loadConfig();
     const evalConfig = readJsonConfig(positionals[0]!, EvaluationConfig, 'evaluation config');
     const queues = evalConfig.taskQueues ?? config.taskQueues;
@@ -40,7 +41,15 @@ export const evalCommand: Command = {
       k: evalConfig.k,
       window: evalConfig.window,
       ...(evalConfig.trainingDomains ? { trainingDomains: evalConfig.trainingDomains } : {}),
-      settings: { policy: evalConfig.policy, user: evalConfig.user, ...(evalConfig.judge ? { judge: evalConfig.judge } : {}), limits: evalConfig.limits, retry: evalConfig.episodes, queues, seed: evalConfig.seed },
+      settings: {
+        policy: evalConfig.policy,
+        user: evalConfig.user,
+        ...(evalConfig.judge ? { judge: evalConfig.judge } : {}),
+        limits: evalConfig.limits,
+        retry: evalConfig.episodes,
+        queues,
+        seed: evalConfig.seed,
+      },
     };
     const client = await connectClient(config);
     try {
@@ -48,7 +57,10 @@ export const evalCommand: Command = {
         taskQueue: queues.control,
         workflowId,
         args: [input],
-        typedSearchAttributes: [{ key: CampaignIdKey, value: workflowId }, { key: StepKey, value: 0 }],
+        typedSearchAttributes: [
+          { key: CampaignIdKey, value: workflowId },
+          { key: StepKey, value: 0 },
+        ],
       });
       if (!values.json) console.log(`evaluation ${workflowId}\n  ${workflowUrl(config, workflowId)}`);
       const result = handle.result();
@@ -66,8 +78,11 @@ export const evalCommand: Command = {
       if (values.json) printJson({ workflowId, ...done });
       else {
         const m = done.metrics;
-        console.log(`  ${m.tasks} tasks x k=${done.k}: pass@1 ${(100 * m.pass1).toFixed(1)}% [${(100 * m.pass1Low).toFixed(1)}, ${(100 * m.pass1High).toFixed(1)}]  pass@${done.k} ${(100 * m.passAtK).toFixed(1)}%  passed k/k ${m.passedKK}`);
-        if (m.excludedInfra > 0) console.log(`  ${m.excludedInfra} episodes had no outcome (infrastructure) and are excluded`);
+        console.log(
+          `  ${m.tasks} tasks x k=${done.k}: pass@1 ${(100 * m.pass1).toFixed(1)}% [${(100 * m.pass1Low).toFixed(1)}, ${(100 * m.pass1High).toFixed(1)}]  pass@${done.k} ${(100 * m.passAtK).toFixed(1)}%  passed k/k ${m.passedKK}`,
+        );
+        if (m.excludedInfra > 0)
+          console.log(`  ${m.excludedInfra} episodes had no outcome (infrastructure) and are excluded`);
         console.log(`  metrics: ${done.metricsUri}`);
       }
       return 0;

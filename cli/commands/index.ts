@@ -14,4 +14,18 @@ import { selectCommand } from './select.js';
 import { tasksCommand } from './tasks.js';
 
 /** Every `finalstate` subcommand; a new command is a file in this folder plus one line here. */
-export const commands: Command[] = [devCommand, demoCommand, tasksCommand, domainCommand, runCommand, modelCommand, campaignCommand, evalCommand, reportCommand, episodeCommand, metricsCommand, compareCommand, selectCommand];
+export const commands: Command[] = [
+  devCommand,
+  demoCommand,
+  tasksCommand,
+  domainCommand,
+  runCommand,
+  modelCommand,
+  campaignCommand,
+  evalCommand,
+  reportCommand,
+  episodeCommand,
+  metricsCommand,
+  compareCommand,
+  selectCommand,
+];

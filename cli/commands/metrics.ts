@@ -20,8 +20,11 @@ const usage = `finalstate metrics RESULTS.jsonl [--k K] [--prices FILE] [--train
 function excludedLines(m: MetricsReport): string[] {
   const e = m.excluded;
   if (e.rows === 0 && e.tasksWithoutOutcome.length === 0) return ['Excluded: none (every row has an outcome)'];
-  const lines = [`Excluded: ${e.rows} rows with an error (${e.infra} infra, ${e.grader} grader), costing ${e.costUsd.toFixed(2)} $ (in the total)`];
-  if (e.tasksWithoutOutcome.length > 0) lines.push(`Tasks without any outcome, left out of every rate: ${e.tasksWithoutOutcome.join(', ')}`);
+  const lines = [
+    `Excluded: ${e.rows} rows with an error (${e.infra} infra, ${e.grader} grader), costing ${e.costUsd.toFixed(2)} $ (in the total)`,
+  ];
+  if (e.tasksWithoutOutcome.length > 0)
+    lines.push(`Tasks without any outcome, left out of every rate: ${e.tasksWithoutOutcome.join(', ')}`);
   return lines;
 }
 
@@ -30,15 +33,25 @@ export const metricsCommand: Command = {
   summary: 'pass@1, pass@k, k/k, pass^k, intervals and cost of a results file',
   usage,
   async run(argv) {
-    const { values, positionals } = parse('metrics', argv, { k: { type: 'string' }, prices: { type: 'string' }, 'training-domains': { type: 'string' } });
+    const { values, positionals } = parse('metrics', argv, {
+      k: { type: 'string' },
+      prices: { type: 'string' },
+      'training-domains': { type: 'string' },
+    });
     if (values.help) {
       console.log(usage);
       return 0;
     }
-    if (positionals.length !== 1) throw new UserError(`finalstate metrics: expected one results file, got ${positionals.length}\n\n${usage}`);
+    if (positionals.length !== 1)
+      throw new UserError(`finalstate metrics: expected one results file, got ${positionals.length}\n\n${usage}`);
     const file = positionals[0]!;
     const prices = values.prices ? readPriceTable(values.prices) : undefined;
-    const report = computeMetrics(readResultRows(file), { k: integerOption(values.k, 'k', 'metrics', 1), prices, source: file, ...domainsOption(values['training-domains']) });
+    const report = computeMetrics(readResultRows(file), {
+      k: integerOption(values.k, 'k', 'metrics', 1),
+      prices,
+      source: file,
+      ...domainsOption(values['training-domains']),
+    });
     if (values.json) {
       printJson({ file, ...report });
       return 0;

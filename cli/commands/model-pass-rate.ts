@@ -38,15 +38,22 @@ export async function passRate(argv: string[]): Promise<number> {
   if (!values.policy) throw new UserError(`finalstate model pass-rate: --policy URL is required\n\n${passRateUsage}`);
   const split = Split.safeParse(values.split);
   const profile = Profile.safeParse(values.profile);
-  if (!split.success || !profile.success) throw new UserError(`finalstate model pass-rate: --split must be train|eval and --profile full|mini`);
+  if (!split.success || !profile.success)
+    throw new UserError(`finalstate model pass-rate: --split must be train|eval and --profile full|mini`);
   const taskCount = integerOption(values.tasks, 'tasks', 'model pass-rate', 1)!;
   const trials = integerOption(values.trials, 'trials', 'model pass-rate', 1)!;
   const concurrency = integerOption(values.concurrency, 'concurrency', 'model pass-rate', 1)!;
   const temperature = numberOption(values.temperature, 'temperature', 'model pass-rate', 0, 10)!;
   const dir = values.dir ? path.resolve(values.dir) : fromRoot('tasks');
-  const pool = readTaskSets(dir).flatMap((set) => set.tasks.filter((t) => t.split === split.data && t.profile === profile.data).map((task) => ({ set, task })));
-  if (pool.length === 0) throw new UserError(`finalstate model pass-rate: no ${split.data}/${profile.data} tasks in ${dir}`);
-  const chosen = Array.from({ length: Math.min(taskCount, pool.length) }, (_, i) => pool[Math.floor((i * pool.length) / Math.min(taskCount, pool.length))]!);
+  const pool = readTaskSets(dir).flatMap((set) =>
+    set.tasks.filter((t) => t.split === split.data && t.profile === profile.data).map((task) => ({ set, task })),
+  );
+  if (pool.length === 0)
+    throw new UserError(`finalstate model pass-rate: no ${split.data}/${profile.data} tasks in ${dir}`);
+  const chosen = Array.from(
+    { length: Math.min(taskCount, pool.length) },
+    (_, i) => pool[Math.floor((i * pool.length) / Math.min(taskCount, pool.length))]!,
+  );
   const model = values.model ?? (await firstModel(values.policy));
   const runId = `passrate-${Date.now().toString(36)}`;
   const jobs = chosen.flatMap(({ set, task }, index) =>
@@ -57,7 +64,16 @@ export async function passRate(argv: string[]): Promise<number> {
         taskSet: set.manifestFile,
         trial,
         seed: index * 1000 + trial,
-        policy: { kind: 'served', client: { baseUrl: values.policy, model, family: 'qwen3', timeoutMs: 120_000, sampling: { maxTokens: 256, temperature, topP: 1, stop: [] } } },
+        policy: {
+          kind: 'served',
+          client: {
+            baseUrl: values.policy,
+            model,
+            family: 'qwen3',
+            timeoutMs: 120_000,
+            sampling: { maxTokens: 256, temperature, topP: 1, stop: [] },
+          },
+        },
       }),
     ),
   );
@@ -73,7 +89,10 @@ export async function passRate(argv: string[]): Promise<number> {
         const outcome = await runtime.runner.run(request);
         rewards.set(request.taskId, [...(rewards.get(request.taskId) ?? []), outcome.reward]);
         finishReasons[outcome.finishReason] = (finishReasons[outcome.finishReason] ?? 0) + 1;
-        if (!values.json) process.stderr.write(`${request.taskId} trial ${request.trial}: reward ${outcome.reward} (${outcome.finishReason})\n`);
+        if (!values.json)
+          process.stderr.write(
+            `${request.taskId} trial ${request.trial}: reward ${outcome.reward} (${outcome.finishReason})\n`,
+          );
       }
     };
     await Promise.all(Array.from({ length: concurrency }, worker));
@@ -83,7 +102,8 @@ export async function passRate(argv: string[]): Promise<number> {
   const all = [...rewards.values()].flat();
   const passes = (taskId: string) => rewards.get(taskId)!.filter((r) => r === 1).length;
   const tasksByPasses: Record<string, number> = {};
-  for (const taskId of rewards.keys()) tasksByPasses[`${passes(taskId)}/${trials}`] = (tasksByPasses[`${passes(taskId)}/${trials}`] ?? 0) + 1;
+  for (const taskId of rewards.keys())
+    tasksByPasses[`${passes(taskId)}/${trials}`] = (tasksByPasses[`${passes(taskId)}/${trials}`] ?? 0) + 1;
   const perFamily: Record<string, { episodes: number; passed: number }> = {};
   for (const { task } of chosen) {
     const family = `${task.domain}.${task.tags[0]}`;
@@ -109,8 +129,15 @@ export async function passRate(argv: string[]): Promise<number> {
   };
   if (values.json) printJson(result);
   else {
-    console.log(`pass@1 ${result.passAt1.toFixed(3)} (${result.passed}/${result.episodes}) on ${result.tasks} ${split.data}/${profile.data} tasks x ${trials}`);
-    console.log(`tasks by passes: ${Object.entries(tasksByPasses).sort().map(([k, v]) => `${k}: ${v}`).join(', ')}`);
+    console.log(
+      `pass@1 ${result.passAt1.toFixed(3)} (${result.passed}/${result.episodes}) on ${result.tasks} ${split.data}/${profile.data} tasks x ${trials}`,
+    );
+    console.log(
+      `tasks by passes: ${Object.entries(tasksByPasses)
+        .sort()
+        .map(([k, v]) => `${k}: ${v}`)
+        .join(', ')}`,
+    );
     for (const [family, f] of Object.entries(perFamily)) console.log(`  ${family}: ${f.passed}/${f.episodes}`);
   }
   return 0;

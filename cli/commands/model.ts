@@ -7,7 +7,12 @@ import { loadConfig } from '../../infra/config.js';
 import { type LoadedConfig } from '../../schemas/config.js';
 import { InfrastructureError, UserError } from '../../core/errors.js';
 import { fromRoot } from '../../core/paths.js';
-import { demonstrationsKey, generatedTrainingSets, isDemonstrationTask, oracleDemonstrations } from '../../runtime/demonstrations/demonstrations.js';
+import {
+  demonstrationsKey,
+  generatedTrainingSets,
+  isDemonstrationTask,
+  oracleDemonstrations,
+} from '../../runtime/demonstrations/demonstrations.js';
 import { createEpisodeRuntime } from '../../wiring/episode-runtime.js';
 import { getRenderer } from '../../runtime/interpreter/index.js';
 import { parse, printJson, type Command } from '../command.js';
@@ -42,7 +47,14 @@ interface PythonBuild {
   dir: string;
   hash: string;
   cached: boolean;
-  report: { paramCount: number; finalLoss: number; buildSeconds: number; sftSteps: number; meanTokensPerExample: number; [key: string]: unknown };
+  report: {
+    paramCount: number;
+    finalLoss: number;
+    buildSeconds: number;
+    sftSteps: number;
+    meanTokensPerExample: number;
+    [key: string]: unknown;
+  };
 }
 
 /**
@@ -50,16 +62,34 @@ interface PythonBuild {
  * (adding a task set renders only that one); the build reads their concatenation. With `maxDemos`, one sample spread
  * over all sets is rendered instead.
  */
-async function demonstrationsFile(config: LoadedConfig, dir: string, cacheDir: string, extra: { seeds: number[]; count: number }, maxDemos: number | undefined, concurrency: number, log: (line: string) => void) {
+async function demonstrationsFile(
+  config: LoadedConfig,
+  dir: string,
+  cacheDir: string,
+  extra: { seeds: number[]; count: number },
+  maxDemos: number | undefined,
+  concurrency: number,
+  log: (line: string) => void,
+) {
   const registry = await defaultRegistry();
   const shipped = readTaskSets(dir).filter((s) => s.tasks.some(isDemonstrationTask));
-  if (shipped.length === 0) throw new UserError(`finalstate model build-base: no training-split mini tasks in ${dir}; run \`finalstate tasks generate\``);
+  if (shipped.length === 0)
+    throw new UserError(
+      `finalstate model build-base: no training-split mini tasks in ${dir}; run \`finalstate tasks generate\``,
+    );
   // The domains the task directory trains on: a pack without training tasks there adds no demonstrations.
   const domains = registry.all().filter((d) => shipped.some((s) => s.tasks.some((t) => t.domain === d.name)));
-  const sets = [...shipped, ...generatedTrainingSets(domains, path.join(cacheDir, 'demonstration-tasks'), extra.seeds, extra.count)];
+  const sets = [
+    ...shipped,
+    ...generatedTrainingSets(domains, path.join(cacheDir, 'demonstration-tasks'), extra.seeds, extra.count),
+  ];
   const renderer = getRenderer('qwen3');
-  const fileOf = (group: LoadedTaskSet[], name: string) => path.join(cacheDir, 'demonstrations', `${name}-${demonstrationsKey(group, domains, renderer).slice(0, 16)}.jsonl`);
-  const groups = maxDemos === undefined ? sets.map((set) => ({ sets: [set], file: fileOf([set], set.manifest.name) })) : [{ sets, file: fileOf(sets, `sample${maxDemos}`) }];
+  const fileOf = (group: LoadedTaskSet[], name: string) =>
+    path.join(cacheDir, 'demonstrations', `${name}-${demonstrationsKey(group, domains, renderer).slice(0, 16)}.jsonl`);
+  const groups =
+    maxDemos === undefined
+      ? sets.map((set) => ({ sets: [set], file: fileOf([set], set.manifest.name) }))
+      : [{ sets, file: fileOf(sets, `sample${maxDemos}`) }];
   const missing = groups.filter((g) => !fs.existsSync(g.file));
   const started = performance.now();
   const failed: string[] = [];
@@ -73,10 +103,14 @@ async function demonstrationsFile(config: LoadedConfig, dir: string, cacheDir: s
           concurrency,
           episodePrefix,
           onEpisode: (done, total) => {
-            if (done % 50 === 0 || done === total) log(`demonstrations ${path.basename(group.file)}: ${done}/${total} oracle episodes`);
+            if (done % 50 === 0 || done === total)
+              log(`demonstrations ${path.basename(group.file)}: ${done}/${total} oracle episodes`);
           },
         });
-        if (run.demonstrations.length === 0) throw new UserError(`finalstate model build-base: no oracle episode of ${group.sets.map((s) => s.file).join(', ')} earned reward 1`);
+        if (run.demonstrations.length === 0)
+          throw new UserError(
+            `finalstate model build-base: no oracle episode of ${group.sets.map((s) => s.file).join(', ')} earned reward 1`,
+          );
         failed.push(...run.failedTaskIds);
         writeAtomically(group.file, run.demonstrations.map((d) => `${JSON.stringify(d.demonstration)}\n`).join(''));
       }
@@ -87,7 +121,14 @@ async function demonstrationsFile(config: LoadedConfig, dir: string, cacheDir: s
   const combined = groups.length === 1 ? groups[0]!.file : fileOf(sets, 'demos');
   if (!fs.existsSync(combined)) writeAtomically(combined, groups.map((g) => fs.readFileSync(g.file, 'utf8')).join(''));
   const count = fs.readFileSync(combined, 'utf8').trim().split('\n').length;
-  return { file: combined, cached: missing.length === 0, count, failed, seconds: (performance.now() - started) / 1000, episodePrefix: missing.length ? episodePrefix : null };
+  return {
+    file: combined,
+    cached: missing.length === 0,
+    count,
+    failed,
+    seconds: (performance.now() - started) / 1000,
+    episodePrefix: missing.length ? episodePrefix : null,
+  };
 }
 
 function writeAtomically(file: string, text: string): void {
@@ -99,9 +140,13 @@ function writeAtomically(file: string, text: string): void {
 
 function runPythonBuild(config: LoadedConfig, args: string[], log: (line: string) => void): Promise<PythonBuild> {
   const python = fromRoot(config.python.venv, 'bin', 'python');
-  if (!fs.existsSync(python)) throw new UserError(`finalstate model build-base: Python not found at ${python}; run \`npm run setup\``);
+  if (!fs.existsSync(python))
+    throw new UserError(`finalstate model build-base: Python not found at ${python}; run \`npm run setup\``);
   return new Promise((resolve, reject) => {
-    const child = spawn(python, ['-m', 'finalstate.base_model', 'build', ...args], { env: { ...process.env, PYTHONPATH: fromRoot('python') }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(python, ['-m', 'finalstate.base_model', 'build', ...args], {
+      env: { ...process.env, PYTHONPATH: fromRoot('python') },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderrTail = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -110,9 +155,14 @@ function runPythonBuild(config: LoadedConfig, args: string[], log: (line: string
       stderrTail = (stderrTail + text).slice(-4000);
       for (const line of text.split('\n')) if (line.trim()) log(line);
     });
-    child.on('error', (err) => reject(new InfrastructureError(`base model build could not start: ${err.message}`, 'python')));
+    child.on('error', (err) =>
+      reject(new InfrastructureError(`base model build could not start: ${err.message}`, 'python')),
+    );
     child.on('close', (code) => {
-      if (code !== 0) return reject(new UserError(`finalstate model build-base: the Python build failed (exit ${code}):\n${stderrTail}`));
+      if (code !== 0)
+        return reject(
+          new UserError(`finalstate model build-base: the Python build failed (exit ${code}):\n${stderrTail}`),
+        );
       try {
         resolve(JSON.parse(stdout.trim().split('\n').pop()!) as PythonBuild);
       } catch {
@@ -160,13 +210,26 @@ export async function buildBaseModel(config: LoadedConfig, options: BaseModelOpt
     ],
     log,
   );
-  const curve = (JSON.parse(fs.readFileSync(path.join(build.dir, 'build_report.json'), 'utf8')) as { lossCurve: { step: number; loss: number }[] }).lossCurve;
-  const lossCurve = curve.filter((_, i) => i % Math.max(1, Math.floor(curve.length / 10)) === 0 || i === curve.length - 1);
+  const curve = (
+    JSON.parse(fs.readFileSync(path.join(build.dir, 'build_report.json'), 'utf8')) as {
+      lossCurve: { step: number; loss: number }[];
+    }
+  ).lossCurve;
+  const lossCurve = curve.filter(
+    (_, i) => i % Math.max(1, Math.floor(curve.length / 10)) === 0 || i === curve.length - 1,
+  );
   return {
     checkpointDir: build.dir,
     contentHash: build.hash,
     cached: build.cached,
-    demonstrations: { file: demos.file, count: demos.count, cached: demos.cached, failedOracleTasks: demos.failed, episodePrefix: demos.episodePrefix, seconds: Math.round(demos.seconds * 10) / 10 },
+    demonstrations: {
+      file: demos.file,
+      count: demos.count,
+      cached: demos.cached,
+      failedOracleTasks: demos.failed,
+      episodePrefix: demos.episodePrefix,
+      seconds: Math.round(demos.seconds * 10) / 10,
+    },
     report: build.report,
     lossCurve,
     totalSeconds: Math.round((performance.now() - started) / 100) / 10,
@@ -196,7 +259,9 @@ async function buildBase(argv: string[]): Promise<number> {
   const seed = integerOption(values.seed, 'seed', 'model build-base', 0) ?? 0;
   const concurrency = integerOption(values.concurrency, 'concurrency', 'model build-base', 1) ?? 2;
   const extraCount = integerOption(values['extra-count'], 'extra-count', 'model build-base', 1)!;
-  const extraSeeds = values['extra-seeds']!.split(',').filter((v) => v.trim() !== '').map((v) => integerOption(v.trim(), 'extra-seeds', 'model build-base', 0)!);
+  const extraSeeds = values['extra-seeds']!.split(',')
+    .filter((v) => v.trim() !== '')
+    .map((v) => integerOption(v.trim(), 'extra-seeds', 'model build-base', 0)!);
   const result = await buildBaseModel(config, {
     ...(steps !== undefined ? { steps } : {}),
     ...(batchSize !== undefined ? { batchSize } : {}),
@@ -212,9 +277,13 @@ async function buildBase(argv: string[]): Promise<number> {
   if (values.json) printJson(result);
   else {
     console.log(`base model ${result.cached ? '(cached) ' : ''}${result.checkpointDir}`);
-    console.log(`  parameters ${r.paramCount.toLocaleString('en-US')}, ${result.demonstrations.count} demonstrations, ${r.meanTokensPerExample.toFixed(0)} tokens each on average`);
+    console.log(
+      `  parameters ${r.paramCount.toLocaleString('en-US')}, ${result.demonstrations.count} demonstrations, ${r.meanTokensPerExample.toFixed(0)} tokens each on average`,
+    );
     console.log(`  SFT loss ${lossCurve.map((p) => `${p.step}:${p.loss.toFixed(3)}`).join(' ')}`);
-    console.log(`  SFT ${r.sftSteps} steps, final loss ${r.finalLoss.toFixed(4)}, model build ${r.buildSeconds.toFixed(0)} s, whole command ${result.totalSeconds} s`);
+    console.log(
+      `  SFT ${r.sftSteps} steps, final loss ${r.finalLoss.toFixed(4)}, model build ${r.buildSeconds.toFixed(0)} s, whole command ${result.totalSeconds} s`,
+    );
   }
   return 0;
 }

@@ -35,7 +35,8 @@ async function campaignState(id: string): Promise<CampaignState> {
   const client = await connectClient(loadConfig());
   try {
     return await campaignStateOf(client, id).catch((err: Error) => {
-      if (err.name === 'WorkflowNotFoundError') throw new UserError(`finalstate report: no campaign ${JSON.stringify(id)} (${err.message})`);
+      if (err.name === 'WorkflowNotFoundError')
+        throw new UserError(`finalstate report: no campaign ${JSON.stringify(id)} (${err.message})`);
       throw err;
     });
   } finally {
@@ -44,19 +45,32 @@ async function campaignState(id: string): Promise<CampaignState> {
 }
 
 /** The evaluation of the base policy (step 0) and of the latest evaluated trained policy. */
-export function baseAndTrainedEvaluations(id: string, state: CampaignState): { base: { step: number; resultSet: string }; trained: { step: number; resultSet: string } } {
+export function baseAndTrainedEvaluations(
+  id: string,
+  state: CampaignState,
+): { base: { step: number; resultSet: string }; trained: { step: number; resultSet: string } } {
   const base = state.evalResultSets.find((e) => e.step === 0);
   const trained = [...state.evalResultSets].sort((a, b) => b.step - a.step)[0];
-  if (!base || !trained || trained.step === 0) throw new UserError(`campaign ${id} has no evaluation of a trained policy yet (evaluated steps: ${state.evalResultSets.map((e) => e.step).join(', ') || 'none'})`);
+  if (!base || !trained || trained.step === 0)
+    throw new UserError(
+      `campaign ${id} has no evaluation of a trained policy yet (evaluated steps: ${state.evalResultSets.map((e) => e.step).join(', ') || 'none'})`,
+    );
   return { base, trained };
 }
 
 /** The HTML (and Markdown) report of a campaign: its base evaluation against its latest evaluated policy. */
-export async function writeCampaignReport(config: LoadedConfig, id: string, state: CampaignState, outDir = path.join(config.dataPath, 'reports', id)) {
+export async function writeCampaignReport(
+  config: LoadedConfig,
+  id: string,
+  state: CampaignState,
+  outDir = path.join(config.dataPath, 'reports', id),
+) {
   const { base, trained } = baseAndTrainedEvaluations(id, state);
   const pool = controlPool(config, 1);
   try {
-    const frozen = state.poolUri ? FrozenPool.parse(JSON.parse(fs.readFileSync(localPathOf(state.poolUri), 'utf8'))) : undefined;
+    const frozen = state.poolUri
+      ? FrozenPool.parse(JSON.parse(fs.readFileSync(localPathOf(state.poolUri), 'utf8')))
+      : undefined;
     const episodes = await writeEpisodePages(new EpisodeStore(pool), {
       campaignId: id,
       base: base.resultSet,
@@ -68,7 +82,14 @@ export async function writeCampaignReport(config: LoadedConfig, id: string, stat
     for (const e of state.evalResultSets) {
       const rows = await readResultSet(pool, e.resultSet);
       for (const domain of [...new Set(rows.map((r) => r.domain))].sort()) {
-        domainEvalPoints.push({ step: e.step, domain, pass1: computeMetrics(rows.filter((r) => r.domain === domain), { source: e.resultSet }).pass1 });
+        domainEvalPoints.push({
+          step: e.step,
+          domain,
+          pass1: computeMetrics(
+            rows.filter((r) => r.domain === domain),
+            { source: e.resultSet },
+          ).pass1,
+        });
       }
     }
     return writeReport(
@@ -101,12 +122,14 @@ export const reportCommand: Command = {
       console.log(usage);
       return 0;
     }
-    if (positionals.length !== 1) throw new UserError(`finalstate report: expected one campaign ID, got ${positionals.length}\n\n${usage}`);
+    if (positionals.length !== 1)
+      throw new UserError(`finalstate report: expected one campaign ID, got ${positionals.length}\n\n${usage}`);
     const id = positionals[0]!;
     const config = loadConfig();
     const state = await campaignState(id);
     const written = await writeCampaignReport(config, id, state, values.out);
-    if (values.json) printJson({ campaignId: id, html: written.html, markdown: written.markdown, charts: written.charts });
+    if (values.json)
+      printJson({ campaignId: id, html: written.html, markdown: written.markdown, charts: written.charts });
     else console.log(`report: ${written.html}\n  markdown: ${written.markdown}`);
     return 0;
   },

@@ -33,7 +33,9 @@ export async function firstModel(baseUrl: string): Promise<string> {
     if (!id) throw new Error('no model listed');
     return id;
   } catch (err) {
-    throw new UserError(`finalstate run: cannot list models at ${baseUrl}/v1/models (${(err as Error).message}); pass --model`);
+    throw new UserError(
+      `finalstate run: cannot list models at ${baseUrl}/v1/models (${(err as Error).message}); pass --model`,
+    );
   }
 }
 
@@ -71,16 +73,46 @@ export const runCommand: Command = {
       const temperature = numberOption(values.temperature, '--temperature', 'run', 0, 10) ?? 1;
       policy = {
         kind: 'served',
-        client: PolicyClientConfig.parse({ baseUrl, model: values.model ?? (await firstModel(baseUrl)), family: values.family, timeoutMs: 120_000, sampling: { maxTokens: integerOption(values['max-tokens'], '--max-tokens', 'run', 1) ?? 256, temperature, topP: 1, stop: [] } }),
+        client: PolicyClientConfig.parse({
+          baseUrl,
+          model: values.model ?? (await firstModel(baseUrl)),
+          family: values.family,
+          timeoutMs: 120_000,
+          sampling: {
+            maxTokens: integerOption(values['max-tokens'], '--max-tokens', 'run', 1) ?? 256,
+            temperature,
+            topP: 1,
+            stop: [],
+          },
+        }),
       };
     }
     let user: EpisodeRequest['user'] = { kind: 'scripted' };
     if (values.user === 'llm') {
-      if (!values['user-url'] || !values['user-model']) throw new UserError('finalstate run: --user llm needs --user-url and --user-model');
-      user = { kind: 'llm', endpoint: { baseUrl: values['user-url'], model: values['user-model'], timeoutMs: 120_000, maxRetries: 2, ...(values['user-key-env'] ? { apiKeyEnv: values['user-key-env'] } : {}) } };
-    } else if (values.user !== 'scripted') throw new UserError(`finalstate run: --user must be scripted or llm, got ${values.user}`);
+      if (!values['user-url'] || !values['user-model'])
+        throw new UserError('finalstate run: --user llm needs --user-url and --user-model');
+      user = {
+        kind: 'llm',
+        endpoint: {
+          baseUrl: values['user-url'],
+          model: values['user-model'],
+          timeoutMs: 120_000,
+          maxRetries: 2,
+          ...(values['user-key-env'] ? { apiKeyEnv: values['user-key-env'] } : {}),
+        },
+      };
+    } else if (values.user !== 'scripted')
+      throw new UserError(`finalstate run: --user must be scripted or llm, got ${values.user}`);
 
-    const request = EpisodeRequest.parse({ episodeId: `run-${values.task}-${Date.now()}`, taskId: values.task, taskSet: set.manifestFile, trial: 0, policy, user, seed });
+    const request = EpisodeRequest.parse({
+      episodeId: `run-${values.task}-${Date.now()}`,
+      taskId: values.task,
+      taskSet: set.manifestFile,
+      trial: 0,
+      policy,
+      user,
+      seed,
+    });
     const runtime = await createEpisodeRuntime(loadConfig());
     try {
       const outcome = await runtime.runner.run(request);

@@ -41,7 +41,8 @@ export const selectCommand: Command = {
       console.log(usage);
       return 0;
     }
-    if (positionals.length !== 1) throw new UserError(`finalstate select: expected one probe results file, got ${positionals.length}\n\n${usage}`);
+    if (positionals.length !== 1)
+      throw new UserError(`finalstate select: expected one probe results file, got ${positionals.length}\n\n${usage}`);
     const file = positionals[0]!;
     const edges = values.bins ? parseEdges(values.bins, 'finalstate select --bins') : [...DEFAULT_EDGES];
     const keep = values.keep ? parseKeep(values.keep, edges, 'finalstate select --keep') : defaultKeep(edges);
@@ -55,7 +56,11 @@ export const selectCommand: Command = {
       seed: integerOption(values.seed, 'seed', 'select', 0) ?? 0,
     });
     const threshold = numberOption(values.threshold, 'threshold', 'select', 0, 1) ?? DEFAULT_STOP_THRESHOLD;
-    const { perTask: _, ...adaptiveProbing } = simulateAdaptiveProbing(probe.filter((t) => t.n > 0).map((t) => ({ taskId: t.taskId, outcomes: t.outcomes })), edges, threshold);
+    const { perTask: _, ...adaptiveProbing } = simulateAdaptiveProbing(
+      probe.filter((t) => t.n > 0).map((t) => ({ taskId: t.taskId, outcomes: t.outcomes })),
+      edges,
+      threshold,
+    );
     if (values.out) fs.writeFileSync(values.out, `${JSON.stringify(pool, null, 2)}\n`);
     if (values.json) {
       printJson({ file, ...pool, adaptiveProbing, ...(values.out ? { written: values.out } : {}) });

@@ -54,9 +54,16 @@ const usage = `finalstate tasks <subcommand> [--json]
   (each module exports \`domains\`); see docs/domain-packs.md.`;
 
 function filterTasks(tasks: Task[], values: { domain?: string; split?: string; profile?: string }): Task[] {
-  if (values.split !== undefined && !Split.safeParse(values.split).success) throw new UserError(`finalstate tasks: --split must be train or eval, got ${values.split}`);
-  if (values.profile !== undefined && !Profile.safeParse(values.profile).success) throw new UserError(`finalstate tasks: --profile must be full or mini, got ${values.profile}`);
-  return tasks.filter((t) => (!values.domain || t.domain === values.domain) && (!values.split || t.split === values.split) && (!values.profile || t.profile === values.profile));
+  if (values.split !== undefined && !Split.safeParse(values.split).success)
+    throw new UserError(`finalstate tasks: --split must be train or eval, got ${values.split}`);
+  if (values.profile !== undefined && !Profile.safeParse(values.profile).success)
+    throw new UserError(`finalstate tasks: --profile must be full or mini, got ${values.profile}`);
+  return tasks.filter(
+    (t) =>
+      (!values.domain || t.domain === values.domain) &&
+      (!values.split || t.split === values.split) &&
+      (!values.profile || t.profile === values.profile),
+  );
 }
 
 async function environment() {
@@ -68,7 +75,10 @@ async function environment() {
 
 function integerFlag(sub: string, name: string, raw: string, min = Number.MIN_SAFE_INTEGER): number {
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < min) throw new UserError(`finalstate tasks ${sub}: --${name} must be ${min === 1 ? 'a positive integer' : 'an integer'}, got ${raw}`);
+  if (!Number.isInteger(n) || n < min)
+    throw new UserError(
+      `finalstate tasks ${sub}: --${name} must be ${min === 1 ? 'a positive integer' : 'an integer'}, got ${raw}`,
+    );
   return n;
 }
 
@@ -83,15 +93,27 @@ function selectedDomains(registry: DomainRegistry, domain: string | undefined): 
  * Generate every selected set in memory, check the pack's invariants, then write each set atomically: a generator
  * that throws or breaks an invariant leaves no file behind.
  */
-async function generate(values: { dir?: string; domain?: string; split?: string; profile?: string; count?: string; seed?: string; json?: boolean }): Promise<number> {
+async function generate(values: {
+  dir?: string;
+  domain?: string;
+  split?: string;
+  profile?: string;
+  count?: string;
+  seed?: string;
+  json?: boolean;
+}): Promise<number> {
   const registry = await defaultRegistry();
   const domains = selectedDomains(registry, values.domain);
   const external = domains.filter((d) => !registry.isBuiltIn(d.name));
   if (!values.dir && external.length) {
-    throw new UserError(`finalstate tasks generate: --dir is required for the external pack${external.length > 1 ? 's' : ''} ${external.map((d) => d.name).join(', ')} (the project's tasks/ holds the built-in packs' sets)`);
+    throw new UserError(
+      `finalstate tasks generate: --dir is required for the external pack${external.length > 1 ? 's' : ''} ${external.map((d) => d.name).join(', ')} (the project's tasks/ holds the built-in packs' sets)`,
+    );
   }
-  if (values.split !== undefined && !Split.safeParse(values.split).success) throw new UserError(`finalstate tasks generate: --split must be train or eval, got ${values.split}`);
-  if (values.profile !== undefined && !Profile.safeParse(values.profile).success) throw new UserError(`finalstate tasks generate: --profile must be full or mini, got ${values.profile}`);
+  if (values.split !== undefined && !Split.safeParse(values.split).success)
+    throw new UserError(`finalstate tasks generate: --split must be train or eval, got ${values.split}`);
+  if (values.profile !== undefined && !Profile.safeParse(values.profile).success)
+    throw new UserError(`finalstate tasks generate: --profile must be full or mini, got ${values.profile}`);
   const splits = values.split ? [Split.parse(values.split)] : Split.options;
   const profiles = values.profile ? [Profile.parse(values.profile)] : Profile.options;
   const count = integerFlag('generate', 'count', values.count ?? '300', 1);
@@ -109,12 +131,16 @@ async function generate(values: { dir?: string; domain?: string; split?: string;
         try {
           tasks = domain.generateTasks({ seed, split, profile, count });
         } catch (err) {
-          throw new UserError(`finalstate tasks generate: ${domain.name} ${split}/${profile}: the generator failed: ${(err as Error).message}; nothing was written`);
+          throw new UserError(
+            `finalstate tasks generate: ${domain.name} ${split}/${profile}: the generator failed: ${(err as Error).message}; nothing was written`,
+          );
         }
         const violations = invariantViolations(domain, tasks);
         if (violations.length) {
           const shown = violations.slice(0, 10).map((v) => `  ${v.taskId}: ${v.invariant}: ${v.message}`);
-          throw new UserError(`finalstate tasks generate: ${domain.name} ${split}/${profile}: ${violations.length} task(s) break an invariant; nothing was written\n${shown.join('\n')}`);
+          throw new UserError(
+            `finalstate tasks generate: ${domain.name} ${split}/${profile}: ${violations.length} task(s) break an invariant; nothing was written\n${shown.join('\n')}`,
+          );
         }
         planned.push({ dir, name: `${domain.name}-${split}-${profile}`, domain, tasks });
       }
@@ -163,7 +189,13 @@ export const tasksCommand: Command = {
     switch (positionals[0]) {
       case 'list': {
         const tasks = filterTasks(allTasks(), values);
-        const rows = tasks.map((t) => ({ id: t.id, domain: t.domain, split: t.split, profile: t.profile, tags: t.tags }));
+        const rows = tasks.map((t) => ({
+          id: t.id,
+          domain: t.domain,
+          split: t.split,
+          profile: t.profile,
+          tags: t.tags,
+        }));
         if (values.json) printJson(rows);
         else for (const r of rows) console.log(`${r.id}  ${r.domain}/${r.split}/${r.profile}  [${r.tags.join(', ')}]`);
         return 0;
@@ -195,7 +227,10 @@ export const tasksCommand: Command = {
         try {
           const tasks = filterTasks(allTasks(), values);
           const concurrency = Number(values.concurrency);
-          if (!Number.isInteger(concurrency) || concurrency < 1) throw new UserError(`finalstate tasks verify: --concurrency must be a positive integer, got ${values.concurrency}`);
+          if (!Number.isInteger(concurrency) || concurrency < 1)
+            throw new UserError(
+              `finalstate tasks verify: --concurrency must be a positive integer, got ${values.concurrency}`,
+            );
           const report = await verifyTasks(env.backend, env.expected, tasks, {
             concurrency,
             onProgress: (done) => {
@@ -204,10 +239,15 @@ export const tasksCommand: Command = {
           });
           const { problems, duplicatesAbsorbed, ...counts } = report;
           for (const p of problems) console.error(`${p.taskId} ${p.agent}: ${p.message}`);
-          if (duplicatesAbsorbed.length) console.error(`note: the tools reject every duplicated write of ${duplicatesAbsorbed.length} task(s), so they have no duplicate mutation: ${duplicatesAbsorbed.join(', ')}`);
+          if (duplicatesAbsorbed.length)
+            console.error(
+              `note: the tools reject every duplicated write of ${duplicatesAbsorbed.length} task(s), so they have no duplicate mutation: ${duplicatesAbsorbed.join(', ')}`,
+            );
           if (values.json) printJson(counts);
           else {
-            console.log(`tasks ${counts.tasks}: oracle ${counts.oracle.passed}/${counts.oracle.total}, no-op passed ${counts.noop.passed} (read-only ${counts.noop.readOnly}), mutations failed as expected ${counts.mutations.failedAsExpected}/${counts.mutations.total}`);
+            console.log(
+              `tasks ${counts.tasks}: oracle ${counts.oracle.passed}/${counts.oracle.total}, no-op passed ${counts.noop.passed} (read-only ${counts.noop.readOnly}), mutations failed as expected ${counts.mutations.failedAsExpected}/${counts.mutations.total}`,
+            );
           }
           return problems.length ? 1 : 0;
         } finally {
@@ -220,22 +260,40 @@ export const tasksCommand: Command = {
         const registry = await defaultRegistry();
         const count = integerFlag('check', 'count', values.count ?? '2000', 1);
         const seed = integerFlag('check', 'seed', values.seed ?? '1');
-        const samples = selectedDomains(registry, values.domain).map((domain) => sampleInvariants(domain, { seeds: [seed, seed + 1], count }));
+        const samples = selectedDomains(registry, values.domain).map((domain) =>
+          sampleInvariants(domain, { seeds: [seed, seed + 1], count }),
+        );
         const violations = samples.flatMap((s) => s.violations);
         for (const v of violations.slice(0, 50)) console.error(`${v.taskId}: ${v.invariant}: ${v.message}`);
         if (violations.length > 50) console.error(`... and ${violations.length - 50} more`);
-        if (values.json) printJson(samples.map((s) => ({ domain: s.domain, tasks: s.tasks, invariants: s.invariants, violations: s.violations.length })));
-        else for (const s of samples) console.log(`${s.domain}: ${s.tasks} generated tasks, ${s.invariants.length} invariants (${s.invariants.join(', ')}), ${s.violations.length} violations`);
+        if (values.json)
+          printJson(
+            samples.map((s) => ({
+              domain: s.domain,
+              tasks: s.tasks,
+              invariants: s.invariants,
+              violations: s.violations.length,
+            })),
+          );
+        else
+          for (const s of samples)
+            console.log(
+              `${s.domain}: ${s.tasks} generated tasks, ${s.invariants.length} invariants (${s.invariants.join(', ')}), ${s.violations.length} violations`,
+            );
         return violations.length ? 1 : 0;
       }
       case 'janitor': {
         const ttl = Number(values['ttl-minutes']);
-        if (!Number.isFinite(ttl) || ttl < 0) throw new UserError(`finalstate tasks janitor: --ttl-minutes must be a non-negative number, got ${values['ttl-minutes']}`);
+        if (!Number.isFinite(ttl) || ttl < 0)
+          throw new UserError(
+            `finalstate tasks janitor: --ttl-minutes must be a non-negative number, got ${values['ttl-minutes']}`,
+          );
         const env = await environment();
         try {
           const report = await sweepLeakedEpisodes(env.backend.admin, { ttlMs: ttl * 60_000 });
           if (values.json) printJson(report);
-          else console.log(`dropped ${report.droppedDatabases.length} database(s), ${report.droppedRoles.length} role(s)`);
+          else
+            console.log(`dropped ${report.droppedDatabases.length} database(s), ${report.droppedRoles.length} role(s)`);
           return 0;
         } finally {
           await env.backend.close();
@@ -244,7 +302,9 @@ export const tasksCommand: Command = {
       case 'serve-mcp':
         return serveMcp(values, dir, allTasks);
       default:
-        throw new UserError(`finalstate tasks: expected list, show, validate, verify, generate, check, serve-mcp or janitor, got ${positionals[0] ?? 'nothing'}\n\n${usage}`);
+        throw new UserError(
+          `finalstate tasks: expected list, show, validate, verify, generate, check, serve-mcp or janitor, got ${positionals[0] ?? 'nothing'}\n\n${usage}`,
+        );
     }
   },
 };
@@ -264,7 +324,14 @@ type ServeMcpFlags = {
 
 /** The HTTP guard options from flags and FINALSTATE_MCP_TOKEN, checked by their schema; an error names the flag. */
 function httpServeOptions(values: ServeMcpFlags): McpHttpServeOptions {
-  const flagOf: Record<string, string> = { port: '--port', token: 'FINALSTATE_MCP_TOKEN', allowedHosts: '--allowed-host', allowedOrigins: '--allowed-origin', maxSessions: '--max-sessions', sessionIdleSeconds: '--session-idle-seconds' };
+  const flagOf: Record<string, string> = {
+    port: '--port',
+    token: 'FINALSTATE_MCP_TOKEN',
+    allowedHosts: '--allowed-host',
+    allowedOrigins: '--allowed-origin',
+    maxSessions: '--max-sessions',
+    sessionIdleSeconds: '--session-idle-seconds',
+  };
   const number = (v: string | undefined) => (v === undefined ? undefined : v.trim() === '' ? NaN : Number(v));
   const parsed = McpHttpServeOptions.safeParse({
     port: number(values.port),
@@ -272,23 +339,31 @@ function httpServeOptions(values: ServeMcpFlags): McpHttpServeOptions {
     allowedHosts: values['allowed-host'] ?? [],
     allowedOrigins: values['allowed-origin'] ?? [],
     ...(values['max-sessions'] !== undefined ? { maxSessions: number(values['max-sessions']) } : {}),
-    ...(values['session-idle-seconds'] !== undefined ? { sessionIdleSeconds: number(values['session-idle-seconds']) } : {}),
+    ...(values['session-idle-seconds'] !== undefined
+      ? { sessionIdleSeconds: number(values['session-idle-seconds']) }
+      : {}),
   });
   if (!parsed.success) {
     const [issue] = parsed.error.issues;
-    throw new UserError(`finalstate tasks serve-mcp: ${flagOf[String(issue!.path[0])] ?? String(issue!.path[0])}: ${issue!.message}`);
+    throw new UserError(
+      `finalstate tasks serve-mcp: ${flagOf[String(issue!.path[0])] ?? String(issue!.path[0])}: ${issue!.message}`,
+    );
   }
   return parsed.data;
 }
 
 async function serveMcp(values: ServeMcpFlags, dir: string, allTasks: () => Task[]): Promise<number> {
   if (!values.task) throw new UserError('finalstate tasks serve-mcp: --task ID is required');
-  if (values.transport !== 'stdio' && values.transport !== 'http') throw new UserError(`finalstate tasks serve-mcp: --transport must be stdio or http, got ${values.transport}`);
+  if (values.transport !== 'stdio' && values.transport !== 'http')
+    throw new UserError(`finalstate tasks serve-mcp: --transport must be stdio or http, got ${values.transport}`);
   const httpOptions = httpServeOptions(values);
   const task = allTasks().find((t) => t.id === values.task);
   if (!task) throw new UserError(`finalstate tasks serve-mcp: no task ${values.task} in ${dir}`);
   const episodeId = values.episode ?? `serve-${task.id}-${process.pid}`;
-  const tokenFile = path.resolve(values['token-file'] ?? path.join(loadConfig().dataPath, 'mcp', `${episodeId.replace(/[^A-Za-z0-9._-]/g, '_')}.token`));
+  const tokenFile = path.resolve(
+    values['token-file'] ??
+      path.join(loadConfig().dataPath, 'mcp', `${episodeId.replace(/[^A-Za-z0-9._-]/g, '_')}.token`),
+  );
   const token = httpOptions.token ?? newBearerToken();
   // before anything is provisioned: a path that is not ours to write stops here
   if (values.transport === 'http') writeTokenFile(tokenFile, token);
@@ -307,11 +382,17 @@ async function serveMcp(values: ServeMcpFlags, dir: string, allTasks: () => Task
   };
   try {
     if (values.transport === 'stdio') {
-      process.stderr.write(`finalstate: serving task ${task.id} (episode ${episodeId}, database ${episode.database}) over stdio\n`);
+      process.stderr.write(
+        `finalstate: serving task ${task.id} (episode ${episodeId}, database ${episode.database}) over stdio\n`,
+      );
       await serveStdio(createEpisodeMcpServer(executor));
       return 0;
     }
-    const endpoint = await serveHttp(() => createEpisodeMcpServer(executor), { ...httpOptions, token }, (line) => process.stderr.write(`finalstate: ${line}\n`));
+    const endpoint = await serveHttp(
+      () => createEpisodeMcpServer(executor),
+      { ...httpOptions, token },
+      (line) => process.stderr.write(`finalstate: ${line}\n`),
+    );
     process.stderr.write(
       `finalstate: serving task ${task.id} (episode ${episodeId}) at ${endpoint.url}; send \`Authorization: Bearer <token>\` with the token in ${tokenFile}; ` +
         `at most ${httpOptions.maxSessions} sessions, each closed after ${httpOptions.sessionIdleSeconds} s idle\n`,

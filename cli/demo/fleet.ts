@@ -43,21 +43,34 @@ function spawnPython(config: LoadedConfig, module: string, args: string[], logFi
   if (!fs.existsSync(python)) throw new UserError(`Python not found at ${python}; run \`npm run setup\``);
   fs.mkdirSync(path.dirname(logFile), { recursive: true });
   const out = fs.openSync(logFile, 'a');
-  const child = spawn(python, ['-m', module, ...args], { env: { ...process.env, PYTHONPATH: fromRoot('python') }, stdio: ['ignore', out, out] });
+  const child = spawn(python, ['-m', module, ...args], {
+    env: { ...process.env, PYTHONPATH: fromRoot('python') },
+    stdio: ['ignore', out, out],
+  });
   fs.closeSync(out);
   return child;
 }
 
 /** Waits until `ready` holds, failing early (with the log's tail) if the process exits first. */
-async function waitUntilReady(what: string, child: ChildProcess, logFile: string, ready: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+async function waitUntilReady(
+  what: string,
+  child: ChildProcess,
+  logFile: string,
+  ready: () => Promise<boolean>,
+  timeoutMs: number,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null) {
       const tail = fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8').slice(-2000) : '';
-      throw new InfrastructureError(`${what} exited (${child.exitCode ?? child.signalCode}) before it was ready; log ${logFile}:\n${tail}`, what);
+      throw new InfrastructureError(
+        `${what} exited (${child.exitCode ?? child.signalCode}) before it was ready; log ${logFile}:\n${tail}`,
+        what,
+      );
     }
     if (await ready().catch(() => false)) return;
-    if (Date.now() > deadline) throw new InfrastructureError(`${what} not ready after ${timeoutMs / 1000} s; log ${logFile}`, what);
+    if (Date.now() > deadline)
+      throw new InfrastructureError(`${what} not ready after ${timeoutMs / 1000} s; log ${logFile}`, what);
     await sleep(300);
   }
 }
@@ -84,10 +97,15 @@ export async function startFleet(config: LoadedConfig, options: FleetOptions): P
   const { log } = options;
   const policyUrl = `http://127.0.0.1:${options.port}`;
   if (await portAnswers(policyUrl)) {
-    throw new UserError(`port ${options.port} already answers HTTP (${policyUrl}): another policy server (an earlier demo still running?) holds it; stop it or set policyServer.port in the preset`);
+    throw new UserError(
+      `port ${options.port} already answers HTTP (${policyUrl}): another policy server (an earlier demo still running?) holds it; stop it or set policyServer.port in the preset`,
+    );
   }
   const logDir = path.join(config.dataPath, 'logs');
-  const logs = { policyServer: path.join(logDir, `${options.name}-policy-server.log`), gpuWorker: path.join(logDir, `${options.name}-gpu-worker.log`) };
+  const logs = {
+    policyServer: path.join(logDir, `${options.name}-policy-server.log`),
+    gpuWorker: path.join(logDir, `${options.name}-gpu-worker.log`),
+  };
   const children: ChildProcess[] = [];
   const workers: RunningWorker[] = [];
   let runtime: EpisodeRuntime | undefined;
@@ -102,7 +120,22 @@ export async function startFleet(config: LoadedConfig, options: FleetOptions): P
     const server = spawnPython(
       config,
       'finalstate.policy_server',
-      ['--model', policy.checkpointDir, '--port', String(options.port), '--served-model-name', options.servedModelName, '--policy-version', String(policy.version), '--max-batch-size', String(options.maxBatchSize), '--batch-wait-ms', String(options.batchWaitMs), '--threads', String(options.threads)],
+      [
+        '--model',
+        policy.checkpointDir,
+        '--port',
+        String(options.port),
+        '--served-model-name',
+        options.servedModelName,
+        '--policy-version',
+        String(policy.version),
+        '--max-batch-size',
+        String(options.maxBatchSize),
+        '--batch-wait-ms',
+        String(options.batchWaitMs),
+        '--threads',
+        String(options.threads),
+      ],
       logs.policyServer,
     );
     children.push(server);
@@ -111,13 +144,39 @@ export async function startFleet(config: LoadedConfig, options: FleetOptions): P
     const gpu = spawnPython(
       config,
       'finalstate.gpu_worker',
-      ['--task-queue', options.queues.gpu, '--address', config.temporal.address, '--namespace', config.temporal.namespace],
+      [
+        '--task-queue',
+        options.queues.gpu,
+        '--address',
+        config.temporal.address,
+        '--namespace',
+        config.temporal.namespace,
+      ],
       logs.gpuWorker,
     );
     children.push(gpu);
-    await waitUntilReady('policy server', server, logs.policyServer, async () => (await fetch(`${policyUrl}/health`, { signal: AbortSignal.timeout(2000) })).ok, 180_000);
-    log(`policy server: ${policyUrl} (policy version ${policy.version}; log ${path.relative(process.cwd(), logs.policyServer)})`);
-    await waitUntilReady('gpu worker', gpu, logs.gpuWorker, async () => fs.readFileSync(logs.gpuWorker).subarray(gpuLogStart).toString('utf8').includes(`gpu worker ready on task queue ${options.queues.gpu}`), 180_000);
+    await waitUntilReady(
+      'policy server',
+      server,
+      logs.policyServer,
+      async () => (await fetch(`${policyUrl}/health`, { signal: AbortSignal.timeout(2000) })).ok,
+      180_000,
+    );
+    log(
+      `policy server: ${policyUrl} (policy version ${policy.version}; log ${path.relative(process.cwd(), logs.policyServer)})`,
+    );
+    await waitUntilReady(
+      'gpu worker',
+      gpu,
+      logs.gpuWorker,
+      async () =>
+        fs
+          .readFileSync(logs.gpuWorker)
+          .subarray(gpuLogStart)
+          .toString('utf8')
+          .includes(`gpu worker ready on task queue ${options.queues.gpu}`),
+      180_000,
+    );
     // Episodes start only once the policy server answers: earlier, they would spend their retries on a refused connection.
     runtime = await createEpisodeRuntime(config, {
       controlConnections: Math.max(4, options.episodeConcurrency),
@@ -126,8 +185,17 @@ export async function startFleet(config: LoadedConfig, options: FleetOptions): P
       // in the background while the policy thinks take it off the episode's path.
       backend: { sparesPerTemplate: Math.max(1, Math.ceil(options.episodeConcurrency / 4)) },
     });
-    workers.push(await startEpisodeWorker(config, { runner: runtime.runner, taskQueue: options.queues.episodes, concurrency: options.episodeConcurrency, shutdownGraceTime: '10 seconds' }));
-    log(`workers: control, episodes (${options.episodeConcurrency} at once), gpu (Python) on task queues ${options.queues.control}, ${options.queues.episodes}, ${options.queues.gpu}`);
+    workers.push(
+      await startEpisodeWorker(config, {
+        runner: runtime.runner,
+        taskQueue: options.queues.episodes,
+        concurrency: options.episodeConcurrency,
+        shutdownGraceTime: '10 seconds',
+      }),
+    );
+    log(
+      `workers: control, episodes (${options.episodeConcurrency} at once), gpu (Python) on task queues ${options.queues.control}, ${options.queues.episodes}, ${options.queues.gpu}`,
+    );
   } catch (err) {
     await stop();
     throw err;

@@ -13,10 +13,17 @@ export const PRESET_DIR = fromRoot('infra', 'presets');
 
 /** A preset by name (infra/presets/<name>.json) or by path to a copy the user edited. */
 export function loadPreset(nameOrFile: string): { preset: DemoPreset; file: string } {
-  const file = /[/\\]|\.json$/.test(nameOrFile) ? path.resolve(nameOrFile) : path.join(PRESET_DIR, `${nameOrFile}.json`);
+  const file = /[/\\]|\.json$/.test(nameOrFile)
+    ? path.resolve(nameOrFile)
+    : path.join(PRESET_DIR, `${nameOrFile}.json`);
   if (!fs.existsSync(file)) {
-    const known = fs.readdirSync(PRESET_DIR).filter((f) => f.endsWith('.json')).map((f) => f.replace(/\.json$/, ''));
-    throw new UserError(`finalstate demo: no preset ${JSON.stringify(nameOrFile)} (known: ${known.join(', ')}; or give the path of a preset file)`);
+    const known = fs
+      .readdirSync(PRESET_DIR)
+      .filter((f) => f.endsWith('.json'))
+      .map((f) => f.replace(/\.json$/, ''));
+    throw new UserError(
+      `finalstate demo: no preset ${JSON.stringify(nameOrFile)} (known: ${known.join(', ')}; or give the path of a preset file)`,
+    );
   }
   return { preset: readJsonConfig(file, DemoPreset, 'demo preset'), file };
 }
@@ -54,7 +61,11 @@ export const SERVED_MODEL_NAME = 'policy';
 export function campaignConfigOf(preset: DemoPreset, campaignId: string, baseModelDir: string): CampaignConfig {
   const { campaign } = preset;
   // Preset task sets are named relative to the project, wherever the command runs from.
-  const resolved = (source: TaskSource): TaskSource => ({ ...source, taskSet: path.isAbsolute(source.taskSet) || source.taskSet.startsWith('file:') ? source.taskSet : fromRoot(source.taskSet) });
+  const resolved = (source: TaskSource): TaskSource => ({
+    ...source,
+    taskSet:
+      path.isAbsolute(source.taskSet) || source.taskSet.startsWith('file:') ? source.taskSet : fromRoot(source.taskSet),
+  });
   return CampaignConfig.parse({
     ...campaign,
     tasks: { train: resolved(campaign.tasks.train), eval: resolved(campaign.tasks.eval) },

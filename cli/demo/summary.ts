@@ -8,16 +8,25 @@ import { baseAndTrainedEvaluations } from '../commands/report.js';
 import { controlPool } from '../../wiring/stores.js';
 
 /** Base policy (the evaluation before step 1) against the last evaluated policy, on the eval split. */
-export async function compareCampaign(config: LoadedConfig, id: string, state: CampaignState, k: number): Promise<{ comparison: Comparison; baseSet: string; trainedSet: string; trainedStep: number }> {
+export async function compareCampaign(
+  config: LoadedConfig,
+  id: string,
+  state: CampaignState,
+  k: number,
+): Promise<{ comparison: Comparison; baseSet: string; trainedSet: string; trainedStep: number }> {
   const { base, trained } = baseAndTrainedEvaluations(id, state);
   const pool = controlPool(config, 1);
   try {
-    const comparison = compareResults(await readResultSet(pool, base.resultSet), await readResultSet(pool, trained.resultSet), {
-      k,
-      seed: 1,
-      sources: [base.resultSet, trained.resultSet],
-      ...(state.trainingDomains ? { trainingDomains: state.trainingDomains } : {}),
-    });
+    const comparison = compareResults(
+      await readResultSet(pool, base.resultSet),
+      await readResultSet(pool, trained.resultSet),
+      {
+        k,
+        seed: 1,
+        sources: [base.resultSet, trained.resultSet],
+        ...(state.trainingDomains ? { trainingDomains: state.trainingDomains } : {}),
+      },
+    );
     return { comparison, baseSet: base.resultSet, trainedSet: trained.resultSet, trainedStep: trained.step };
   } finally {
     await pool.end();
@@ -25,5 +34,7 @@ export async function compareCampaign(config: LoadedConfig, id: string, state: C
 }
 
 export function renderComparison(comparison: Comparison): string {
-  return [comparisonTable(comparison), ...comparisonBreakdownTables(comparison), flipsTable(comparison)].map(renderText).join('\n\n');
+  return [comparisonTable(comparison), ...comparisonBreakdownTables(comparison), flipsTable(comparison)]
+    .map(renderText)
+    .join('\n\n');
 }

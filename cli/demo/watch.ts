@@ -40,7 +40,12 @@ export interface PhaseTime {
  * Polls the campaign's status query until it is done, stopped or a step failed: one status line per phase (redrawn in
  * place on a terminal), the Temporal UI link of every child workflow, and the wall time of each phase seen.
  */
-export async function watchCampaign(client: Client, config: LoadedConfig, campaignId: string, options: { log: (line: string) => void; isTty: boolean; intervalMs?: number; signal?: AbortSignal }): Promise<{ final: Status | null; phases: PhaseTime[] }> {
+export async function watchCampaign(
+  client: Client,
+  config: LoadedConfig,
+  campaignId: string,
+  options: { log: (line: string) => void; isTty: boolean; intervalMs?: number; signal?: AbortSignal },
+): Promise<{ final: Status | null; phases: PhaseTime[] }> {
   const { log, isTty } = options;
   const phases: PhaseTime[] = [];
   let current = null as { label: string; started: number } | null;

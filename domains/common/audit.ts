@@ -27,11 +27,10 @@ export interface AuditEntry {
  * while a repeated action still leaves a second, visible row.
  */
 export async function writeAudit(ctx: ToolContext, entry: AuditEntry): Promise<void> {
-  const previous = await ctx.db.query('SELECT count(*)::int AS n FROM audit_log WHERE entity_type = $1 AND entity_id = $2 AND action = $3', [
-    entry.entityType,
-    entry.entityId,
-    entry.action,
-  ]);
+  const previous = await ctx.db.query(
+    'SELECT count(*)::int AS n FROM audit_log WHERE entity_type = $1 AND entity_id = $2 AND action = $3',
+    [entry.entityType, entry.entityId, entry.action],
+  );
   const auditId = `${entry.entityType}:${entry.entityId}:${entry.action}#${Number(previous.rows[0].n) + 1}`;
   await ctx.db.query(
     'INSERT INTO audit_log (audit_id, entity_type, entity_id, action, actor, detail, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)',

@@ -31,11 +31,21 @@ export function contactUpdateTool(cfg: ContactTable): ToolDefinition {
       if (args.email === undefined && args.phone === undefined) throw new ToolRejection('Give a new email or phone.');
       await selectOne(ctx.db, `SELECT ${key} FROM ${table} WHERE ${key} = $1`, [id], `No ${label} ${id}.`);
       if (args.email !== undefined) {
-        const taken = await selectJson(ctx.db, `SELECT ${key} FROM ${table} WHERE lower(email) = lower(trim($1)) AND ${key} <> $2`, [args.email, id]);
-        if (taken.length > 0) throw new ToolRejection(`The e-mail ${args.email} belongs to another account; it cannot be reused.`);
+        const taken = await selectJson(
+          ctx.db,
+          `SELECT ${key} FROM ${table} WHERE lower(email) = lower(trim($1)) AND ${key} <> $2`,
+          [args.email, id],
+        );
+        if (taken.length > 0)
+          throw new ToolRejection(`The e-mail ${args.email} belongs to another account; it cannot be reused.`);
       }
-      await ctx.db.query(`UPDATE ${table} SET email = COALESCE(trim($2), email), phone = COALESCE(trim($3), phone) WHERE ${key} = $1`, [id, args.email ?? null, args.phone ?? null]);
-      const changed = [args.email !== undefined ? 'email' : null, args.phone !== undefined ? 'phone' : null].filter(Boolean).join('+');
+      await ctx.db.query(
+        `UPDATE ${table} SET email = COALESCE(trim($2), email), phone = COALESCE(trim($3), phone) WHERE ${key} = $1`,
+        [id, args.email ?? null, args.phone ?? null],
+      );
+      const changed = [args.email !== undefined ? 'email' : null, args.phone !== undefined ? 'phone' : null]
+        .filter(Boolean)
+        .join('+');
       await writeAudit(ctx, { entityType: label, entityId: id, action: `contact_update:${changed}` });
       return selectOne(ctx.db, `SELECT ${key}, email, phone FROM ${table} WHERE ${key} = $1`, [id], 'vanished');
     },

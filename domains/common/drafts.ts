@@ -15,7 +15,11 @@ export interface Assertion {
 }
 
 /** How a full-profile user introduces themselves: with the e-mail in the query, or only when asked (a private fact). */
-export function introduce(rng: Prng, fullName: string, email: string): { intro: string; facts: Record<string, string> } {
+export function introduce(
+  rng: Prng,
+  fullName: string,
+  email: string,
+): { intro: string; facts: Record<string, string> } {
   if (rng.chance(0.5)) return { intro: `Hi, this is ${fullName} (${email}).`, facts: {} };
   return { intro: `Hi, this is ${fullName}.`, facts: { email } };
 }

@@ -118,7 +118,10 @@ export function generateFromScenarios(spec: GeneratorSpec, options: TaskGenerato
     const n = entityNumber(options.split, options.seed, index);
     const draft = scenario.build({ rng, profile: options.profile, split: options.split, n, now });
     const foreign = draft.golden.find((call) => !allowed.has(call.tool));
-    if (foreign) throw new Error(`${spec.domain}/${scenario.type}: golden uses ${foreign.tool}, not offered in profile ${options.profile}`);
+    if (foreign)
+      throw new Error(
+        `${spec.domain}/${scenario.type}: golden uses ${foreign.tool}, not offered in profile ${options.profile}`,
+      );
     const tags = [...new Set([scenario.type, ...(draft.tags ?? []), ...derivedTags(draft, tools)])];
     tasks.push({
       id: `${spec.domain}.${options.split}.${options.profile}.${scenario.type}.${n}`,

@@ -54,20 +54,39 @@ export function ticketCalls<P extends Party>(
   actions: ToolCall[],
 ): ToolCall[] {
   return [
-    call('create_ticket', { [vocab.partyKey]: party.id, ...(refId ? { [vocab.refKey]: refId } : {}), category: ticket.category, priority: ticket.priority ?? vocab.priority(party) }),
+    call('create_ticket', {
+      [vocab.partyKey]: party.id,
+      ...(refId ? { [vocab.refKey]: refId } : {}),
+      category: ticket.category,
+      priority: ticket.priority ?? vocab.priority(party),
+    }),
     ...actions,
     call('update_ticket', { ticket_id: vocab.firstTicket, status: ticket.final }),
   ];
 }
 
-export function escalationCalls<P extends Party>(vocab: RequestVocabulary<P>, party: P, refId: string | undefined, escalate: { category: string; team: string; priority?: string }): ToolCall[] {
+export function escalationCalls<P extends Party>(
+  vocab: RequestVocabulary<P>,
+  party: P,
+  refId: string | undefined,
+  escalate: { category: string; team: string; priority?: string },
+): ToolCall[] {
   return [
-    call('create_ticket', { [vocab.partyKey]: party.id, ...(refId ? { [vocab.refKey]: refId } : {}), category: escalate.category, priority: escalate.priority ?? vocab.priority(party) }),
+    call('create_ticket', {
+      [vocab.partyKey]: party.id,
+      ...(refId ? { [vocab.refKey]: refId } : {}),
+      category: escalate.category,
+      priority: escalate.priority ?? vocab.priority(party),
+    }),
     call('escalate_ticket', { ticket_id: vocab.firstTicket, team: escalate.team }),
   ];
 }
 
-export function ticketStateAssertion<P extends Party>(vocab: RequestVocabulary<P>, party: P, expected: { category: string; status: string; team?: string | null; priority?: string }): Assertion {
+export function ticketStateAssertion<P extends Party>(
+  vocab: RequestVocabulary<P>,
+  party: P,
+  expected: { category: string; status: string; team?: string | null; priority?: string },
+): Assertion {
   const priority = expected.priority ?? vocab.priority(party);
   return {
     description: `one ${expected.category} ticket, ${expected.status}, priority ${priority}`,
@@ -77,10 +96,18 @@ export function ticketStateAssertion<P extends Party>(vocab: RequestVocabulary<P
 }
 
 export function noTicketAssertion<P extends Party>(vocab: RequestVocabulary<P>, party: P): Assertion {
-  return { description: 'no ticket was opened', sql: `SELECT count(*)::int AS n FROM tickets WHERE ${vocab.partyKey} = ${sqlString(party.id)}`, expect: [{ n: 0 }] };
+  return {
+    description: 'no ticket was opened',
+    sql: `SELECT count(*)::int AS n FROM tickets WHERE ${vocab.partyKey} = ${sqlString(party.id)}`,
+    expect: [{ n: 0 }],
+  };
 }
 
-export function requestDraft<P extends Party>(vocab: RequestVocabulary<P>, ctx: ScenarioContext, req: RefRequest<P>): TaskDraft {
+export function requestDraft<P extends Party>(
+  vocab: RequestVocabulary<P>,
+  ctx: ScenarioContext,
+  req: RefRequest<P>,
+): TaskDraft {
   const common = { tags: req.tags ?? [], init: req.init, ...(req.rubrics ? { rubrics: req.rubrics } : {}) };
   if (ctx.profile === 'mini') {
     if (!req.miniQuery) throw new Error(`${req.refId}: this task type has no mini query`);
@@ -101,9 +128,22 @@ export function requestDraft<P extends Party>(vocab: RequestVocabulary<P>, ctx: 
       ? ticketCalls(vocab, req.party, req.refId, req.ticket, req.actions)
       : [];
   const ticketState = req.escalate
-    ? [ticketStateAssertion(vocab, req.party, { category: req.escalate.category, status: 'hold', team: req.escalate.team, ...(req.escalate.priority ? { priority: req.escalate.priority } : {}) })]
+    ? [
+        ticketStateAssertion(vocab, req.party, {
+          category: req.escalate.category,
+          status: 'hold',
+          team: req.escalate.team,
+          ...(req.escalate.priority ? { priority: req.escalate.priority } : {}),
+        }),
+      ]
     : req.ticket
-      ? [ticketStateAssertion(vocab, req.party, { category: req.ticket.category, status: req.ticket.final, ...(req.ticket.priority ? { priority: req.ticket.priority } : {}) })]
+      ? [
+          ticketStateAssertion(vocab, req.party, {
+            category: req.ticket.category,
+            status: req.ticket.final,
+            ...(req.ticket.priority ? { priority: req.ticket.priority } : {}),
+          }),
+        ]
       : [noTicketAssertion(vocab, req.party)];
   return {
     ...common,
@@ -111,7 +151,12 @@ export function requestDraft<P extends Party>(vocab: RequestVocabulary<P>, ctx: 
     userContext: userBrief(vocab.persona(req.party), req.goal, allFacts),
     userFacts: allFacts,
     ...(req.decisions ? { userDecisions: req.decisions } : {}),
-    golden: [call(vocab.identifyTool, { email: req.party.email }), call(vocab.lookupTool, { [vocab.refKey]: req.refId }), ...(req.lookups ?? []), ...writes],
+    golden: [
+      call(vocab.identifyTool, { email: req.party.email }),
+      call(vocab.lookupTool, { [vocab.refKey]: req.refId }),
+      ...(req.lookups ?? []),
+      ...writes,
+    ],
     assertions: [...req.assertions, ...ticketState],
   };
 }

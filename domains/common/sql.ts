@@ -20,7 +20,13 @@ export async function selectOne(db: pg.ClientBase, sql: string, params: unknown[
 }
 
 /** Run a write; a row count other than `expected` means the target was not found. */
-export async function writeRows(db: pg.ClientBase, sql: string, params: unknown[], notFound: string, expected = 1): Promise<void> {
+export async function writeRows(
+  db: pg.ClientBase,
+  sql: string,
+  params: unknown[],
+  notFound: string,
+  expected = 1,
+): Promise<void> {
   const result = await db.query(sql, params);
   if ((result.rowCount ?? 0) < expected) throw new ToolRejection(notFound);
 }

@@ -58,7 +58,12 @@ export const ticketGrading: TableGrading = {
 };
 
 async function requireTicket(ctx: ToolContext, ticketId: string) {
-  return selectOne(ctx.db, 'SELECT * FROM tickets WHERE ticket_id = $1', [ticketId], `No ticket ${ticketId}. Use list_tickets to find the customer's tickets.`);
+  return selectOne(
+    ctx.db,
+    'SELECT * FROM tickets WHERE ticket_id = $1',
+    [ticketId],
+    `No ticket ${ticketId}. Use list_tickets to find the customer's tickets.`,
+  );
 }
 
 export function ticketTools(system: TicketSystem): ToolDefinition[] {
@@ -71,8 +76,17 @@ export function ticketTools(system: TicketSystem): ToolDefinition[] {
       readOnly: true,
       async handler(ctx, args) {
         const party = String(args[partyKey]);
-        await selectOne(ctx.db, `SELECT 1 AS found FROM ${partyTable} WHERE ${partyKey} = $1`, [party], `No ${system.partyLabel} ${party}.`);
-        const tickets = await selectJson(ctx.db, `SELECT * FROM tickets WHERE ${partyKey} = $1 ORDER BY created_at DESC, ticket_id DESC`, [party]);
+        await selectOne(
+          ctx.db,
+          `SELECT 1 AS found FROM ${partyTable} WHERE ${partyKey} = $1`,
+          [party],
+          `No ${system.partyLabel} ${party}.`,
+        );
+        const tickets = await selectJson(
+          ctx.db,
+          `SELECT * FROM tickets WHERE ${partyKey} = $1 ORDER BY created_at DESC, ticket_id DESC`,
+          [party],
+        );
         return { tickets };
       },
     }),
@@ -90,7 +104,12 @@ export function ticketTools(system: TicketSystem): ToolDefinition[] {
       async handler(ctx, args) {
         const party = String(args[partyKey]);
         const ref = args[refKey] === undefined ? null : String(args[refKey]);
-        await selectOne(ctx.db, `SELECT 1 AS found FROM ${partyTable} WHERE ${partyKey} = $1`, [party], `No ${system.partyLabel} ${party}.`);
+        await selectOne(
+          ctx.db,
+          `SELECT 1 AS found FROM ${partyTable} WHERE ${partyKey} = $1`,
+          [party],
+          `No ${system.partyLabel} ${party}.`,
+        );
         if (ref !== null) {
           await selectOne(
             ctx.db,
@@ -110,11 +129,15 @@ export function ticketTools(system: TicketSystem): ToolDefinition[] {
     }),
     defineTool({
       name: 'update_ticket',
-      description: 'Change a ticket\'s status and/or priority and append an internal note. Use it to close the conversation: solved when the request is resolved or refused, hold when waiting on another team or on a returned item, pending when waiting for the customer.',
+      description:
+        "Change a ticket's status and/or priority and append an internal note. Use it to close the conversation: solved when the request is resolved or refused, hold when waiting on another team or on a returned item, pending when waiting for the customer.",
       input: {
         ticket_id: z.string().describe('The ticket id, e.g. TCK-1000.'),
         status: z.enum(TICKET_STATUSES).optional().describe('New status.'),
-        priority: z.enum(TICKET_PRIORITIES).optional().describe('New priority, when the policy requires a different one.'),
+        priority: z
+          .enum(TICKET_PRIORITIES)
+          .optional()
+          .describe('New priority, when the policy requires a different one.'),
         note: z.string().optional().describe('Internal note appended to the ticket (never shown to the customer).'),
       },
       readOnly: false,
@@ -129,14 +152,26 @@ export function ticketTools(system: TicketSystem): ToolDefinition[] {
            WHERE ticket_id = $1`,
           [args.ticket_id, args.status ?? null, args.priority ?? null, args.note ?? null, ctx.now],
         );
-        const changes = [args.status && `status=${args.status}`, args.priority && `priority=${args.priority}`].filter(Boolean).join(',');
-        await writeAudit(ctx, { entityType: 'ticket', entityId: args.ticket_id, action: changes ? `update:${changes}` : 'note', detail: args.note ?? '' });
-        return { ticket_id: args.ticket_id, status: args.status ?? ticket.status, priority: args.priority ?? ticket.priority };
+        const changes = [args.status && `status=${args.status}`, args.priority && `priority=${args.priority}`]
+          .filter(Boolean)
+          .join(',');
+        await writeAudit(ctx, {
+          entityType: 'ticket',
+          entityId: args.ticket_id,
+          action: changes ? `update:${changes}` : 'note',
+          detail: args.note ?? '',
+        });
+        return {
+          ticket_id: args.ticket_id,
+          status: args.status ?? ticket.status,
+          priority: args.priority ?? ticket.priority,
+        };
       },
     }),
     defineTool({
       name: 'escalate_ticket',
-      description: 'Hand a ticket to a specialist team: sets the team, puts the ticket on hold and records the escalation in the audit log. Use it when the policy says a request needs another team\'s approval or review; do not perform the requested change yourself.',
+      description:
+        "Hand a ticket to a specialist team: sets the team, puts the ticket on hold and records the escalation in the audit log. Use it when the policy says a request needs another team's approval or review; do not perform the requested change yourself.",
       input: {
         ticket_id: z.string().describe('The ticket id.'),
         team: z.enum(system.teams).describe('The team that must handle the request.'),
@@ -145,12 +180,20 @@ export function ticketTools(system: TicketSystem): ToolDefinition[] {
       readOnly: false,
       async handler(ctx, args) {
         const ticket = await requireTicket(ctx, args.ticket_id);
-        if (ticket.status === 'solved') throw new ToolRejection(`Ticket ${args.ticket_id} is solved; reopen it with update_ticket before escalating.`);
+        if (ticket.status === 'solved')
+          throw new ToolRejection(
+            `Ticket ${args.ticket_id} is solved; reopen it with update_ticket before escalating.`,
+          );
         await ctx.db.query(
           `UPDATE tickets SET status = 'hold', assigned_team = $2, notes = concat_ws(E'\\n', NULLIF(notes, ''), $3::text), updated_at = $4 WHERE ticket_id = $1`,
           [args.ticket_id, args.team, `Escalated to ${args.team}: ${args.reason ?? 'per policy'}`, ctx.now],
         );
-        await writeAudit(ctx, { entityType: 'ticket', entityId: args.ticket_id, action: `escalate:${args.team}`, detail: args.reason ?? '' });
+        await writeAudit(ctx, {
+          entityType: 'ticket',
+          entityId: args.ticket_id,
+          action: `escalate:${args.team}`,
+          detail: args.reason ?? '',
+        });
         return { ticket_id: args.ticket_id, status: 'hold', assigned_team: args.team };
       },
     }),

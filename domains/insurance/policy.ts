@@ -8,7 +8,12 @@ export const INSURANCE_RULES = {
   businessUsePercent: 15,
   priority: { standard: 'normal', preferred: 'high' } as Record<string, string>,
   /** The coverage a claim of each kind needs. */
-  coverageFor: { collision: 'collision', comprehensive: 'comprehensive', glass: 'comprehensive', theft: 'comprehensive' } as Record<string, string>,
+  coverageFor: {
+    collision: 'collision',
+    comprehensive: 'comprehensive',
+    glass: 'comprehensive',
+    theft: 'comprehensive',
+  } as Record<string, string>,
   /** Claim statuses that block a cancellation. */
   openClaimStatuses: ['open', 'under_review', 'approved'],
 };

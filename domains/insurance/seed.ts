@@ -16,7 +16,11 @@ export const REPAIR_SHOPS: readonly RepairShop[] = CITIES.flatMap((city, i) => [
 ]);
 
 /** The claims desk's own adjuster: the agent acts under this adjuster's authority limit. */
-export const DESK_ADJUSTER = { adjuster_id: 'ADJ-DESK', full_name: 'Claims desk (virtual agent)', authority_limit: 2500 };
+export const DESK_ADJUSTER = {
+  adjuster_id: 'ADJ-DESK',
+  full_name: 'Claims desk (virtual agent)',
+  authority_limit: 2500,
+};
 
 export const insuranceSeed: Record<string, Record<string, unknown>[]> = {
   adjusters: [

@@ -2,7 +2,13 @@ import { auditTableSql } from '../common/audit.js';
 import { ticketTableSql, type TicketSystem } from '../common/tickets.js';
 
 export const ORDER_STATUSES = ['pending_payment', 'processing', 'shipped', 'delivered', 'cancelled'] as const;
-export const RETURN_REASONS = ['changed_mind', 'not_as_described', 'defective', 'damaged_in_transit', 'wrong_item'] as const;
+export const RETURN_REASONS = [
+  'changed_mind',
+  'not_as_described',
+  'defective',
+  'damaged_in_transit',
+  'wrong_item',
+] as const;
 /** Return reasons that count as a defect: no restocking fee and the longer defect window. */
 export const DEFECT_REASONS = ['defective', 'damaged_in_transit', 'wrong_item'] as const;
 export const REFUND_REASONS = ['late_delivery_compensation', 'price_adjustment', 'damaged_item', 'goodwill'] as const;

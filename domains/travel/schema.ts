@@ -1,7 +1,13 @@
 import { auditTableSql } from '../common/audit.js';
 import { ticketTableSql, type TicketSystem } from '../common/tickets.js';
 
-export const REFUND_REASONS = ['hotel_cancellation', 'room_downgrade', 'flight_cancellation', 'airline_disruption', 'goodwill'] as const;
+export const REFUND_REASONS = [
+  'hotel_cancellation',
+  'room_downgrade',
+  'flight_cancellation',
+  'airline_disruption',
+  'goodwill',
+] as const;
 export const APPROVAL_TYPES = ['room_change', 'cancellation'] as const;
 
 export const travelTickets: TicketSystem = {

@@ -40,14 +40,22 @@ function findBinDir(): string {
   const fromPath = (process.env.PATH ?? '').split(':').find((dir) => dir && fs.existsSync(path.join(dir, 'initdb')));
   if (fromPath) return fs.realpathSync(path.dirname(fs.realpathSync(path.join(fromPath, 'initdb'))));
   const base = '/usr/lib/postgresql';
-  const versions = fs.existsSync(base) ? fs.readdirSync(base).filter((v) => fs.existsSync(path.join(base, v, 'bin', 'initdb'))) : [];
+  const versions = fs.existsSync(base)
+    ? fs.readdirSync(base).filter((v) => fs.existsSync(path.join(base, v, 'bin', 'initdb')))
+    : [];
   versions.sort((a, b) => Number(b) - Number(a));
   if (versions[0]) return path.join(base, versions[0], 'bin');
-  throw new UserError('postgres: no PostgreSQL server binaries (initdb, pg_ctl) found; run `npm run setup` (installs them with apt-get) or set DATABASE_URL');
+  throw new UserError(
+    'postgres: no PostgreSQL server binaries (initdb, pg_ctl) found; run `npm run setup` (installs them with apt-get) or set DATABASE_URL',
+  );
 }
 
 function cluster(config: LoadedConfig): LocalCluster {
-  return { bin: findBinDir(), dataDir: path.join(config.dataPath, 'pg'), logFile: path.join(config.dataPath, 'logs', 'postgres.log') };
+  return {
+    bin: findBinDir(),
+    dataDir: path.join(config.dataPath, 'pg'),
+    logFile: path.join(config.dataPath, 'logs', 'postgres.log'),
+  };
 }
 
 /** PostgreSQL refuses to run as root, so as root we run its binaries as the `postgres` system user. */
@@ -78,16 +86,27 @@ function initCluster(config: LoadedConfig, c: LocalCluster): void {
     chownToServerUser(c.dataDir);
     chownToServerUser(pwDir);
     const cmd = asServerUser(path.join(c.bin, 'initdb'), [
-      '-D', c.dataDir, '-U', config.postgres.user, `--pwfile=${pwFile}`,
-      '--auth-host=scram-sha-256', '--auth-local=scram-sha-256', '-E', 'UTF8', '--locale=C',
+      '-D',
+      c.dataDir,
+      '-U',
+      config.postgres.user,
+      `--pwfile=${pwFile}`,
+      '--auth-host=scram-sha-256',
+      '--auth-local=scram-sha-256',
+      '-E',
+      'UTF8',
+      '--locale=C',
     ]);
     const res = run(cmd.command, cmd.args);
-    if (res.status !== 0) throw new InfrastructureError(`postgres: initdb failed:\n${res.stderr || res.stdout}`, 'postgres');
+    if (res.status !== 0)
+      throw new InfrastructureError(`postgres: initdb failed:\n${res.stderr || res.stdout}`, 'postgres');
   } finally {
     fs.rmSync(pwDir, { recursive: true, force: true });
   }
   const settings = { ...LOCAL_SETTINGS, unix_socket_directories: `'${c.dataDir}'` };
-  const conf = Object.entries(settings).map(([k, v]) => `${k} = ${v}`).join('\n');
+  const conf = Object.entries(settings)
+    .map(([k, v]) => `${k} = ${v}`)
+    .join('\n');
   fs.appendFileSync(path.join(c.dataDir, 'postgresql.conf'), `\n# finalstate local cluster\n${conf}\n`);
 }
 
@@ -107,11 +126,17 @@ export async function startLocal(config: LoadedConfig): Promise<'started' | 'run
   fs.chmodSync(c.logFile, 0o600);
   if (pgCtl(c, ['status']).status === 0) return 'running';
   chownToServerUser(c.logFile);
-  const options = [`-p ${config.postgres.port}`, ...Object.entries(RUNTIME_SETTINGS).map(([k, v]) => `-c ${k}=${v}`)].join(' ');
+  const options = [
+    `-p ${config.postgres.port}`,
+    ...Object.entries(RUNTIME_SETTINGS).map(([k, v]) => `-c ${k}=${v}`),
+  ].join(' ');
   const res = pgCtl(c, ['-l', c.logFile, '-w', '-t', '60', '-o', options, 'start']);
   if (res.status !== 0) {
     const tail = fs.existsSync(c.logFile) ? fs.readFileSync(c.logFile, 'utf8').split('\n').slice(-15).join('\n') : '';
-    throw new InfrastructureError(`postgres: pg_ctl start failed on port ${config.postgres.port}:\n${res.stderr}\n${tail}`, 'postgres');
+    throw new InfrastructureError(
+      `postgres: pg_ctl start failed on port ${config.postgres.port}:\n${res.stderr}\n${tail}`,
+      'postgres',
+    );
   }
   return 'started';
 }
@@ -126,12 +151,20 @@ export async function stopLocal(config: LoadedConfig, mode: 'fast' | 'immediate'
   return true;
 }
 
-export async function withClient<T>(config: LoadedConfig, database: string | undefined, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+export async function withClient<T>(
+  config: LoadedConfig,
+  database: string | undefined,
+  fn: (client: pg.Client) => Promise<T>,
+): Promise<T> {
   const client = new pg.Client({ ...connectionConfig(config, database), connectionTimeoutMillis: 5000 });
   try {
     await client.connect();
   } catch (err) {
-    throw new InfrastructureError(`postgres: cannot connect to ${databaseAddress(config)}: ${(err as Error).message}`, 'postgres', { cause: err });
+    throw new InfrastructureError(
+      `postgres: cannot connect to ${databaseAddress(config)}: ${(err as Error).message}`,
+      'postgres',
+      { cause: err },
+    );
   }
   try {
     return await fn(client);

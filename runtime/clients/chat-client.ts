@@ -40,8 +40,18 @@ export class ChatClient {
     private readonly component: string,
   ) {
     const apiKey = config.apiKeyEnv ? process.env[config.apiKeyEnv] : undefined;
-    if (config.apiKeyEnv && !apiKey) throw new EndpointRequestError(`${component}: environment variable ${config.apiKeyEnv} (apiKeyEnv) is not set`, config.baseUrl, null);
-    this.sdk = new OpenAI({ baseURL: config.baseUrl, apiKey: apiKey ?? 'unused', timeout: config.timeoutMs, maxRetries: config.maxRetries });
+    if (config.apiKeyEnv && !apiKey)
+      throw new EndpointRequestError(
+        `${component}: environment variable ${config.apiKeyEnv} (apiKeyEnv) is not set`,
+        config.baseUrl,
+        null,
+      );
+    this.sdk = new OpenAI({
+      baseURL: config.baseUrl,
+      apiKey: apiKey ?? 'unused',
+      timeout: config.timeoutMs,
+      maxRetries: config.maxRetries,
+    });
     this.url = `${config.baseUrl.replace(/\/+$/, '')}/chat/completions`;
   }
 
@@ -51,20 +61,24 @@ export class ChatClient {
     const maxTokens = options.maxTokens ?? this.config.maxTokens;
     let completion: OpenAI.Chat.Completions.ChatCompletion;
     try {
-      completion = await this.sdk.chat.completions.create({
-        model: this.config.model,
-        messages,
-        ...(options.tools && options.tools.length > 0 ? { tools: options.tools } : {}),
-        ...(temperature === undefined ? {} : { temperature }),
-        ...(seed === undefined ? {} : { seed }),
-        ...(maxTokens === undefined ? {} : { max_completion_tokens: maxTokens }),
-      }, options.signal ? { signal: options.signal } : {});
+      completion = await this.sdk.chat.completions.create(
+        {
+          model: this.config.model,
+          messages,
+          ...(options.tools && options.tools.length > 0 ? { tools: options.tools } : {}),
+          ...(temperature === undefined ? {} : { temperature }),
+          ...(seed === undefined ? {} : { seed }),
+          ...(maxTokens === undefined ? {} : { max_completion_tokens: maxTokens }),
+        },
+        options.signal ? { signal: options.signal } : {},
+      );
     } catch (err) {
       if (options.signal?.aborted) throw options.signal.reason;
       throw this.classify(err);
     }
     const choice = completion.choices[0];
-    if (!choice) throw new EndpointRequestError(`${this.component} at ${this.url} answered without choices`, this.url, 200);
+    if (!choice)
+      throw new EndpointRequestError(`${this.component} at ${this.url} answered without choices`, this.url, 200);
     return {
       message: choice.message as ChatReplyMessage,
       model: completion.model,
@@ -79,14 +93,21 @@ export class ChatClient {
 
   private classify(err: unknown): Error {
     const where = `${this.component} at ${this.url}`;
-    if (err instanceof OpenAI.APIConnectionTimeoutError) return new InfrastructureError(`${where} timed out after ${this.config.timeoutMs} ms`, this.component, { cause: err });
+    if (err instanceof OpenAI.APIConnectionTimeoutError)
+      return new InfrastructureError(`${where} timed out after ${this.config.timeoutMs} ms`, this.component, {
+        cause: err,
+      });
     if (err instanceof OpenAI.APIConnectionError) {
       const cause = (err.cause as { cause?: { code?: string } } | undefined)?.cause?.code ?? err.message;
       return new InfrastructureError(`${where} unreachable (${cause})`, this.component, { cause: err });
     }
     if (err instanceof OpenAI.APIError && err.status !== undefined) {
-      if (err.status === 429 || err.status >= 500) return new InfrastructureError(`${where} answered HTTP ${err.status}: ${err.message}`, this.component, { cause: err });
-      const ErrorClass = err.status === 400 && isContextLengthMessage(err.message) ? ContextLengthExceededError : EndpointRequestError;
+      if (err.status === 429 || err.status >= 500)
+        return new InfrastructureError(`${where} answered HTTP ${err.status}: ${err.message}`, this.component, {
+          cause: err,
+        });
+      const ErrorClass =
+        err.status === 400 && isContextLengthMessage(err.message) ? ContextLengthExceededError : EndpointRequestError;
       return new ErrorClass(`${where} refused the request (HTTP ${err.status}): ${err.message}`, this.url, err.status);
     }
     return err instanceof Error ? err : new Error(String(err));

@@ -40,43 +40,73 @@ export async function requestText(url: string, body: unknown, options: JsonReque
       method: body === undefined ? 'GET' : 'POST',
       headers: { 'content-type': 'application/json', ...options.headers },
       body: body === undefined ? undefined : JSON.stringify(body),
-      signal: options.signal ? AbortSignal.any([AbortSignal.timeout(options.timeoutMs), options.signal]) : AbortSignal.timeout(options.timeoutMs),
+      signal: options.signal
+        ? AbortSignal.any([AbortSignal.timeout(options.timeoutMs), options.signal])
+        : AbortSignal.timeout(options.timeoutMs),
     });
   } catch (err) {
     if (options.signal?.aborted) throw options.signal.reason;
-    const reason = (err as Error).name === 'TimeoutError' ? `timed out after ${options.timeoutMs} ms` : `unreachable (${causeText(err)})`;
+    const reason =
+      (err as Error).name === 'TimeoutError'
+        ? `timed out after ${options.timeoutMs} ms`
+        : `unreachable (${causeText(err)})`;
     throw new InfrastructureError(`${options.component} at ${url} ${reason}`, options.component, { cause: err });
   }
   let text: string;
   try {
     text = await response.text();
   } catch (err) {
-    throw new InfrastructureError(`${options.component} at ${url}: connection lost while reading the answer (${causeText(err)})`, options.component, { cause: err });
+    throw new InfrastructureError(
+      `${options.component} at ${url}: connection lost while reading the answer (${causeText(err)})`,
+      options.component,
+      { cause: err },
+    );
   }
   if (response.status === 429 || response.status >= 500) {
-    throw new InfrastructureError(`${options.component} at ${url} answered HTTP ${response.status}: ${errorMessage(text)}`, options.component);
+    throw new InfrastructureError(
+      `${options.component} at ${url} answered HTTP ${response.status}: ${errorMessage(text)}`,
+      options.component,
+    );
   }
   if (response.status >= 400) {
     const message = errorMessage(text);
-    const ErrorClass = response.status === 400 && isContextLengthMessage(message) ? ContextLengthExceededError : EndpointRequestError;
-    throw new ErrorClass(`${options.component} at ${url} refused the request (HTTP ${response.status}): ${message}`, url, response.status);
+    const ErrorClass =
+      response.status === 400 && isContextLengthMessage(message) ? ContextLengthExceededError : EndpointRequestError;
+    throw new ErrorClass(
+      `${options.component} at ${url} refused the request (HTTP ${response.status}): ${message}`,
+      url,
+      response.status,
+    );
   }
   return text;
 }
 
 /** requestText, then the answer parsed as JSON and validated against `schema`. */
-export async function requestJson<T extends z.ZodType>(url: string, body: unknown, schema: T, options: JsonRequest): Promise<z.infer<T>> {
+export async function requestJson<T extends z.ZodType>(
+  url: string,
+  body: unknown,
+  schema: T,
+  options: JsonRequest,
+): Promise<z.infer<T>> {
   const text = await requestText(url, body, options);
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch {
-    throw new EndpointRequestError(`${options.component} at ${url} did not answer JSON: ${text.slice(0, 200)}`, url, 200);
+    throw new EndpointRequestError(
+      `${options.component} at ${url} did not answer JSON: ${text.slice(0, 200)}`,
+      url,
+      200,
+    );
   }
   const parsed = schema.safeParse(json);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
-    throw new EndpointRequestError(`${options.component} at ${url} answered in an unexpected shape: ${issues}`, url, 200);
+    throw new EndpointRequestError(
+      `${options.component} at ${url} answered in an unexpected shape: ${issues}`,
+      url,
+      200,
+    );
   }
   return parsed.data;
 }

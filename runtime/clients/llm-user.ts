@@ -41,7 +41,9 @@ export class LlmUserSimulator implements UserSimulator {
   async reply(dialogue: readonly VisibleMessage[]): Promise<UserReply> {
     const messages: ChatMessage[] = [
       { role: 'system', content: personaPrompt(this.task) },
-      ...dialogue.map((m): ChatMessage => (m.from === 'agent' ? { role: 'user', content: m.text } : { role: 'assistant', content: m.text })),
+      ...dialogue.map((m): ChatMessage =>
+        m.from === 'agent' ? { role: 'user', content: m.text } : { role: 'assistant', content: m.text },
+      ),
     ];
     const reply = await this.client.chat(messages);
     const { text, done } = readStopMarker(reply.message.content ?? '');

@@ -57,10 +57,20 @@ export interface Published {
 const COMPONENT = 'policy-server';
 
 /** Load the checkpoint directory `weightsPath` as policy `version` on `server` (see the module comment). */
-export async function publishCheckpoint(server: PolicyServerRef, weightsPath: string, version: number, options: PublishOptions = defaultPublishOptions): Promise<Published> {
+export async function publishCheckpoint(
+  server: PolicyServerRef,
+  weightsPath: string,
+  version: number,
+  options: PublishOptions = defaultPublishOptions,
+): Promise<Published> {
   const root = server.url.replace(/\/+$/, '');
   const attempts: Published['attempts'] = {};
-  const call = async (step: PublishStep, path: string, body: unknown, timeoutMs = options.requestTimeoutMs): Promise<string> => {
+  const call = async (
+    step: PublishStep,
+    path: string,
+    body: unknown,
+    timeoutMs = options.requestTimeoutMs,
+  ): Promise<string> => {
     options.onStep?.(step);
     for (let attempt = 1; ; attempt++) {
       attempts[step] = attempt;
@@ -68,7 +78,11 @@ export async function publishCheckpoint(server: PolicyServerRef, weightsPath: st
         return await requestText(`${root}${path}`, body, { component: COMPONENT, timeoutMs });
       } catch (err) {
         if (err instanceof EndpointRequestError && err.status === 404) {
-          throw new EndpointRequestError(`${err.message} (vLLM serves its admin routes only when started with VLLM_SERVER_DEV_MODE=1)`, err.url, 404);
+          throw new EndpointRequestError(
+            `${err.message} (vLLM serves its admin routes only when started with VLLM_SERVER_DEV_MODE=1)`,
+            err.url,
+            404,
+          );
         }
         if (!(err instanceof InfrastructureError) || attempt >= options.attempts) throw err;
         await sleep(options.backoffMs * 2 ** (attempt - 1));
@@ -81,7 +95,12 @@ export async function publishCheckpoint(server: PolicyServerRef, weightsPath: st
   let failure: unknown;
   try {
     await call('pause', '/pause?mode=wait', {});
-    await call('reload_weights', '/collective_rpc', { method: 'reload_weights', kwargs, timeout: options.reloadTimeoutMs / 1000 }, options.reloadTimeoutMs);
+    await call(
+      'reload_weights',
+      '/collective_rpc',
+      { method: 'reload_weights', kwargs, timeout: options.reloadTimeoutMs / 1000 },
+      options.reloadTimeoutMs,
+    );
     await call('reset_prefix_cache', '/reset_prefix_cache', {});
   } catch (err) {
     failure = err;
@@ -93,7 +112,11 @@ export async function publishCheckpoint(server: PolicyServerRef, weightsPath: st
       if (err instanceof EndpointRequestError && failure instanceof EndpointRequestError) throw failure;
       // A server left paused serves nothing: say so, and keep the first failure as the cause.
       const first = failure === undefined ? '' : ` after an earlier failure (${(failure as Error).message})`;
-      throw new InfrastructureError(`policy server ${server.url} could not be resumed${first}: ${(err as Error).message}`, COMPONENT, { cause: failure ?? err });
+      throw new InfrastructureError(
+        `policy server ${server.url} could not be resumed${first}: ${(err as Error).message}`,
+        COMPONENT,
+        { cause: failure ?? err },
+      );
     }
   }
   if (failure !== undefined) throw failure;
@@ -101,13 +124,22 @@ export async function publishCheckpoint(server: PolicyServerRef, weightsPath: st
   return { url: server.url, kind: server.kind, version, attempts };
 }
 
-async function awaitVersion(root: string, version: number, options: PublishOptions, call: (step: PublishStep, path: string, body: unknown) => Promise<string>): Promise<void> {
+async function awaitVersion(
+  root: string,
+  version: number,
+  options: PublishOptions,
+  call: (step: PublishStep, path: string, body: unknown) => Promise<string>,
+): Promise<void> {
   const deadline = Date.now() + options.versionTimeoutMs;
   for (;;) {
     const text = await call('await_version', '/v1/models', undefined);
     const reported = (JSON.parse(text) as { data?: Array<{ policy_version?: number }> }).data?.[0]?.policy_version;
     if (reported === version) return;
-    if (Date.now() > deadline) throw new InfrastructureError(`policy server ${root} still reports policy version ${reported}, not ${version}, ${options.versionTimeoutMs} ms after the reload`, COMPONENT);
+    if (Date.now() > deadline)
+      throw new InfrastructureError(
+        `policy server ${root} still reports policy version ${reported}, not ${version}, ${options.versionTimeoutMs} ms after the reload`,
+        COMPONENT,
+      );
     await sleep(100);
   }
 }

@@ -58,54 +58,81 @@ export class PolicyClient implements Tokenizer {
     this.headers = key ? { authorization: `Bearer ${key}` } : {};
   }
 
-  private post<T extends Parameters<typeof requestJson>[2]>(path: string, body: unknown, schema: T, signal?: AbortSignal) {
-    return requestJson(`${this.root}${path}`, body, schema, { component: 'policy-server', timeoutMs: this.config.timeoutMs, headers: this.headers, ...(signal ? { signal } : {}) });
+  private post<T extends Parameters<typeof requestJson>[2]>(
+    path: string,
+    body: unknown,
+    schema: T,
+    signal?: AbortSignal,
+  ) {
+    return requestJson(`${this.root}${path}`, body, schema, {
+      component: 'policy-server',
+      timeoutMs: this.config.timeoutMs,
+      headers: this.headers,
+      ...(signal ? { signal } : {}),
+    });
   }
 
   async complete(request: CompletionRequest, signal?: AbortSignal): Promise<SampledCompletion> {
     const sampling = this.config.sampling;
     const url = `${this.root}/v1/completions`;
-    const response = await this.post('/v1/completions', {
-      model: this.config.model,
-      prompt: request.promptTokenIds,
-      max_tokens: request.maxTokens ?? sampling.maxTokens,
-      temperature: request.temperature ?? sampling.temperature,
-      top_p: request.topP ?? sampling.topP,
-      seed: request.seed ?? sampling.seed,
-      stop: request.stop ?? sampling.stop,
-      n: 1,
-      stream: false,
-      logprobs: 0,
-      // vLLM extensions: token ids back, special tokens kept in text.
-      return_token_ids: true,
-      return_tokens_as_token_ids: true,
-      skip_special_tokens: false,
-      include_stop_str_in_output: true,
-      ...(this.options.policyVersion === undefined ? {} : { cache_salt: `policy-${this.options.policyVersion}` }),
-    }, CompletionResponse, signal);
+    const response = await this.post(
+      '/v1/completions',
+      {
+        model: this.config.model,
+        prompt: request.promptTokenIds,
+        max_tokens: request.maxTokens ?? sampling.maxTokens,
+        temperature: request.temperature ?? sampling.temperature,
+        top_p: request.topP ?? sampling.topP,
+        seed: request.seed ?? sampling.seed,
+        stop: request.stop ?? sampling.stop,
+        n: 1,
+        stream: false,
+        logprobs: 0,
+        // vLLM extensions: token ids back, special tokens kept in text.
+        return_token_ids: true,
+        return_tokens_as_token_ids: true,
+        skip_special_tokens: false,
+        include_stop_str_in_output: true,
+        ...(this.options.policyVersion === undefined ? {} : { cache_salt: `policy-${this.options.policyVersion}` }),
+      },
+      CompletionResponse,
+      signal,
+    );
     const choice = response.choices[0]!;
     const fail = (what: string) => new EndpointRequestError(`policy-server at ${url}: ${what}`, url, 200);
     if (choice.finish_reason === 'abort') {
       // vLLM aborts requests in flight when it is paused (weight reload) or shut down: retry, never score.
-      throw new InfrastructureError(`policy-server at ${url} aborted the request (finish_reason "abort": paused for a reload or shutting down)`, 'policy-server');
+      throw new InfrastructureError(
+        `policy-server at ${url} aborted the request (finish_reason "abort": paused for a reload or shutting down)`,
+        'policy-server',
+      );
     }
     const expected = this.options.policyVersion;
     if (expected !== undefined && response.policy_version !== undefined && response.policy_version !== expected) {
-      throw new InfrastructureError(`policy-server at ${url} serves policy version ${response.policy_version}, but the workflow published ${expected} (a server that restarted on an older checkpoint, or missed a publish)`, 'policy-server');
+      throw new InfrastructureError(
+        `policy-server at ${url} serves policy version ${response.policy_version}, but the workflow published ${expected} (a server that restarted on an older checkpoint, or missed a publish)`,
+        'policy-server',
+      );
     }
     const tokenIds =
       choice.token_ids ??
       choice.logprobs?.tokens?.map((token) => {
-        if (!token.startsWith(TOKEN_ID_PREFIX)) throw fail(`token "${token}" is not "token_id:<id>" (is return_tokens_as_token_ids supported?)`);
+        if (!token.startsWith(TOKEN_ID_PREFIX))
+          throw fail(`token "${token}" is not "token_id:<id>" (is return_tokens_as_token_ids supported?)`);
         return Number(token.slice(TOKEN_ID_PREFIX.length));
       });
-    if (!tokenIds) throw fail('the answer carries no completion token ids (vLLM >= 0.10.2 returns them with return_token_ids)');
+    if (!tokenIds)
+      throw fail('the answer carries no completion token ids (vLLM >= 0.10.2 returns them with return_token_ids)');
     const logprobs = choice.logprobs?.token_logprobs;
     if (!logprobs || logprobs.length !== tokenIds.length || logprobs.some((lp) => lp === null)) {
-      throw fail(`expected one logprob per completion token (${tokenIds.length} tokens, ${logprobs?.length ?? 0} logprobs)`);
+      throw fail(
+        `expected one logprob per completion token (${tokenIds.length} tokens, ${logprobs?.length ?? 0} logprobs)`,
+      );
     }
-    if (choice.finish_reason !== 'stop' && choice.finish_reason !== 'length') throw fail(`unexpected finish_reason ${JSON.stringify(choice.finish_reason)}`);
-    const cached = (response.usage as { prompt_tokens_details?: { cached_tokens?: number } } | null | undefined)?.prompt_tokens_details?.cached_tokens;
+    if (choice.finish_reason !== 'stop' && choice.finish_reason !== 'length')
+      throw fail(`unexpected finish_reason ${JSON.stringify(choice.finish_reason)}`);
+    const cached = (response.usage as { prompt_tokens_details?: { cached_tokens?: number } } | null | undefined)
+      ?.prompt_tokens_details?.cached_tokens;
     return {
       tokenIds,
       logprobs: logprobs as number[],
@@ -123,7 +150,11 @@ export class PolicyClient implements Tokenizer {
   }
 
   async tokenize(text: string): Promise<number[]> {
-    const response = await this.post('/tokenize', { model: this.config.model, prompt: text, add_special_tokens: false }, TokenizeResponse);
+    const response = await this.post(
+      '/tokenize',
+      { model: this.config.model, prompt: text, add_special_tokens: false },
+      TokenizeResponse,
+    );
     if (response.max_model_len !== undefined) this.maxModelLength = response.max_model_len;
     return response.tokens;
   }

@@ -27,11 +27,27 @@ const SYNONYMS: Record<string, string[]> = {
 };
 
 /** Words that say how a decision is asked, not what it is about. */
-const GENERIC_DECISION_WORDS = new Set(['confirm', 'accept', 'want', 'wants', 'agree', 'allow', 'approve', 'proceed', 'ok', 'user', 'customer', 'is', 'to']);
+const GENERIC_DECISION_WORDS = new Set([
+  'confirm',
+  'accept',
+  'want',
+  'wants',
+  'agree',
+  'allow',
+  'approve',
+  'proceed',
+  'ok',
+  'user',
+  'customer',
+  'is',
+  'to',
+]);
 
-const ASKS = /\?|\b(please confirm|can you confirm|let me know|could you (tell|provide|give|share|send)|please (provide|share|tell|give|send))\b/i;
+const ASKS =
+  /\?|\b(please confirm|can you confirm|let me know|could you (tell|provide|give|share|send)|please (provide|share|tell|give|send))\b/i;
 const CLOSING = /\b(anything else|something else|further (help|assistance|questions?)|else (i|we) can (help|do))\b/i;
-const YES_NO = /^\s*(shall|should|would|do|does|did|can|could|may|is|are|will|want|ok|okay)\b|\b(would you like|do you want|shall i|should i|is that (ok|okay|alright|correct|right))\b/i;
+const YES_NO =
+  /^\s*(shall|should|would|do|does|did|can|could|may|is|are|will|want|ok|okay)\b|\b(would you like|do you want|shall i|should i|is that (ok|okay|alright|correct|right))\b/i;
 
 function words(text: string): string[] {
   return text
@@ -105,12 +121,19 @@ export class ScriptedUserSimulator implements UserSimulator {
     const isQuestion = ASKS.test(last.text);
     const known = last.text.toLowerCase();
     // A fact the agent already states is not asked for ("Shall I cancel order ORD-7?").
-    const facts = isQuestion ? askedFacts(this.task.userFacts, message).filter((key) => !known.includes(this.task.userFacts[key]!.toLowerCase())) : [];
+    const facts = isQuestion
+      ? askedFacts(this.task.userFacts, message).filter(
+          (key) => !known.includes(this.task.userFacts[key]!.toLowerCase()),
+        )
+      : [];
     const decisions = isQuestion ? askedDecisions(this.task.userDecisions, message) : [];
     if (facts.length > 0 || decisions.length > 0) {
       const sentences = facts.map((key) => `My ${keyWords(key).join(' ')} is ${this.task.userFacts[key]}.`);
-      if (decisions.length === 1) sentences.push(this.task.userDecisions[decisions[0]!] ? 'Yes, please go ahead.' : "No, I don't want that.");
-      else for (const key of decisions) sentences.push(`${this.task.userDecisions[key] ? 'Yes' : 'No'} to ${keyWords(key).join(' ')}.`);
+      if (decisions.length === 1)
+        sentences.push(this.task.userDecisions[decisions[0]!] ? 'Yes, please go ahead.' : "No, I don't want that.");
+      else
+        for (const key of decisions)
+          sentences.push(`${this.task.userDecisions[key] ? 'Yes' : 'No'} to ${keyWords(key).join(' ')}.`);
       return said(sentences.join(' '));
     }
     if (!isQuestion) return said("Thank you, that's all.", true);

@@ -15,7 +15,10 @@ export interface EpisodeCost {
 /** Dollars for one model's usage: uncached input, cached input and output, each at its price per million tokens. */
 export function usageCostUsd(usage: TokenUsage, price: { input: number; cachedInput: number; output: number }): number {
   const uncached = usage.inputTokens - usage.cachedInputTokens;
-  return (uncached * price.input + usage.cachedInputTokens * price.cachedInput + usage.outputTokens * price.output) / 1_000_000;
+  return (
+    (uncached * price.input + usage.cachedInputTokens * price.cachedInput + usage.outputTokens * price.output) /
+    1_000_000
+  );
 }
 
 /** The cost of an episode from the usage of every model it called and a configurable price table. */

@@ -33,7 +33,8 @@ export function renderDemonstration(renderer: ChatRenderer, conversation: Conver
       throw new Error(`${renderer.family}: rendering is not prefix-stable at turn ${index + 1}`);
     }
     const marker = renderer.endOfTurnMarkers.find((m) => through.trimEnd().endsWith(m));
-    if (!marker) throw new Error(`${renderer.family}: assistant turn ${index + 1} does not end with an end-of-turn marker`);
+    if (!marker)
+      throw new Error(`${renderer.family}: assistant turn ${index + 1} does not end with an end-of-turn marker`);
     spans.push([start, through.trimEnd().length]);
   });
   return SftDemonstration.parse({ text, assistantSpans: spans });
@@ -45,17 +46,31 @@ export function renderDemonstration(renderer: ChatRenderer, conversation: Conver
  * those learns the leading id digits as constants instead of copying them from the request; generator seeds whose
  * offsets lie across the training split's number range (100000..499999) vary every digit. Training split only.
  */
-export function generatedTrainingSets(domains: readonly DomainDefinition[], dir: string, seeds: readonly number[], count: number): LoadedTaskSet[] {
+export function generatedTrainingSets(
+  domains: readonly DomainDefinition[],
+  dir: string,
+  seeds: readonly number[],
+  count: number,
+): LoadedTaskSet[] {
   return domains.flatMap((domain) =>
     seeds.map((seed) => {
-      const written = writeTaskSet(dir, `${domain.name}-train-mini-seed${seed}-n${count}`, domain.version, domain.generateTasks({ seed, split: 'train', profile: 'mini', count }));
+      const written = writeTaskSet(
+        dir,
+        `${domain.name}-train-mini-seed${seed}-n${count}`,
+        domain.version,
+        domain.generateTasks({ seed, split: 'train', profile: 'mini', count }),
+      );
       return readTaskSet(written.manifestFile);
     }),
   );
 }
 
 /** Everything a demonstration depends on besides the task: the domains' mini presentation and the renderer. */
-export function demonstrationsKey(sets: readonly LoadedTaskSet[], domains: readonly DomainDefinition[], renderer: ChatRenderer): string {
+export function demonstrationsKey(
+  sets: readonly LoadedTaskSet[],
+  domains: readonly DomainDefinition[],
+  renderer: ChatRenderer,
+): string {
   return contentHash({
     format: DEMONSTRATION_FORMAT,
     renderer: renderer.family,
@@ -66,7 +81,13 @@ export function demonstrationsKey(sets: readonly LoadedTaskSet[], domains: reado
       policy: d.policy.mini,
       tools: d.tools
         .filter((t) => d.profileTools.mini.includes(t.name))
-        .map((t) => ({ name: t.name, description: t.description, mini: t.miniDescription ?? null, result: t.miniResult?.toString() ?? null, handler: t.handler.toString() })),
+        .map((t) => ({
+          name: t.name,
+          description: t.description,
+          mini: t.miniDescription ?? null,
+          result: t.miniResult?.toString() ?? null,
+          handler: t.handler.toString(),
+        })),
     })),
   });
 }
@@ -93,7 +114,12 @@ export async function oracleDemonstrations(
   runtime: EpisodeRuntime,
   renderer: ChatRenderer,
   sets: readonly LoadedTaskSet[],
-  options: { maxTasks?: number; concurrency?: number; episodePrefix: string; onEpisode?(done: number, total: number): void },
+  options: {
+    maxTasks?: number;
+    concurrency?: number;
+    episodePrefix: string;
+    onEpisode?(done: number, total: number): void;
+  },
 ): Promise<DemonstrationRun> {
   const jobs = sets.flatMap((set) => set.tasks.filter(isDemonstrationTask).map((task) => ({ set, task })));
   const chosen = options.maxTasks === undefined ? jobs : evenlySpaced(jobs, options.maxTasks);
@@ -117,8 +143,17 @@ export async function oracleDemonstrations(
       });
       const outcome = await runtime.runner.run(request);
       const record = await store.load(request.episodeId);
-      if (!record) throw new InfrastructureError(`episode ${request.episodeId} was run but its record is not in the control database`, 'postgres');
-      if (outcome.reward === 1) results[index] = { taskId: task.id, episodeId: request.episodeId, demonstration: renderDemonstration(renderer, record.transcript) };
+      if (!record)
+        throw new InfrastructureError(
+          `episode ${request.episodeId} was run but its record is not in the control database`,
+          'postgres',
+        );
+      if (outcome.reward === 1)
+        results[index] = {
+          taskId: task.id,
+          episodeId: request.episodeId,
+          demonstration: renderDemonstration(renderer, record.transcript),
+        };
       else failedTaskIds.push(task.id);
       options.onEpisode?.(++done, chosen.length);
     }

@@ -26,13 +26,22 @@ export class EpisodeCheckpoints {
 
   /** The last checkpoint, or undefined when no turn was completed yet. */
   async load(): Promise<TurnCheckpoint | undefined> {
-    const res = await this.query<{ checkpoint: unknown }>('SELECT checkpoint FROM _finalstate_checkpoint', [], 'read turn checkpoint');
+    const res = await this.query<{ checkpoint: unknown }>(
+      'SELECT checkpoint FROM _finalstate_checkpoint',
+      [],
+      'read turn checkpoint',
+    );
     const row = res.rows[0];
     if (!row) return undefined;
     const parsed = TurnCheckpoint.safeParse(row.checkpoint);
-    if (!parsed.success) throw new Error(`episode ${this.episode.episodeId}: the turn checkpoint in ${this.episode.database} is unreadable: ${parsed.error.message}`);
+    if (!parsed.success)
+      throw new Error(
+        `episode ${this.episode.episodeId}: the turn checkpoint in ${this.episode.database} is unreadable: ${parsed.error.message}`,
+      );
     if (parsed.data.episodeId !== this.episode.episodeId) {
-      throw new Error(`episode ${this.episode.episodeId}: ${this.episode.database} holds the checkpoint of episode ${parsed.data.episodeId}`);
+      throw new Error(
+        `episode ${this.episode.episodeId}: ${this.episode.database} holds the checkpoint of episode ${parsed.data.episodeId}`,
+      );
     }
     return parsed.data;
   }
@@ -48,13 +57,28 @@ export class EpisodeCheckpoints {
 }
 
 /** The checkpoint after a completed turn: the loop's state, the policy's state and the tool calls answered so far. */
-export function turnCheckpoint(episodeId: string, loop: LoopState, policy: AgentPolicy, toolCalls: readonly ToolCallRecord[], resumedAt: readonly number[]): TurnCheckpoint {
-  return { episodeId, loop, policy: policy.saveState?.() ?? null, toolCalls: [...toolCalls], resumedAt: [...resumedAt] };
+export function turnCheckpoint(
+  episodeId: string,
+  loop: LoopState,
+  policy: AgentPolicy,
+  toolCalls: readonly ToolCallRecord[],
+  resumedAt: readonly number[],
+): TurnCheckpoint {
+  return {
+    episodeId,
+    loop,
+    policy: policy.saveState?.() ?? null,
+    toolCalls: [...toolCalls],
+    resumedAt: [...resumedAt],
+  };
 }
 
 /** Put a fresh policy where the checkpoint left its predecessor (before its first `next`). */
 export function restorePolicy(policy: AgentPolicy, checkpoint: TurnCheckpoint): void {
   if (checkpoint.policy === null) return;
-  if (!policy.restoreState) throw new Error(`the turn checkpoint holds a ${checkpoint.policy.kind} policy state, but the episode's policy cannot restore one`);
+  if (!policy.restoreState)
+    throw new Error(
+      `the turn checkpoint holds a ${checkpoint.policy.kind} policy state, but the episode's policy cannot restore one`,
+    );
   policy.restoreState(checkpoint.policy);
 }

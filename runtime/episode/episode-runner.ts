@@ -48,7 +48,11 @@ export type PolicyFactory = (request: EpisodeRequest, task: Task) => AgentPolicy
 export function policyFor(request: EpisodeRequest, task: Task): AgentPolicy {
   if (request.policy.kind === 'oracle') return new OraclePolicy(task, getRenderer('qwen3'));
   const { client, version } = request.policy;
-  return new CompletionsAgentPolicy(new PolicyClient(client, version === undefined ? {} : { policyVersion: version }), getRenderer(client.family), { seed: request.seed });
+  return new CompletionsAgentPolicy(
+    new PolicyClient(client, version === undefined ? {} : { policyVersion: version }),
+    getRenderer(client.family),
+    { seed: request.seed },
+  );
 }
 
 function userFor(request: EpisodeRequest, task: Task): UserSimulator {
@@ -104,7 +108,8 @@ export class DatabaseEpisodeRunner implements EpisodeRunner {
           user: userFor(request, task),
           limits: request.limits,
           ...(resumed ? { resume: resumed.loop } : {}),
-          onTurnCompleted: (state) => checkpoints.save(turnCheckpoint(request.episodeId, state, policy, tools.calls, resumedAt)),
+          onTurnCompleted: (state) =>
+            checkpoints.save(turnCheckpoint(request.episodeId, state, policy, tools.calls, resumedAt)),
           ...(hooks.onTurn ? { onTurn: hooks.onTurn } : {}),
           ...(hooks.signal ? { signal: hooks.signal } : {}),
         });
@@ -114,17 +119,26 @@ export class DatabaseEpisodeRunner implements EpisodeRunner {
       const trajectory = await policy.finish(loop.conversation);
 
       const gradingStarted = performance.now();
-      const agentMessages = visibleDialogue(loop.conversation).filter((m) => m.from === 'agent').map((m) => m.text);
+      const agentMessages = visibleDialogue(loop.conversation)
+        .filter((m) => m.from === 'agent')
+        .map((m) => m.text);
       const grade = await gradeEpisode(backend, expectedStates, { episode, agentMessages });
-      const judge = request.judge ? new LlmJudge(new ChatClient(request.judge.endpoint, 'judge'), request.judge.seed) : undefined;
+      const judge = request.judge
+        ? new LlmJudge(new ChatClient(request.judge.endpoint, 'judge'), request.judge.seed)
+        : undefined;
       const rubrics = judge ? task.rubrics : task.rubrics.filter((r) => r.kind !== 'judge');
       const judged = await evaluateRubrics(rubrics, loop.conversation, judge);
       const gradingMs = performance.now() - gradingStarted;
       const assertionsHold = grade.assertions.every((a) => a.pass);
-      const reward = grade.stateMatches && assertionsHold && judged.verdicts.every((v: RubricVerdict) => v.passed) ? 1 : 0;
+      const reward =
+        grade.stateMatches && assertionsHold && judged.verdicts.every((v: RubricVerdict) => v.passed) ? 1 : 0;
 
       const models = [...new Set(loop.agentTurns.map((t) => t.model))];
-      const usage: { agent: TokenUsage; user: TokenUsage; judge: TokenUsage } = { agent: loop.usage.agent, user: loop.usage.user, judge: judged.judgeUsage };
+      const usage: { agent: TokenUsage; user: TokenUsage; judge: TokenUsage } = {
+        agent: loop.usage.agent,
+        user: loop.usage.user,
+        judge: judged.judgeUsage,
+      };
       const cost = episodeCost(
         [
           { model: models[0] ?? 'unknown', usage: usage.agent },
@@ -134,7 +148,9 @@ export class DatabaseEpisodeRunner implements EpisodeRunner {
         this.deps.prices ?? {},
       );
       const artifactStarted = performance.now();
-      const trajectoryUri = trajectory ? await artifacts.put(`episodes/${request.episodeId}/trajectory.json`, JSON.stringify(trajectory)) : undefined;
+      const trajectoryUri = trajectory
+        ? await artifacts.put(`episodes/${request.episodeId}/trajectory.json`, JSON.stringify(trajectory))
+        : undefined;
       const trajectoryMs = performance.now() - artifactStarted;
       const versions = [...new Set(loop.agentTurns.map((t) => t.policyVersion))];
       const outcome = EpisodeOutcome.parse({
@@ -178,7 +194,14 @@ export class DatabaseEpisodeRunner implements EpisodeRunner {
         rubricVerdicts: judged.verdicts,
         unjudgedRubrics: task.rubrics.length - rubrics.length,
         unpricedModels: cost.unpriced,
-        timings: { ...loop.timings, gradingMs, provisionMs, mcpSessionMs, trajectoryMs, totalMs: performance.now() - started },
+        timings: {
+          ...loop.timings,
+          gradingMs,
+          provisionMs,
+          mcpSessionMs,
+          trajectoryMs,
+          totalMs: performance.now() - started,
+        },
       });
       const storeStarted = performance.now();
       await this.store.save(record);

@@ -41,7 +41,18 @@ export class EpisodeStore {
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
        ON CONFLICT (episode_id) DO UPDATE SET reward = EXCLUDED.reward, error = EXCLUDED.error,
          finish_reason = EXCLUDED.finish_reason, record = EXCLUDED.record, stored_at = now()`,
-      [o.episodeId, o.campaignId ?? null, o.step ?? null, record.group ?? null, o.taskId, o.trial, o.reward, o.error, o.finishReason, JSON.stringify(record)],
+      [
+        o.episodeId,
+        o.campaignId ?? null,
+        o.step ?? null,
+        record.group ?? null,
+        o.taskId,
+        o.trial,
+        o.reward,
+        o.error,
+        o.finishReason,
+        JSON.stringify(record),
+      ],
     );
   }
 
@@ -50,14 +61,22 @@ export class EpisodeStore {
   }
 
   async loadWithTime(episodeId: string): Promise<{ record: EpisodeRecord; storedAt: Date } | undefined> {
-    const res = await this.pool.query<{ record: unknown; stored_at: Date }>('SELECT record, stored_at FROM episodes WHERE episode_id = $1', [episodeId]);
-    return res.rows[0] ? { record: EpisodeRecord.parse(res.rows[0].record), storedAt: res.rows[0].stored_at } : undefined;
+    const res = await this.pool.query<{ record: unknown; stored_at: Date }>(
+      'SELECT record, stored_at FROM episodes WHERE episode_id = $1',
+      [episodeId],
+    );
+    return res.rows[0]
+      ? { record: EpisodeRecord.parse(res.rows[0].record), storedAt: res.rows[0].stored_at }
+      : undefined;
   }
 
   /** Records of many episodes at once (the report's episode pages), in the order of the ids; unknown ids are left out. */
   async loadMany(episodeIds: readonly string[]): Promise<EpisodeRecord[]> {
     if (episodeIds.length === 0) return [];
-    const res = await this.pool.query<{ episode_id: string; record: unknown }>('SELECT episode_id, record FROM episodes WHERE episode_id = ANY($1)', [episodeIds]);
+    const res = await this.pool.query<{ episode_id: string; record: unknown }>(
+      'SELECT episode_id, record FROM episodes WHERE episode_id = ANY($1)',
+      [episodeIds],
+    );
     const byId = new Map(res.rows.map((r) => [r.episode_id, r.record]));
     return episodeIds.flatMap((id) => (byId.has(id) ? [EpisodeRecord.parse(byId.get(id))] : []));
   }
@@ -76,7 +95,7 @@ export class EpisodeStore {
     if (filter.trial !== undefined) add('trial = ?', filter.trial);
     if (filter.reward !== undefined) add('reward = ?', filter.reward);
     if (filter.finishReason !== undefined) add('finish_reason = ?', filter.finishReason);
-    if (filter.idPrefix !== undefined) add("starts_with(episode_id, ?)", filter.idPrefix);
+    if (filter.idPrefix !== undefined) add('starts_with(episode_id, ?)', filter.idPrefix);
     const limit = filter.limit !== undefined ? ` LIMIT ${Math.max(0, Math.floor(filter.limit))}` : '';
     const res = await this.pool.query<{
       episode_id: string;

@@ -59,7 +59,9 @@ const addUsage = (a: TokenUsage, b: TokenUsage): TokenUsage => ({
  */
 export async function runAgentLoop(input: LoopInput): Promise<LoopResult> {
   const { policy, tools, user, limits } = input;
-  const result: LoopResult = input.resume ? resumedResult(input.resume) : await openingResult(input.system, tools, user);
+  const result: LoopResult = input.resume
+    ? resumedResult(input.resume)
+    : await openingResult(input.system, tools, user);
   const { conversation } = result;
   const started = performance.now() - (input.resume?.elapsedMs ?? 0);
   const finish = (reason: FinishReason) => {
@@ -74,7 +76,8 @@ export async function runAgentLoop(input: LoopInput): Promise<LoopResult> {
   let firstTurn = true;
 
   for (;;) {
-    if (!firstTurn && input.onTurnCompleted) await input.onTurnCompleted(loopState(result, performance.now() - started));
+    if (!firstTurn && input.onTurnCompleted)
+      await input.onTurnCompleted(loopState(result, performance.now() - started));
     firstTurn = false;
     input.signal?.throwIfAborted();
     if (deadline.aborted || performance.now() - started > limits.timeoutMs) return finish('timeout');
@@ -92,11 +95,16 @@ export async function runAgentLoop(input: LoopInput): Promise<LoopResult> {
       result.timings.agentMs += performance.now() - agentStarted;
     }
     result.usage.agent = addUsage(result.usage.agent, step.usage);
-    result.agentTurns.push({ model: step.model, policyVersion: step.policyVersion, parseFailures: step.failures.length });
+    result.agentTurns.push({
+      model: step.model,
+      policyVersion: step.policyVersion,
+      parseFailures: step.failures.length,
+    });
     conversation.turns.push(step.turn);
     input.onTurn?.(result.agentTurns.length);
     if (step.usage.inputTokens + step.usage.outputTokens > limits.maxContextTokens) return finish('context_overflow');
-    if (result.usage.agent.outputTokens + result.usage.user.outputTokens > limits.maxTotalTokens) return finish('max_tokens');
+    if (result.usage.agent.outputTokens + result.usage.user.outputTokens > limits.maxTotalTokens)
+      return finish('max_tokens');
 
     if (step.failures.length > 0) {
       conversation.turns.push(failureFeedback(step.failures));
@@ -112,7 +120,9 @@ export async function runAgentLoop(input: LoopInput): Promise<LoopResult> {
       const toolsStarted = performance.now();
       for (const call of step.calls) {
         if (deadline.aborted) return finish('timeout');
-        conversation.turns.push(toolResultTurn(await tools.callTool(call.tool, call.arguments), limits.maxToolResultChars));
+        conversation.turns.push(
+          toolResultTurn(await tools.callTool(call.tool, call.arguments), limits.maxToolResultChars),
+        );
       }
       result.timings.toolsMs += performance.now() - toolsStarted;
       continue;

@@ -24,7 +24,10 @@ export class McpToolSession implements ToolSession {
   readonly calls: ToolCallRecord[] = [];
   private nextIndex = 0;
 
-  constructor(private readonly client: EpisodeMcpClient, private readonly onClose: () => Promise<void>) {}
+  constructor(
+    private readonly client: EpisodeMcpClient,
+    private readonly onClose: () => Promise<void>,
+  ) {}
 
   /** Continue after the calls a checkpoint recorded: the next call gets index `calls.length`. */
   resumeAfter(calls: readonly ToolCallRecord[]): void {
@@ -34,7 +37,11 @@ export class McpToolSession implements ToolSession {
   }
 
   async listTools(): Promise<ToolSchema[]> {
-    return (await this.client.listTools()).map(({ name, description, inputSchema }) => ({ name, description, inputSchema }));
+    return (await this.client.listTools()).map(({ name, description, inputSchema }) => ({
+      name,
+      description,
+      inputSchema,
+    }));
   }
 
   async callTool(name: string, args: Record<string, unknown>): Promise<ToolResultLike> {
@@ -46,7 +53,14 @@ export class McpToolSession implements ToolSession {
     }
     const index = result.callIndex ?? null;
     if (index !== null) this.nextIndex = index + 1;
-    this.calls.push({ index, tool: name, arguments: args, isError: result.isError, result: result.content, ms: performance.now() - started });
+    this.calls.push({
+      index,
+      tool: name,
+      arguments: args,
+      isError: result.isError,
+      result: result.content,
+      ms: performance.now() - started,
+    });
     return { isError: result.isError, content: [{ type: 'text', text: result.content }] };
   }
 

@@ -11,4 +11,3 @@ export interface EpisodeRuntime {
   control: pg.Pool;
   close(): Promise<void>;
 }
-

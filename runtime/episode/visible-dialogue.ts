@@ -14,7 +14,8 @@ export function visibleDialogue(conversation: Conversation): VisibleMessage[] {
   const messages: VisibleMessage[] = [];
   for (const turn of conversation.turns) {
     if (turn.role === 'user') messages.push({ from: 'user', text: turn.content });
-    else if (turn.role === 'assistant' && turn.content.trim() !== '') messages.push({ from: 'agent', text: turn.content.trim() });
+    else if (turn.role === 'assistant' && turn.content.trim() !== '')
+      messages.push({ from: 'agent', text: turn.content.trim() });
   }
   return messages;
 }

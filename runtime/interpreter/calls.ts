@@ -22,7 +22,12 @@ export function callFailure(failure: ParseFailure): CallInterpretation {
  * Check a named call against the tools offered and type its arguments (shared by every chat format and by the
  * provider-interpreted policy). Arguments given as JSON text holding an object are decoded (and recorded).
  */
-export function interpretCall(name: string, rawArguments: unknown, callIndex: number, tools: readonly ToolSchema[]): CallInterpretation {
+export function interpretCall(
+  name: string,
+  rawArguments: unknown,
+  callIndex: number,
+  tools: readonly ToolSchema[],
+): CallInterpretation {
   const coercions: Coercion[] = [];
   let args = rawArguments;
   if (typeof args === 'string') {
@@ -38,19 +43,36 @@ export function interpretCall(name: string, rawArguments: unknown, callIndex: nu
     }
   }
   if (!isPlainObject(args)) {
-    return callFailure({ kind: 'bad_call_shape', tool: name, callIndex, message: `tool call ${callIndex + 1} (${name}): "arguments" must be a JSON object` });
+    return callFailure({
+      kind: 'bad_call_shape',
+      tool: name,
+      callIndex,
+      message: `tool call ${callIndex + 1} (${name}): "arguments" must be a JSON object`,
+    });
   }
   const call: ToolCall = { tool: name, arguments: args };
   const tool = tools.find((t) => t.name === name);
   if (!tool) {
     const known = tools.map((t) => t.name).join(', ') || 'none';
-    return { call, failures: [{ kind: 'unknown_tool', tool: name, callIndex, message: `unknown tool "${name}" (available tools: ${known})` }], coercions };
+    return {
+      call,
+      failures: [
+        { kind: 'unknown_tool', tool: name, callIndex, message: `unknown tool "${name}" (available tools: ${known})` },
+      ],
+      coercions,
+    };
   }
   const typed = typeArguments(args, tool.inputSchema);
   if (typed.problems.length > 0) {
     return {
       call,
-      failures: typed.problems.map((p) => ({ kind: p.kind, tool: name, callIndex, path: p.path, message: `${name}: ${p.message}` })),
+      failures: typed.problems.map((p) => ({
+        kind: p.kind,
+        tool: name,
+        callIndex,
+        path: p.path,
+        message: `${name}: ${p.message}`,
+      })),
       coercions,
     };
   }

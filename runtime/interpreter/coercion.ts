@@ -81,7 +81,11 @@ function typeObject(value: Record<string, unknown>, schema: JsonSchema, path: st
   const problems: ArgumentProblem[] = [];
   for (const name of required) {
     if (!Object.hasOwn(value, name)) {
-      problems.push({ kind: 'missing_argument', path: childPath(path, name), message: `missing required argument "${childPath(path, name)}"` });
+      problems.push({
+        kind: 'missing_argument',
+        path: childPath(path, name),
+        message: `missing required argument "${childPath(path, name)}"`,
+      });
     }
   }
   for (const [key, item] of Object.entries(value)) {
@@ -113,7 +117,11 @@ function typeObject(value: Record<string, unknown>, schema: JsonSchema, path: st
 
 /** Type `value` as the single JSON type `type`; in `coerce` mode the documented conversions apply. */
 function typeAs(type: string, value: unknown, schema: JsonSchema, path: string, mode: Mode): Typed {
-  const coerced = (to: unknown, rule: string): Typed => ({ ok: true, value: to, coercions: [{ path, from: value, to, rule }] });
+  const coerced = (to: unknown, rule: string): Typed => ({
+    ok: true,
+    value: to,
+    coercions: [{ path, from: value, to, rule }],
+  });
   switch (type) {
     case 'string':
       if (typeof value === 'string') return { ok: true, value, coercions: [] };
@@ -142,14 +150,18 @@ function typeAs(type: string, value: unknown, schema: JsonSchema, path: string, 
       }
       return invalid(path, `must be a boolean (true or false), got ${describe(value)}`);
     case 'null':
-      return value === null ? { ok: true, value, coercions: [] } : invalid(path, `must be null, got ${describe(value)}`);
+      return value === null
+        ? { ok: true, value, coercions: [] }
+        : invalid(path, `must be null, got ${describe(value)}`);
     case 'array': {
       if (Array.isArray(value)) return typeArray(value, schema, path, mode);
       if (mode === 'coerce' && typeof value === 'string') {
         const parsed = parseJsonText(value);
         if (Array.isArray(parsed)) {
           const typed = typeArray(parsed, schema, path, mode);
-          return typed.ok ? { ...typed, coercions: [{ path, from: value, to: parsed, rule: 'json-text->array' }, ...typed.coercions] } : typed;
+          return typed.ok
+            ? { ...typed, coercions: [{ path, from: value, to: parsed, rule: 'json-text->array' }, ...typed.coercions] }
+            : typed;
         }
       }
       return invalid(path, `must be an array, got ${describe(value)}`);
@@ -160,7 +172,12 @@ function typeAs(type: string, value: unknown, schema: JsonSchema, path: string, 
         const parsed = parseJsonText(value);
         if (isPlainObject(parsed)) {
           const typed = typeObject(parsed, schema, path, mode);
-          return typed.ok ? { ...typed, coercions: [{ path, from: value, to: parsed, rule: 'json-text->object' }, ...typed.coercions] } : typed;
+          return typed.ok
+            ? {
+                ...typed,
+                coercions: [{ path, from: value, to: parsed, rule: 'json-text->object' }, ...typed.coercions],
+              }
+            : typed;
         }
       }
       return invalid(path, `must be an object, got ${describe(value)}`);
@@ -173,9 +190,13 @@ function typeAs(type: string, value: unknown, schema: JsonSchema, path: string, 
 function checkAllowedValues(typed: Typed, schema: JsonSchema, path: string): Typed {
   if (!typed.ok) return typed;
   const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
-  if ('const' in schema && !same(typed.value, schema.const)) return invalid(path, `must be ${JSON.stringify(schema.const)}`);
+  if ('const' in schema && !same(typed.value, schema.const))
+    return invalid(path, `must be ${JSON.stringify(schema.const)}`);
   if (Array.isArray(schema.enum) && !schema.enum.some((allowed) => same(typed.value, allowed))) {
-    return invalid(path, `must be one of ${schema.enum.map((v) => JSON.stringify(v)).join(', ')}, got ${describe(typed.value)}`);
+    return invalid(
+      path,
+      `must be one of ${schema.enum.map((v) => JSON.stringify(v)).join(', ')}, got ${describe(typed.value)}`,
+    );
   }
   return typed;
 }
@@ -186,10 +207,16 @@ function checkAllowedValues(typed: Typed, schema: JsonSchema, path: string): Typ
  * two letters or more.
  */
 const FORMATS: Record<string, { rule: RegExp; what: string }> = {
-  email: { rule: /^[A-Za-z0-9_'+-]+(\.[A-Za-z0-9_'+-]+)*@([A-Za-z0-9][A-Za-z0-9-]*\.)+[A-Za-z]{2,}$/, what: 'a valid e-mail address' },
+  email: {
+    rule: /^[A-Za-z0-9_'+-]+(\.[A-Za-z0-9_'+-]+)*@([A-Za-z0-9][A-Za-z0-9-]*\.)+[A-Za-z]{2,}$/,
+    what: 'a valid e-mail address',
+  },
   uuid: { rule: /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, what: 'a UUID' },
   date: { rule: /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/, what: 'a date (YYYY-MM-DD)' },
-  'date-time': { rule: /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/, what: 'a date-time (ISO 8601 with offset)' },
+  'date-time': {
+    rule: /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/,
+    what: 'a date-time (ISO 8601 with offset)',
+  },
 };
 
 function compiledPattern(pattern: string): RegExp | undefined {
@@ -215,14 +242,23 @@ function checkConstraints(typed: Typed, schema: JsonSchema, path: string): Typed
     // minLength in code points (JSON Schema) and maxLength in UTF-16 units (zod): the stricter reading of each
     const minLength = num('minLength');
     const length = [...value].length;
-    if (minLength !== undefined && length < minLength) return invalid(path, `must be at least ${count(minLength, 'character')} long, got ${length}`);
+    if (minLength !== undefined && length < minLength)
+      return invalid(path, `must be at least ${count(minLength, 'character')} long, got ${length}`);
     const maxLength = num('maxLength');
-    if (maxLength !== undefined && value.length > maxLength) return invalid(path, `must be at most ${count(maxLength, 'character')} long, got ${value.length}`);
-    const format = typeof schema.format === 'string' && Object.hasOwn(FORMATS, schema.format) ? FORMATS[schema.format] : undefined;
-    if (format && !format.rule.test(value)) return invalid(path, `must be ${format.what}, got ${JSON.stringify(value)}`);
+    if (maxLength !== undefined && value.length > maxLength)
+      return invalid(path, `must be at most ${count(maxLength, 'character')} long, got ${value.length}`);
+    const format =
+      typeof schema.format === 'string' && Object.hasOwn(FORMATS, schema.format) ? FORMATS[schema.format] : undefined;
+    if (format && !format.rule.test(value))
+      return invalid(path, `must be ${format.what}, got ${JSON.stringify(value)}`);
     const pattern = typeof schema.pattern === 'string' ? compiledPattern(schema.pattern) : undefined;
     if (pattern && !pattern.test(value)) {
-      return invalid(path, format ? `must be ${format.what}, got ${JSON.stringify(value)}` : `must match the pattern ${schema.pattern as string}, got ${JSON.stringify(value)}`);
+      return invalid(
+        path,
+        format
+          ? `must be ${format.what}, got ${JSON.stringify(value)}`
+          : `must match the pattern ${schema.pattern as string}, got ${JSON.stringify(value)}`,
+      );
     }
   }
   if (typeof value === 'number') {
@@ -242,9 +278,11 @@ function checkConstraints(typed: Typed, schema: JsonSchema, path: string): Typed
   }
   if (Array.isArray(value)) {
     const minItems = num('minItems');
-    if (minItems !== undefined && value.length < minItems) return invalid(path, `must have at least ${count(minItems, 'item')}, got ${value.length}`);
+    if (minItems !== undefined && value.length < minItems)
+      return invalid(path, `must have at least ${count(minItems, 'item')}, got ${value.length}`);
     const maxItems = num('maxItems');
-    if (maxItems !== undefined && value.length > maxItems) return invalid(path, `must have at most ${count(maxItems, 'item')}, got ${value.length}`);
+    if (maxItems !== undefined && value.length > maxItems)
+      return invalid(path, `must have at most ${count(maxItems, 'item')}, got ${value.length}`);
   }
   return typed;
 }
@@ -265,9 +303,9 @@ function firstMatch(attempts: Array<(mode: Mode) => Typed>, path: string, mode: 
 }
 
 function typeValue(value: unknown, schema: JsonSchema, path: string, mode: Mode): Typed {
-  const alternatives = (Array.isArray(schema.anyOf) ? schema.anyOf : Array.isArray(schema.oneOf) ? schema.oneOf : undefined) as
-    | JsonSchema[]
-    | undefined;
+  const alternatives = (
+    Array.isArray(schema.anyOf) ? schema.anyOf : Array.isArray(schema.oneOf) ? schema.oneOf : undefined
+  ) as JsonSchema[] | undefined;
   if (alternatives && alternatives.length > 0) {
     const { anyOf: _a, oneOf: _o, ...rest } = schema;
     const typed = firstMatch(
@@ -278,8 +316,10 @@ function typeValue(value: unknown, schema: JsonSchema, path: string, mode: Mode)
     );
     return checkAllowedValues(typed, schema, path);
   }
-  const types = typeof schema.type === 'string' ? [schema.type] : Array.isArray(schema.type) ? (schema.type as string[]) : [];
-  if (types.length === 0) return checkConstraints(checkAllowedValues({ ok: true, value, coercions: [] }, schema, path), schema, path);
+  const types =
+    typeof schema.type === 'string' ? [schema.type] : Array.isArray(schema.type) ? (schema.type as string[]) : [];
+  if (types.length === 0)
+    return checkConstraints(checkAllowedValues({ ok: true, value, coercions: [] }, schema, path), schema, path);
   const typed = firstMatch(
     types.map((type) => (m: Mode) => typeAs(type, value, schema, path, m)),
     path,

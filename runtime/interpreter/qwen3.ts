@@ -1,4 +1,11 @@
-import type { AssistantTurn, Coercion, Conversation, ParseFailure, ToolSchema, Turn } from '../../schemas/conversation.js';
+import type {
+  AssistantTurn,
+  Coercion,
+  Conversation,
+  ParseFailure,
+  ToolSchema,
+  Turn,
+} from '../../schemas/conversation.js';
 import type { ToolCall } from '../../schemas/task.js';
 import { callFailure, type CallInterpretation, interpretCall, isPlainObject } from './calls.js';
 import { pythonJson } from './python-json.js';
@@ -29,27 +36,48 @@ const TOOLS_FOOTER =
   '<tool_call>\n{"name": <function-name>, "arguments": <args-json-object>}\n</tool_call>';
 
 function renderTool(tool: ToolSchema): string {
-  return pythonJson({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.inputSchema } });
+  return pythonJson({
+    type: 'function',
+    function: { name: tool.name, description: tool.description, parameters: tool.inputSchema },
+  });
 }
 
 const markup = (text: string): RenderedPart => ({ text, kind: 'markup' });
 const content = (text: string): RenderedPart => ({ text, kind: 'content' });
 
 function renderSystem(conversation: Conversation): RenderedPart[] {
-  if (conversation.tools.length === 0) return conversation.system === '' ? [] : [markup(`${IM_START}system\n`), content(conversation.system), markup(`${IM_END}\n`)];
+  if (conversation.tools.length === 0)
+    return conversation.system === ''
+      ? []
+      : [markup(`${IM_START}system\n`), content(conversation.system), markup(`${IM_END}\n`)];
   const policy = conversation.system === '' ? [] : [content(conversation.system), markup('\n\n')];
   const tools = conversation.tools.flatMap((tool) => [markup('\n'), content(renderTool(tool))]);
-  return [markup(`${IM_START}system\n`), ...policy, markup(TOOLS_HEADER), ...tools, markup(`${TOOLS_FOOTER}${IM_END}\n`)];
+  return [
+    markup(`${IM_START}system\n`),
+    ...policy,
+    markup(TOOLS_HEADER),
+    ...tools,
+    markup(`${TOOLS_FOOTER}${IM_END}\n`),
+  ];
 }
 
 function renderCall(call: ToolCall): RenderedPart[] {
-  return [markup(`${CALL_OPEN}\n{"name": `), content(JSON.stringify(call.tool)), markup(', "arguments": '), content(pythonJson(call.arguments)), markup(`}\n${CALL_CLOSE}`)];
+  return [
+    markup(`${CALL_OPEN}\n{"name": `),
+    content(JSON.stringify(call.tool)),
+    markup(', "arguments": '),
+    content(pythonJson(call.arguments)),
+    markup(`}\n${CALL_CLOSE}`),
+  ];
 }
 
 /** The canonical parts of an assistant turn (what the model is trained to write). */
 function renderAssistantBody(turn: AssistantTurn): RenderedPart[] {
   const visible = turn.content.trim();
-  const body = turn.reasoning === undefined ? [] : [markup(`${THINK_OPEN}\n`), content(turn.reasoning.trim()), markup(`\n${THINK_CLOSE}\n\n`)];
+  const body =
+    turn.reasoning === undefined
+      ? []
+      : [markup(`${THINK_OPEN}\n`), content(turn.reasoning.trim()), markup(`\n${THINK_CLOSE}\n\n`)];
   body.push(content(visible));
   turn.toolCalls.forEach((call, index) => {
     if (index > 0 || visible !== '') body.push(markup('\n'));
@@ -60,7 +88,8 @@ function renderAssistantBody(turn: AssistantTurn): RenderedPart[] {
 
 /** The model's own text (`raw`, as sampled) is markup: its tags are the tags it wrote. */
 function renderAssistant(turn: AssistantTurn): RenderedPart[] {
-  if (turn.raw === undefined) return [markup(`${IM_START}assistant\n`), ...renderAssistantBody(turn), markup(`${IM_END}\n`)];
+  if (turn.raw === undefined)
+    return [markup(`${IM_START}assistant\n`), ...renderAssistantBody(turn), markup(`${IM_END}\n`)];
   return [markup(`${IM_START}assistant\n${turn.raw}${turn.raw.endsWith(IM_END) ? '' : IM_END}\n`)];
 }
 
@@ -78,7 +107,8 @@ function renderTurns(turns: readonly Turn[]): RenderedPart[] {
   return out;
 }
 
-const renderParts = (conversation: Conversation): RenderedPart[] => [...renderSystem(conversation), ...renderTurns(conversation.turns)].filter((p) => p.text !== '');
+const renderParts = (conversation: Conversation): RenderedPart[] =>
+  [...renderSystem(conversation), ...renderTurns(conversation.turns)].filter((p) => p.text !== '');
 
 function excerpt(text: string, max = 60): string {
   const flat = text.trim().replace(/\s+/g, ' ');
@@ -92,7 +122,11 @@ function parseCall(body: string, callIndex: number, tools: readonly ToolSchema[]
   try {
     value = JSON.parse(body.trim());
   } catch (err) {
-    return callFailure({ kind: 'bad_json', callIndex, message: `tool call ${callIndex + 1} is not valid JSON (${(err as Error).message}): ${excerpt(body)}` });
+    return callFailure({
+      kind: 'bad_json',
+      callIndex,
+      message: `tool call ${callIndex + 1} is not valid JSON (${(err as Error).message}): ${excerpt(body)}`,
+    });
   }
   if (!isPlainObject(value) || typeof value.name !== 'string' || value.name === '') {
     return callFailure({ kind: 'bad_call_shape', callIndex, message: `tool call ${callIndex + 1}: ${CALL_SHAPE}` });
@@ -100,7 +134,12 @@ function parseCall(body: string, callIndex: number, tools: readonly ToolSchema[]
   const name = value.name;
   const extraKeys = Object.keys(value).filter((key) => key !== 'name' && key !== 'arguments');
   if (extraKeys.length > 0) {
-    return callFailure({ kind: 'bad_call_shape', tool: name, callIndex, message: `tool call ${callIndex + 1} (${name}): unexpected key(s) ${extraKeys.join(', ')}; ${CALL_SHAPE}` });
+    return callFailure({
+      kind: 'bad_call_shape',
+      tool: name,
+      callIndex,
+      message: `tool call ${callIndex + 1} (${name}): unexpected key(s) ${extraKeys.join(', ')}; ${CALL_SHAPE}`,
+    });
   }
   return interpretCall(name, value.arguments, callIndex, tools);
 }
@@ -135,12 +174,14 @@ function parseOutput(text: string, tools: readonly ToolSchema[]): ParsedOutput {
     }
   }
   for (const tag of [THINK_OPEN, THINK_CLOSE]) {
-    if (rest.includes(tag)) failures.push({ kind: 'stray_tag', message: `${tag} may only appear once, at the start of the message` });
+    if (rest.includes(tag))
+      failures.push({ kind: 'stray_tag', message: `${tag} may only appear once, at the start of the message` });
   }
 
   const firstCall = rest.indexOf(CALL_OPEN);
   const content = (firstCall === -1 ? rest : rest.slice(0, firstCall)).trim();
-  if (content.includes(CALL_CLOSE)) failures.push({ kind: 'stray_tag', message: `${CALL_CLOSE} without a matching ${CALL_OPEN}` });
+  if (content.includes(CALL_CLOSE))
+    failures.push({ kind: 'stray_tag', message: `${CALL_CLOSE} without a matching ${CALL_OPEN}` });
 
   const turnCalls: ToolCall[] = [];
   const typedCalls: ToolCall[] = [];
@@ -151,7 +192,11 @@ function parseOutput(text: string, tools: readonly ToolSchema[]): ParsedOutput {
     const close = rest.indexOf(CALL_CLOSE, bodyStart);
     const nextOpen = rest.indexOf(CALL_OPEN, bodyStart);
     if (close === -1 || (nextOpen !== -1 && nextOpen < close)) {
-      failures.push({ kind: 'unclosed_tag', callIndex, message: `tool call ${callIndex + 1}: ${CALL_OPEN} is never closed with ${CALL_CLOSE}` });
+      failures.push({
+        kind: 'unclosed_tag',
+        callIndex,
+        message: `tool call ${callIndex + 1}: ${CALL_OPEN} is never closed with ${CALL_CLOSE}`,
+      });
       break;
     }
     const parsed = parseCall(rest.slice(bodyStart, close), callIndex, tools);
@@ -163,7 +208,11 @@ function parseOutput(text: string, tools: readonly ToolSchema[]): ParsedOutput {
     position = rest.indexOf(CALL_OPEN, after);
     const between = position === -1 ? rest.slice(after) : rest.slice(after, position);
     if (between.trim() !== '') {
-      failures.push({ kind: 'text_after_tool_call', callIndex, message: `text after tool call ${callIndex + 1} is not allowed: ${excerpt(between)}` });
+      failures.push({
+        kind: 'text_after_tool_call',
+        callIndex,
+        message: `text after tool call ${callIndex + 1} is not allowed: ${excerpt(between)}`,
+      });
     }
   }
   const turn: AssistantTurn = { role: 'assistant', content, toolCalls: turnCalls, raw: text };
@@ -177,9 +226,14 @@ function parseSystem(body: string): Pick<Conversation, 'system' | 'tools'> {
   const system = headerAt === 0 ? '' : body.slice(0, headerAt).replace(/\n\n$/, '');
   const listEnd = body.indexOf(TOOLS_FOOTER, headerAt);
   if (listEnd === -1) throw new Error('qwen3: system turn has a <tools> block without its closing instructions');
-  const lines = body.slice(headerAt + TOOLS_HEADER.length, listEnd).split('\n').filter((line) => line !== '');
+  const lines = body
+    .slice(headerAt + TOOLS_HEADER.length, listEnd)
+    .split('\n')
+    .filter((line) => line !== '');
   const tools = lines.map((line) => {
-    const fn = (JSON.parse(line) as { function: { name: string; description?: string; parameters: Record<string, unknown> } }).function;
+    const fn = (
+      JSON.parse(line) as { function: { name: string; description?: string; parameters: Record<string, unknown> } }
+    ).function;
     return { name: fn.name, description: fn.description ?? '', inputSchema: fn.parameters };
   });
   return { system, tools };

@@ -14,7 +14,9 @@ export function registerRenderer(family: string, renderer: ChatRenderer): void {
 export function getRenderer(family: string): ChatRenderer {
   const renderer = renderers.get(family);
   if (!renderer) {
-    throw new UserError(`interpreter: no renderer for model family "${family}" (registered: ${[...renderers.keys()].join(', ') || 'none'})`);
+    throw new UserError(
+      `interpreter: no renderer for model family "${family}" (registered: ${[...renderers.keys()].join(', ') || 'none'})`,
+    );
   }
   return renderer;
 }

@@ -17,7 +17,12 @@ export const probeConversation: Conversation = {
     {
       name: 'find_order',
       description: 'Look up an order by its id («ORD-…»).',
-      inputSchema: { type: 'object', properties: { order_id: { type: 'string' } }, required: ['order_id'], additionalProperties: false },
+      inputSchema: {
+        type: 'object',
+        properties: { order_id: { type: 'string' } },
+        required: ['order_id'],
+        additionalProperties: false,
+      },
     },
     {
       name: 'refund_order',
@@ -26,7 +31,10 @@ export const probeConversation: Conversation = {
         type: 'object',
         required: ['order_id', 'amount_cents'],
         properties: {
-          lines: { type: 'array', items: { type: 'object', properties: { sku: { type: 'string' }, qty: { type: 'integer', minimum: 1 } } } },
+          lines: {
+            type: 'array',
+            items: { type: 'object', properties: { sku: { type: 'string' }, qty: { type: 'integer', minimum: 1 } } },
+          },
           order_id: { type: 'string' },
           amount_cents: { type: 'integer', minimum: 1, description: 'in cents, ≤ the order total' },
           notify: { type: ['boolean', 'null'] },
@@ -36,13 +44,23 @@ export const probeConversation: Conversation = {
   ],
   turns: [
     { role: 'user', content: 'My order ORD-7 arrived damaged, please refund 12 €.' },
-    { role: 'assistant', content: 'Let me look that order up.', toolCalls: [{ tool: 'find_order', arguments: { order_id: 'ORD-7' } }] },
-    { role: 'tool', content: '{"order_id": "ORD-7", "status": "delivered", "total_cents": 4200, "note": "fragile \\"glass\\""}' },
+    {
+      role: 'assistant',
+      content: 'Let me look that order up.',
+      toolCalls: [{ tool: 'find_order', arguments: { order_id: 'ORD-7' } }],
+    },
+    {
+      role: 'tool',
+      content: '{"order_id": "ORD-7", "status": "delivered", "total_cents": 4200, "note": "fragile \\"glass\\""}',
+    },
     {
       role: 'assistant',
       content: '',
       toolCalls: [
-        { tool: 'refund_order', arguments: { order_id: 'ORD-7', amount_cents: 1200, notify: true, lines: [{ sku: 'MUG-1', qty: 2 }] } },
+        {
+          tool: 'refund_order',
+          arguments: { order_id: 'ORD-7', amount_cents: 1200, notify: true, lines: [{ sku: 'MUG-1', qty: 2 }] },
+        },
         { tool: 'find_order', arguments: { order_id: 'ORD-7' } },
       ],
     },
@@ -55,7 +73,8 @@ export const probeConversation: Conversation = {
 
 /** A conversation as Hugging Face chat templates take it: OpenAI-style messages and tools. */
 export function templateInput(conversation: Conversation): Omit<TemplateInput, 'rendered'> {
-  const messages: TemplateInput['messages'] = conversation.system === '' ? [] : [{ role: 'system', content: conversation.system }];
+  const messages: TemplateInput['messages'] =
+    conversation.system === '' ? [] : [{ role: 'system', content: conversation.system }];
   for (const turn of conversation.turns) {
     if (turn.role !== 'assistant') {
       messages.push({ role: turn.role, content: turn.content });
@@ -65,10 +84,20 @@ export function templateInput(conversation: Conversation): Omit<TemplateInput, '
       role: 'assistant',
       content: turn.content,
       ...(turn.reasoning === undefined ? {} : { reasoning_content: turn.reasoning }),
-      ...(turn.toolCalls.length ? { tool_calls: turn.toolCalls.map((call) => ({ type: 'function' as const, function: { name: call.tool, arguments: call.arguments } })) } : {}),
+      ...(turn.toolCalls.length
+        ? {
+            tool_calls: turn.toolCalls.map((call) => ({
+              type: 'function' as const,
+              function: { name: call.tool, arguments: call.arguments },
+            })),
+          }
+        : {}),
     });
   }
-  const tools = conversation.tools.map((tool) => ({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.inputSchema } }));
+  const tools = conversation.tools.map((tool) => ({
+    type: 'function',
+    function: { name: tool.name, description: tool.description, parameters: tool.inputSchema },
+  }));
   return { messages, tools };
 }
 

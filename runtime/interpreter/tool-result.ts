@@ -13,7 +13,9 @@ export interface ToolResultLike {
  * marker saying so (never inside a surrogate pair).
  */
 export function toolResultTurn(result: ToolResultLike, maxChars = Infinity): ToolTurn {
-  const parts = (result.content ?? []).map((item) => (item.type === 'text' ? (item.text ?? '') : `[${item.type} content omitted]`));
+  const parts = (result.content ?? []).map((item) =>
+    item.type === 'text' ? (item.text ?? '') : `[${item.type} content omitted]`,
+  );
   let text = parts.join('\n');
   if (text === '' && result.structuredContent !== undefined) text = JSON.stringify(result.structuredContent);
   if (result.isError && !/^error\b/i.test(text)) text = `Error: ${text}`;

@@ -35,7 +35,10 @@ export interface AgentPolicy {
 }
 
 /** The state a policy of `kind` saved, or an error naming what was found instead. */
-export function stateOfKind<K extends PolicyState['kind']>(state: PolicyState, kind: K): Extract<PolicyState, { kind: K }> {
+export function stateOfKind<K extends PolicyState['kind']>(
+  state: PolicyState,
+  kind: K,
+): Extract<PolicyState, { kind: K }> {
   if (state.kind !== kind) throw new Error(`policy checkpoint: expected a ${kind} policy state, found ${state.kind}`);
   return state as Extract<PolicyState, { kind: K }>;
 }

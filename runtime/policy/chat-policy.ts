@@ -1,4 +1,11 @@
-import type { AssistantTurn, Coercion, Conversation, ParseFailure, ToolSchema, Turn } from '../../schemas/conversation.js';
+import type {
+  AssistantTurn,
+  Coercion,
+  Conversation,
+  ParseFailure,
+  ToolSchema,
+  Turn,
+} from '../../schemas/conversation.js';
 import type { ToolCall } from '../../schemas/task.js';
 import type { ChatClient, ChatMessage, ChatReplyMessage, ChatTool } from '../clients/chat-client.js';
 import { callFailure, interpretCall } from '../interpreter/calls.js';
@@ -6,7 +13,10 @@ import type { PolicyState } from '../../schemas/checkpoint.js';
 import { stateOfKind, type AgentPolicy, type AgentStep } from './agent-policy.js';
 
 function asChatTool(tool: ToolSchema): ChatTool {
-  return { type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.inputSchema } };
+  return {
+    type: 'function',
+    function: { name: tool.name, description: tool.description, parameters: tool.inputSchema },
+  };
 }
 
 /**
@@ -22,7 +32,10 @@ export class ChatAgentPolicy implements AgentPolicy {
   constructor(private readonly client: ChatClient) {}
 
   async next(conversation: Conversation, options: { signal?: AbortSignal } = {}): Promise<AgentStep> {
-    const reply = await this.client.chat(this.messages(conversation), { tools: conversation.tools.map(asChatTool), ...(options.signal ? { signal: options.signal } : {}) });
+    const reply = await this.client.chat(this.messages(conversation), {
+      tools: conversation.tools.map(asChatTool),
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
     this.replies.set(conversation.turns.length, reply.message);
     const failures: ParseFailure[] = [];
     const coercions: Coercion[] = [];
@@ -30,7 +43,11 @@ export class ChatAgentPolicy implements AgentPolicy {
     const typedCalls: ToolCall[] = [];
     (reply.message.tool_calls ?? []).forEach((toolCall, callIndex) => {
       if (toolCall.type !== 'function') {
-        failures.push({ kind: 'bad_call_shape', callIndex, message: `tool call ${callIndex + 1} is not a function call` });
+        failures.push({
+          kind: 'bad_call_shape',
+          callIndex,
+          message: `tool call ${callIndex + 1} is not a function call`,
+        });
         return;
       }
       let args: unknown;
@@ -39,14 +56,23 @@ export class ChatAgentPolicy implements AgentPolicy {
         args = JSON.parse(toolCall.function.arguments || '{}');
         interpreted = interpretCall(toolCall.function.name, args, callIndex, conversation.tools);
       } catch (err) {
-        interpreted = callFailure({ kind: 'bad_json', tool: toolCall.function.name, callIndex, message: `tool call ${callIndex + 1} (${toolCall.function.name}): arguments are not valid JSON (${(err as Error).message})` });
+        interpreted = callFailure({
+          kind: 'bad_json',
+          tool: toolCall.function.name,
+          callIndex,
+          message: `tool call ${callIndex + 1} (${toolCall.function.name}): arguments are not valid JSON (${(err as Error).message})`,
+        });
       }
       if (interpreted.call) turnCalls.push(interpreted.typed ?? interpreted.call);
       if (interpreted.typed) typedCalls.push(interpreted.typed);
       failures.push(...interpreted.failures);
       coercions.push(...interpreted.coercions);
     });
-    const turn: AssistantTurn = { role: 'assistant', content: (reply.message.content ?? '').trim(), toolCalls: turnCalls };
+    const turn: AssistantTurn = {
+      role: 'assistant',
+      content: (reply.message.content ?? '').trim(),
+      toolCalls: turnCalls,
+    };
     if (reply.message.reasoning_content) turn.reasoning = reply.message.reasoning_content.trim();
     return {
       turn,
@@ -69,22 +95,28 @@ export class ChatAgentPolicy implements AgentPolicy {
   }
 
   restoreState(state: PolicyState): void {
-    for (const [index, message] of stateOfKind(state, 'chat').replies) this.replies.set(index, message as unknown as ChatReplyMessage);
+    for (const [index, message] of stateOfKind(state, 'chat').replies)
+      this.replies.set(index, message as unknown as ChatReplyMessage);
   }
 
   /** Chat messages for the conversation; tool turns answer the preceding assistant message's calls in order. */
   private messages(conversation: Conversation): ChatMessage[] {
-    const messages: ChatMessage[] = conversation.system === '' ? [] : [{ role: 'system', content: conversation.system }];
+    const messages: ChatMessage[] =
+      conversation.system === '' ? [] : [{ role: 'system', content: conversation.system }];
     let pendingIds: string[] = [];
     let pendingTools: Turn[] = [];
     const flush = () => {
       if (pendingTools.length === 0) return;
       if (pendingIds.length === 0 || (pendingTools.length !== pendingIds.length && pendingTools.length !== 1)) {
-        throw new Error(`chat policy: ${pendingTools.length} tool results follow an assistant message with ${pendingIds.length} calls`);
+        throw new Error(
+          `chat policy: ${pendingTools.length} tool results follow an assistant message with ${pendingIds.length} calls`,
+        );
       }
       // One tool turn for several calls is parse-failure feedback: it answers every call.
       const answers = pendingTools.length === pendingIds.length ? pendingTools : pendingIds.map(() => pendingTools[0]!);
-      pendingIds.forEach((id, i) => messages.push({ role: 'tool', tool_call_id: id, content: answers[i]!.content as string }));
+      pendingIds.forEach((id, i) =>
+        messages.push({ role: 'tool', tool_call_id: id, content: answers[i]!.content as string }),
+      );
       pendingTools = [];
       pendingIds = [];
     };
@@ -99,8 +131,18 @@ export class ChatAgentPolicy implements AgentPolicy {
         return;
       }
       const own = this.replies.get(index);
-      const toolCalls = own?.tool_calls ?? turn.toolCalls.map((call, k) => ({ id: `call_${index}_${k}`, type: 'function' as const, function: { name: call.tool, arguments: JSON.stringify(call.arguments) } }));
-      messages.push({ role: 'assistant', content: own ? own.content : turn.content, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) });
+      const toolCalls =
+        own?.tool_calls ??
+        turn.toolCalls.map((call, k) => ({
+          id: `call_${index}_${k}`,
+          type: 'function' as const,
+          function: { name: call.tool, arguments: JSON.stringify(call.arguments) },
+        }));
+      messages.push({
+        role: 'assistant',
+        content: own ? own.content : turn.content,
+        ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+      });
       pendingIds = toolCalls.map((call) => call.id);
     });
     flush();

@@ -34,7 +34,10 @@ export class CompletionsAgentPolicy implements AgentPolicy {
       signal?.throwIfAborted();
       const baseSeed = this.options.seed ?? this.client.config.sampling.seed;
       completion = await this.client.complete(
-        { promptTokenIds: this.trajectory.tokens, ...(baseSeed === undefined ? {} : { seed: baseSeed + this.turnIndex }) },
+        {
+          promptTokenIds: this.trajectory.tokens,
+          ...(baseSeed === undefined ? {} : { seed: baseSeed + this.turnIndex }),
+        },
         signal,
       );
       text = await this.client.detokenize(completion.tokenIds);

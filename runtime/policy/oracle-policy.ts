@@ -26,7 +26,8 @@ export class OraclePolicy implements AgentPolicy {
     const prompt = renderPrompt(this.renderer, conversation);
     const full = this.renderer.renderConversation({ ...conversation, turns: [...conversation.turns, turn] });
     let body = full.slice(prompt.length);
-    for (const marker of this.renderer.endOfTurnMarkers) if (body.trimEnd().endsWith(marker)) body = body.trimEnd().slice(0, -marker.length);
+    for (const marker of this.renderer.endOfTurnMarkers)
+      if (body.trimEnd().endsWith(marker)) body = body.trimEnd().slice(0, -marker.length);
     return body;
   }
 

@@ -13,14 +13,25 @@ export interface RubricOutcome {
 }
 
 /** Check every rubric of a task on the final conversation; judge rubrics need a judge. */
-export async function evaluateRubrics(rubrics: readonly Rubric[], conversation: Conversation, judge?: LlmJudge): Promise<RubricOutcome> {
-  const outcome: RubricOutcome = { verdicts: [], judgeUsage: { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0 }, judgeModel: null };
+export async function evaluateRubrics(
+  rubrics: readonly Rubric[],
+  conversation: Conversation,
+  judge?: LlmJudge,
+): Promise<RubricOutcome> {
+  const outcome: RubricOutcome = {
+    verdicts: [],
+    judgeUsage: { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0 },
+    judgeModel: null,
+  };
   for (const [index, rubric] of rubrics.entries()) {
     if (rubric.kind !== 'judge') {
       outcome.verdicts.push(checkDeterministicRubric(rubric, index, conversation));
       continue;
     }
-    if (!judge) throw new UserError(`rubric ${index + 1} (${rubric.description || rubric.question}) needs an LLM judge, but no judge is configured`);
+    if (!judge)
+      throw new UserError(
+        `rubric ${index + 1} (${rubric.description || rubric.question}) needs an LLM judge, but no judge is configured`,
+      );
     const judged = await judge.judge(rubric, index, conversation);
     outcome.verdicts.push(judged.verdict);
     outcome.judgeModel = judged.model;

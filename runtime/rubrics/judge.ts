@@ -33,7 +33,8 @@ export function parseJudgeAnswer(text: string): { answer: 'yes' | 'no' | 'unpars
   const lines = text.split('\n');
   for (let i = lines.length - 1; i >= 0; i--) {
     const match = ANSWER_LINE.exec(lines[i]!);
-    if (match) return { answer: match[1]!.toLowerCase() as 'yes' | 'no', motivation: lines.slice(0, i).join('\n').trim() };
+    if (match)
+      return { answer: match[1]!.toLowerCase() as 'yes' | 'no', motivation: lines.slice(0, i).join('\n').trim() };
   }
   return { answer: 'unparsed', motivation: text.trim() };
 }
@@ -45,16 +46,30 @@ export class LlmJudge {
     private readonly seed: number,
   ) {}
 
-  async judge(rubric: Extract<Rubric, { kind: 'judge' }>, index: number, conversation: Conversation): Promise<{ verdict: RubricVerdict; usage: TokenUsage; model: string }> {
+  async judge(
+    rubric: Extract<Rubric, { kind: 'judge' }>,
+    index: number,
+    conversation: Conversation,
+  ): Promise<{ verdict: RubricVerdict; usage: TokenUsage; model: string }> {
     const reply = await this.client.chat(
       [
         { role: 'system', content: JUDGE_INSTRUCTIONS },
-        { role: 'user', content: `Transcript:\n<transcript>\n${judgeTranscript(conversation)}\n</transcript>\n\nQuestion: ${rubric.question}` },
+        {
+          role: 'user',
+          content: `Transcript:\n<transcript>\n${judgeTranscript(conversation)}\n</transcript>\n\nQuestion: ${rubric.question}`,
+        },
       ],
       { temperature: 0, seed: this.seed },
     );
     const { answer, motivation } = parseJudgeAnswer(reply.message.content ?? '');
-    const detail = answer === 'unparsed' ? 'the judge gave no "ANSWER: YES|NO" line: counted as failed' : `the judge answered ${answer}`;
-    return { verdict: { rubric: index, kind: 'judge', passed: answer === 'yes', answer, motivation, detail }, usage: reply.usage, model: reply.model };
+    const detail =
+      answer === 'unparsed'
+        ? 'the judge gave no "ANSWER: YES|NO" line: counted as failed'
+        : `the judge answered ${answer}`;
+    return {
+      verdict: { rubric: index, kind: 'judge', passed: answer === 'yes', answer, motivation, detail },
+      usage: reply.usage,
+      model: reply.model,
+    };
   }
 }

@@ -72,14 +72,21 @@ export class TrajectoryBuilder {
    * after its first character, so a tool result that says "<|im_end|>" stays those characters, never the token.
    */
   async observe(rendered: string | readonly RenderedPart[], controlTokens?: RegExp): Promise<void> {
-    const parts: readonly RenderedPart[] = typeof rendered === 'string' ? [{ text: rendered, kind: 'markup' }] : rendered;
+    const parts: readonly RenderedPart[] =
+      typeof rendered === 'string' ? [{ text: rendered, kind: 'markup' }] : rendered;
     const full = joinParts(parts);
-    if (!full.startsWith(this.text)) this.drift ??= findDrift(full.slice(0, this.text.length), this.text, this.segments);
+    if (!full.startsWith(this.text))
+      this.drift ??= findDrift(full.slice(0, this.text.length), this.text, this.segments);
     const observation = full.slice(this.text.length);
     if (observation === '') return;
     const pieces = observationPieces(parts, this.text.length, controlTokens);
     const ids = (await Promise.all(pieces.map((piece) => this.tokenizer.tokenize(piece)))).flat();
-    this.push('observation', ids, ids.map(() => 0), observation);
+    this.push(
+      'observation',
+      ids,
+      ids.map(() => 0),
+      observation,
+    );
   }
 
   /** Append a sampled completion; `text` is its ids detokenised (what the model wrote, special tokens included). */
@@ -91,8 +98,21 @@ export class TrajectoryBuilder {
     if (!this.versions.includes(sample.policyVersion)) this.versions.push(sample.policyVersion);
   }
 
-  private push(kind: TrajectorySegment['kind'], ids: readonly number[], logprobs: readonly number[], text: string, policyVersion?: string, finishReason?: 'stop' | 'length'): void {
-    const segment: TrajectorySegment = { kind, start: this.tokenIds.length, end: this.tokenIds.length + ids.length, textStart: this.text.length, textEnd: this.text.length + text.length };
+  private push(
+    kind: TrajectorySegment['kind'],
+    ids: readonly number[],
+    logprobs: readonly number[],
+    text: string,
+    policyVersion?: string,
+    finishReason?: 'stop' | 'length',
+  ): void {
+    const segment: TrajectorySegment = {
+      kind,
+      start: this.tokenIds.length,
+      end: this.tokenIds.length + ids.length,
+      textStart: this.text.length,
+      textEnd: this.text.length + text.length,
+    };
     if (policyVersion !== undefined) segment.policyVersion = policyVersion;
     if (finishReason !== undefined) segment.finishReason = finishReason;
     this.segments.push(segment);

@@ -3,7 +3,11 @@ import type { TrajectoryDrift, TrajectorySegment } from '../../schemas/trajector
 const CONTEXT = 40;
 
 /** The first place where `actual` differs from `expected`, with text around it; null when they are equal. */
-export function findDrift(expected: string, actual: string, segments: readonly TrajectorySegment[]): TrajectoryDrift | null {
+export function findDrift(
+  expected: string,
+  actual: string,
+  segments: readonly TrajectorySegment[],
+): TrajectoryDrift | null {
   if (expected === actual) return null;
   let index = 0;
   const shorter = Math.min(expected.length, actual.length);

@@ -20,7 +20,11 @@ export interface TrainingColumns {
  * `truncationPenalty` the episode's training reward drops by that much (DAPO's overlong punishment, as a constant).
  * The trajectory itself is not modified. docs/experiments.md (runs 9 and 10) has what each option did.
  */
-export function trainingColumns(trajectory: Pick<Trajectory, 'lossMask' | 'rolloutLogprobs' | 'segments'>, reward: number, options: TruncationOptions = {}): TrainingColumns {
+export function trainingColumns(
+  trajectory: Pick<Trajectory, 'lossMask' | 'rolloutLogprobs' | 'segments'>,
+  reward: number,
+  options: TruncationOptions = {},
+): TrainingColumns {
   const lossMask = [...trajectory.lossMask];
   const rolloutLogprobs = [...trajectory.rolloutLogprobs];
   let truncatedTurns = 0;

@@ -17,11 +17,26 @@ const GREY = '#9ca3af';
 
 /** The four training curves: mean reward, informative-group fraction, loss and clip fraction per step. */
 export function trainingCurves(steps: readonly StepSummary[], idSuffix = ''): Chart[] {
-  const curve = (name: string, title: string, color: string, y: (s: StepSummary) => number, unit: { yMin?: number; yMax?: number }) => ({
+  const curve = (
+    name: string,
+    title: string,
+    color: string,
+    y: (s: StepSummary) => number,
+    unit: { yMin?: number; yMax?: number },
+  ) => ({
     id: `${name}${idSuffix}`,
     title,
-    svg: lineChart({ id: `chart-${name}${idSuffix}`, title, xLabel: 'step', yLabel: title, series: [{ name: title, color, points: steps.map((s) => ({ x: s.step, y: y(s) })) }], ...unit }),
-    caption: steps.length ? `${title} over ${steps.length} steps: first ${y(steps[0]!).toFixed(3)}, last ${y(steps[steps.length - 1]!).toFixed(3)}.` : `${title}: no steps recorded.`,
+    svg: lineChart({
+      id: `chart-${name}${idSuffix}`,
+      title,
+      xLabel: 'step',
+      yLabel: title,
+      series: [{ name: title, color, points: steps.map((s) => ({ x: s.step, y: y(s) })) }],
+      ...unit,
+    }),
+    caption: steps.length
+      ? `${title} over ${steps.length} steps: first ${y(steps[0]!).toFixed(3)}, last ${y(steps[steps.length - 1]!).toFixed(3)}.`
+      : `${title}: no steps recorded.`,
   });
   const charts = [
     curve('mean-reward', 'mean reward', BLUE, (s) => s.meanReward, { yMin: 0, yMax: 1 }),
@@ -30,8 +45,10 @@ export function trainingCurves(steps: readonly StepSummary[], idSuffix = ''): Ch
     curve('clip-fraction', 'clip fraction', PURPLE, (s) => s.clipFraction, { yMin: 0 }),
   ];
   // Recorded by newer campaigns only: drawn when every step has them.
-  if (steps.length && steps.every((s) => s.approxKl !== undefined)) charts.push(curve('approx-kl', 'approx. KL', GREY, (s) => s.approxKl!, {}));
-  if (steps.length && steps.every((s) => s.truncatedTurns !== undefined)) charts.push(curve('cut-off-turns', 'cut-off turns', ORANGE, (s) => s.truncatedTurns!, { yMin: 0 }));
+  if (steps.length && steps.every((s) => s.approxKl !== undefined))
+    charts.push(curve('approx-kl', 'approx. KL', GREY, (s) => s.approxKl!, {}));
+  if (steps.length && steps.every((s) => s.truncatedTurns !== undefined))
+    charts.push(curve('cut-off-turns', 'cut-off turns', ORANGE, (s) => s.truncatedTurns!, { yMin: 0 }));
   return charts;
 }
 
@@ -48,7 +65,17 @@ const DOMAIN_COLORS = [GREEN, ORANGE, PURPLE, GREY, '#0891b2', '#be123c'];
 export function evalChart(points: readonly EvalPoint[], domains: readonly DomainEvalPoint[] = []): Chart {
   const sorted = [...points].sort((a, b) => a.step - b.step);
   const names = [...new Set(domains.map((d) => d.domain))].sort();
-  const domainSeries = names.length > 1 ? names.map((name, i) => ({ name, color: DOMAIN_COLORS[i % DOMAIN_COLORS.length]!, points: domains.filter((d) => d.domain === name).sort((a, b) => a.step - b.step).map((d) => ({ x: d.step, y: d.pass1 })) })) : [];
+  const domainSeries =
+    names.length > 1
+      ? names.map((name, i) => ({
+          name,
+          color: DOMAIN_COLORS[i % DOMAIN_COLORS.length]!,
+          points: domains
+            .filter((d) => d.domain === name)
+            .sort((a, b) => a.step - b.step)
+            .map((d) => ({ x: d.step, y: d.pass1 })),
+        }))
+      : [];
   return {
     id: 'pass1-per-eval',
     title: 'pass@1 per evaluation',
@@ -60,11 +87,20 @@ export function evalChart(points: readonly EvalPoint[], domains: readonly Domain
       yMin: 0,
       yMax: 1,
       yFormat: (v) => percent(v, 0),
-      series: [{ name: 'pass@1 (all)', color: BLUE, points: sorted.map((p) => ({ x: p.step, y: p.pass1, lo: p.interval?.[0], hi: p.interval?.[1] })) }, ...domainSeries],
+      series: [
+        {
+          name: 'pass@1 (all)',
+          color: BLUE,
+          points: sorted.map((p) => ({ x: p.step, y: p.pass1, lo: p.interval?.[0], hi: p.interval?.[1] })),
+        },
+        ...domainSeries,
+      ],
     }),
     caption:
       (sorted.map((p) => `step ${p.step}: ${percent(p.pass1)}`).join(', ') || 'no evaluations recorded.') +
-      (domainSeries.length ? ` Per domain: ${domainSeries.map((s) => `${s.name} ${s.points.map((p) => percent(p.y, 0)).join(' → ')}`).join('; ')}.` : ''),
+      (domainSeries.length
+        ? ` Per domain: ${domainSeries.map((s) => `${s.name} ${s.points.map((p) => percent(p.y, 0)).join(' → ')}`).join('; ')}.`
+        : ''),
   };
 }
 

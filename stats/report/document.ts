@@ -30,8 +30,19 @@ function costTable(c: Comparison): Table {
     ['per successful attempt', usd(base.perSuccess, 3), usd(trained.perSuccess, 3)],
     [`per dependable task (${c.k}/${c.k})`, usd(base.perDependableTask), usd(trained.perDependableTask)],
   ];
-  if (base.byRole && trained.byRole) for (const role of ['agent', 'user', 'judge'] as const) rows.push([`${role} tokens`, usd(base.byRole[role]), usd(trained.byRole[role])]);
-  return { id: 'cost', title: 'Cost', headers: ['Cost', 'Base', 'Trained'], rows, note: base.source === 'prices' ? 'From token usage and the price table.' : "From the rows' costUsd; errored episodes included." };
+  if (base.byRole && trained.byRole)
+    for (const role of ['agent', 'user', 'judge'] as const)
+      rows.push([`${role} tokens`, usd(base.byRole[role]), usd(trained.byRole[role])]);
+  return {
+    id: 'cost',
+    title: 'Cost',
+    headers: ['Cost', 'Base', 'Trained'],
+    rows,
+    note:
+      base.source === 'prices'
+        ? 'From token usage and the price table.'
+        : "From the rows' costUsd; errored episodes included.",
+  };
 }
 
 /** One row per GRPO step; the last column links to the step's episode index when there is one. */
@@ -57,7 +68,19 @@ function stepsTable(input: ReportInput): Table {
   return {
     id: 'steps',
     title: 'GRPO steps',
-    headers: ['Step', 'mean reward', 'informative', 'loss', 'clip', 'approx. KL', 'cut-off turns', 'replaced / refilled', 'infra', 'wall s', 'episodes'],
+    headers: [
+      'Step',
+      'mean reward',
+      'informative',
+      'loss',
+      'clip',
+      'approx. KL',
+      'cut-off turns',
+      'replaced / refilled',
+      'infra',
+      'wall s',
+      'episodes',
+    ],
     rows,
     links: input.steps.map((s) => [...Array<undefined>(10).fill(undefined), pages.get(s.step)?.href]),
   };
@@ -65,7 +88,12 @@ function stepsTable(input: ReportInput): Table {
 
 /** Compute everything the report shows, once, for both renderings. */
 export function buildReport(input: ReportInput): ReportDocument {
-  const c = compareResults(input.base, input.trained, { k: input.k, prices: input.prices, sources: ['base results', 'trained results'], ...(input.trainingDomains ? { trainingDomains: input.trainingDomains } : {}) });
+  const c = compareResults(input.base, input.trained, {
+    k: input.k,
+    prices: input.prices,
+    sources: ['base results', 'trained results'],
+    ...(input.trainingDomains ? { trainingDomains: input.trainingDomains } : {}),
+  });
   const pool: FrozenPool = {
     edges: input.edges ?? [...DEFAULT_EDGES],
     keep: [],
@@ -89,7 +117,11 @@ export function buildReport(input: ReportInput): ReportDocument {
       {
         id: 'results',
         title: 'Base vs trained',
-        paragraphs: [headline, c.sharpening.summary, ...(unpaired ? [`${unpaired} tasks measured by only one side are left out.`] : [])],
+        paragraphs: [
+          headline,
+          c.sharpening.summary,
+          ...(unpaired ? [`${unpaired} tasks measured by only one side are left out.`] : []),
+        ],
         tables: [
           comparisonTable(c),
           ...comparisonBreakdownTables(c),
@@ -98,9 +130,18 @@ export function buildReport(input: ReportInput): ReportDocument {
           ...(input.episodes ? [flippedTasksTable(c, input.episodes), failuresTable(input.episodes)] : []),
         ],
         // Beside the before/after tables: pass@1 at each evaluation (overall and per domain) and the reward curve.
-        charts: [evalChart(input.evalPoints, input.domainEvalPoints), ...trainingCurves(input.steps, '-beside').slice(0, 1)],
+        charts: [
+          evalChart(input.evalPoints, input.domainEvalPoints),
+          ...trainingCurves(input.steps, '-beside').slice(0, 1),
+        ],
       },
-      { id: 'training', title: 'Training curves', paragraphs: [], tables: [stepsTable(input)], charts: trainingCurves(input.steps) },
+      {
+        id: 'training',
+        title: 'Training curves',
+        paragraphs: [],
+        tables: [stepsTable(input)],
+        charts: trainingCurves(input.steps),
+      },
       { id: 'pool', title: 'Training pool', paragraphs: [], tables: [poolTable], charts: [poolHistogram(input.pool)] },
     ],
   };

@@ -35,8 +35,12 @@ export function flippedTasksTable(c: Comparison, episodes: ReportEpisodes): Tabl
   const flips: Array<[string, string]> = [
     ...c.flips.kk.gained.map((t): [string, string] => [t, `gained ${k}/${k}`]),
     ...c.flips.kk.lost.map((t): [string, string] => [t, `lost ${k}/${k}`]),
-    ...c.flips.coverage.gained.filter((t) => !c.flips.kk.gained.includes(t)).map((t): [string, string] => [t, 'gained coverage']),
-    ...c.flips.coverage.lost.filter((t) => !c.flips.kk.lost.includes(t)).map((t): [string, string] => [t, 'lost coverage']),
+    ...c.flips.coverage.gained
+      .filter((t) => !c.flips.kk.gained.includes(t))
+      .map((t): [string, string] => [t, 'gained coverage']),
+    ...c.flips.coverage.lost
+      .filter((t) => !c.flips.kk.lost.includes(t))
+      .map((t): [string, string] => [t, 'lost coverage']),
   ];
   const rows: string[][] = [];
   const links: Array<Array<string | undefined>> = [];
@@ -72,8 +76,14 @@ export function failuresTable(episodes: ReportEpisodes, shown = 100): Table {
     title: `Failed episodes of the trained policy (${failures.length})`,
     headers: ['Episode', 'Finish', 'Summary'],
     leftColumns: [0, 1, 2],
-    rows: list.map((e) => [`${e.taskId} t${e.trial}`, e.error ? `error: ${e.error}` : e.finishReason, e.summary.replace(/^\S+ t\d+ · /, '')]),
+    rows: list.map((e) => [
+      `${e.taskId} t${e.trial}`,
+      e.error ? `error: ${e.error}` : e.finishReason,
+      e.summary.replace(/^\S+ t\d+ · /, ''),
+    ]),
     links: list.map((e) => [e.href, undefined, undefined]),
-    ...(failures.length > shown ? { note: `The first ${shown} of ${failures.length}; \`finalstate episode list --reward 0\` lists them all.` } : {}),
+    ...(failures.length > shown
+      ? { note: `The first ${shown} of ${failures.length}; \`finalstate episode list --reward 0\` lists them all.` }
+      : {}),
   };
 }

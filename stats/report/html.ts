@@ -30,7 +30,10 @@ export function renderReportHtml(doc: ReportDocument): string {
       ...s.paragraphs.map((p) => `<p>${escapeHtml(p)}</p>`),
       // The results: the headline table with its curves beside it, the other tables at full width below.
       ...(s.tables.length && s.charts.length && s.id === 'results'
-        ? [`<div class="side"><div class="tables">${renderTableHtml(s.tables[0]!)}</div>${charts(s)}</div>`, ...s.tables.slice(1).map(renderTableHtml)]
+        ? [
+            `<div class="side"><div class="tables">${renderTableHtml(s.tables[0]!)}</div>${charts(s)}</div>`,
+            ...s.tables.slice(1).map(renderTableHtml),
+          ]
         : [...s.tables.map(renderTableHtml), s.charts.length ? charts(s) : '']),
       '</section>',
     ].join('\n'),

@@ -25,11 +25,13 @@ export function writeReport(input: ReportInput, outDir: string, name = 'report')
   const chartsDirName = `${name}-charts`;
   const chartsDir = path.join(outDir, chartsDirName);
   fs.mkdirSync(chartsDir, { recursive: true });
-  const charts = document.sections.flatMap((s) => s.charts).map((c) => {
-    const file = path.join(chartsDir, `${c.id}.svg`);
-    fs.writeFileSync(file, `${c.svg}\n`);
-    return file;
-  });
+  const charts = document.sections
+    .flatMap((s) => s.charts)
+    .map((c) => {
+      const file = path.join(chartsDir, `${c.id}.svg`);
+      fs.writeFileSync(file, `${c.svg}\n`);
+      return file;
+    });
   const html = path.join(outDir, `${name}.html`);
   const markdown = path.join(outDir, `${name}.md`);
   fs.writeFileSync(html, renderReportHtml(document));

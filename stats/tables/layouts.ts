@@ -18,7 +18,11 @@ export function metricsOverviewTable(m: SetMetrics): Table {
     rows: [
       ['pass@1', percent(m.pass1), percentInterval(m.intervals.pass1)],
       [`pass@${k}`, percent(m.passAtK), ''],
-      [`tasks passed ${k}/${k}`, withCount(m.observedKK.fraction, m.observedKK.count), percentInterval(m.intervals.observedKK)],
+      [
+        `tasks passed ${k}/${k}`,
+        withCount(m.observedKK.fraction, m.observedKK.count),
+        percentInterval(m.intervals.observedKK),
+      ],
       ['solved at least once', withCount(m.coverage.fraction, m.coverage.count), percentInterval(m.intervals.coverage)],
       [`pass^${k} (unbiased)`, percent(m.passHatK.unbiased), ''],
       [`pass^${k} (plug-in)`, percent(m.passHatK.plugin), ''],
@@ -27,11 +31,21 @@ export function metricsOverviewTable(m: SetMetrics): Table {
       ['cost per success', usd(m.costUsd.perSuccess, 3), ''],
       ['cost per dependable task', usd(m.costUsd.perDependableTask), ''],
     ],
-    note: m.trials.equal ? undefined : `Unequal trials per task: n from ${m.trials.min} to ${m.trials.max} (${Object.entries(m.trials.counts).map(([n, c]) => `${c} tasks with n=${n}`).join(', ')}); every task weighs the same.`,
+    note: m.trials.equal
+      ? undefined
+      : `Unequal trials per task: n from ${m.trials.min} to ${m.trials.max} (${Object.entries(m.trials.counts)
+          .map(([n, c]) => `${c} tasks with n=${n}`)
+          .join(', ')}); every task weighs the same.`,
   };
 }
 
-export function metricsBreakdownTable(id: string, title: string, column: string, groups: Record<string, SetMetrics>, k: number): Table {
+export function metricsBreakdownTable(
+  id: string,
+  title: string,
+  column: string,
+  groups: Record<string, SetMetrics>,
+  k: number,
+): Table {
   return {
     id,
     title,
@@ -50,17 +64,33 @@ export function metricsBreakdownTable(id: string, title: string, column: string,
 
 export function metricsTables(m: MetricsReport): Table[] {
   const tables = [metricsOverviewTable(m), metricsBreakdownTable('by-domain', 'By domain', 'Domain', m.byDomain, m.k)];
-  if (m.byDistribution) tables.push(metricsBreakdownTable('by-distribution', `In-domain vs out-of-domain (trained on ${m.trainingDomains!.join(', ')})`, 'Tasks', m.byDistribution, m.k));
+  if (m.byDistribution)
+    tables.push(
+      metricsBreakdownTable(
+        'by-distribution',
+        `In-domain vs out-of-domain (trained on ${m.trainingDomains!.join(', ')})`,
+        'Tasks',
+        m.byDistribution,
+        m.k,
+      ),
+    );
   if (Object.keys(m.byTag).length > 0) tables.push(metricsBreakdownTable('by-tag', 'By tag', 'Tag', m.byTag, m.k));
   return tables;
 }
 
-const deltaRow = (label: string, d: MetricDelta, base = percent(d.base), trained = percent(d.trained)) => [label, base, trained, points(d.delta), pointsInterval(d.interval)];
+const deltaRow = (label: string, d: MetricDelta, base = percent(d.base), trained = percent(d.trained)) => [
+  label,
+  base,
+  trained,
+  points(d.delta),
+  pointsInterval(d.interval),
+];
 
 export function comparisonTable(c: Comparison): Table {
   const k = c.k;
   const { base, trained } = c.costUsd;
-  const costDelta = (a: number | null, b: number | null, digits: number) => (a === null || b === null ? '—' : `${b - a >= 0 ? '+' : '−'}${Math.abs(b - a).toFixed(digits)} $`);
+  const costDelta = (a: number | null, b: number | null, digits: number) =>
+    a === null || b === null ? '—' : `${b - a >= 0 ? '+' : '−'}${Math.abs(b - a).toFixed(digits)} $`;
   return {
     id: 'comparison',
     title: `Base vs trained: ${c.tasks.paired} tasks, k = ${k}`,
@@ -68,23 +98,62 @@ export function comparisonTable(c: Comparison): Table {
     rows: [
       deltaRow('pass@1', c.metrics.pass1),
       deltaRow(`pass@${k}`, c.metrics.passAtK),
-      deltaRow(`tasks passed ${k}/${k}`, c.metrics.observedKK, withCount(c.metrics.observedKK.base, c.counts.observedKK.base), withCount(c.metrics.observedKK.trained, c.counts.observedKK.trained)),
-      deltaRow('solved at least once', c.metrics.coverage, withCount(c.metrics.coverage.base, c.counts.coverage.base), withCount(c.metrics.coverage.trained, c.counts.coverage.trained)),
+      deltaRow(
+        `tasks passed ${k}/${k}`,
+        c.metrics.observedKK,
+        withCount(c.metrics.observedKK.base, c.counts.observedKK.base),
+        withCount(c.metrics.observedKK.trained, c.counts.observedKK.trained),
+      ),
+      deltaRow(
+        'solved at least once',
+        c.metrics.coverage,
+        withCount(c.metrics.coverage.base, c.counts.coverage.base),
+        withCount(c.metrics.coverage.trained, c.counts.coverage.trained),
+      ),
       deltaRow(`pass^${k} (unbiased)`, c.metrics.passHatKUnbiased),
       deltaRow(`Jeffreys E[p^${k}]`, c.metrics.posteriorPassHatK),
       ['total cost', usd(base.total), usd(trained.total), costDelta(base.total, trained.total, 2), ''],
-      ['cost per success', usd(base.perSuccess, 3), usd(trained.perSuccess, 3), costDelta(base.perSuccess, trained.perSuccess, 3), ''],
-      ['cost per dependable task', usd(base.perDependableTask), usd(trained.perDependableTask), costDelta(base.perDependableTask, trained.perDependableTask, 2), ''],
+      [
+        'cost per success',
+        usd(base.perSuccess, 3),
+        usd(trained.perSuccess, 3),
+        costDelta(base.perSuccess, trained.perSuccess, 3),
+        '',
+      ],
+      [
+        'cost per dependable task',
+        usd(base.perDependableTask),
+        usd(trained.perDependableTask),
+        costDelta(base.perDependableTask, trained.perDependableTask, 2),
+        '',
+      ],
     ],
     note: `Intervals: paired bootstrap over tasks, ${c.intervalMethod.resamples} resamples, seed ${c.intervalMethod.seed}.`,
   };
 }
 
-function comparisonGroupTable(id: string, title: string, label: string, groups: Partial<Record<string, DomainComparison>>, k: number): Table {
+function comparisonGroupTable(
+  id: string,
+  title: string,
+  label: string,
+  groups: Partial<Record<string, DomainComparison>>,
+  k: number,
+): Table {
   return {
     id,
     title,
-    headers: [label, 'Tasks', 'pass@1 base', 'pass@1 trained', 'Δ pass@1 [95%]', `pass@${k} base → trained`, `${k}/${k} base`, `${k}/${k} trained`, `Δ ${k}/${k} [95%]`, 'cost per dependable task'],
+    headers: [
+      label,
+      'Tasks',
+      'pass@1 base',
+      'pass@1 trained',
+      'Δ pass@1 [95%]',
+      `pass@${k} base → trained`,
+      `${k}/${k} base`,
+      `${k}/${k} trained`,
+      `Δ ${k}/${k} [95%]`,
+      'cost per dependable task',
+    ],
     rows: Object.entries(groups).map(([name, d]) => [
       name,
       String(d!.tasks),
@@ -111,7 +180,8 @@ export function comparisonBreakdownTables(c: Comparison): Table[] {
 }
 
 export function flipsTable(c: Comparison, shown = 8): Table {
-  const list = (ids: string[]) => (ids.length <= shown ? ids.join(', ') : `${ids.slice(0, shown).join(', ')} … (+${ids.length - shown})`);
+  const list = (ids: string[]) =>
+    ids.length <= shown ? ids.join(', ') : `${ids.slice(0, shown).join(', ')} … (+${ids.length - shown})`;
   return {
     id: 'flips',
     title: 'Per-task flips',
@@ -154,6 +224,10 @@ export function poolSummaryTable(pool: FrozenPool): Table {
     id: 'pool',
     title: `Pool: ${pool.pool.length} of ${pool.records.length} tasks kept`,
     headers: ['Bin', 'Tasks', 'Kept'],
-    rows: bins.map((label, i) => [label + (pool.keep.includes(i) ? ' (kept)' : ''), String(pool.records.filter((r) => r.bin === i).length), String(pool.records.filter((r) => r.bin === i && r.kept).length)]),
+    rows: bins.map((label, i) => [
+      label + (pool.keep.includes(i) ? ' (kept)' : ''),
+      String(pool.records.filter((r) => r.bin === i).length),
+      String(pool.records.filter((r) => r.bin === i && r.kept).length),
+    ]),
   };
 }

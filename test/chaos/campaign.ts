@@ -60,16 +60,38 @@ export const oracleId = (campaignId: string) => `${campaignId}-oracle`;
  * every golden call (the tiny model rarely calls a tool, so its episodes alone would leave the effects check little
  * to check) and always earns 1, so any 0 among them is an infrastructure failure scored as a task failure.
  */
-async function oracleRounds(client: Client, config: CampaignConfig, until: () => boolean, started: string[]): Promise<void> {
+async function oracleRounds(
+  client: Client,
+  config: CampaignConfig,
+  until: () => boolean,
+  started: string[],
+): Promise<void> {
   const id = oracleId(config.campaignId);
-  const settings = { policy: { kind: 'oracle' as const }, user: { kind: 'scripted' as const }, limits: EpisodeLimits.parse({}), retry: config.episodes, queues: config.taskQueues!, seed: 1 };
+  const settings = {
+    policy: { kind: 'oracle' as const },
+    user: { kind: 'scripted' as const },
+    limits: EpisodeLimits.parse({}),
+    retry: config.episodes,
+    queues: config.taskQueues!,
+    seed: 1,
+  };
   for (let round = 0; !until(); round++) {
     const workflowId = `${id}/round-${round}`;
     started.push(workflowId);
     const handle = await client.workflow.start(evaluation, {
       taskQueue: config.taskQueues!.control,
       workflowId,
-      args: [{ campaignId: id, resultSet: workflowId, step: 0, source: { taskSet: fromRoot('tasks'), split: 'train', profile: 'mini', limit: 2 }, k: 1, window: 1, settings }],
+      args: [
+        {
+          campaignId: id,
+          resultSet: workflowId,
+          step: 0,
+          source: { taskSet: fromRoot('tasks'), split: 'train', profile: 'mini', limit: 2 },
+          k: 1,
+          window: 1,
+          settings,
+        },
+      ],
     });
     // The result's long poll fails while Temporal restarts: ask again.
     for (;;) {
@@ -114,7 +136,11 @@ function slotOf(phase: string, step: number, inUpdate: boolean): string {
   }
 }
 
-async function moment(client: Client, campaignId: string, stepInUpdate: Set<number>): Promise<(Moment & { phase: string }) | null> {
+async function moment(
+  client: Client,
+  campaignId: string,
+  stepInUpdate: Set<number>,
+): Promise<(Moment & { phase: string }) | null> {
   const s = await campaignStatus(client, campaignId).catch(() => null);
   if (!s) return null;
   let pending: Moment['pending'] = [];
@@ -123,10 +149,21 @@ async function moment(client: Client, campaignId: string, stepInUpdate: Set<numb
       .getHandle(s.currentChild)
       .describe()
       .catch(() => null);
-    pending = (described?.raw.pendingActivities ?? []).map((a) => ({ type: a.activityType?.name ?? '', started: a.state === STARTED, heartbeated: (a.heartbeatDetails?.payloads?.length ?? 0) > 0 }));
+    pending = (described?.raw.pendingActivities ?? []).map((a) => ({
+      type: a.activityType?.name ?? '',
+      started: a.state === STARTED,
+      heartbeated: (a.heartbeatDetails?.payloads?.length ?? 0) > 0,
+    }));
   }
-  if (s.phase === 'train' && pending.some((p) => p.type !== 'runEpisode' && p.type !== 'listTasks')) stepInUpdate.add(s.step + 1);
-  return { phase: s.phase, slot: slotOf(s.phase, s.step, stepInUpdate.has(s.step + 1)), done: s.child?.done ?? 0, inFlight: s.child?.inFlight ?? 0, pending };
+  if (s.phase === 'train' && pending.some((p) => p.type !== 'runEpisode' && p.type !== 'listTasks'))
+    stepInUpdate.add(s.step + 1);
+  return {
+    phase: s.phase,
+    slot: slotOf(s.phase, s.step, stepInUpdate.has(s.step + 1)),
+    done: s.child?.done ?? 0,
+    inFlight: s.child?.inFlight ?? 0,
+    pending,
+  };
 }
 
 export interface CampaignOptions {
@@ -165,7 +202,9 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRun
     // The supervisor restarts a policy server on what the campaign last published, as `finalstate demo` does.
     policy: async () => {
       const state = await campaignStateOf(client, options.campaignId).catch(() => null);
-      return state?.checkpointUri ? { checkpointDir: localPathOf(state.checkpointUri), version: Number(state.policyVersion ?? 0) } : { checkpointDir: baseModelDir, version: 0 };
+      return state?.checkpointUri
+        ? { checkpointDir: localPathOf(state.checkpointUri), version: Number(state.policyVersion ?? 0) }
+        : { checkpointDir: baseModelDir, version: 0 };
     },
   });
   const close = async () => {
@@ -178,7 +217,9 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRun
   try {
     t = performance.now();
     for (const p of fleet.all) await p.start();
-    log(`  fleet up (${((performance.now() - t) / 1000).toFixed(1)} s): ${fleet.all.map((p) => `${p.name} pid ${p.pid}`).join(', ')}`);
+    log(
+      `  fleet up (${((performance.now() - t) / 1000).toFixed(1)} s): ${fleet.all.map((p) => `${p.name} pid ${p.pid}`).join(', ')}`,
+    );
     await startCampaign(client, stack.config, config);
     const oracleWorkflows: string[] = [];
     let campaignOver = false;
@@ -194,7 +235,10 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRun
     let final: string | null = null;
     while (final === null) {
       if (injectError) throw injectError;
-      if (performance.now() - t0 > options.timeoutMs) throw new Error(`campaign ${options.campaignId} not finished after ${options.timeoutMs / 1000} s (last slot ${slots.at(-1)?.slot})`);
+      if (performance.now() - t0 > options.timeoutMs)
+        throw new Error(
+          `campaign ${options.campaignId} not finished after ${options.timeoutMs / 1000} s (last slot ${slots.at(-1)?.slot})`,
+        );
       // A supervisor restarts a process that died on its own; the run reports it (a crash is a bug, not a fault).
       if (!injecting) {
         for (const p of fleet.all.filter((p) => !p.running)) {
@@ -210,7 +254,9 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRun
           slots.push({ slot: m.slot, start: now(), end: now() });
         } else last.end = now();
         if (['done', 'step-failed', 'stopped'].includes(m.phase)) final = m.phase;
-        const next = options.faults.find((f) => !fired.some((x) => x.kind === f.kind && x.slot === f.slot) && due(f, m));
+        const next = options.faults.find(
+          (f) => !fired.some((x) => x.kind === f.kind && x.slot === f.slot) && due(f, m),
+        );
         if (next && !injecting) {
           const at = now();
           log(`  fault ${next.kind} at ${at} s (${m.slot}: ${m.done} episodes done, ${m.inFlight} in flight)`);
@@ -238,7 +284,21 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRun
     await oracle;
     const seconds = now();
     const state = await campaignStateOf(client, options.campaignId).catch(() => null);
-    return { campaignId: options.campaignId, oracleWorkflows, config, stack, client, fleet, state, status: final, crashes: fleet.all.flatMap((p) => p.crashes), slots: slots.filter((s) => !['done', 'step-failed', 'stopped'].includes(s.slot)), fired, seconds, close };
+    return {
+      campaignId: options.campaignId,
+      oracleWorkflows,
+      config,
+      stack,
+      client,
+      fleet,
+      state,
+      status: final,
+      crashes: fleet.all.flatMap((p) => p.crashes),
+      slots: slots.filter((s) => !['done', 'step-failed', 'stopped'].includes(s.slot)),
+      fired,
+      seconds,
+      close,
+    };
   } catch (err) {
     await close().catch(() => undefined);
     throw err;

@@ -22,10 +22,16 @@ test('chaos --short: a worker SIGKILL and a PostgreSQL restart lose no episode, 
   const table = renderTable(result);
   t.diagnostic(table);
   for (const v of verdicts(result)) assert.ok(v.ok, `${v.name}: ${v.value} (required ${v.required})\n${table}`);
-  assert.deepEqual(result.fired.map((f) => f.kind), ['episode-worker-sigkill', 'postgres-restart']);
+  assert.deepEqual(
+    result.fired.map((f) => f.kind),
+    ['episode-worker-sigkill', 'postgres-restart'],
+  );
   const inv = result.invariants;
   assert.ok(inv.retried > 0, 'the faults made Temporal retry episodes');
   assert.ok(inv.resumed > 0, 'a retried episode resumed from its turn checkpoint');
-  assert.ok(inv.oracleEpisodes > 0 && inv.writes > 0, `the effects check had writes to check (${inv.writes} in ${inv.effectsChecked} episodes)`);
+  assert.ok(
+    inv.oracleEpisodes > 0 && inv.writes > 0,
+    `the effects check had writes to check (${inv.writes} in ${inv.effectsChecked} episodes)`,
+  );
   assert.equal(inv.effectsChecked, inv.episodes - inv.refilled, 'every episode database with an outcome was replayed');
 });

@@ -44,7 +44,10 @@ async function clearDir(dir: string): Promise<{ removed: Promise<void> }> {
   if (!fs.existsSync(dir)) return { removed: Promise.resolve() };
   for (const run of fs.readdirSync(dir)) {
     const data = path.join(dir, run, 'data');
-    if (fs.existsSync(data)) await stack.down(loadConfig({ env: { ...process.env, DATABASE_URL: '', FINALSTATE_DATA_DIR: data } })).catch(() => undefined);
+    if (fs.existsSync(data))
+      await stack
+        .down(loadConfig({ env: { ...process.env, DATABASE_URL: '', FINALSTATE_DATA_DIR: data } }))
+        .catch(() => undefined);
   }
   const aside = `${dir}.old-${process.pid}`;
   fs.renameSync(dir, aside);
@@ -69,16 +72,28 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   // The smoke preset's base model, in the shared data dir's cache (where `finalstate demo --preset smoke` keeps it).
   const baseModel = async (config: ReturnType<typeof loadConfig>) => {
     const t = performance.now();
-    const built = await buildBaseModel(config, { ...preset.baseModel, cacheDir: loadConfig().dataPath, log: () => undefined });
+    const built = await buildBaseModel(config, {
+      ...preset.baseModel,
+      cacheDir: loadConfig().dataPath,
+      log: () => undefined,
+    });
     baseModelDir = built.checkpointDir;
-    log(`base model: ${built.checkpointDir}${built.cached ? ' (cached)' : ''} (${((performance.now() - t) / 1000).toFixed(1)} s)`);
+    log(
+      `base model: ${built.checkpointDir}${built.cached ? ' (cached)' : ''} (${((performance.now() - t) / 1000).toFixed(1)} s)`,
+    );
   };
   const common = { campaignId, steps, policyDownMs: 5000, timeoutMs: (options.short ? 4 : 12) * 60_000, log };
 
   let baseline: { run: CampaignRun; rewards: Map<string, number> } | null = null;
   if (!options.short) {
     log(`baseline: campaign ${campaignId}, ${steps} steps, no faults`);
-    const run = await runCampaign({ ...common, dir: path.join(options.dir, 'baseline'), faults: [], prepare: baseModel, baseModelDir: () => baseModelDir });
+    const run = await runCampaign({
+      ...common,
+      dir: path.join(options.dir, 'baseline'),
+      faults: [],
+      prepare: baseModel,
+      baseModelDir: () => baseModelDir,
+    });
     try {
       baseline = { run, rewards: await scoredRewards(run.stack.config, campaignId) };
       log(`baseline: ${run.status} in ${run.seconds} s`);
@@ -87,13 +102,27 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       removals.push(fs.promises.rm(path.join(options.dir, 'baseline'), { recursive: true, force: true }));
     }
   }
-  log(`faulted: campaign ${campaignId}, ${steps} steps, faults ${faults.map((f) => `${f.kind} in ${f.slot}`).join(', ')}`);
-  const run = await runCampaign({ ...common, dir: path.join(options.dir, 'faulted'), faults, prepare: baseModelDir ? async () => undefined : baseModel, baseModelDir: () => baseModelDir });
+  log(
+    `faulted: campaign ${campaignId}, ${steps} steps, faults ${faults.map((f) => `${f.kind} in ${f.slot}`).join(', ')}`,
+  );
+  const run = await runCampaign({
+    ...common,
+    dir: path.join(options.dir, 'faulted'),
+    faults,
+    prepare: baseModelDir ? async () => undefined : baseModel,
+    baseModelDir: () => baseModelDir,
+  });
   let invariants: InvariantReport;
   try {
     log(`faulted: ${run.status} in ${run.seconds} s; checking invariants`);
     const t = performance.now();
-    invariants = await checkInvariants(run.stack.config, run.client, campaignId, { campaignId: oracleId(campaignId), workflows: run.oracleWorkflows }, baseline?.rewards ?? null);
+    invariants = await checkInvariants(
+      run.stack.config,
+      run.client,
+      campaignId,
+      { campaignId: oracleId(campaignId), workflows: run.oracleWorkflows },
+      baseline?.rewards ?? null,
+    );
     log(`invariants checked (${((performance.now() - t) / 1000).toFixed(1)} s)`);
   } finally {
     await run.close();
@@ -121,14 +150,25 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === new URL(import.meta.url).pathname) {
-  const { values } = parseArgs({ options: { short: { type: 'boolean', default: false }, json: { type: 'boolean', default: false }, dir: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+  const { values } = parseArgs({
+    options: {
+      short: { type: 'boolean', default: false },
+      json: { type: 'boolean', default: false },
+      dir: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
   if (values.help) {
     console.log(usage);
     process.exit(0);
   }
   process.env.FINALSTATE_LOG_LEVEL ??= 'WARN';
   const log = (line: string) => process.stderr.write(`${line}\n`);
-  const result = await runChaos({ short: values.short!, dir: path.resolve(values.dir ?? fromRoot('.data', 'chaos')), log });
+  const result = await runChaos({
+    short: values.short!,
+    dir: path.resolve(values.dir ?? fromRoot('.data', 'chaos')),
+    log,
+  });
   if (values.json) console.log(JSON.stringify(result, null, 2));
   else console.log(renderTable(result));
   process.exit(verdicts(result).every((v) => v.ok) ? 0 : 1);

@@ -17,7 +17,12 @@ const runtime = await createEpisodeRuntime(config, {
   keepEpisodeDatabases: true,
   backend: { sparesPerTemplate: 1 },
 });
-const running = await startEpisodeWorker(config, { runner: runtime.runner, taskQueue, concurrency: Number(concurrency), shutdownGraceTime: '2 seconds' });
+const running = await startEpisodeWorker(config, {
+  runner: runtime.runner,
+  taskQueue,
+  concurrency: Number(concurrency),
+  shutdownGraceTime: '2 seconds',
+});
 console.log(`chaos episode worker ready on ${taskQueue}`);
 await running.done;
 await runtime.close();

@@ -1,7 +1,14 @@
 import type { ChaosStack } from './stack.js';
 import type { ChaosFleet } from './processes.js';
 
-export const FAULT_KINDS = ['episode-worker-sigkill', 'control-worker-sigkill', 'gpu-worker-sigkill', 'temporal-restart', 'postgres-restart', 'policy-server-stop'] as const;
+export const FAULT_KINDS = [
+  'episode-worker-sigkill',
+  'control-worker-sigkill',
+  'gpu-worker-sigkill',
+  'temporal-restart',
+  'postgres-restart',
+  'policy-server-stop',
+] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 /**
@@ -55,7 +62,12 @@ export function due(fault: PlannedFault, m: Moment): boolean {
 const seconds = (since: number) => Math.round((performance.now() - since) / 100) / 10;
 
 /** Injects one fault and, like a supervisor, brings back what it took down. Resolves once all of it is back. */
-export async function inject(kind: FaultKind, stack: ChaosStack, fleet: ChaosFleet, policyDownMs: number): Promise<{ outageSeconds: number; detail: string }> {
+export async function inject(
+  kind: FaultKind,
+  stack: ChaosStack,
+  fleet: ChaosFleet,
+  policyDownMs: number,
+): Promise<{ outageSeconds: number; detail: string }> {
   const t = performance.now();
   const restart = async (what: 'episodes' | 'control' | 'gpu') => {
     const p = fleet[what];

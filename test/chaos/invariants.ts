@@ -27,8 +27,17 @@ export interface EpisodeActivity {
  * Every runEpisode activity of every child workflow the campaign started, and of the `others` (workflows that run
  * episodes themselves), read from the histories (all runs).
  */
-export async function episodeActivities(client: Client, campaignId: string, others: string[] = []): Promise<{ children: string[]; activities: EpisodeActivity[] }> {
-  const children = [...(await eventsOfAllRuns(client, campaignId)).flatMap((e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId ?? []), ...others];
+export async function episodeActivities(
+  client: Client,
+  campaignId: string,
+  others: string[] = [],
+): Promise<{ children: string[]; activities: EpisodeActivity[] }> {
+  const children = [
+    ...(await eventsOfAllRuns(client, campaignId)).flatMap(
+      (e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId ?? [],
+    ),
+    ...others,
+  ];
   const activities: EpisodeActivity[] = [];
   for (const child of children) {
     const scheduled = new Map<string, EpisodeActivity>();
@@ -42,11 +51,18 @@ export async function episodeActivities(client: Client, campaignId: string, othe
         activities.push(activity);
       }
       const started = e.activityTaskStartedEventAttributes;
-      if (started && scheduled.has(String(started.scheduledEventId))) scheduled.get(String(started.scheduledEventId))!.attempts = started.attempt ?? 1;
+      if (started && scheduled.has(String(started.scheduledEventId)))
+        scheduled.get(String(started.scheduledEventId))!.attempts = started.attempt ?? 1;
       const completed = e.activityTaskCompletedEventAttributes;
-      if (completed && scheduled.has(String(completed.scheduledEventId))) scheduled.get(String(completed.scheduledEventId))!.outcome = defaultPayloadConverter.fromPayload<EpisodeOutcome>(completed.result!.payloads![0]!);
-      const ended = e.activityTaskFailedEventAttributes ?? e.activityTaskTimedOutEventAttributes ?? e.activityTaskCanceledEventAttributes;
-      if (ended && scheduled.has(String(ended.scheduledEventId))) scheduled.get(String(ended.scheduledEventId))!.failed = true;
+      if (completed && scheduled.has(String(completed.scheduledEventId)))
+        scheduled.get(String(completed.scheduledEventId))!.outcome =
+          defaultPayloadConverter.fromPayload<EpisodeOutcome>(completed.result!.payloads![0]!);
+      const ended =
+        e.activityTaskFailedEventAttributes ??
+        e.activityTaskTimedOutEventAttributes ??
+        e.activityTaskCanceledEventAttributes;
+      if (ended && scheduled.has(String(ended.scheduledEventId)))
+        scheduled.get(String(ended.scheduledEventId))!.failed = true;
     }
   }
   return { children, activities };
@@ -94,7 +110,10 @@ interface StoredEpisode {
 /** The reward of every scored row, by episode id: what the baseline comparison reads. */
 export async function scoredRewards(config: LoadedConfig, campaignId: string): Promise<Map<string, number>> {
   return withClient(config, undefined, async (c) => {
-    const rows = await c.query<StoredRow>('SELECT episode_id, reward FROM campaign_result_rows WHERE campaign_id = $1 AND error IS NULL', [campaignId]);
+    const rows = await c.query<StoredRow>(
+      'SELECT episode_id, reward FROM campaign_result_rows WHERE campaign_id = $1 AND error IS NULL',
+      [campaignId],
+    );
     return new Map(rows.rows.map((r) => [r.episode_id, r.reward]));
   });
 }
@@ -104,12 +123,23 @@ export async function scoredRewards(config: LoadedConfig, campaignId: string): P
  * checks the three invariants: no planned episode lost, no tool effect applied twice, no infrastructure failure
  * scored as a task failure.
  */
-export async function checkInvariants(config: LoadedConfig, client: Client, campaignId: string, oracle: { campaignId: string; workflows: string[] }, baseline: Map<string, number> | null): Promise<InvariantReport> {
+export async function checkInvariants(
+  config: LoadedConfig,
+  client: Client,
+  campaignId: string,
+  oracle: { campaignId: string; workflows: string[] },
+  baseline: Map<string, number> | null,
+): Promise<InvariantReport> {
   const { activities } = await episodeActivities(client, campaignId, oracle.workflows);
   const ids = [campaignId, oracle.campaignId];
   const pool = new pg.Pool({ ...connectionConfig(config), max: 2 });
   try {
-    const rows = (await pool.query<StoredRow>('SELECT result_set, episode_id, reward, error FROM campaign_result_rows WHERE campaign_id = ANY($1)', [ids])).rows;
+    const rows = (
+      await pool.query<StoredRow>(
+        'SELECT result_set, episode_id, reward, error FROM campaign_result_rows WHERE campaign_id = ANY($1)',
+        [ids],
+      )
+    ).rows;
     const records = (
       await pool.query<StoredEpisode>(
         `SELECT episode_id, reward, error, finish_reason, json_array_length(record->'resumedAt') AS resumed,
@@ -131,7 +161,8 @@ export async function checkInvariants(config: LoadedConfig, client: Client, camp
       const found = rowsOf.get(id) ?? [];
       if (found.length > 1) duplicated.push(`${id}: ${found.length} result rows`);
       if (!a.outcome) {
-        if (a.child.includes('/step-')) refilled += 1; // its group was discarded and refilled: a step short of groups fails, and the campaign with it
+        if (a.child.includes('/step-'))
+          refilled += 1; // its group was discarded and refilled: a step short of groups fails, and the campaign with it
         else lost.push(`${id}: no outcome after ${a.attempts} attempts (${a.child})`);
         continue;
       }
@@ -139,18 +170,30 @@ export async function checkInvariants(config: LoadedConfig, client: Client, camp
       const record = recordOf.get(id);
       if (!row) lost.push(`${id}: completed in Temporal, no result row`);
       else if (row.error !== null) lost.push(`${id}: result row with error ${row.error}`);
-      else if (row.reward !== a.outcome.reward) lost.push(`${id}: result row reward ${row.reward}, activity returned ${a.outcome.reward}`);
+      else if (row.reward !== a.outcome.reward)
+        lost.push(`${id}: result row reward ${row.reward}, activity returned ${a.outcome.reward}`);
       if (!record) lost.push(`${id}: completed in Temporal, no episode record`);
-      else if (record.reward !== a.outcome.reward) lost.push(`${id}: episode record reward ${record.reward}, activity returned ${a.outcome.reward}`);
-      if (a.request.campaignId === oracle.campaignId && a.outcome.reward !== 1) infraScored.push(`${id}: the oracle scored ${a.outcome.reward} (finish reason ${a.outcome.finishReason})`);
+      else if (record.reward !== a.outcome.reward)
+        lost.push(`${id}: episode record reward ${record.reward}, activity returned ${a.outcome.reward}`);
+      if (a.request.campaignId === oracle.campaignId && a.outcome.reward !== 1)
+        infraScored.push(`${id}: the oracle scored ${a.outcome.reward} (finish reason ${a.outcome.finishReason})`);
       if (a.outcome.error) infraScored.push(`${id}: outcome carries error ${a.outcome.error}`);
-      if (a.outcome.reward === 0 && a.outcome.finishReason === 'timeout') infraScored.push(`${id}: reward 0 with finish reason timeout (the episode clock ran through an outage?)`);
+      if (a.outcome.reward === 0 && a.outcome.finishReason === 'timeout')
+        infraScored.push(`${id}: reward 0 with finish reason timeout (the episode clock ran through an outage?)`);
     }
     const activityIds = new Set(activities.map((a) => a.request.episodeId));
-    for (const r of rows) if (!activityIds.has(r.episode_id)) duplicated.push(`${r.episode_id}: result row without a runEpisode activity`);
-    for (const r of records) if (!activityIds.has(r.episode_id)) duplicated.push(`${r.episode_id}: episode record without a runEpisode activity`);
+    for (const r of rows)
+      if (!activityIds.has(r.episode_id)) duplicated.push(`${r.episode_id}: result row without a runEpisode activity`);
+    for (const r of records)
+      if (!activityIds.has(r.episode_id))
+        duplicated.push(`${r.episode_id}: episode record without a runEpisode activity`);
 
-    const effects = await checkEffects(config, pool, activities.filter((a) => a.outcome), recordOf);
+    const effects = await checkEffects(
+      config,
+      pool,
+      activities.filter((a) => a.outcome),
+      recordOf,
+    );
     duplicated.push(...effects.problems);
 
     let comparison: InvariantReport['baseline'] = null;
@@ -165,7 +208,10 @@ export async function checkInvariants(config: LoadedConfig, client: Client, camp
         if (touched) {
           comparison.retriedCompared += 1;
           if (a.outcome.reward === expected) comparison.retriedEqual += 1;
-          else if (a.outcome.reward < expected) comparison.lower.push(`${a.request.episodeId}: reward ${a.outcome.reward} after ${a.attempts} attempts, ${expected} without faults`);
+          else if (a.outcome.reward < expected)
+            comparison.lower.push(
+              `${a.request.episodeId}: reward ${a.outcome.reward} after ${a.attempts} attempts, ${expected} without faults`,
+            );
         }
       }
     }
@@ -194,7 +240,12 @@ export async function checkInvariants(config: LoadedConfig, client: Client, camp
  * those recorded calls, in order, on a freshly provisioned database of the same task. A call whose effect ran twice
  * (or ran without its record) leaves a state the replay does not give.
  */
-async function checkEffects(config: LoadedConfig, control: pg.Pool, activities: EpisodeActivity[], recordOf: Map<string, StoredEpisode>) {
+async function checkEffects(
+  config: LoadedConfig,
+  control: pg.Pool,
+  activities: EpisodeActivity[],
+  recordOf: Map<string, StoredEpisode>,
+) {
   const backend = new EnvironmentBackend(config, await defaultRegistry(), { sparesPerTemplate: 0 });
   const tasks = new TaskCatalog();
   const problems: string[] = [];
@@ -202,10 +253,19 @@ async function checkEffects(config: LoadedConfig, control: pg.Pool, activities: 
   let toolCalls = 0;
   let writes = 0;
   let replays = 0;
-  const snapshotOf = (episode: Episode) => backend.transaction(episode, async (c) => snapshotHash(await takeSnapshot(c, episode.domain, episode.catalog)), 'BEGIN READ ONLY');
+  const snapshotOf = (episode: Episode) =>
+    backend.transaction(
+      episode,
+      async (c) => snapshotHash(await takeSnapshot(c, episode.domain, episode.catalog)),
+      'BEGIN READ ONLY',
+    );
   /** The final state of `calls` replayed on a fresh database of the task; no calls (the common case) is cached per task. */
   const initialStates = new Map<string, Promise<string>>();
-  const replay = async (task: Task, calls: { call_index: number; tool: string; arguments: Record<string, unknown>; is_error: boolean }[], id: string) => {
+  const replay = async (
+    task: Task,
+    calls: { call_index: number; tool: string; arguments: Record<string, unknown>; is_error: boolean }[],
+    id: string,
+  ) => {
     const key = `${task.domain}/${task.id}`;
     if (calls.length === 0 && initialStates.has(key)) return initialStates.get(key)!;
     const run = (async () => {
@@ -215,7 +275,10 @@ async function checkEffects(config: LoadedConfig, control: pg.Pool, activities: 
         for (const r of calls) {
           const out = await executor.call(r.tool, r.arguments);
           if (!out.isError && !r.is_error && !fresh.domain.tools.find((t) => t.name === r.tool)?.readOnly) writes += 1;
-          if (out.isError !== r.is_error) problems.push(`${id}: call ${r.call_index} (${r.tool}) was ${r.is_error ? 'an error' : 'answered'} in the episode, ${out.isError ? 'an error' : 'answered'} on replay`);
+          if (out.isError !== r.is_error)
+            problems.push(
+              `${id}: call ${r.call_index} (${r.tool}) was ${r.is_error ? 'an error' : 'answered'} in the episode, ${out.isError ? 'an error' : 'answered'} on replay`,
+            );
         }
         return await snapshotOf(fresh);
       } finally {
@@ -235,14 +298,35 @@ async function checkEffects(config: LoadedConfig, control: pg.Pool, activities: 
     }
     const episode = await backend.open(id, task);
     try {
-      const recorded = (await episode.pool.query<{ call_index: number; tool: string; arguments: Record<string, unknown>; is_error: boolean }>('SELECT call_index, tool, arguments, is_error FROM _finalstate_tool_calls ORDER BY call_index')).rows;
+      const recorded = (
+        await episode.pool.query<{
+          call_index: number;
+          tool: string;
+          arguments: Record<string, unknown>;
+          is_error: boolean;
+        }>('SELECT call_index, tool, arguments, is_error FROM _finalstate_tool_calls ORDER BY call_index')
+      ).rows;
       const actual = await snapshotOf(episode);
       toolCalls += recorded.length;
-      if (recorded.some((r, i) => r.call_index !== i)) problems.push(`${id}: tool-call indexes ${recorded.map((r) => r.call_index).join(',')} are not 0..${recorded.length - 1}`);
+      if (recorded.some((r, i) => r.call_index !== i))
+        problems.push(
+          `${id}: tool-call indexes ${recorded.map((r) => r.call_index).join(',')} are not 0..${recorded.length - 1}`,
+        );
       const inRecord = recordOf.get(id)?.tool_calls ?? [];
-      const same = inRecord.length === recorded.length && inRecord.every((c, i) => c.index === recorded[i]!.call_index && c.tool === recorded[i]!.tool && c.isError === recorded[i]!.is_error);
-      if (!same) problems.push(`${id}: episode record lists calls ${inRecord.map((c) => `${c.index}:${c.tool}`).join(',')}, database holds ${recorded.map((r) => `${r.call_index}:${r.tool}`).join(',')}`);
-      if ((await replay(task, recorded, id)) !== actual) problems.push(`${id}: final state differs from a replay of its ${recorded.length} recorded calls (an effect applied twice or without its record)`);
+      const same =
+        inRecord.length === recorded.length &&
+        inRecord.every(
+          (c, i) =>
+            c.index === recorded[i]!.call_index && c.tool === recorded[i]!.tool && c.isError === recorded[i]!.is_error,
+        );
+      if (!same)
+        problems.push(
+          `${id}: episode record lists calls ${inRecord.map((c) => `${c.index}:${c.tool}`).join(',')}, database holds ${recorded.map((r) => `${r.call_index}:${r.tool}`).join(',')}`,
+        );
+      if ((await replay(task, recorded, id)) !== actual)
+        problems.push(
+          `${id}: final state differs from a replay of its ${recorded.length} recorded calls (an effect applied twice or without its record)`,
+        );
       checked += 1;
     } finally {
       await backend.detach(episode);

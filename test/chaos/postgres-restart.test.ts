@@ -42,14 +42,27 @@ after(async () => {
 });
 
 test('the control database commits durably although the cluster runs with synchronous_commit off', async () => {
-  const setting = await withClient(privateConfig, undefined, async (c) => (await c.query<{ synchronous_commit: string }>('SHOW synchronous_commit')).rows[0]!.synchronous_commit);
+  const setting = await withClient(
+    privateConfig,
+    undefined,
+    async (c) => (await c.query<{ synchronous_commit: string }>('SHOW synchronous_commit')).rows[0]!.synchronous_commit,
+  );
   assert.equal(setting, 'on', 'control database');
-  const episodeSide = await withClient(privateConfig, 'postgres', async (c) => (await c.query<{ synchronous_commit: string }>('SHOW synchronous_commit')).rows[0]!.synchronous_commit);
+  const episodeSide = await withClient(
+    privateConfig,
+    'postgres',
+    async (c) => (await c.query<{ synchronous_commit: string }>('SHOW synchronous_commit')).rows[0]!.synchronous_commit,
+  );
   assert.equal(episodeSide, 'off', 'other databases keep the fast setting');
 });
 
 test('a control worker process survives a PostgreSQL crash-restart under its idle connections, and serves the next workflow', async () => {
-  const worker = startProcess(process.execPath, [fileURLToPath(new URL('./control-worker.js', import.meta.url)), queue], /chaos control worker ready/, { ...env, FINALSTATE_TEMPORAL_ADDRESS: shared.temporal.address });
+  const worker = startProcess(
+    process.execPath,
+    [fileURLToPath(new URL('./control-worker.js', import.meta.url)), queue],
+    /chaos control worker ready/,
+    { ...env, FINALSTATE_TEMPORAL_ADDRESS: shared.temporal.address },
+  );
   try {
     await worker.started;
     // The migrations left idle clients in the worker's pool; the crash ends their sessions.
@@ -58,7 +71,11 @@ test('a control worker process survives a PostgreSQL crash-restart under its idl
     await new Promise((resolve) => setTimeout(resolve, 1000));
     assert.equal(worker.child.exitCode, null, `the worker exited:\n${worker.output().slice(-1500)}`);
     assert.equal(worker.child.signalCode, null);
-    const result = await client.workflow.execute(smokeWorkflow, { taskQueue: queue, workflowId: uniqueName('pg-restart-smoke'), args: [{ label: 'after the restart' }] });
+    const result = await client.workflow.execute(smokeWorkflow, {
+      taskQueue: queue,
+      workflowId: uniqueName('pg-restart-smoke'),
+      args: [{ label: 'after the restart' }],
+    });
     assert.equal(result.readBack, 'after the restart');
   } finally {
     await worker.stop();

@@ -45,16 +45,22 @@ export class Supervised {
     this.expectExit = false;
     this.starts += 1;
     child.once('exit', (code, signal) => {
-      if (!this.expectExit) this.crashes.push(`${this.name} (pid ${child.pid}, start ${this.starts}) exited on its own: ${code ?? signal}; log ${this.logFile}`);
+      if (!this.expectExit)
+        this.crashes.push(
+          `${this.name} (pid ${child.pid}, start ${this.starts}) exited on its own: ${code ?? signal}; log ${this.logFile}`,
+        );
     });
     const deadline = Date.now() + this.readyTimeoutMs;
     for (;;) {
       if (child.exitCode !== null || child.signalCode !== null) {
-        throw new Error(`${this.name} exited (${child.exitCode ?? child.signalCode}) before it was ready; log ${this.logFile}:\n${this.logSince(from).slice(-3000)}`);
+        throw new Error(
+          `${this.name} exited (${child.exitCode ?? child.signalCode}) before it was ready; log ${this.logFile}:\n${this.logSince(from).slice(-3000)}`,
+        );
       }
       const lineOk = !this.ready.line || this.ready.line.test(this.logSince(from));
       if (lineOk && (!this.ready.probe || (await this.ready.probe().catch(() => false)))) return;
-      if (Date.now() > deadline) throw new Error(`${this.name} not ready after ${this.readyTimeoutMs / 1000} s; log ${this.logFile}`);
+      if (Date.now() > deadline)
+        throw new Error(`${this.name} not ready after ${this.readyTimeoutMs / 1000} s; log ${this.logFile}`);
       await sleep(200);
     }
   }
@@ -109,18 +115,50 @@ export interface ChaosFleet {
 
 /** The processes `finalstate demo` runs for a campaign, each its own OS process, in the demo's start order. */
 export function chaosFleet(config: LoadedConfig, env: Record<string, string>, options: ChaosFleetOptions): ChaosFleet {
-  const childEnv = { ...process.env, ...env, FINALSTATE_LOG_LEVEL: process.env.FINALSTATE_LOG_LEVEL ?? 'WARN', PYTHONPATH: fromRoot('python') };
+  const childEnv = {
+    ...process.env,
+    ...env,
+    FINALSTATE_LOG_LEVEL: process.env.FINALSTATE_LOG_LEVEL ?? 'WARN',
+    PYTHONPATH: fromRoot('python'),
+  };
   const logs = path.join(config.dataPath, 'logs');
   const python = fromRoot(config.python.venv, 'bin', 'python');
   const policyUrl = `http://127.0.0.1:${options.policyPort}`;
-  const node = (name: string, args: string[]) => async () => ({ file: process.execPath, args: [script(name), ...args] });
-  const control = new Supervised('control worker', node('control-worker', [options.queues.control]), childEnv, path.join(logs, 'chaos-control-worker.log'), { line: /chaos control worker ready/ });
-  const episodes = new Supervised('episode worker', node('episode-worker', [options.queues.episodes, String(options.episodeConcurrency)]), childEnv, path.join(logs, 'chaos-episode-worker.log'), {
-    line: /chaos episode worker ready/,
+  const node = (name: string, args: string[]) => async () => ({
+    file: process.execPath,
+    args: [script(name), ...args],
   });
+  const control = new Supervised(
+    'control worker',
+    node('control-worker', [options.queues.control]),
+    childEnv,
+    path.join(logs, 'chaos-control-worker.log'),
+    { line: /chaos control worker ready/ },
+  );
+  const episodes = new Supervised(
+    'episode worker',
+    node('episode-worker', [options.queues.episodes, String(options.episodeConcurrency)]),
+    childEnv,
+    path.join(logs, 'chaos-episode-worker.log'),
+    {
+      line: /chaos episode worker ready/,
+    },
+  );
   const gpu = new Supervised(
     'gpu worker',
-    async () => ({ file: python, args: ['-m', 'finalstate.gpu_worker', '--task-queue', options.queues.gpu, '--address', config.temporal.address, '--namespace', config.temporal.namespace] }),
+    async () => ({
+      file: python,
+      args: [
+        '-m',
+        'finalstate.gpu_worker',
+        '--task-queue',
+        options.queues.gpu,
+        '--address',
+        config.temporal.address,
+        '--namespace',
+        config.temporal.namespace,
+      ],
+    }),
     childEnv,
     path.join(logs, 'chaos-gpu-worker.log'),
     { line: new RegExp(`gpu worker ready on task queue ${options.queues.gpu}`) },
@@ -132,7 +170,24 @@ export function chaosFleet(config: LoadedConfig, env: Record<string, string>, op
       const s = options.policyServer;
       return {
         file: python,
-        args: ['-m', 'finalstate.policy_server', '--model', policy.checkpointDir, '--port', String(options.policyPort), '--served-model-name', options.servedModelName, '--policy-version', String(policy.version), '--max-batch-size', String(s.maxBatchSize), '--batch-wait-ms', String(s.batchWaitMs), '--threads', String(s.threads)],
+        args: [
+          '-m',
+          'finalstate.policy_server',
+          '--model',
+          policy.checkpointDir,
+          '--port',
+          String(options.policyPort),
+          '--served-model-name',
+          options.servedModelName,
+          '--policy-version',
+          String(policy.version),
+          '--max-batch-size',
+          String(s.maxBatchSize),
+          '--batch-wait-ms',
+          String(s.batchWaitMs),
+          '--threads',
+          String(s.threads),
+        ],
       };
     },
     childEnv,

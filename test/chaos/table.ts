@@ -46,11 +46,28 @@ const secs = (n: number | null) => (n === null ? 'n/a' : `${n.toFixed(1)} s`);
 /** Each invariant with its value and whether it holds. */
 export function verdicts(r: ChaosResult): { name: string; value: string; required: string; ok: boolean }[] {
   const inv = r.invariants;
-  const unfired = r.planned.filter((p) => !r.fired.some((f) => f.kind === p.kind && f.slot === p.slot && !f.detail.startsWith('injection failed')));
+  const unfired = r.planned.filter(
+    (p) => !r.fired.some((f) => f.kind === p.kind && f.slot === p.slot && !f.detail.startsWith('injection failed')),
+  );
   return [
-    { name: 'faults injected', value: `${r.fired.length}/${r.planned.length}${unfired.length ? ` (missed: ${unfired.map((u) => `${u.kind} in ${u.slot}`).join(', ')})` : ''}`, required: 'all', ok: unfired.length === 0 },
-    { name: 'processes that died on their own', value: String(r.crashes.length), required: '0', ok: r.crashes.length === 0 },
-    { name: 'steps completed', value: `${r.stepsCompleted}/${r.steps}`, required: `${r.steps}`, ok: r.stepsCompleted === r.steps },
+    {
+      name: 'faults injected',
+      value: `${r.fired.length}/${r.planned.length}${unfired.length ? ` (missed: ${unfired.map((u) => `${u.kind} in ${u.slot}`).join(', ')})` : ''}`,
+      required: 'all',
+      ok: unfired.length === 0,
+    },
+    {
+      name: 'processes that died on their own',
+      value: String(r.crashes.length),
+      required: '0',
+      ok: r.crashes.length === 0,
+    },
+    {
+      name: 'steps completed',
+      value: `${r.stepsCompleted}/${r.steps}`,
+      required: `${r.steps}`,
+      ok: r.stepsCompleted === r.steps,
+    },
     { name: 'campaign finished', value: r.finished ? 'yes' : 'no', required: 'yes', ok: r.finished },
     { name: 'episodes lost', value: String(inv.lost.length), required: '0', ok: inv.lost.length === 0 },
     {
@@ -79,14 +96,28 @@ export function renderTable(r: ChaosResult): string {
   for (const f of r.fired) {
     const took = duration(r.slots, f.slot);
     const base = duration(r.baselineSlots, f.slot);
-    const added = took !== null && base !== null ? `${took - base >= 0 ? '+' : ''}${(took - base).toFixed(1)} s` : 'n/a';
-    lines.push(`| ${FAULT_LABELS[f.kind]} | ${stepPhase(f.slot)} | ${secs(f.at)} | ${secs(f.outageSeconds)} | ${secs(took)} | ${secs(base)} | ${added} |`);
+    const added =
+      took !== null && base !== null ? `${took - base >= 0 ? '+' : ''}${(took - base).toFixed(1)} s` : 'n/a';
+    lines.push(
+      `| ${FAULT_LABELS[f.kind]} | ${stepPhase(f.slot)} | ${secs(f.at)} | ${secs(f.outageSeconds)} | ${secs(took)} | ${secs(base)} | ${added} |`,
+    );
   }
   lines.push('', '| check | value | required |', '|---|---|---|');
   for (const v of verdicts(r)) lines.push(`| ${v.name} | ${v.value} | ${v.required}${v.ok ? '' : ' **FAILED**'} |`);
-  lines.push(`| episodes (runEpisode activities) | ${inv.episodes} (${inv.oracleEpisodes} of them oracle): ${inv.retried} retried after a failed attempt, ${inv.resumed} resumed from a turn checkpoint, ${inv.refilled} refilled | |`);
-  if (inv.baseline) lines.push(`| rewards equal to the fault-free baseline | ${inv.baseline.equal}/${inv.baseline.compared} (retried episodes: ${inv.baseline.retriedEqual}/${inv.baseline.retriedCompared}) | |`);
-  const problems = [...r.crashes.map((c) => `crash: ${c}`), ...inv.lost.map((p) => `lost: ${p}`), ...inv.duplicated.map((p) => `applied twice: ${p}`), ...inv.infraScored.map((p) => `infra scored: ${p}`), ...(inv.baseline?.lower ?? []).map((p) => `below baseline: ${p}`)];
+  lines.push(
+    `| episodes (runEpisode activities) | ${inv.episodes} (${inv.oracleEpisodes} of them oracle): ${inv.retried} retried after a failed attempt, ${inv.resumed} resumed from a turn checkpoint, ${inv.refilled} refilled | |`,
+  );
+  if (inv.baseline)
+    lines.push(
+      `| rewards equal to the fault-free baseline | ${inv.baseline.equal}/${inv.baseline.compared} (retried episodes: ${inv.baseline.retriedEqual}/${inv.baseline.retriedCompared}) | |`,
+    );
+  const problems = [
+    ...r.crashes.map((c) => `crash: ${c}`),
+    ...inv.lost.map((p) => `lost: ${p}`),
+    ...inv.duplicated.map((p) => `applied twice: ${p}`),
+    ...inv.infraScored.map((p) => `infra scored: ${p}`),
+    ...(inv.baseline?.lower ?? []).map((p) => `below baseline: ${p}`),
+  ];
   if (problems.length) lines.push('', ...problems.slice(0, 40).map((p) => `- ${p}`));
   return lines.join('\n');
 }

@@ -71,8 +71,13 @@ describe('finalstate demo --preset smoke', () => {
     assert.equal(out.poolSize, state.pool.length);
 
     assert.equal(state.step, configured.steps);
-    assert.deepEqual(state.steps.map((s) => s.step), Array.from({ length: configured.steps }, (_, i) => i + 1), 'one summary per configured step');
-    for (const s of state.steps) assert.equal(s.policyVersion, String(s.step), `step ${s.step} published policy version ${s.step}`);
+    assert.deepEqual(
+      state.steps.map((s) => s.step),
+      Array.from({ length: configured.steps }, (_, i) => i + 1),
+      'one summary per configured step',
+    );
+    for (const s of state.steps)
+      assert.equal(s.policyVersion, String(s.step), `step ${s.step} published policy version ${s.step}`);
     assert.equal(state.policyVersion, String(configured.steps));
     assert.ok(state.checkpointUri, 'the last step wrote a checkpoint');
     const checkpoint = localPathOf(state.checkpointUri);
@@ -84,11 +89,20 @@ describe('finalstate demo --preset smoke', () => {
     assert.equal(out.trainedStep, configured.steps);
 
     const printed = out.phases.map((p) => p.phase);
-    for (const phase of ['probe', 'evaluate base policy', `train step ${configured.steps}/${configured.steps}`, `evaluate after step ${configured.steps}`]) {
+    for (const phase of [
+      'probe',
+      'evaluate base policy',
+      `train step ${configured.steps}/${configured.steps}`,
+      `evaluate after step ${configured.steps}`,
+    ]) {
       assert.ok(printed.includes(phase), `the printed phases (${printed.join(', ')}) include ${phase}`);
     }
     for (const p of out.phases) assert.ok(p.seconds >= 0, `wall time of ${p.phase}`);
-    assert.match(progress, new RegExp(`select: pool of ${state.pool.length} tasks frozen`), 'the progress (stderr with --json) reports the select phase');
+    assert.match(
+      progress,
+      new RegExp(`select: pool of ${state.pool.length} tasks frozen`),
+      'the progress (stderr with --json) reports the select phase',
+    );
   });
 
   test('the report exists and renders in headless Chromium with its tables', () => {
@@ -99,12 +113,16 @@ describe('finalstate demo --preset smoke', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'finalstate-smoke-'));
     try {
       const shot = screenshot(out.report, path.join(dir, 'screenshot.png'));
-      assert.ok(shot.nonWhiteFraction > 0.01, `screenshot is blank (${(100 * shot.nonWhiteFraction).toFixed(2)}% non-white pixels)`);
+      assert.ok(
+        shot.nonWhiteFraction > 0.01,
+        `screenshot is blank (${(100 * shot.nonWhiteFraction).toFixed(2)}% non-white pixels)`,
+      );
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
     const dom = renderedDom(out.report);
-    for (const id of ['table-comparison', 'table-comparison-by-domain', 'table-cost', 'table-flips', 'table-pool']) assert.match(dom, new RegExp(`<table id="${id}"`));
+    for (const id of ['table-comparison', 'table-comparison-by-domain', 'table-cost', 'table-flips', 'table-pool'])
+      assert.match(dom, new RegExp(`<table id="${id}"`));
     assert.match(dom, /<td>pass@1<\/td><td class="num">\d+\.\d\d%<\/td>/, 'the comparison table has its pass@1 row');
     assert.match(dom, /<svg[^>]+id="chart-pass1-per-eval"/);
   });
@@ -114,32 +132,61 @@ describe('finalstate demo --preset smoke', () => {
     assert.equal(state.episodes.infraFailed, 0, 'no infrastructure failure in the smoke run');
 
     // The children the campaign started, read from its history rather than assumed.
-    const children = (await eventsOfAllRuns(client, id)).flatMap((e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId ?? []);
-    const expected = [`${id}/probe`, `${id}/eval-step-0`, ...state.steps.flatMap((s) => [`${id}/step-${s.step}`, `${id}/eval-step-${s.step}`])];
+    const children = (await eventsOfAllRuns(client, id)).flatMap(
+      (e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId ?? [],
+    );
+    const expected = [
+      `${id}/probe`,
+      `${id}/eval-step-0`,
+      ...state.steps.flatMap((s) => [`${id}/step-${s.step}`, `${id}/eval-step-${s.step}`]),
+    ];
     assert.deepEqual(children, expected);
 
-    const count = async (sql: string, params: string[]) => Number((await control.query<{ n: string }>(sql, params)).rows[0]!.n);
-    const runEpisodes = async (workflowId: string) => (await eventsOfAllRuns(client, workflowId)).filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'runEpisode').length;
+    const count = async (sql: string, params: string[]) =>
+      Number((await control.query<{ n: string }>(sql, params)).rows[0]!.n);
+    const runEpisodes = async (workflowId: string) =>
+      (await eventsOfAllRuns(client, workflowId)).filter(
+        (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'runEpisode',
+      ).length;
     let scheduledInAll = 0;
     for (const child of children) {
       const scheduled = await runEpisodes(child);
-      const episodes = await count("SELECT count(*) AS n FROM episodes WHERE campaign_id = $1 AND starts_with(episode_id, $2 || '/')", [id, child]);
-      const rows = await count('SELECT count(*) AS n FROM campaign_result_rows WHERE campaign_id = $1 AND result_set = $2', [id, child]);
+      const episodes = await count(
+        "SELECT count(*) AS n FROM episodes WHERE campaign_id = $1 AND starts_with(episode_id, $2 || '/')",
+        [id, child],
+      );
+      const rows = await count(
+        'SELECT count(*) AS n FROM campaign_result_rows WHERE campaign_id = $1 AND result_set = $2',
+        [id, child],
+      );
       assert.ok(scheduled > 0, `${child} ran episodes`);
-      assert.equal(episodes, scheduled, `${child}: episode records in the control database = runEpisode activities in its history`);
+      assert.equal(
+        episodes,
+        scheduled,
+        `${child}: episode records in the control database = runEpisode activities in its history`,
+      );
       assert.equal(rows, scheduled, `${child}: result rows = runEpisode activities`);
       scheduledInAll += scheduled;
     }
-    assert.equal(await runEpisodes(`${id}/step-1`), configured.groupsPerStep * configured.rolloutsPerGroup, 'a step runs groups x rollouts episodes (no replacement in the smoke preset)');
+    assert.equal(
+      await runEpisodes(`${id}/step-1`),
+      configured.groupsPerStep * configured.rolloutsPerGroup,
+      'a step runs groups x rollouts episodes (no replacement in the smoke preset)',
+    );
 
     const inDatabase = await count('SELECT count(*) AS n FROM episodes WHERE campaign_id = $1', [id]);
     assert.equal(inDatabase, scheduledInAll, 'no episode of the campaign outside its children');
     assert.equal(state.episodes.done, inDatabase, 'the campaign counts every episode recorded');
   });
 
-  test('audit and tracking: a failed episode with its diff, the report\'s episode pages, summaries in Temporal, step metrics in TensorBoard', async () => {
+  test("audit and tracking: a failed episode with its diff, the report's episode pages, summaries in Temporal, step metrics in TensorBoard", async () => {
     const id = out.campaignId;
-    const failed = (await control.query<{ episode_id: string }>("SELECT episode_id FROM episodes WHERE campaign_id = $1 AND reward = 0 AND json_array_length(record->'grade'->'diff') > 0 ORDER BY episode_id LIMIT 1", [id])).rows[0];
+    const failed = (
+      await control.query<{ episode_id: string }>(
+        "SELECT episode_id FROM episodes WHERE campaign_id = $1 AND reward = 0 AND json_array_length(record->'grade'->'diff') > 0 ORDER BY episode_id LIMIT 1",
+        [id],
+      )
+    ).rows[0];
     assert.ok(failed, 'the undertrained smoke policy fails an episode with a diff');
     const shown = await runCliAsync(['episode', 'show', failed.episode_id]);
     assert.equal(shown.status, 0, shown.stderr);
@@ -151,27 +198,58 @@ describe('finalstate demo --preset smoke', () => {
     const links = [...new Set([...html.matchAll(/href="(episodes\/[^"]+)"/g)].map((m) => m[1]!))];
     assert.ok(links.includes('episodes/step-1.html'), `step 1 links to its episodes (${links.length} links)`);
     for (const link of links) assert.ok(fs.existsSync(path.join(path.dirname(out.report), link)), `${link} exists`);
-    const failures = Number((await control.query<{ n: string }>("SELECT count(*) AS n FROM episodes WHERE starts_with(episode_id, $1) AND reward = 0", [`${id}/eval-step-${configured.steps}/`])).rows[0]!.n);
-    assert.equal(links.filter((l) => l.includes(`eval-step-${configured.steps}`)).length >= Math.min(failures, 100), true, 'each failure of the trained policy links to its page');
+    const failures = Number(
+      (
+        await control.query<{ n: string }>(
+          'SELECT count(*) AS n FROM episodes WHERE starts_with(episode_id, $1) AND reward = 0',
+          [`${id}/eval-step-${configured.steps}/`],
+        )
+      ).rows[0]!.n,
+    );
+    assert.equal(
+      links.filter((l) => l.includes(`eval-step-${configured.steps}`)).length >= Math.min(failures, 100),
+      true,
+      'each failure of the trained policy links to its page',
+    );
 
     // Temporal: each runEpisode carries its summary when scheduled and its outcome's summary line in its result.
     const decode = (p: unknown) => defaultPayloadConverter.fromPayload(p as never) as unknown;
     const events = await eventsOfAllRuns(client, `${id}/step-1`);
     const scheduled = events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'runEpisode');
     assert.ok(scheduled.length > 0);
-    for (const e of scheduled) assert.match(String(decode(e.userMetadata?.summary)), /^\S+ t\d+ · step 1 g\d+ · .+\/step-1\/g\d+-t\d+$/);
-    const results = events.flatMap((e) => e.activityTaskCompletedEventAttributes?.result?.payloads ?? []).map((p) => decode(p) as { summary?: string });
-    assert.ok(results.filter((r) => r.summary !== undefined).every((r) => /^\S+ t\d+ · reward [01] · .+ · \d+ calls? · \w+$/.test(r.summary!)) && results.some((r) => r.summary), 'outcome summary lines');
-    const children = (await eventsOfAllRuns(client, id)).filter((e) => e.startChildWorkflowExecutionInitiatedEventAttributes);
-    for (const e of children) assert.match(String(decode(e.userMetadata?.summary)), /^(probe the base policy|evaluate the|GRPO step \d+\/\d+)/);
+    for (const e of scheduled)
+      assert.match(String(decode(e.userMetadata?.summary)), /^\S+ t\d+ · step 1 g\d+ · .+\/step-1\/g\d+-t\d+$/);
+    const results = events
+      .flatMap((e) => e.activityTaskCompletedEventAttributes?.result?.payloads ?? [])
+      .map((p) => decode(p) as { summary?: string });
+    assert.ok(
+      results
+        .filter((r) => r.summary !== undefined)
+        .every((r) => /^\S+ t\d+ · reward [01] · .+ · \d+ calls? · \w+$/.test(r.summary!)) &&
+        results.some((r) => r.summary),
+      'outcome summary lines',
+    );
+    const children = (await eventsOfAllRuns(client, id)).filter(
+      (e) => e.startChildWorkflowExecutionInitiatedEventAttributes,
+    );
+    for (const e of children)
+      assert.match(String(decode(e.userMetadata?.summary)), /^(probe the base policy|evaluate the|GRPO step \d+\/\d+)/);
 
     // TensorBoard: the event files, read back with TensorBoard's own event accumulator, hold each step's summary.
     const runDir = path.join(config.dataPath, 'tensorboard', id);
-    const read = spawnSync(fromRoot(config.python.venv, 'bin', 'python'), ['-m', 'finalstate.tracking.read_back', runDir], { encoding: 'utf8', env: { ...process.env, PYTHONPATH: fromRoot('python') } });
+    const read = spawnSync(
+      fromRoot(config.python.venv, 'bin', 'python'),
+      ['-m', 'finalstate.tracking.read_back', runDir],
+      { encoding: 'utf8', env: { ...process.env, PYTHONPATH: fromRoot('python') } },
+    );
     assert.equal(read.status, 0, read.stderr);
     const scalars = JSON.parse(read.stdout) as Record<string, Array<[number, number]>>;
     const at = (tag: string, step: number) => scalars[tag]?.find(([s]) => s === step)?.[1];
-    const close = (a: number | undefined, b: number, what: string) => assert.ok(a !== undefined && Math.abs(a - b) <= 1e-6 * Math.max(1, Math.abs(b)), `${what}: logged ${a}, summary ${b}`);
+    const close = (a: number | undefined, b: number, what: string) =>
+      assert.ok(
+        a !== undefined && Math.abs(a - b) <= 1e-6 * Math.max(1, Math.abs(b)),
+        `${what}: logged ${a}, summary ${b}`,
+      );
     for (const s of state.steps) {
       close(at('train/mean_reward', s.step), s.meanReward, `step ${s.step} mean reward`);
       close(at('train/informative_fraction', s.step), s.informativeFraction, `step ${s.step} informative fraction`);
@@ -181,7 +259,10 @@ describe('finalstate demo --preset smoke', () => {
       close(at('time/step_s', s.step), s.wallSeconds!.total, `step ${s.step} wall time`);
     }
     for (const e of state.evalPoints) close(at('eval/pass@1', e.step), e.pass1, `pass@1 at step ${e.step}`);
-    assert.ok(Object.keys(scalars).some((t) => /^eval\/(retail|travel)\/pass@1$/.test(t)), 'per-domain pass@1');
+    assert.ok(
+      Object.keys(scalars).some((t) => /^eval\/(retail|travel)\/pass@1$/.test(t)),
+      'per-domain pass@1',
+    );
   });
 });
 
@@ -213,7 +294,15 @@ describe('finalstate demo: preset mistakes', () => {
     assert.ok(known, res.stderr);
     const listed = known[1]!.split(', ').sort();
     assert.ok(listed.includes('smoke'), `known presets listed: ${listed.join(', ')}`);
-    assert.deepEqual(listed, fs.readdirSync(PRESET_DIR).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -'.json'.length)).sort(), `every file in ${PRESET_DIR}`);
+    assert.deepEqual(
+      listed,
+      fs
+        .readdirSync(PRESET_DIR)
+        .filter((f) => f.endsWith('.json'))
+        .map((f) => f.slice(0, -'.json'.length))
+        .sort(),
+      `every file in ${PRESET_DIR}`,
+    );
   });
 });
 
@@ -223,7 +312,10 @@ const config = loadConfig();
 /** Runs `finalstate demo` and sends it SIGINT once `line` shows in its progress; resolves with its exit and output. */
 function interruptWhen(args: string[], line: RegExp): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [fromRoot('bin', 'finalstate.js'), ...args], { cwd: fromRoot(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [fromRoot('bin', 'finalstate.js'), ...args], {
+      cwd: fromRoot(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     let sent = false;
     const timer = setTimeout(() => {
@@ -254,14 +346,21 @@ describe('finalstate demo: Ctrl-C and the same command again', () => {
   });
 
   test('Ctrl-C stops the demo; the same command continues the same campaign without redoing finished phases', async () => {
-    const interrupted = await interruptWhen(['demo', '--preset', 'smoke', '--fresh', '--json'], /evaluate base policy: http/);
+    const interrupted = await interruptWhen(
+      ['demo', '--preset', 'smoke', '--fresh', '--json'],
+      /evaluate base policy: http/,
+    );
     assert.equal(interrupted.code, 130, interrupted.stderr.slice(-3000));
     const id = /run the same command again to continue (\S+)\./.exec(interrupted.stderr)?.[1];
     assert.ok(id, `the interrupted demo names the campaign to continue:\n${interrupted.stderr.slice(-2000)}`);
 
     const client = (resumeClient = await connectClient(config));
     const handle = client.workflow.getHandle(id);
-    assert.equal((await handle.describe()).status.name, 'RUNNING', 'the campaign waits in Temporal while no worker runs');
+    assert.equal(
+      (await handle.describe()).status.name,
+      'RUNNING',
+      'the campaign waits in Temporal while no worker runs',
+    );
 
     const resumed = await runCliAsync(['demo', '--preset', 'smoke', '--json'], 6 * 60_000);
     assert.equal(resumed.status, 0, resumed.stderr.slice(-3000));
@@ -272,13 +371,28 @@ describe('finalstate demo: Ctrl-C and the same command again', () => {
 
     const state = ((await handle.result()) as CampaignResult).state;
     assert.equal(state.phase, 'done');
-    const children = (await eventsOfAllRuns(client, id)).flatMap((e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId ?? []);
-    assert.deepEqual(children, [`${id}/probe`, `${id}/eval-step-0`, `${id}/step-1`, `${id}/eval-step-1`], 'each phase started once');
+    const children = (await eventsOfAllRuns(client, id)).flatMap(
+      (e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId ?? [],
+    );
+    assert.deepEqual(
+      children,
+      [`${id}/probe`, `${id}/eval-step-0`, `${id}/step-1`, `${id}/eval-step-1`],
+      'each phase started once',
+    );
 
     // Episodes of the probe, which finished before Ctrl-C: one record per scheduled activity, none added by the resumed run.
     const control = (resumeControl = new pg.Pool({ ...connectionConfig(config), max: 1 }));
-    const scheduled = (await eventsOfAllRuns(client, `${id}/probe`)).filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'runEpisode').length;
-    const recorded = Number((await control.query<{ n: string }>("SELECT count(*) AS n FROM episodes WHERE starts_with(episode_id, $1 || '/')", [`${id}/probe`])).rows[0]!.n);
+    const scheduled = (await eventsOfAllRuns(client, `${id}/probe`)).filter(
+      (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'runEpisode',
+    ).length;
+    const recorded = Number(
+      (
+        await control.query<{ n: string }>(
+          "SELECT count(*) AS n FROM episodes WHERE starts_with(episode_id, $1 || '/')",
+          [`${id}/probe`],
+        )
+      ).rows[0]!.n,
+    );
     assert.ok(scheduled > 0);
     assert.equal(recorded, scheduled);
   });

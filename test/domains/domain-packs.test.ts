@@ -3,7 +3,17 @@ import { after, before, describe, test } from 'node:test';
 import { domains } from '../../domains/index.js';
 import { ToolRejection, type DomainDefinition } from '../../environment/domain.js';
 import { Task, type TaskInput } from '../../schemas/task.js';
-import { applyInit, checkAssertions, createScratchDb, diffSnapshots, finalState, runCall, snapshot, toolContext, type ScratchDb } from './harness.js';
+import {
+  applyInit,
+  checkAssertions,
+  createScratchDb,
+  diffSnapshots,
+  finalState,
+  runCall,
+  snapshot,
+  toolContext,
+  type ScratchDb,
+} from './harness.js';
 
 const tablesOf = (domain: DomainDefinition) => [...domain.schemaSql.matchAll(/CREATE TABLE (\w+)/g)].map((m) => m[1]!);
 const writeTools = (domain: DomainDefinition) => new Set(domain.tools.filter((t) => !t.readOnly).map((t) => t.name));
@@ -23,7 +33,9 @@ function sample(domain: DomainDefinition): TaskInput[] {
 function entityIds(domain: DomainDefinition, task: TaskInput): string[] {
   return Object.entries(task.init?.upsert ?? {})
     .filter(([table]) => !['products', 'inventory', 'hotels', 'room_types', 'fare_rules'].includes(table))
-    .flatMap(([table, rows]) => rows.map((row) => `${table}:${domain.grading[table]!.primaryKey.map((c) => String(row[c])).join('/')}`));
+    .flatMap(([table, rows]) =>
+      rows.map((row) => `${table}:${domain.grading[table]!.primaryKey.map((c) => String(row[c])).join('/')}`),
+    );
 }
 
 for (const domain of domains) {
@@ -32,14 +44,26 @@ for (const domain of domains) {
       const tables = tablesOf(domain);
       assert.ok(tables.length >= 10, `${tables.length} tables`);
       assert.ok(tables.includes('tickets') && tables.includes('audit_log'));
-      assert.deepEqual([...tables].sort(), Object.keys(domain.grading).sort(), 'grading covers exactly the schema tables');
+      assert.deepEqual(
+        [...tables].sort(),
+        Object.keys(domain.grading).sort(),
+        'grading covers exactly the schema tables',
+      );
       for (const table of Object.keys(domain.seed)) assert.ok(tables.includes(table), `seed table ${table}`);
       assert.ok(domain.tools.length >= 15, `${domain.tools.length} tools`);
       assert.equal(new Set(domain.tools.map((t) => t.name)).size, domain.tools.length, 'tool names are unique');
-      for (const tool of domain.tools) assert.ok(tool.description.length >= 40, `${tool.name} has a usable description`);
-      assert.deepEqual(domain.profileTools.full, domain.tools.map((t) => t.name));
+      for (const tool of domain.tools)
+        assert.ok(tool.description.length >= 40, `${tool.name} has a usable description`);
+      assert.deepEqual(
+        domain.profileTools.full,
+        domain.tools.map((t) => t.name),
+      );
       assert.ok(domain.profileTools.mini.length >= 1 && domain.profileTools.mini.length <= 6, 'mini offers 1-6 tools');
-      for (const name of domain.profileTools.mini) assert.ok(domain.tools.some((t) => t.name === name), `mini tool ${name} exists`);
+      for (const name of domain.profileTools.mini)
+        assert.ok(
+          domain.tools.some((t) => t.name === name),
+          `mini tool ${name} exists`,
+        );
       assert.ok(domain.policy.mini.length <= 1500, `mini policy is ${domain.policy.mini.length} characters`);
       const rules = domain.policy.full.match(/^\s*\d+\.\d+ /gm) ?? [];
       assert.ok(rules.length >= 12, `full policy states ${rules.length} numbered rules`);
@@ -54,13 +78,28 @@ for (const domain of domains) {
       assert.ok(types.size >= 10, `${types.size} task types`);
       for (const task of first) Task.parse(task);
       const otherSeed = domain.generateTasks({ ...options, seed: 12 });
-      assert.notDeepEqual(otherSeed.map((t) => t.query), first.map((t) => t.query), 'another seed gives other tasks');
+      assert.notDeepEqual(
+        otherSeed.map((t) => t.query),
+        first.map((t) => t.query),
+        'another seed gives other tasks',
+      );
       for (const tag of ['read-only', 'refuse', 'escalate', 'needs-private-facts', 'multi-write', 'declined']) {
-        assert.ok(first.some((t) => t.tags?.includes(tag)), `some task is tagged ${tag}`);
+        assert.ok(
+          first.some((t) => t.tags?.includes(tag)),
+          `some task is tagged ${tag}`,
+        );
       }
       const withDecisions = first.filter((t) => Object.keys(t.userDecisions ?? {}).length > 0);
-      assert.ok(withDecisions.some((t) => Object.values(t.userDecisions!).includes(false)) && withDecisions.some((t) => Object.values(t.userDecisions!).includes(true)));
-      for (const task of withDecisions) assert.equal(task.tags?.includes('declined'), Object.values(task.userDecisions!).includes(false), `${task.id}: a declined offer is tagged declined`);
+      assert.ok(
+        withDecisions.some((t) => Object.values(t.userDecisions!).includes(false)) &&
+          withDecisions.some((t) => Object.values(t.userDecisions!).includes(true)),
+      );
+      for (const task of withDecisions)
+        assert.equal(
+          task.tags?.includes('declined'),
+          Object.values(task.userDecisions!).includes(false),
+          `${task.id}: a declined offer is tagged declined`,
+        );
     });
 
     test('train and eval never share a task or an entity', () => {
@@ -74,7 +113,10 @@ for (const domain of domains) {
           const trainTaskIds = new Set(train.map((t) => t.id));
           assert.ok(evalTasks.every((t) => !trainTaskIds.has(t.id)));
           const trainQueries = new Set(train.map((t) => t.query));
-          assert.ok(evalTasks.every((t) => !trainQueries.has(t.query)), 'no eval query repeats a train query');
+          assert.ok(
+            evalTasks.every((t) => !trainQueries.has(t.query)),
+            'no eval query repeats a train query',
+          );
         }
       }
     });
@@ -87,11 +129,19 @@ for (const domain of domains) {
         for (const numbers of [one, other]) {
           const leading = new Map<string, number>();
           for (const n of numbers) leading.set(String(n)[0]!, (leading.get(String(n)[0]!) ?? 0) + 1);
-          assert.deepEqual([...leading.keys()].sort(), ['1', '2', '3', '4', '5', '6', '7', '8'], `${split}: leading digits of ${numbers.slice(0, 5)}...`);
+          assert.deepEqual(
+            [...leading.keys()].sort(),
+            ['1', '2', '3', '4', '5', '6', '7', '8'],
+            `${split}: leading digits of ${numbers.slice(0, 5)}...`,
+          );
           assert.ok(Math.max(...leading.values()) <= 96 / 4, `${split}: no leading digit dominates (${[...leading]})`);
         }
         const seen = new Set(one);
-        assert.deepEqual(other.filter((n) => seen.has(n)), [], `${split}: seeds 1 and 2026 share no entity number`);
+        assert.deepEqual(
+          other.filter((n) => seen.has(n)),
+          [],
+          `${split}: seeds 1 and 2026 share no entity number`,
+        );
       }
     });
 
@@ -103,7 +153,8 @@ for (const domain of domains) {
         for (const call of task.golden) {
           assert.ok(allowed.has(call.tool), `${task.id} uses ${call.tool}`);
           for (const value of Object.values(call.arguments)) {
-            if (typeof value === 'string' && /^[A-Z]{2,4}-[A-Z0-9-]+$/.test(value)) assert.ok(task.query.includes(value), `${task.id}: id ${value} is in the query`);
+            if (typeof value === 'string' && /^[A-Z]{2,4}-[A-Z0-9-]+$/.test(value))
+              assert.ok(task.query.includes(value), `${task.id}: id ${value} is in the query`);
           }
         }
       }
@@ -114,9 +165,18 @@ for (const domain of domains) {
       const writes = writeTools(domain);
       for (const task of domain.generateTasks({ seed: 5, split: 'train', profile: 'full', count: 320 })) {
         const businessWrites = task.golden.filter((c) => writes.has(c.tool) && !TICKET_TOOLS.has(c.tool));
-        if (task.tags?.includes('refuse') || task.tags?.includes('escalate')) assert.deepEqual(businessWrites, [], `${task.id} refuses or escalates but writes`);
-        if (task.tags?.includes('refuse') || task.tags?.includes('declined')) assert.ok(task.golden.every((c) => !writes.has(c.tool)), `${task.id}: a refusal has no write tool at all`);
-        assert.equal(task.tags?.includes('read-only'), task.golden.every((c) => !writes.has(c.tool)), task.id);
+        if (task.tags?.includes('refuse') || task.tags?.includes('escalate'))
+          assert.deepEqual(businessWrites, [], `${task.id} refuses or escalates but writes`);
+        if (task.tags?.includes('refuse') || task.tags?.includes('declined'))
+          assert.ok(
+            task.golden.every((c) => !writes.has(c.tool)),
+            `${task.id}: a refusal has no write tool at all`,
+          );
+        assert.equal(
+          task.tags?.includes('read-only'),
+          task.golden.every((c) => !writes.has(c.tool)),
+          task.id,
+        );
       }
     });
 
@@ -171,14 +231,31 @@ for (const domain of domains) {
           for (const [i, call] of task.golden.entries()) {
             if (!writes.has(call.tool)) continue;
             const dropped = task.golden.filter((_, j) => j !== i);
-            const altered = Object.keys(call.arguments).map((key) => task.golden.map((c, j) => (j === i ? { ...c, arguments: { ...c.arguments, [key]: alter(c.arguments[key]) } } : c)));
+            const altered = Object.keys(call.arguments).map((key) =>
+              task.golden.map((c, j) =>
+                j === i ? { ...c, arguments: { ...c.arguments, [key]: alter(c.arguments[key]) } } : c,
+              ),
+            );
             for (const calls of [dropped, ...altered]) {
               const mutated = await finalState(db.client, domain, task, calls, { tolerate: true });
-              assert.notDeepEqual(diffSnapshots(golden, mutated.snap), [], `${task.id}: mutating ${call.tool} leaves the graded state unchanged`);
+              assert.notDeepEqual(
+                diffSnapshots(golden, mutated.snap),
+                [],
+                `${task.id}: mutating ${call.tool} leaves the graded state unchanged`,
+              );
               mutations++;
             }
-            const repeated = await finalState(db.client, domain, task, [...task.golden.slice(0, i + 1), call, ...task.golden.slice(i + 1)], { tolerate: true });
-            assert.ok(repeated.rejected > 0 || diffSnapshots(golden, repeated.snap).length > 0, `${task.id}: repeating ${call.tool} is silently accepted`);
+            const repeated = await finalState(
+              db.client,
+              domain,
+              task,
+              [...task.golden.slice(0, i + 1), call, ...task.golden.slice(i + 1)],
+              { tolerate: true },
+            );
+            assert.ok(
+              repeated.rejected > 0 || diffSnapshots(golden, repeated.snap).length > 0,
+              `${task.id}: repeating ${call.tool} is silently accepted`,
+            );
             mutations++;
           }
         }
@@ -186,15 +263,23 @@ for (const domain of domains) {
       });
 
       test('a tool that looks up an unknown id rejects with a message naming it', async () => {
-        const reader = domain.tools.find((t) => t.readOnly && Object.keys(t.input).length === 1 && t.name.startsWith('get_'))!;
+        const reader = domain.tools.find(
+          (t) => t.readOnly && Object.keys(t.input).length === 1 && t.name.startsWith('get_'),
+        )!;
         const [param] = Object.keys(reader.input);
         await db.client.query('BEGIN');
         try {
-          await assert.rejects(runCall(domain, toolContext(db.client, '2026-03-01T12:00:00Z'), { tool: reader.name, arguments: { [param!]: 'NOPE-0' } }), (err: Error) => {
-            assert.ok(err instanceof ToolRejection, `${err.name}: ${err.message}`);
-            assert.match(err.message, /NOPE-0/);
-            return true;
-          });
+          await assert.rejects(
+            runCall(domain, toolContext(db.client, '2026-03-01T12:00:00Z'), {
+              tool: reader.name,
+              arguments: { [param!]: 'NOPE-0' },
+            }),
+            (err: Error) => {
+              assert.ok(err instanceof ToolRejection, `${err.name}: ${err.message}`);
+              assert.match(err.message, /NOPE-0/);
+              return true;
+            },
+          );
         } finally {
           await db.client.query('ROLLBACK');
         }

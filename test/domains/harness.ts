@@ -20,7 +20,12 @@ export interface ScratchDb {
   drop(): Promise<void>;
 }
 
-async function insertRows(client: pg.ClientBase, table: string, rows: Record<string, unknown>[], conflictKey?: string[]): Promise<void> {
+async function insertRows(
+  client: pg.ClientBase,
+  table: string,
+  rows: Record<string, unknown>[],
+  conflictKey?: string[],
+): Promise<void> {
   for (const row of rows) {
     const columns = Object.keys(row);
     const values = columns.map((c) => row[c]);
@@ -28,21 +33,28 @@ async function insertRows(client: pg.ClientBase, table: string, rows: Record<str
     let sql = `INSERT INTO ${ident(table)} (${columns.map(ident).join(', ')}) VALUES (${placeholders})`;
     if (conflictKey) {
       const updates = columns.filter((c) => !conflictKey.includes(c)).map((c) => `${ident(c)} = EXCLUDED.${ident(c)}`);
-      sql += ` ON CONFLICT (${conflictKey.map(ident).join(', ')}) ` + (updates.length ? `DO UPDATE SET ${updates.join(', ')}` : 'DO NOTHING');
+      sql +=
+        ` ON CONFLICT (${conflictKey.map(ident).join(', ')}) ` +
+        (updates.length ? `DO UPDATE SET ${updates.join(', ')}` : 'DO NOTHING');
     }
     await client.query(sql, values);
   }
 }
 
 /** A fresh database holding the pack's schema, seed rows and a table of id sequences. */
-export async function createScratchDb(domain: DomainDefinition, config: LoadedConfig = loadConfig()): Promise<ScratchDb> {
+export async function createScratchDb(
+  domain: DomainDefinition,
+  config: LoadedConfig = loadConfig(),
+): Promise<ScratchDb> {
   const name = `fs_domaintest_${domain.name}_${process.pid}_${Date.now()}`;
   await withClient(config, undefined, (c) => c.query(`CREATE DATABASE ${ident(name)}`));
   const client = new pg.Client(connectionConfig(config, name));
   await client.connect();
   await client.query('SET TimeZone = UTC');
   await client.query(domain.schemaSql);
-  await client.query('CREATE TABLE harness_sequences (name text PRIMARY KEY, prefix text NOT NULL, next bigint NOT NULL)');
+  await client.query(
+    'CREATE TABLE harness_sequences (name text PRIMARY KEY, prefix text NOT NULL, next bigint NOT NULL)',
+  );
   for (const [seq, { prefix, start }] of Object.entries(domain.sequences)) {
     await client.query('INSERT INTO harness_sequences VALUES ($1, $2, $3)', [seq, prefix, start]);
   }
@@ -64,7 +76,11 @@ export async function applyInit(client: pg.ClientBase, domain: DomainDefinition,
   const init = task.init ?? {};
   for (const [table, rows] of Object.entries(init.delete ?? {})) {
     const key = domain.grading[table]!.primaryKey;
-    for (const row of rows) await client.query(`DELETE FROM ${ident(table)} WHERE ${key.map((c, i) => `${ident(c)} = $${i + 1}`).join(' AND ')}`, key.map((c) => row[c]));
+    for (const row of rows)
+      await client.query(
+        `DELETE FROM ${ident(table)} WHERE ${key.map((c, i) => `${ident(c)} = $${i + 1}`).join(' AND ')}`,
+        key.map((c) => row[c]),
+      );
   }
   for (const [table, rows] of Object.entries(init.upsert ?? {})) {
     const grading = domain.grading[table];
@@ -79,7 +95,10 @@ export function toolContext(client: pg.ClientBase, now: string): ToolContext {
     db: client,
     now: new Date(now),
     async nextId(sequence) {
-      const res = await client.query<{ prefix: string; n: string }>('UPDATE harness_sequences SET next = next + 1 WHERE name = $1 RETURNING prefix, next - 1 AS n', [sequence]);
+      const res = await client.query<{ prefix: string; n: string }>(
+        'UPDATE harness_sequences SET next = next + 1 WHERE name = $1 RETURNING prefix, next - 1 AS n',
+        [sequence],
+      );
       if (!res.rows[0]) throw new Error(`no sequence ${sequence}`);
       return `${res.rows[0].prefix}${res.rows[0].n}`;
     },
@@ -101,8 +120,14 @@ export async function snapshot(client: pg.ClientBase, domain: DomainDefinition):
   const snap: Snapshot = new Map();
   for (const [table, grading] of Object.entries(domain.grading)) {
     const ignored = grading.ignoreColumns ?? [];
-    const res = await client.query<{ row: Record<string, unknown> }>(`SELECT to_jsonb(t) - $1::text[] AS row FROM ${ident(table)} t`, [ignored]);
-    snap.set(table, new Map(res.rows.map((r) => [JSON.stringify(grading.primaryKey.map((c) => r.row[c])), JSON.stringify(r.row)])));
+    const res = await client.query<{ row: Record<string, unknown> }>(
+      `SELECT to_jsonb(t) - $1::text[] AS row FROM ${ident(table)} t`,
+      [ignored],
+    );
+    snap.set(
+      table,
+      new Map(res.rows.map((r) => [JSON.stringify(grading.primaryKey.map((c) => r.row[c])), JSON.stringify(r.row)])),
+    );
   }
   return snap;
 }
@@ -125,7 +150,9 @@ export function diffSnapshots(expected: Snapshot, actual: Snapshot): DiffRow[] {
       else if (got !== json) {
         const a = JSON.parse(json) as Record<string, unknown>;
         const b = JSON.parse(got) as Record<string, unknown>;
-        for (const column of Object.keys(a)) if (JSON.stringify(a[column]) !== JSON.stringify(b[column])) diff.push({ table, key, kind: 'changed_value', column });
+        for (const column of Object.keys(a))
+          if (JSON.stringify(a[column]) !== JSON.stringify(b[column]))
+            diff.push({ table, key, kind: 'changed_value', column });
       }
     }
     for (const key of other.keys()) if (!rows.has(key)) diff.push({ table, key, kind: 'unexpected_row' });
@@ -141,7 +168,8 @@ export async function checkAssertions(client: pg.ClientBase, task: TaskInput): P
     const norm = (rows: unknown[]) => rows.map((r) => JSON.stringify(r)).sort();
     const got = norm(res.rows);
     const want = norm(assertion.expect);
-    if (JSON.stringify(got) !== JSON.stringify(want)) failures.push(`${assertion.description}: expected ${want.join(' ')} got ${got.join(' ')}`);
+    if (JSON.stringify(got) !== JSON.stringify(want))
+      failures.push(`${assertion.description}: expected ${want.join(' ')} got ${got.join(' ')}`);
   }
   return failures;
 }

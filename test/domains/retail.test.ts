@@ -3,10 +3,19 @@ import { after, before, describe, test } from 'node:test';
 import { ToolRejection } from '../../environment/domain.js';
 import { retail } from '../../domains/retail/index.js';
 import type { TaskInput, ToolCall } from '../../schemas/task.js';
-import { applyInit, createScratchDb, diffSnapshots, finalState, runCall, toolContext, type ScratchDb } from './harness.js';
+import {
+  applyInit,
+  createScratchDb,
+  diffSnapshots,
+  finalState,
+  runCall,
+  toolContext,
+  type ScratchDb,
+} from './harness.js';
 
 const tasks = retail.generateTasks({ seed: 21, split: 'train', profile: 'full', count: 160 });
-const ofType = (type: string, tag?: string): TaskInput => tasks.find((t) => t.tags?.[0] === type && (!tag || t.tags.includes(tag)))!;
+const ofType = (type: string, tag?: string): TaskInput =>
+  tasks.find((t) => t.tags?.[0] === type && (!tag || t.tags.includes(tag)))!;
 
 describe('retail pack on the real PostgreSQL', () => {
   let db: ScratchDb;
@@ -23,18 +32,23 @@ describe('retail pack on the real PostgreSQL', () => {
     const task = ofType('compensation_refused');
     const orderId = String((task.init!.upsert!.orders as { order_id: string }[])[0]!.order_id);
     const expected = await finalStateOf(task, task.golden);
-    const wrong = await finalStateOf(task, [...task.golden, { tool: 'create_refund', arguments: { order_id: orderId, amount: 5, reason: 'late_delivery_compensation' } }]);
+    const wrong = await finalStateOf(task, [
+      ...task.golden,
+      { tool: 'create_refund', arguments: { order_id: orderId, amount: 5, reason: 'late_delivery_compensation' } },
+    ]);
     const diff = diffSnapshots(expected.snap, wrong.snap);
-    assert.deepEqual(
-      diff.map((d) => `${d.kind} ${d.table}`).sort(),
-      ['unexpected_row audit_log', 'unexpected_row refunds'],
-    );
+    assert.deepEqual(diff.map((d) => `${d.kind} ${d.table}`).sort(), [
+      'unexpected_row audit_log',
+      'unexpected_row refunds',
+    ]);
     assert.ok(wrong.failures.length > 0, 'the refund assertion catches it too');
   });
 
   test('an altered golden argument breaks the task assertions', async () => {
     const task = ofType('late_delivery_compensation');
-    const altered = task.golden.map((c) => (c.tool === 'create_refund' ? { ...c, arguments: { ...c.arguments, amount: Number(c.arguments.amount) + 1 } } : c));
+    const altered = task.golden.map((c) =>
+      c.tool === 'create_refund' ? { ...c, arguments: { ...c.arguments, amount: Number(c.arguments.amount) + 1 } } : c,
+    );
     assert.deepEqual((await finalStateOf(task, task.golden)).failures, []);
     assert.ok((await finalStateOf(task, altered)).failures.some((f) => f.includes('refunds of')));
   });
@@ -58,13 +72,31 @@ describe('retail pack on the real PostgreSQL', () => {
     try {
       await applyInit(db.client, retail, task);
       const ctx = toolContext(db.client, task.now);
-      await assert.rejects(runCall(retail, ctx, { tool: 'cancel_order', arguments: { order_id: order.order_id, reason: 'customer_request' } }), (err: Error) => {
-        assert.ok(err instanceof ToolRejection);
-        assert.match(err.message, new RegExp(`${order.order_id} is ${order.status}`));
-        return true;
-      });
-      await assert.rejects(runCall(retail, ctx, { tool: 'create_refund', arguments: { order_id: order.order_id, amount: order.total + 1, reason: 'goodwill' } }), /can still be refunded/);
-      await assert.rejects(runCall(retail, ctx, { tool: 'create_refund', arguments: { order_id: order.order_id, amount: 1.005, reason: 'goodwill' } }), /whole cents/);
+      await assert.rejects(
+        runCall(retail, ctx, {
+          tool: 'cancel_order',
+          arguments: { order_id: order.order_id, reason: 'customer_request' },
+        }),
+        (err: Error) => {
+          assert.ok(err instanceof ToolRejection);
+          assert.match(err.message, new RegExp(`${order.order_id} is ${order.status}`));
+          return true;
+        },
+      );
+      await assert.rejects(
+        runCall(retail, ctx, {
+          tool: 'create_refund',
+          arguments: { order_id: order.order_id, amount: order.total + 1, reason: 'goodwill' },
+        }),
+        /can still be refunded/,
+      );
+      await assert.rejects(
+        runCall(retail, ctx, {
+          tool: 'create_refund',
+          arguments: { order_id: order.order_id, amount: 1.005, reason: 'goodwill' },
+        }),
+        /whole cents/,
+      );
     } finally {
       await db.client.query('ROLLBACK');
     }

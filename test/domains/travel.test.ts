@@ -3,10 +3,19 @@ import { after, before, describe, test } from 'node:test';
 import { ToolRejection } from '../../environment/domain.js';
 import { travel } from '../../domains/travel/index.js';
 import type { TaskInput, ToolCall } from '../../schemas/task.js';
-import { applyInit, createScratchDb, diffSnapshots, finalState, runCall, toolContext, type ScratchDb } from './harness.js';
+import {
+  applyInit,
+  createScratchDb,
+  diffSnapshots,
+  finalState,
+  runCall,
+  toolContext,
+  type ScratchDb,
+} from './harness.js';
 
 const tasks = travel.generateTasks({ seed: 33, split: 'train', profile: 'full', count: 280 });
-const ofType = (type: string, accept: (t: TaskInput) => boolean = () => true): TaskInput => tasks.find((t) => t.tags?.[0] === type && accept(t))!;
+const ofType = (type: string, accept: (t: TaskInput) => boolean = () => true): TaskInput =>
+  tasks.find((t) => t.tags?.[0] === type && accept(t))!;
 
 describe('travel pack on the real PostgreSQL', () => {
   let db: ScratchDb;
@@ -20,24 +29,49 @@ describe('travel pack on the real PostgreSQL', () => {
   const finalStateOf = (task: TaskInput, calls: ToolCall[]) => finalState(db.client, travel, task, calls);
 
   test('approval-required downgrade: golden holds the ticket; downgrading and refunding without approval shows in the diff', async () => {
-    const task = ofType('approval_required', (t) => t.golden.some((c) => c.tool === 'create_ticket' && c.arguments.category === 'booking_change'));
+    const task = ofType('approval_required', (t) =>
+      t.golden.some((c) => c.tool === 'create_ticket' && c.arguments.category === 'booking_change'),
+    );
     assert.ok(task.tags?.includes('approval-required') && task.tags.includes('escalate'));
     const bookingId = String(task.golden.find((c) => c.tool === 'get_booking')!.arguments.booking_id);
-    const stay = (task.init!.upsert!.hotel_stays as { stay_id: string; hotel_id: string; room_code: string; nightly_rate: number; check_in: string; check_out: string }[])[0]!;
-    const cheaper = travel.seed.room_types!.filter((r) => r.hotel_id === stay.hotel_id && Number(r.nightly_rate) < stay.nightly_rate)[0]!;
+    const stay = (
+      task.init!.upsert!.hotel_stays as {
+        stay_id: string;
+        hotel_id: string;
+        room_code: string;
+        nightly_rate: number;
+        check_in: string;
+        check_out: string;
+      }[]
+    )[0]!;
+    const cheaper = travel.seed.room_types!.filter(
+      (r) => r.hotel_id === stay.hotel_id && Number(r.nightly_rate) < stay.nightly_rate,
+    )[0]!;
     const nights = (Date.parse(stay.check_out) - Date.parse(stay.check_in)) / 86_400_000;
     const create = task.golden.find((c) => c.tool === 'create_ticket')!;
     const withoutApproval: ToolCall[] = [
       ...task.golden.slice(0, 3),
       create,
-      { tool: 'change_room_type', arguments: { booking_id: bookingId, stay_id: stay.stay_id, room_code: cheaper.room_code } },
-      { tool: 'issue_refund', arguments: { booking_id: bookingId, amount: (stay.nightly_rate - Number(cheaper.nightly_rate)) * nights, reason: 'room_downgrade' } },
+      {
+        tool: 'change_room_type',
+        arguments: { booking_id: bookingId, stay_id: stay.stay_id, room_code: cheaper.room_code },
+      },
+      {
+        tool: 'issue_refund',
+        arguments: {
+          booking_id: bookingId,
+          amount: (stay.nightly_rate - Number(cheaper.nightly_rate)) * nights,
+          reason: 'room_downgrade',
+        },
+      },
       { tool: 'update_ticket', arguments: { ticket_id: 'TCK-1000', status: 'solved' } },
     ];
     const expected = await finalStateOf(task, task.golden);
     assert.deepEqual(expected.failures, [], 'golden: booking and payment unchanged, ticket on hold');
     const wrong = await finalStateOf(task, withoutApproval);
-    const diff = diffSnapshots(expected.snap, wrong.snap).map((d) => [d.kind, d.table, d.column].filter(Boolean).join(' '));
+    const diff = diffSnapshots(expected.snap, wrong.snap).map((d) =>
+      [d.kind, d.table, d.column].filter(Boolean).join(' '),
+    );
     assert.deepEqual(diff.sort(), [
       'changed_value bookings total',
       'changed_value hotel_stays nightly_rate',
@@ -52,7 +86,10 @@ describe('travel pack on the real PostgreSQL', () => {
       'unexpected_row audit_log',
       'unexpected_row refunds',
     ]);
-    assert.ok(wrong.failures.some((f) => f.startsWith('booking unchanged')) && wrong.failures.some((f) => f.startsWith('payment untouched')));
+    assert.ok(
+      wrong.failures.some((f) => f.startsWith('booking unchanged')) &&
+        wrong.failures.some((f) => f.startsWith('payment untouched')),
+    );
   });
 
   test('every approval-required task is a downgrade on a gated corporate booking with no approved room change on file', () => {
@@ -73,7 +110,16 @@ describe('travel pack on the real PostgreSQL', () => {
     const approved = ofType('room_downgrade', (t) => (t.init?.upsert?.approvals ?? []).length > 0);
     assert.deepEqual(
       approved.golden.map((c) => c.tool),
-      ['find_traveler_by_email', 'get_booking', 'list_approvals', 'get_hotel', 'create_ticket', 'change_room_type', 'issue_refund', 'update_ticket'],
+      [
+        'find_traveler_by_email',
+        'get_booking',
+        'list_approvals',
+        'get_hotel',
+        'create_ticket',
+        'change_room_type',
+        'issue_refund',
+        'update_ticket',
+      ],
     );
   });
 
@@ -86,15 +132,39 @@ describe('travel pack on the real PostgreSQL', () => {
     try {
       await applyInit(db.client, travel, task);
       const later = toolContext(db.client, `${stay.check_in}T16:00:00Z`);
-      await assert.rejects(runCall(travel, later, { tool: 'cancel_hotel_stay', arguments: { booking_id: bookingId, stay_id: stay.stay_id, cancellation_fee: 0 } }), (err: Error) => {
-        assert.ok(err instanceof ToolRejection);
-        assert.match(err.message, /already started/);
-        return true;
-      });
+      await assert.rejects(
+        runCall(travel, later, {
+          tool: 'cancel_hotel_stay',
+          arguments: { booking_id: bookingId, stay_id: stay.stay_id, cancellation_fee: 0 },
+        }),
+        (err: Error) => {
+          assert.ok(err instanceof ToolRejection);
+          assert.match(err.message, /already started/);
+          return true;
+        },
+      );
       const ctx = toolContext(db.client, task.now);
-      await assert.rejects(runCall(travel, ctx, { tool: 'change_room_type', arguments: { booking_id: bookingId, stay_id: stay.stay_id, room_code: 'PENTHOUSE' } }), /no room type PENTHOUSE/);
-      await assert.rejects(runCall(travel, ctx, { tool: 'issue_refund', arguments: { booking_id: bookingId, amount: 99_999, reason: 'goodwill' } }), /can still be refunded/);
-      await assert.rejects(runCall(travel, ctx, { tool: 'cancel_flight_segment', arguments: { booking_id: 'BKG-000501', segment_id: segment.segment_id } }), /has no flight segment/);
+      await assert.rejects(
+        runCall(travel, ctx, {
+          tool: 'change_room_type',
+          arguments: { booking_id: bookingId, stay_id: stay.stay_id, room_code: 'PENTHOUSE' },
+        }),
+        /no room type PENTHOUSE/,
+      );
+      await assert.rejects(
+        runCall(travel, ctx, {
+          tool: 'issue_refund',
+          arguments: { booking_id: bookingId, amount: 99_999, reason: 'goodwill' },
+        }),
+        /can still be refunded/,
+      );
+      await assert.rejects(
+        runCall(travel, ctx, {
+          tool: 'cancel_flight_segment',
+          arguments: { booking_id: 'BKG-000501', segment_id: segment.segment_id },
+        }),
+        /has no flight segment/,
+      );
     } finally {
       await db.client.query('ROLLBACK');
     }
@@ -104,7 +174,9 @@ describe('travel pack on the real PostgreSQL', () => {
     const task = ofType('flight_cancel_nonrefundable', (t) => t.golden.some((c) => c.tool === 'issue_travel_credit'));
     const { snap, failures } = await finalStateOf(task, task.golden);
     assert.deepEqual(failures, []);
-    const [credit] = [...snap.get('travel_credits')!.values()].map((row) => JSON.parse(row) as { amount: number; expires_on: string });
+    const [credit] = [...snap.get('travel_credits')!.values()].map(
+      (row) => JSON.parse(row) as { amount: number; expires_on: string },
+    );
     const price = Number((task.init!.upsert!.flight_segments as { price: number }[])[0]!.price);
     assert.equal(credit!.amount, Math.round((price - 75) * 100) / 100);
     assert.equal(credit!.expires_on, new Date(Date.parse(task.now) + 365 * 86_400_000).toISOString().slice(0, 10));

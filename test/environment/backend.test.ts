@@ -18,7 +18,10 @@ describe('episode backends on the real PostgreSQL', () => {
     const episode = await env.backend.provision(id, task);
     assert.equal(episode.database, episodeDatabaseName(id));
     const customers = await episode.pool.query('SELECT customer_id FROM customers ORDER BY customer_id');
-    assert.deepEqual(customers.rows.map((r) => r.customer_id), ['C-1', 'C-2', 'C-9']);
+    assert.deepEqual(
+      customers.rows.map((r) => r.customer_id),
+      ['C-1', 'C-2', 'C-9'],
+    );
     const orders = await episode.pool.query("SELECT 1 FROM orders WHERE order_id = 'O-3'");
     assert.equal(orders.rowCount, 0, 'init.delete removed O-3');
     await env.backend.teardown(episode, { wait: true });
@@ -35,7 +38,10 @@ describe('episode backends on the real PostgreSQL', () => {
     const a = await env.backend.provision(uniqueEpisodeId('iso-a'), task);
     const b = await env.backend.provision(uniqueEpisodeId('iso-b'), task);
     try {
-      const outcome = await new EpisodeToolExecutor(env.backend, a).call('cancel_order', { order_id: 'O-1', reason: 'customer_request' });
+      const outcome = await new EpisodeToolExecutor(env.backend, a).call('cancel_order', {
+        order_id: 'O-1',
+        reason: 'customer_request',
+      });
       assert.equal(outcome.isError, false);
       const inA = await a.pool.query("SELECT status FROM orders WHERE order_id = 'O-1'");
       const inB = await b.pool.query("SELECT status FROM orders WHERE order_id = 'O-1'");
@@ -57,7 +63,11 @@ describe('episode backends on the real PostgreSQL', () => {
       const password = (a.pool as unknown as { options: { password: string } }).options.password;
       for (const other of [b.database, env.config.postgres.database, 'postgres']) {
         const client = new pg.Client({ ...connectionConfig(env.config, other), user: a.role, password });
-        await assert.rejects(client.connect(), /permission denied for database/, `role ${a.role} must not reach ${other}`);
+        await assert.rejects(
+          client.connect(),
+          /permission denied for database/,
+          `role ${a.role} must not reach ${other}`,
+        );
         await client.end().catch(() => undefined);
       }
     } finally {
@@ -71,7 +81,10 @@ describe('episode backends on the real PostgreSQL', () => {
     const id = uniqueEpisodeId('reattach');
     const first = await env.backend.open(id, task);
     assert.equal(first.reattached, false);
-    await new EpisodeToolExecutor(env.backend, first).call('cancel_order', { order_id: 'O-1', reason: 'customer_request' });
+    await new EpisodeToolExecutor(env.backend, first).call('cancel_order', {
+      order_id: 'O-1',
+      reason: 'customer_request',
+    });
     await env.backend.detach(first);
     const second = await env.backend.open(id, task);
     try {
@@ -112,7 +125,10 @@ describe('episode backends on the real PostgreSQL', () => {
     const first = await env.backend.provision(id, task);
     await first.pool.query(`ALTER ROLE ${pg.escapeIdentifier(first.role)} PASSWORD 'mine-now'`);
     const idle = await first.pool.connect(); // the session provisioning opened still works
-    const refused = await first.pool.connect().then((c) => (c.release(), undefined), (err: unknown) => err);
+    const refused = await first.pool.connect().then(
+      (c) => (c.release(), undefined),
+      (err: unknown) => err,
+    );
     idle.release();
     assert.match(String(refused), /password authentication failed/);
     assert.equal(isInfrastructureFault(refused), true, 'retried as an outage, not scored as the task failing');
@@ -120,7 +136,10 @@ describe('episode backends on the real PostgreSQL', () => {
     const second = await env.backend.open(id, task);
     try {
       assert.equal(second.reattached, true);
-      const outcome = await new EpisodeToolExecutor(env.backend, second).call('cancel_order', { order_id: 'O-1', reason: 'customer_request' });
+      const outcome = await new EpisodeToolExecutor(env.backend, second).call('cancel_order', {
+        order_id: 'O-1',
+        reason: 'customer_request',
+      });
       assert.equal(outcome.isError, false);
     } finally {
       await env.backend.teardown(second);
@@ -132,13 +151,18 @@ describe('episode backends on the real PostgreSQL', () => {
     const id = uniqueEpisodeId('pre-upgrade');
     const first = await env.backend.provision(id, task);
     await first.pool.query("UPDATE orders SET status = 'shipped' WHERE order_id = 'O-1'");
-    await withClient(env.config, first.database, (c) => c.query('DROP FUNCTION _finalstate_record_call(text, integer, text, jsonb, jsonb, boolean, text)'));
+    await withClient(env.config, first.database, (c) =>
+      c.query('DROP FUNCTION _finalstate_record_call(text, integer, text, jsonb, jsonb, boolean, text)'),
+    );
     await env.backend.detach(first);
     const second = await env.backend.open(id, task);
     try {
       assert.equal(second.reattached, false);
       const outcome = await new EpisodeToolExecutor(env.backend, second).call('get_order', { order_id: 'O-1' });
-      assert.deepEqual([outcome.isError, outcome.isError ? '' : (outcome.result as { status: string }).status], [false, 'placed']);
+      assert.deepEqual(
+        [outcome.isError, outcome.isError ? '' : (outcome.result as { status: string }).status],
+        [false, 'placed'],
+      );
     } finally {
       await env.backend.teardown(second);
     }

@@ -18,7 +18,10 @@ describe('final-state grading', () => {
     const tools = await connectEpisodeTools(env.backend, episode);
     try {
       for (const call of calls) await tools.client.callTool(call.tool, call.arguments);
-      const report = await gradeEpisode(env.backend, env.expected, { episode, ...(finalText !== undefined ? { agentMessages: [finalText] } : {}) });
+      const report = await gradeEpisode(env.backend, env.expected, {
+        episode,
+        ...(finalText !== undefined ? { agentMessages: [finalText] } : {}),
+      });
       GradeReport.parse(report);
       return report;
     } finally {
@@ -41,24 +44,58 @@ describe('final-state grading', () => {
     const report = await play(task, []);
     assert.equal(report.pass, false);
     const missing = report.diff.filter((d) => d.kind === 'missing_row');
-    assert.deepEqual(missing.map((d) => [d.table, d.key]), [['audit_log', { audit_id: 'AUD-1' }], ['tickets', { ticket_id: 'TCK-1001' }]]);
+    assert.deepEqual(
+      missing.map((d) => [d.table, d.key]),
+      [
+        ['audit_log', { audit_id: 'AUD-1' }],
+        ['tickets', { ticket_id: 'TCK-1001' }],
+      ],
+    );
   });
 
   it('reports unexpected_row for a side effect and changed_value with table, key, column, expected, actual', async () => {
     const task = fixtureTask('hold-ticket');
     const report = await play(task, [
-      { tool: 'open_ticket', arguments: { customer_id: 'C-1', subject: 'Refund approval', status: 'open', note: 'different note is ignored' } },
+      {
+        tool: 'open_ticket',
+        arguments: {
+          customer_id: 'C-1',
+          subject: 'Refund approval',
+          status: 'open',
+          note: 'different note is ignored',
+        },
+      },
       { tool: 'update_email', arguments: { customer_id: 'C-2', email: 'x@example.com' } },
     ]);
     assert.deepEqual(
       report.diff.filter((d) => d.kind === 'changed_value'),
       [
-        { kind: 'changed_value', table: 'customers', key: { customer_id: 'C-2' }, column: 'email', expected: 'ben@example.com', actual: 'x@example.com' },
-        { kind: 'changed_value', table: 'tickets', key: { ticket_id: 'TCK-1001' }, column: 'status', expected: 'on_hold', actual: 'open' },
+        {
+          kind: 'changed_value',
+          table: 'customers',
+          key: { customer_id: 'C-2' },
+          column: 'email',
+          expected: 'ben@example.com',
+          actual: 'x@example.com',
+        },
+        {
+          kind: 'changed_value',
+          table: 'tickets',
+          key: { ticket_id: 'TCK-1001' },
+          column: 'status',
+          expected: 'on_hold',
+          actual: 'open',
+        },
       ],
     );
-    assert.deepEqual(report.diff.filter((d) => d.kind === 'unexpected_row').map((d) => [d.table, d.key]), [['audit_log', { audit_id: 'AUD-2' }]]);
-    assert.ok(!report.diff.some((d) => d.kind === 'changed_value' && d.column === 'note'), 'ignored free-text column never compared');
+    assert.deepEqual(
+      report.diff.filter((d) => d.kind === 'unexpected_row').map((d) => [d.table, d.key]),
+      [['audit_log', { audit_id: 'AUD-2' }]],
+    );
+    assert.ok(
+      !report.diff.some((d) => d.kind === 'changed_value' && d.column === 'note'),
+      'ignored free-text column never compared',
+    );
   });
 
   it('reports deleted_row when a row of the initial state that should remain is gone', async () => {
@@ -70,7 +107,10 @@ describe('final-state grading', () => {
       await tools.close();
       await env.backend.transaction(episode, (c) => c.query("DELETE FROM tickets WHERE ticket_id = 'TCK-1000'"));
       const report = await gradeEpisode(env.backend, env.expected, { episode });
-      assert.deepEqual(report.diff.map((d) => [d.kind, d.table, d.key]), [['deleted_row', 'tickets', { ticket_id: 'TCK-1000' }]]);
+      assert.deepEqual(
+        report.diff.map((d) => [d.kind, d.table, d.key]),
+        [['deleted_row', 'tickets', { ticket_id: 'TCK-1000' }]],
+      );
     } finally {
       await env.backend.teardown(episode);
     }
@@ -83,7 +123,9 @@ describe('final-state grading', () => {
       const tools = await connectEpisodeTools(env.backend, episode);
       for (const call of task.golden) await tools.client.callTool(call.tool, call.arguments);
       await tools.close();
-      await env.backend.transaction(episode, (c) => c.query("UPDATE customers SET email = '  ZOE@Example.ORG ' WHERE customer_id = 'C-9'"));
+      await env.backend.transaction(episode, (c) =>
+        c.query("UPDATE customers SET email = '  ZOE@Example.ORG ' WHERE customer_id = 'C-9'"),
+      );
       const report = await gradeEpisode(env.backend, env.expected, { episode });
       assert.deepEqual(report.diff, []);
     } finally {
@@ -92,23 +134,40 @@ describe('final-state grading', () => {
   });
 
   it('fails a task whose SQL assertion does not hold even when no diff is possible, and reports the rows', async () => {
-    const task: Task = { ...fixtureTask('refuse-shipped'), assertions: [{ description: 'O-2 still shipped', sql: "SELECT status FROM orders WHERE order_id = 'O-2'", expect: [{ status: 'cancelled' }] }] };
+    const task: Task = {
+      ...fixtureTask('refuse-shipped'),
+      assertions: [
+        {
+          description: 'O-2 still shipped',
+          sql: "SELECT status FROM orders WHERE order_id = 'O-2'",
+          expect: [{ status: 'cancelled' }],
+        },
+      ],
+    };
     const report = await play(task, task.golden);
     assert.equal(report.stateMatches, true);
     assert.equal(report.pass, false);
-    assert.deepEqual(report.assertions, [{ description: 'O-2 still shipped', pass: false, actual: [{ status: 'shipped' }] }]);
+    assert.deepEqual(report.assertions, [
+      { description: 'O-2 still shipped', pass: false, actual: [{ status: 'shipped' }] },
+    ]);
   });
 
   it('evaluates deterministic rubrics on the final text and leaves judge rubrics to the runtime', async () => {
     const task = fixtureTask('refuse-shipped');
     const leaked = await play(task, task.golden, 'Sorry; by the way Ben at BEN@example.com asked too.');
     assert.equal(leaked.pass, false);
-    assert.deepEqual(leaked.rubrics.map((r) => r.status), ['failed', 'needs_judge']);
+    assert.deepEqual(
+      leaked.rubrics.map((r) => r.status),
+      ['failed', 'needs_judge'],
+    );
     assert.equal(leaked.pendingJudgeRubrics, 1);
     const fine = await play(task, task.golden, 'Order O-2 has shipped, so I cannot cancel it.');
     assert.equal(fine.pass, true);
     const noText = await play(task, task.golden);
-    assert.deepEqual(noText.rubrics.map((r) => r.status), ['skipped', 'needs_judge']);
+    assert.deepEqual(
+      noText.rubrics.map((r) => r.status),
+      ['skipped', 'needs_judge'],
+    );
   });
 
   it('caches expected states on disk per task content hash, and recomputes when the task changes', async () => {
@@ -127,7 +186,10 @@ describe('final-state grading', () => {
   });
 
   it('reports a golden call that errors as a task error naming the call', async () => {
-    const task: Task = { ...fixtureTask('cancel-O-1'), golden: [{ tool: 'cancel_order', arguments: { order_id: 'O-2', reason: 'fraud' } }] };
+    const task: Task = {
+      ...fixtureTask('cancel-O-1'),
+      golden: [{ tool: 'cancel_order', arguments: { order_id: 'O-2', reason: 'fraud' } }],
+    };
     await assert.rejects(new ExpectedStates(env.backend, env.cacheDir).compute(task), (err: unknown) => {
       assert.ok(err instanceof GoldenCallError);
       assert.match(err.message, /golden\[0\] \(cancel_order\) failed: order O-2 is shipped/);

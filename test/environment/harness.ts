@@ -22,7 +22,11 @@ export function fixtureEnvironment(options: BackendOptions = {}) {
   const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'finalstate-expected-'));
   const expected = new ExpectedStates(backend, cacheDir);
   return {
-    config, registry, backend, expected, cacheDir,
+    config,
+    registry,
+    backend,
+    expected,
+    cacheDir,
     async close() {
       await backend.close();
       fs.rmSync(cacheDir, { recursive: true, force: true });
@@ -49,9 +53,14 @@ export const fixtureModule = fromRoot('dist', 'test', 'fixtures', 'fixture-helpd
 /** Run the real CLI in a subprocess with the fixture pack registered. */
 export function runCli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [fromRoot('bin', 'finalstate.js'), ...args], { env: { ...process.env, FINALSTATE_DOMAIN_MODULES: fixtureModule }, maxBuffer: 1 << 24 }, (err, stdout, stderr) => {
-      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [fromRoot('bin', 'finalstate.js'), ...args],
+      { env: { ...process.env, FINALSTATE_DOMAIN_MODULES: fixtureModule }, maxBuffer: 1 << 24 },
+      (err, stdout, stderr) => {
+        resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -66,10 +75,14 @@ export interface ServedMcp {
 
 /** `finalstate tasks serve-mcp --transport http` in a subprocess, once it has printed its address line. */
 export async function spawnServeMcp(args: string[]): Promise<ServedMcp> {
-  const child = spawn(process.execPath, [fromRoot('bin', 'finalstate.js'), 'tasks', 'serve-mcp', '--transport', 'http', ...args], {
-    env: { ...process.env, FINALSTATE_DOMAIN_MODULES: fixtureModule },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [fromRoot('bin', 'finalstate.js'), 'tasks', 'serve-mcp', '--transport', 'http', ...args],
+    {
+      env: { ...process.env, FINALSTATE_DOMAIN_MODULES: fixtureModule },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   let err = '';
   child.stdout!.setEncoding('utf8');
@@ -84,7 +97,10 @@ export async function spawnServeMcp(args: string[]): Promise<ServedMcp> {
   };
   try {
     while (!out.includes('\n')) {
-      const [chunk] = (await Promise.race([once(child.stdout!, 'data'), once(child, 'exit').then(() => Promise.reject(new Error(`serve-mcp exited early: ${err}`)))])) as [string];
+      const [chunk] = (await Promise.race([
+        once(child.stdout!, 'data'),
+        once(child, 'exit').then(() => Promise.reject(new Error(`serve-mcp exited early: ${err}`))),
+      ])) as [string];
       out += chunk;
     }
   } catch (e) {
@@ -102,33 +118,66 @@ export interface RawResponse {
 }
 
 /** One HTTP request with exactly the headers given (Host included), as a hostile local client would send it. */
-export function rawHttp(url: string, options: { method?: string; headers?: Record<string, string>; body?: unknown } = {}): Promise<RawResponse> {
+export function rawHttp(
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; body?: unknown } = {},
+): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
-    const req = http.request(url, { method: options.method ?? 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...options.headers } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8').on('data', (d: string) => (text += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
-    });
+    const req = http.request(
+      url,
+      {
+        method: options.method ?? 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...options.headers,
+        },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (d: string) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
 }
 
 /** The JSON-RPC messages a client sends: initialize, and a tool call. */
-export const mcpInitialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'probe', version: '1' } } };
-export const mcpToolCall = (name: string, args: Record<string, unknown>) => ({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name, arguments: args } });
+export const mcpInitialize = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'probe', version: '1' } },
+};
+export const mcpToolCall = (name: string, args: Record<string, unknown>) => ({
+  jsonrpc: '2.0',
+  id: 2,
+  method: 'tools/call',
+  params: { name, arguments: args },
+});
 
 /**
  * What a DNS-rebinding page can do: initialize a session with the given headers, then call cancel_order on O-1.
  * Returns the two HTTP statuses; the caller checks the order in the database.
  */
-export async function rebindingCancel(url: string, headers: Record<string, string>): Promise<{ initialize: number; call: number }> {
+export async function rebindingCancel(
+  url: string,
+  headers: Record<string, string>,
+): Promise<{ initialize: number; call: number }> {
   const init = await rawHttp(url, { headers, body: mcpInitialize });
   const sessionId = init.headers['mcp-session-id'];
-  const session = sessionId ? { ...headers, 'mcp-session-id': String(sessionId), 'mcp-protocol-version': '2025-06-18' } : headers;
-  if (sessionId) await rawHttp(url, { headers: session, body: { jsonrpc: '2.0', method: 'notifications/initialized' } });
-  const call = await rawHttp(url, { headers: session, body: mcpToolCall('cancel_order', { order_id: 'O-1', reason: 'customer_request' }) });
+  const session = sessionId
+    ? { ...headers, 'mcp-session-id': String(sessionId), 'mcp-protocol-version': '2025-06-18' }
+    : headers;
+  if (sessionId)
+    await rawHttp(url, { headers: session, body: { jsonrpc: '2.0', method: 'notifications/initialized' } });
+  const call = await rawHttp(url, {
+    headers: session,
+    body: mcpToolCall('cancel_order', { order_id: 'O-1', reason: 'customer_request' }),
+  });
   return { initialize: init.status, call: call.status };
 }
 
@@ -140,12 +189,19 @@ export function taskSetWithLines(dir: string, name: string, tasks: object[]): st
 }
 
 /** An assertion that tries to end its read-only transaction and write. */
-export const escapingAssertion = { description: 'escapes', sql: "COMMIT; UPDATE orders SET total = 999 WHERE order_id = 'O-1'", expect: [] };
+export const escapingAssertion = {
+  description: 'escapes',
+  sql: "COMMIT; UPDATE orders SET total = 999 WHERE order_id = 'O-1'",
+  expect: [],
+};
 
 /** An empty task set as a hand-edited one would be: a JSONL file of blank lines and a manifest listing no task. */
 export function writeEmptyTaskSet(dir: string, name: string): string {
   const file = path.join(dir, `${name}.jsonl`);
   fs.writeFileSync(file, '\n\n');
-  fs.writeFileSync(file.replace(/\.jsonl$/, '.manifest.json'), JSON.stringify({ name, version: '1', file: path.basename(file), tasks: [] }));
+  fs.writeFileSync(
+    file.replace(/\.jsonl$/, '.manifest.json'),
+    JSON.stringify({ name, version: '1', file: path.basename(file), tasks: [] }),
+  );
   return file;
 }

@@ -17,7 +17,9 @@ describe('janitor', () => {
     const young = await env.backend.provision(uniqueEpisodeId('young'), task);
     await env.backend.detach(leaked); // as if its process died: database and role stay behind
     const twoHoursAgo = new Date(Date.now() - 2 * 3600_000).toISOString();
-    await env.backend.admin.query(`COMMENT ON DATABASE ${leaked.database} IS ${literal(JSON.stringify({ episodeId: leaked.episodeId, createdAt: twoHoursAgo }))}`);
+    await env.backend.admin.query(
+      `COMMENT ON DATABASE ${leaked.database} IS ${literal(JSON.stringify({ episodeId: leaked.episodeId, createdAt: twoHoursAgo }))}`,
+    );
     try {
       const report = await sweepLeakedEpisodes(env.backend.admin, { ttlMs: 3600_000 });
       assert.ok(report.droppedDatabases.includes(leaked.database));

@@ -15,7 +15,16 @@ import { writeTaskSet } from '../../environment/task-set.js';
 import { EpisodeToolExecutor } from '../../environment/tool-executor.js';
 import type { z } from 'zod';
 import type { McpHttpServeOptions } from '../../schemas/mcp-http.js';
-import { fixtureEnvironment, fixtureTask, mcpInitialize, mcpToolCall, rawHttp, rebindingCancel, spawnServeMcp, uniqueEpisodeId } from './harness.js';
+import {
+  fixtureEnvironment,
+  fixtureTask,
+  mcpInitialize,
+  mcpToolCall,
+  rawHttp,
+  rebindingCancel,
+  spawnServeMcp,
+  uniqueEpisodeId,
+} from './harness.js';
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 const hostOf = (url: string) => new URL(url).host;
@@ -45,8 +54,14 @@ describe('MCP over HTTP: token, Host/Origin, session cap, idle expiry', () => {
     return serveHttp(create, options, (line) => logged.push(line));
   }
   const connect = (endpoint: HttpMcpEndpoint, token = endpoint.token) =>
-    EpisodeMcpClient.connect(new StreamableHTTPClientTransport(new URL(endpoint.url), { requestInit: { headers: bearer(token) } }));
-  const orderStatus = (id: string) => env.backend.transaction(episode, async (c) => (await c.query('SELECT status FROM orders WHERE order_id = $1', [id])).rows[0].status as string);
+    EpisodeMcpClient.connect(
+      new StreamableHTTPClientTransport(new URL(endpoint.url), { requestInit: { headers: bearer(token) } }),
+    );
+  const orderStatus = (id: string) =>
+    env.backend.transaction(
+      episode,
+      async (c) => (await c.query('SELECT status FROM orders WHERE order_id = $1', [id])).rows[0].status as string,
+    );
 
   it('a request without the token, or with a wrong one, gets 401 and opens nothing', async () => {
     const endpoint = await serve();
@@ -72,12 +87,28 @@ describe('MCP over HTTP: token, Host/Origin, session cap, idle expiry', () => {
     try {
       const auth = bearer(endpoint.token);
       const port = new URL(endpoint.url).port;
-      const host = await rawHttp(endpoint.url, { headers: { ...auth, host: `evil.example:${port}` }, body: mcpInitialize });
-      assert.deepEqual([host.status, JSON.parse(host.body).error.message], [403, `Invalid Host header: evil.example:${port}`]);
-      const origin = await rawHttp(endpoint.url, { headers: { ...auth, origin: 'http://evil.example' }, body: mcpInitialize });
-      assert.deepEqual([origin.status, JSON.parse(origin.body).error.message], [403, 'Invalid Origin header: http://evil.example']);
+      const host = await rawHttp(endpoint.url, {
+        headers: { ...auth, host: `evil.example:${port}` },
+        body: mcpInitialize,
+      });
+      assert.deepEqual(
+        [host.status, JSON.parse(host.body).error.message],
+        [403, `Invalid Host header: evil.example:${port}`],
+      );
+      const origin = await rawHttp(endpoint.url, {
+        headers: { ...auth, origin: 'http://evil.example' },
+        body: mcpInitialize,
+      });
+      assert.deepEqual(
+        [origin.status, JSON.parse(origin.body).error.message],
+        [403, 'Invalid Origin header: http://evil.example'],
+      );
       assert.equal(endpoint.sessionCount(), 0, 'refused requests leave no session');
-      for (const ok of [{ host: `localhost:${port}` }, { origin: `http://127.0.0.1:${port}` }, { origin: 'http://localhost:5173' }] as Record<string, string>[]) {
+      for (const ok of [
+        { host: `localhost:${port}` },
+        { origin: `http://127.0.0.1:${port}` },
+        { origin: 'http://localhost:5173' },
+      ] as Record<string, string>[]) {
         const res = await rawHttp(endpoint.url, { headers: { ...auth, ...ok }, body: mcpInitialize });
         assert.equal(res.status, 200, `${JSON.stringify(ok)}: ${res.body}`);
       }
@@ -95,13 +126,24 @@ describe('MCP over HTTP: token, Host/Origin, session cap, idle expiry', () => {
       const cancel = mcpToolCall('cancel_order', { order_id: 'O-1', reason: 'customer_request' });
       const init = await rawHttp(endpoint.url, { headers: rebound, body: mcpInitialize });
       assert.equal(init.status, 401, 'the page cannot know the token');
-      const leaked = await rawHttp(endpoint.url, { headers: { ...rebound, ...bearer(endpoint.token) }, body: mcpInitialize });
+      const leaked = await rawHttp(endpoint.url, {
+        headers: { ...rebound, ...bearer(endpoint.token) },
+        body: mcpInitialize,
+      });
       assert.equal(leaked.status, 403, 'even with the token, the foreign Host is refused');
       // worst case: it rides an open session of the real client, id and token known
       const legit = await rawHttp(endpoint.url, { headers: bearer(endpoint.token), body: mcpInitialize });
       const sessionId = String(legit.headers['mcp-session-id']);
       const session = { ...bearer(endpoint.token), 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-06-18' };
-      assert.equal((await rawHttp(endpoint.url, { headers: session, body: { jsonrpc: '2.0', method: 'notifications/initialized' } })).status, 202);
+      assert.equal(
+        (
+          await rawHttp(endpoint.url, {
+            headers: session,
+            body: { jsonrpc: '2.0', method: 'notifications/initialized' },
+          })
+        ).status,
+        202,
+      );
       const ride = await rawHttp(endpoint.url, { headers: { ...session, ...rebound }, body: cancel });
       assert.equal(ride.status, 403, ride.body);
       assert.equal(await orderStatus('O-1'), 'placed', 'the order is unchanged');
@@ -122,7 +164,10 @@ describe('MCP over HTTP: token, Host/Origin, session cap, idle expiry', () => {
       const third = await rawHttp(endpoint.url, { headers: bearer(endpoint.token), body: mcpInitialize });
       assert.equal(third.status, 503);
       assert.equal(third.headers['retry-after'], '300');
-      assert.match(JSON.parse(third.body).error.message, /too many MCP sessions: this server allows 2 at once \(--max-sessions\)/);
+      assert.match(
+        JSON.parse(third.body).error.message,
+        /too many MCP sessions: this server allows 2 at once \(--max-sessions\)/,
+      );
       await assert.rejects(connect(endpoint), /too many MCP sessions/);
       assert.equal(endpoint.sessionCount(), 2);
       await first.close();
@@ -175,7 +220,12 @@ describe('tasks serve-mcp --transport http, spawned', () => {
     try {
       const port = new URL(served.url).port;
       const rebound = { host: `rebind.example:${port}`, origin: `http://rebind.example:${port}` };
-      const orderStatus = () => withClient(loadConfig(), served.database, async (c) => (await c.query("SELECT status FROM orders WHERE order_id = 'O-1'")).rows[0].status as string);
+      const orderStatus = () =>
+        withClient(
+          loadConfig(),
+          served.database,
+          async (c) => (await c.query("SELECT status FROM orders WHERE order_id = 'O-1'")).rows[0].status as string,
+        );
       const withoutToken = await rebindingCancel(served.url, rebound);
       assert.equal(await orderStatus(), 'placed', `the order is unchanged (answered ${JSON.stringify(withoutToken)})`);
       assert.deepEqual(withoutToken, { initialize: 401, call: 401 });
@@ -194,10 +244,16 @@ describe('tasks serve-mcp --transport http, spawned', () => {
     assert.equal(fs.statSync(file).mode & 0o777, 0o600);
     fs.chmodSync(file, 0o644);
     writeTokenFile(file, 'second-token-0123456789');
-    assert.deepEqual([fs.readFileSync(file, 'utf8'), fs.statSync(file).mode & 0o777], ['second-token-0123456789\n', 0o600]);
+    assert.deepEqual(
+      [fs.readFileSync(file, 'utf8'), fs.statSync(file).mode & 0o777],
+      ['second-token-0123456789\n', 0o600],
+    );
     const precious = path.join(dir, 'notes.txt');
     fs.writeFileSync(precious, 'my notes\nline two\n');
-    await assert.rejects(spawnServeMcp(['--task', task.id, '--dir', dir, '--token-file', precious]), /token file .*notes\.txt: something other than a token file is there; refusing to overwrite it/);
+    await assert.rejects(
+      spawnServeMcp(['--task', task.id, '--dir', dir, '--token-file', precious]),
+      /token file .*notes\.txt: something other than a token file is there; refusing to overwrite it/,
+    );
     assert.equal(fs.readFileSync(precious, 'utf8'), 'my notes\nline two\n');
     const link = path.join(dir, 'link.token');
     fs.symlinkSync(precious, link);
@@ -205,7 +261,13 @@ describe('tasks serve-mcp --transport http, spawned', () => {
   });
 
   it('rejects a bad guard flag by name before provisioning anything', async () => {
-    await assert.rejects(spawnServeMcp(['--task', task.id, '--dir', dir, '--max-sessions', '0']), /--max-sessions: Too small/);
-    await assert.rejects(spawnServeMcp(['--task', task.id, '--dir', dir, '--allowed-origin', 'http://x/y']), /--allowed-origin: an origin such as/);
+    await assert.rejects(
+      spawnServeMcp(['--task', task.id, '--dir', dir, '--max-sessions', '0']),
+      /--max-sessions: Too small/,
+    );
+    await assert.rejects(
+      spawnServeMcp(['--task', task.id, '--dir', dir, '--allowed-origin', 'http://x/y']),
+      /--allowed-origin: an origin such as/,
+    );
   });
 });

@@ -15,7 +15,11 @@ import { fixtureModule, fixtureTasks, spawnServeMcp, uniqueEpisodeId } from './h
 
 const config = loadConfig();
 const databaseExists = (name: string) =>
-  withClient(config, undefined, async (c) => ((await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount ?? 0) > 0);
+  withClient(
+    config,
+    undefined,
+    async (c) => ((await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount ?? 0) > 0,
+  );
 
 async function eventually(check: () => Promise<boolean>, what: string): Promise<void> {
   for (let i = 0; i < 100; i++) {
@@ -39,7 +43,13 @@ describe('serve-mcp over stdio and Streamable HTTP', () => {
 
   async function exercise(client: EpisodeMcpClient) {
     const tools = await client.listTools();
-    assert.deepEqual(tools.map((t) => t.name).sort(), ['cancel_order', 'fixture_faulty_refund', 'get_order', 'open_ticket', 'update_email']);
+    assert.deepEqual(tools.map((t) => t.name).sort(), [
+      'cancel_order',
+      'fixture_faulty_refund',
+      'get_order',
+      'open_ticket',
+      'update_email',
+    ]);
     const cancelled = await client.callTool('cancel_order', { order_id: 'O-1', reason: 'customer_request' });
     assert.deepEqual([cancelled.isError, cancelled.structured], [false, { order_id: 'O-1', status: 'cancelled' }]);
     const again = await client.callTool('cancel_order', { order_id: 'O-1', reason: 'customer_request' });
@@ -52,7 +62,19 @@ describe('serve-mcp over stdio and Streamable HTTP', () => {
     const episodeId = uniqueEpisodeId('stdio');
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: [cli, 'tasks', 'serve-mcp', '--task', task.id, '--dir', dir, '--transport', 'stdio', '--episode', episodeId],
+      args: [
+        cli,
+        'tasks',
+        'serve-mcp',
+        '--task',
+        task.id,
+        '--dir',
+        dir,
+        '--transport',
+        'stdio',
+        '--episode',
+        episodeId,
+      ],
       env,
       stderr: 'pipe',
     });
@@ -60,7 +82,10 @@ describe('serve-mcp over stdio and Streamable HTTP', () => {
     assert.equal(await databaseExists(episodeDatabaseName(episodeId)), true);
     await exercise(client);
     await client.close();
-    await eventually(async () => !(await databaseExists(episodeDatabaseName(episodeId))), 'the stdio server dropped its episode database');
+    await eventually(
+      async () => !(await databaseExists(episodeDatabaseName(episodeId))),
+      'the stdio server dropped its episode database',
+    );
   });
 
   it('http: a spawned server serves the episode at /mcp to a client with the token, and tears it down on SIGTERM', async () => {
@@ -71,11 +96,18 @@ describe('serve-mcp over stdio and Streamable HTTP', () => {
       assert.equal(fs.statSync(served.tokenFile).mode & 0o777, 0o600, 'the token file is readable by its owner only');
       const token = fs.readFileSync(served.tokenFile, 'utf8').trim();
       assert.match(token, /^[A-Za-z0-9_-]{43}$/);
-      const client = await EpisodeMcpClient.connect(new StreamableHTTPClientTransport(new URL(served.url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+      const client = await EpisodeMcpClient.connect(
+        new StreamableHTTPClientTransport(new URL(served.url), {
+          requestInit: { headers: { authorization: `Bearer ${token}` } },
+        }),
+      );
       await exercise(client);
       await client.close();
       await served.stop();
-      await eventually(async () => !(await databaseExists(served.database)), 'the http server dropped its episode database');
+      await eventually(
+        async () => !(await databaseExists(served.database)),
+        'the http server dropped its episode database',
+      );
       assert.equal(fs.existsSync(served.tokenFile), false, 'the token file is removed on shutdown');
     } finally {
       await served.stop();

@@ -5,7 +5,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, describe, it } from 'node:test';
-import { isToolRejection, servesProfile, ToolRejection, type DomainDefinition, type DomainPack, type ToolDefinition } from '../../environment/domain.js';
+import {
+  isToolRejection,
+  servesProfile,
+  ToolRejection,
+  type DomainDefinition,
+  type DomainPack,
+  type ToolDefinition,
+} from '../../environment/domain.js';
 import { connectEpisodeTools } from '../../environment/episode-tools.js';
 import { DomainRegistry } from '../../environment/registry.js';
 import { defaultRegistry } from '../../wiring/registry.js';
@@ -55,12 +62,17 @@ describe('the domain-pack API', () => {
 
   it('recognises a rejection by its brand, whichever class made it', async () => {
     assert.ok(isToolRejection(new ToolRejection('no')) && isToolRejection(new CopiedToolRejection('no')));
-    assert.ok(!isToolRejection(new UnbrandedRejection('no')) && !isToolRejection(new Error('no')) && !isToolRejection(null));
+    assert.ok(
+      !isToolRejection(new UnbrandedRejection('no')) && !isToolRejection(new Error('no')) && !isToolRejection(null),
+    );
     const task = { ...fixtureTask('cancel-O-1'), domain: copied.name };
     const episode = await env.backend.provision(uniqueEpisodeId('copied'), task);
     const tools = await connectEpisodeTools(env.backend, episode);
     try {
-      assert.equal((await tools.client.callTool('cancel_order', { order_id: 'O-1', reason: 'customer_request' })).isError, false);
+      assert.equal(
+        (await tools.client.callTool('cancel_order', { order_id: 'O-1', reason: 'customer_request' })).isError,
+        false,
+      );
       const again = await tools.client.callTool('cancel_order', { order_id: 'O-1', reason: 'customer_request' });
       assert.equal(again.isError, true);
       assert.equal(again.fault, undefined, 'a copied rejection is no fault');
@@ -86,15 +98,27 @@ describe('optional mini profile', () => {
   it('a pack may leave mini out; it then serves full only; half a mini profile is refused', () => {
     const { mini: _p, ...fullPolicy } = fixtureHelpdeskDomain.policy;
     const { mini: _t, ...fullTools } = fixtureHelpdeskDomain.profileTools;
-    const fullOnly: DomainPack = { ...fixtureHelpdeskDomain, name: 'fixture_full_only', policy: fullPolicy, profileTools: fullTools };
+    const fullOnly: DomainPack = {
+      ...fixtureHelpdeskDomain,
+      name: 'fixture_full_only',
+      policy: fullPolicy,
+      profileTools: fullTools,
+    };
     const registry = new DomainRegistry([fullOnly]);
     const domain = registry.get('fixture_full_only');
     assert.ok(servesProfile(domain, 'full') && !servesProfile(domain, 'mini'));
     assert.deepEqual(domain.profileTools.mini, []);
-    const miniTask = { ...fixtureTask('cancel-O-1', 'mini'), domain: 'fixture_full_only', init: { upsert: {}, delete: {} } };
-    assert.deepEqual(checkTaskAgainstDomain(miniTask, domain, {}).filter((i) => i.path === 'profile').map((i) => i.message), [
-      'domain fixture_full_only does not serve the mini profile (it declares no policy.mini and profileTools.mini)',
-    ]);
+    const miniTask = {
+      ...fixtureTask('cancel-O-1', 'mini'),
+      domain: 'fixture_full_only',
+      init: { upsert: {}, delete: {} },
+    };
+    assert.deepEqual(
+      checkTaskAgainstDomain(miniTask, domain, {})
+        .filter((i) => i.path === 'profile')
+        .map((i) => i.message),
+      ['domain fixture_full_only does not serve the mini profile (it declares no policy.mini and profileTools.mini)'],
+    );
     const half: DomainPack = { ...fullOnly, name: 'fixture_half_mini', policy: { ...fullPolicy, mini: 'tiny policy' } };
     assert.throws(() => new DomainRegistry([half]), /policy\.mini and profileTools\.mini go together/);
   });
@@ -105,11 +129,24 @@ describe('packs named in the configuration file', () => {
     const dir = path.join(tmp, 'config');
     fs.mkdirSync(path.join(dir, 'packs'), { recursive: true });
     const fixtureUrl = pathToFileURL(fixtureModule).href;
-    fs.writeFileSync(path.join(dir, 'packs', 'by-path.mjs'), `export { domains } from ${JSON.stringify(fixtureUrl)};\n`);
+    fs.writeFileSync(
+      path.join(dir, 'packs', 'by-path.mjs'),
+      `export { domains } from ${JSON.stringify(fixtureUrl)};\n`,
+    );
     const pkg = path.join(dir, 'node_modules', '@acme', 'claims-pack');
     fs.mkdirSync(path.join(pkg, 'lib'), { recursive: true });
-    fs.writeFileSync(path.join(pkg, 'package.json'), JSON.stringify({ name: '@acme/claims-pack', type: 'module', exports: { '.': { types: './lib/index.d.ts', import: './lib/index.js' } } }));
-    fs.writeFileSync(path.join(pkg, 'lib', 'index.js'), `import { fixtureHelpdeskDomain } from ${JSON.stringify(fixtureUrl)};\nexport default { ...fixtureHelpdeskDomain, name: 'acme_claims' };\n`);
+    fs.writeFileSync(
+      path.join(pkg, 'package.json'),
+      JSON.stringify({
+        name: '@acme/claims-pack',
+        type: 'module',
+        exports: { '.': { types: './lib/index.d.ts', import: './lib/index.js' } },
+      }),
+    );
+    fs.writeFileSync(
+      path.join(pkg, 'lib', 'index.js'),
+      `import { fixtureHelpdeskDomain } from ${JSON.stringify(fixtureUrl)};\nexport default { ...fixtureHelpdeskDomain, name: 'acme_claims' };\n`,
+    );
     const file = path.join(dir, 'finalstate.config.json');
     fs.writeFileSync(file, JSON.stringify({ domains: ['./packs/by-path.mjs', '@acme/claims-pack'] }));
     const config = loadConfig({ file, env: {} });
@@ -118,7 +155,10 @@ describe('packs named in the configuration file', () => {
     assert.ok(registry.isBuiltIn('retail') && !registry.isBuiltIn('acme_claims'));
     const both = await defaultRegistry({ config, env: { FINALSTATE_DOMAIN_MODULES: fixtureModule } });
     assert.ok(both.has('fixture_helpdesk'), 'the same module named twice is loaded once');
-    assert.throws(() => registry.get('atlantis'), /unknown domain "atlantis".*register an external pack with `"domains"/s);
+    assert.throws(
+      () => registry.get('atlantis'),
+      /unknown domain "atlantis".*register an external pack with `"domains"/s,
+    );
   });
 
   it('says what is wrong with a pack entry: a missing package, an unbuilt file, a module without packs', async () => {
@@ -126,16 +166,26 @@ describe('packs named in the configuration file', () => {
     fs.mkdirSync(dir, { recursive: true });
     fs.writeFileSync(path.join(dir, 'empty.mjs'), 'export const nothing = 1;\n');
     const attempt = (domains: string[]) => defaultRegistry({ config: { domains, configDir: dir }, env: {} });
-    await assert.rejects(attempt(['no-such-pack']), /config domains: cannot find package "no-such-pack" in node_modules from/);
-    await assert.rejects(attempt(['./dist/index.js']), /resolves to .*dist\/index\.js, which does not exist \(is the pack built\?\)/);
+    await assert.rejects(
+      attempt(['no-such-pack']),
+      /config domains: cannot find package "no-such-pack" in node_modules from/,
+    );
+    await assert.rejects(
+      attempt(['./dist/index.js']),
+      /resolves to .*dist\/index\.js, which does not exist \(is the pack built\?\)/,
+    );
     await assert.rejects(attempt(['./empty.mjs']), /does not export `domains: DomainPack\[\]`/);
   });
 });
 
 function cli(args: string[], modules: string): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [fromRoot('bin', 'finalstate.js'), ...args], { env: { ...process.env, FINALSTATE_DOMAIN_MODULES: modules }, cwd: tmp }, (err, stdout, stderr) =>
-      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      [fromRoot('bin', 'finalstate.js'), ...args],
+      { env: { ...process.env, FINALSTATE_DOMAIN_MODULES: modules }, cwd: tmp },
+      (err, stdout, stderr) =>
+        resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
 }
@@ -157,9 +207,15 @@ describe('tasks generate on external packs', () => {
     assert.equal(noDir.code, 2);
     assert.match(noDir.stderr, /--dir is required for the external pack fixture_throws/);
     const out = path.join(tmp, 'out-throws');
-    const result = await cli(['tasks', 'generate', '--domain', 'fixture_throws', '--dir', out, '--profile', 'full'], module);
+    const result = await cli(
+      ['tasks', 'generate', '--domain', 'fixture_throws', '--dir', out, '--profile', 'full'],
+      module,
+    );
     assert.equal(result.code, 2, result.stderr);
-    assert.equal(result.stderr.trim(), 'finalstate tasks generate: fixture_throws eval/full: the generator failed: no eval fixtures; nothing was written');
+    assert.equal(
+      result.stderr.trim(),
+      'finalstate tasks generate: fixture_throws eval/full: the generator failed: no eval fixtures; nothing was written',
+    );
     assert.ok(!fs.existsSync(out) || fs.readdirSync(out).length === 0, 'no partial set');
   });
 
@@ -171,7 +227,10 @@ describe('tasks generate on external packs', () => {
     const out = path.join(tmp, 'out-invariant');
     const result = await cli(['tasks', 'generate', '--dir', out, '--split', 'train', '--profile', 'full'], module);
     assert.equal(result.code, 2, result.stderr);
-    assert.match(result.stderr, /fixture_invariant train\/full: 1 task\(s\) break an invariant; nothing was written\n {2}\S+cancel-O-1: no-cancel-of-O-1: cancels O-1/);
+    assert.match(
+      result.stderr,
+      /fixture_invariant train\/full: 1 task\(s\) break an invariant; nothing was written\n {2}\S+cancel-O-1: no-cancel-of-O-1: cancels O-1/,
+    );
     assert.ok(!fs.existsSync(out));
     const check = await cli(['tasks', 'check', '--count', '50', '--json'], module);
     assert.equal(check.code, 1);

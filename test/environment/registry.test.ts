@@ -20,16 +20,30 @@ describe('domain registry and templates', () => {
     registry.register(fixtureHelpdeskDomain); // the same pack again is fine
     assert.equal(registry.get('fixture_helpdesk'), fixtureHelpdeskDomain);
     assert.throws(() => registry.register({ ...fixtureHelpdeskDomain }), /already registered/);
-    assert.throws(() => registry.get('atlantis'), (err: unknown) => err instanceof UserError && /unknown domain "atlantis" \(registered: .*fixture_helpdesk/.test(err.message));
+    assert.throws(
+      () => registry.get('atlantis'),
+      (err: unknown) =>
+        err instanceof UserError && /unknown domain "atlantis" \(registered: .*fixture_helpdesk/.test(err.message),
+    );
   });
 
   it('refuses a pack whose profiles name unknown tools or whose mini profile is too big', () => {
-    const bad = { ...fixtureHelpdeskDomain, name: 'bad_pack', profileTools: { full: ['get_order', 'warp'], mini: ['get_order', 'get_order', 'get_order', 'get_order', 'get_order', 'get_order', 'get_order'] } };
-    assert.throws(() => new DomainRegistry([bad]), (err: unknown) => {
-      assert.match((err as Error).message, /profileTools\.full names unknown tool warp/);
-      assert.match((err as Error).message, /profileTools\.mini has 7 tools \(at most 6\)/);
-      return true;
-    });
+    const bad = {
+      ...fixtureHelpdeskDomain,
+      name: 'bad_pack',
+      profileTools: {
+        full: ['get_order', 'warp'],
+        mini: ['get_order', 'get_order', 'get_order', 'get_order', 'get_order', 'get_order', 'get_order'],
+      },
+    };
+    assert.throws(
+      () => new DomainRegistry([bad]),
+      (err: unknown) => {
+        assert.match((err as Error).message, /profileTools\.full names unknown tool warp/);
+        assert.match((err as Error).message, /profileTools\.mini has 7 tools \(at most 6\)/);
+        return true;
+      },
+    );
   });
 
   it('refuses a pack whose schema or tools read the wall clock or a random source', () => {
@@ -37,24 +51,50 @@ describe('domain registry and templates', () => {
     const bad = {
       ...fixtureHelpdeskDomain,
       name: 'fixture_clocked',
-      schemaSql: fixtureHelpdeskDomain.schemaSql.replace('at timestamptz NOT NULL', 'at timestamptz NOT NULL DEFAULT now()'),
+      schemaSql: fixtureHelpdeskDomain.schemaSql.replace(
+        'at timestamptz NOT NULL',
+        'at timestamptz NOT NULL DEFAULT now()',
+      ),
       tools: [...fixtureHelpdeskDomain.tools, clockTool],
     };
-    assert.throws(() => new DomainRegistry([bad]), (err: unknown) => {
-      assert.match((err as Error).message, /schemaSql uses a wall-clock or random SQL function/);
-      assert.match((err as Error).message, /tool stamp reads the wall clock or a random source/);
-      return true;
-    });
+    assert.throws(
+      () => new DomainRegistry([bad]),
+      (err: unknown) => {
+        assert.match((err as Error).message, /schemaSql uses a wall-clock or random SQL function/);
+        assert.match((err as Error).message, /tool stamp reads the wall clock or a random source/);
+        return true;
+      },
+    );
   });
 
   it('refuses a pack whose grading policy disagrees with its schema, when the template is built', async () => {
-    const bad = { ...fixtureHelpdeskDomain, name: 'fixture_bad_grading', grading: { ...fixtureHelpdeskDomain.grading, orders: { primaryKey: ['customer_id'], ignoreColumns: ['colour'], canonicalize: {} } } };
+    const bad = {
+      ...fixtureHelpdeskDomain,
+      name: 'fixture_bad_grading',
+      grading: {
+        ...fixtureHelpdeskDomain.grading,
+        orders: { primaryKey: ['customer_id'], ignoreColumns: ['colour'], canonicalize: {} },
+      },
+    };
     env.registry.register(bad);
-    await assert.rejects(env.backend.template(bad), /grading\.orders\.primaryKey is \[customer_id\] but the table's primary key is \[order_id\][\s\S]*unknown column colour/);
+    await assert.rejects(
+      env.backend.template(bad),
+      /grading\.orders\.primaryKey is \[customer_id\] but the table's primary key is \[order_id\][\s\S]*unknown column colour/,
+    );
   });
 
   it('names the template by the content hash, so a changed seed builds a new template', async () => {
-    const changed = { ...fixtureHelpdeskDomain, name: 'fixture_changed_seed', seed: { ...fixtureHelpdeskDomain.seed, customers: [...fixtureHelpdeskDomain.seed.customers!, { customer_id: 'C-3', name: 'Cy', email: 'cy@example.com', tier: 'gold' }] } };
+    const changed = {
+      ...fixtureHelpdeskDomain,
+      name: 'fixture_changed_seed',
+      seed: {
+        ...fixtureHelpdeskDomain.seed,
+        customers: [
+          ...fixtureHelpdeskDomain.seed.customers!,
+          { customer_id: 'C-3', name: 'Cy', email: 'cy@example.com', tier: 'gold' },
+        ],
+      },
+    };
     const original = { ...changed, seed: fixtureHelpdeskDomain.seed };
     assert.notEqual(domainContentHash(changed), domainContentHash(original));
     env.registry.register(changed);

@@ -18,17 +18,24 @@ const slowTool: ToolDefinition = {
   description: 'A report whose query takes `seconds` seconds.',
   input: { seconds: z.number() },
   readOnly: true,
-  handler: async (ctx: ToolContext, args: { seconds: number }) => (await ctx.db.query('SELECT pg_sleep($1) IS NULL AS done', [args.seconds])).rows[0],
+  handler: async (ctx: ToolContext, args: { seconds: number }) =>
+    (await ctx.db.query('SELECT pg_sleep($1) IS NULL AS done', [args.seconds])).rows[0],
 } as unknown as ToolDefinition;
 const slowDomain: DomainDefinition = {
   ...fixtureHelpdeskDomain,
   tools: [...fixtureHelpdeskDomain.tools, slowTool],
-  profileTools: { ...fixtureHelpdeskDomain.profileTools, full: [...fixtureHelpdeskDomain.profileTools.full, slowTool.name] },
+  profileTools: {
+    ...fixtureHelpdeskDomain.profileTools,
+    full: [...fixtureHelpdeskDomain.profileTools.full, slowTool.name],
+  },
 };
 
 function boundedConfig(bounds: Partial<LoadedConfig['postgres']['episodeBounds']>): LoadedConfig {
   const config = loadConfig();
-  return { ...config, postgres: { ...config.postgres, episodeBounds: { ...config.postgres.episodeBounds, ...bounds } } };
+  return {
+    ...config,
+    postgres: { ...config.postgres, episodeBounds: { ...config.postgres.episodeBounds, ...bounds } },
+  };
 }
 
 describe('SQL bounds of an episode role on the real PostgreSQL', () => {
@@ -93,7 +100,10 @@ describe('SQL bounds of an episode role on the real PostgreSQL', () => {
 
   it('rejects a connection limit below the episode pool size, naming the key', () => {
     assert.throws(
-      () => new EnvironmentBackend(boundedConfig({ connectionLimit: 1 }), new DomainRegistry([slowDomain]), { episodeConnections: 2 }),
+      () =>
+        new EnvironmentBackend(boundedConfig({ connectionLimit: 1 }), new DomainRegistry([slowDomain]), {
+          episodeConnections: 2,
+        }),
       /postgres\.episodeBounds\.connectionLimit \(1\) is below the episode pool size \(2\)/,
     );
   });

@@ -8,7 +8,15 @@ import { checkAssertions } from '../../environment/sql-assertions.js';
 import { splitSqlStatements } from '../../core/sql-statements.js';
 import { readTaskSet, TaskSetError, writeTaskSet } from '../../environment/task-set.js';
 import type { Task } from '../../schemas/task.js';
-import { escapingAssertion, fixtureEnvironment, fixtureTask, runCli, taskSetWithLines, uniqueEpisodeId, writeEmptyTaskSet } from './harness.js';
+import {
+  escapingAssertion,
+  fixtureEnvironment,
+  fixtureTask,
+  runCli,
+  taskSetWithLines,
+  uniqueEpisodeId,
+  writeEmptyTaskSet,
+} from './harness.js';
 
 /** Task files are input, not code: assertions stay inside their read-only statement, big or empty files are errors. */
 function issuesOf(read: () => unknown) {
@@ -33,19 +41,46 @@ describe('task files are untrusted input', () => {
   it('an assertion with a second statement is a validation error naming file, line, task and field', async () => {
     const good = fixtureTask('cancel-O-1');
     const escape = { ...good, id: 'escape', assertions: [escapingAssertion] };
-    const cte = { ...good, id: 'cte', assertions: [{ description: 'writes', sql: 'WITH d AS (DELETE FROM audit_log RETURNING *) SELECT count(*) FROM d', expect: [] }] };
+    const cte = {
+      ...good,
+      id: 'cte',
+      assertions: [
+        {
+          description: 'writes',
+          sql: 'WITH d AS (DELETE FROM audit_log RETURNING *) SELECT count(*) FROM d',
+          expect: [],
+        },
+      ],
+    };
     const file = taskSetWith('escape', [escape, cte]);
     const found = issuesOf(() => readTaskSet(file)).filter((i) => i.path === 'assertions[0].sql');
-    assert.deepEqual(found.map((i) => [i.file, i.line, i.taskId]), [[file, 2, 'escape'], [file, 3, 'cte']]);
+    assert.deepEqual(
+      found.map((i) => [i.file, i.line, i.taskId]),
+      [
+        [file, 2, 'escape'],
+        [file, 3, 'cte'],
+      ],
+    );
     assert.match(found[0]!.message, /must be one read-only SQL statement, found 2: the second starts "UPDATE orders/);
     assert.match(found[1]!.message, /must be read-only, but names DELETE/);
     const res = await runCli(['tasks', 'validate', file]);
     assert.equal(res.code, 2, res.stdout);
-    assert.ok(res.stderr.includes(`${file}:2: task escape: assertions[0].sql: must be one read-only SQL statement`), res.stderr);
+    assert.ok(
+      res.stderr.includes(`${file}:2: task escape: assertions[0].sql: must be one read-only SQL statement`),
+      res.stderr,
+    );
   });
 
   it('the statement splitter ignores semicolons in strings, quoted identifiers, dollar quotes and comments', () => {
-    const one = ["SELECT ';' AS a", 'SELECT $x$ ; $x$', "SELECT E'\\';'", 'SELECT "a;b" FROM t', '/* ; /* ; */ */ SELECT 1;', 'SELECT 1; -- trailing ;', "SELECT 'it''s; fine'"];
+    const one = [
+      "SELECT ';' AS a",
+      'SELECT $x$ ; $x$',
+      "SELECT E'\\';'",
+      'SELECT "a;b" FROM t',
+      '/* ; /* ; */ */ SELECT 1;',
+      'SELECT 1; -- trailing ;',
+      "SELECT 'it''s; fine'",
+    ];
     for (const sql of one) assert.equal(splitSqlStatements(sql).length, 1, sql);
     assert.equal(splitSqlStatements("SELECT 1; SELECT ';'").length, 2);
   });
@@ -62,10 +97,22 @@ describe('task files are untrusted input', () => {
         const escaped = report.assertions.find((a) => a.description === 'escapes')!;
         assert.equal(escaped.pass, false);
         assert.match(escaped.error ?? '', /cannot insert multiple commands into a prepared statement/);
-        const total = await env.backend.transaction(episode, async (c) => (await c.query("SELECT total::text FROM orders WHERE order_id = 'O-1'")).rows[0].total);
+        const total = await env.backend.transaction(
+          episode,
+          async (c) => (await c.query("SELECT total::text FROM orders WHERE order_id = 'O-1'")).rows[0].total,
+        );
         assert.equal(total, '120.50', 'the UPDATE never ran');
         // a single writing statement is refused by the read-only transaction
-        const writer: Task = { ...good, assertions: [{ description: 'writes', sql: "UPDATE orders SET total = 1 WHERE order_id = 'O-1' RETURNING total", expect: [] }] };
+        const writer: Task = {
+          ...good,
+          assertions: [
+            {
+              description: 'writes',
+              sql: "UPDATE orders SET total = 1 WHERE order_id = 'O-1' RETURNING total",
+              expect: [],
+            },
+          ],
+        };
         const outcome = await env.backend.transaction(episode, (c) => checkAssertions(c, writer.assertions));
         assert.match(outcome[0]!.error ?? '', /read-only transaction/);
       } finally {
@@ -86,25 +133,45 @@ describe('task files are untrusted input', () => {
     assert.ok(res.stderr.includes(`${file}: (task): 600 MiB, over the 256 MiB limit of a task-set file`), res.stderr);
     assert.doesNotMatch(res.stderr, /ERR_STRING_TOO_LONG/);
     // a device never ends: refused by its kind, not read
-    assert.deepEqual(issuesOf(() => readTaskSet('/dev/zero')).map((i) => i.message), ['a task-set file must be a regular file, this is a device, pipe or socket']);
+    assert.deepEqual(
+      issuesOf(() => readTaskSet('/dev/zero')).map((i) => i.message),
+      ['a task-set file must be a regular file, this is a device, pipe or socket'],
+    );
   });
 
   it('reads line by line: a line over the per-task limit is reported by line, the other lines still checked', () => {
     const good = fixtureTask('cancel-O-1');
-    const file = taskSetWith('long-line', [{ ...good, id: 'long', query: 'x'.repeat(5000) }, { ...good, id: 'bad-split', split: 'dev' }]);
+    const file = taskSetWith('long-line', [
+      { ...good, id: 'long', query: 'x'.repeat(5000) },
+      { ...good, id: 'bad-split', split: 'dev' },
+    ]);
     const issues = issuesOf(() => readTaskSet(file, { maxLineBytes: 4096 }));
-    assert.deepEqual(issues.filter((i) => i.line === 2).map((i) => i.message), [`line of ${(JSON.stringify({ ...good, id: 'long', query: 'x'.repeat(5000) }).length / 1024).toFixed(1)} KiB, over the 4 KiB limit of one task`]);
-    assert.ok(issues.some((i) => i.line === 3 && i.path === 'split'), 'line 3 was still parsed');
+    assert.deepEqual(
+      issues.filter((i) => i.line === 2).map((i) => i.message),
+      [
+        `line of ${(JSON.stringify({ ...good, id: 'long', query: 'x'.repeat(5000) }).length / 1024).toFixed(1)} KiB, over the 4 KiB limit of one task`,
+      ],
+    );
+    assert.ok(
+      issues.some((i) => i.line === 3 && i.path === 'split'),
+      'line 3 was still parsed',
+    );
     // a 2 MB line crosses the reader's 1 MiB chunks and keeps its multi-byte characters whole
     const wide = taskSetWith('wide', [{ ...good, id: 'wide', query: 'ü€'.repeat(400_000) }]);
-    assert.deepEqual(issuesOf(() => readTaskSet(wide)).map((i) => [i.line, i.taskId, i.message]), [[2, 'wide', 'task is not listed in the manifest']]);
+    assert.deepEqual(
+      issuesOf(() => readTaskSet(wide)).map((i) => [i.line, i.taskId, i.message]),
+      [[2, 'wide', 'task is not listed in the manifest']],
+    );
   });
 
   it('an empty task set is an error naming the file, and none is written', async () => {
     assert.throws(() => writeTaskSet(dir, 'none', '1', []), /no tasks to write/);
     assert.equal(fs.existsSync(path.join(dir, 'none.jsonl')), false);
     const file = writeEmptyTaskSet(dir, 'empty');
-    assert.throws(() => readTaskSet(file), (err: TaskSetError) => err.issues.some((i) => i.file === file && /holds no tasks/.test(i.message)));
+    assert.throws(
+      () => readTaskSet(file),
+      (err: TaskSetError) => err.issues.some((i) => i.file === file && /holds no tasks/.test(i.message)),
+    );
     const res = await runCli(['tasks', 'validate', file, '--json']);
     assert.equal(res.code, 2, res.stdout);
     assert.match(res.stderr, /the task set holds no tasks/);

@@ -18,8 +18,14 @@ describe('task sets and the tasks CLI (real backends, fixture pack)', () => {
     assert.equal(res.code, 0, res.stderr);
     const files = fs.readdirSync(dir).sort();
     assert.deepEqual(files, [
-      'fixture_helpdesk-eval-full.jsonl', 'fixture_helpdesk-eval-full.manifest.json', 'fixture_helpdesk-eval-mini.jsonl', 'fixture_helpdesk-eval-mini.manifest.json',
-      'fixture_helpdesk-train-full.jsonl', 'fixture_helpdesk-train-full.manifest.json', 'fixture_helpdesk-train-mini.jsonl', 'fixture_helpdesk-train-mini.manifest.json',
+      'fixture_helpdesk-eval-full.jsonl',
+      'fixture_helpdesk-eval-full.manifest.json',
+      'fixture_helpdesk-eval-mini.jsonl',
+      'fixture_helpdesk-eval-mini.manifest.json',
+      'fixture_helpdesk-train-full.jsonl',
+      'fixture_helpdesk-train-full.manifest.json',
+      'fixture_helpdesk-train-mini.jsonl',
+      'fixture_helpdesk-train-mini.manifest.json',
     ]);
     const set = readTaskSet(path.join(dir, 'fixture_helpdesk-train-full.jsonl'));
     assert.equal(set.tasks.length, 5);
@@ -33,7 +39,10 @@ describe('task sets and the tasks CLI (real backends, fixture pack)', () => {
     const res = await runCli(['tasks', 'list', '--dir', dir, '--split', 'eval', '--profile', 'mini', '--json']);
     assert.equal(res.code, 0, res.stderr);
     const rows = JSON.parse(res.stdout);
-    assert.deepEqual(rows.map((r: { id: string }) => r.id), ['fixture-eval-mini-cancel-O-4', 'fixture-eval-mini-refuse-shipped', 'fixture-eval-mini-hold-ticket']);
+    assert.deepEqual(
+      rows.map((r: { id: string }) => r.id),
+      ['fixture-eval-mini-cancel-O-4', 'fixture-eval-mini-refuse-shipped', 'fixture-eval-mini-hold-ticket'],
+    );
     assert.deepEqual(Object.keys(rows[0]), ['id', 'domain', 'split', 'profile', 'tags']);
     const shown = await runCli(['tasks', 'show', 'fixture-eval-mini-refuse-shipped', '--dir', dir, '--json']);
     assert.equal(JSON.parse(shown.stdout).golden[0].tool, 'get_order');
@@ -42,7 +51,11 @@ describe('task sets and the tasks CLI (real backends, fixture pack)', () => {
   it('validate replays the golden calls and accepts a good file', async () => {
     const res = await runCli(['tasks', 'validate', path.join(dir, 'fixture_helpdesk-train-full.jsonl'), '--json']);
     assert.equal(res.code, 0, res.stderr);
-    assert.deepEqual(JSON.parse(res.stdout), { file: path.join(dir, 'fixture_helpdesk-train-full.jsonl'), valid: true, tasks: 5 });
+    assert.deepEqual(JSON.parse(res.stdout), {
+      file: path.join(dir, 'fixture_helpdesk-train-full.jsonl'),
+      valid: true,
+      tasks: 5,
+    });
   });
 
   it('validate names file, line, task id and field path for every bad task, and loads nothing', async () => {
@@ -52,17 +65,37 @@ describe('task sets and the tasks CLI (real backends, fixture pack)', () => {
       const good = base[0]!;
       const tasks = [
         { ...good, id: 'bad-table', init: { upsert: { warehouses: [{ id: 1 }] }, delete: {} } },
-        { ...good, id: 'bad-column', init: { upsert: { customers: [{ customer_id: 'C-1', shoe_size: 44 }] }, delete: {} } },
+        {
+          ...good,
+          id: 'bad-column',
+          init: { upsert: { customers: [{ customer_id: 'C-1', shoe_size: 44 }] }, delete: {} },
+        },
         { ...good, id: 'bad-tool', golden: [{ tool: 'teleport_order', arguments: {} }] },
         { ...good, id: 'bad-arg-type', golden: [{ tool: 'get_order', arguments: { order_id: 17 } }] },
-        { ...good, id: 'bad-value-type', init: { upsert: { orders: [{ order_id: 'O-1', total: 'lots' }] }, delete: {} } },
-        { ...good, id: 'bad-golden', golden: [{ tool: 'cancel_order', arguments: { order_id: 'O-2', reason: 'fraud' } }] },
-        { ...good, id: 'bad-mini-length', profile: 'mini' as const, golden: Array(4).fill({ tool: 'get_order', arguments: { order_id: 'O-1' } }) },
+        {
+          ...good,
+          id: 'bad-value-type',
+          init: { upsert: { orders: [{ order_id: 'O-1', total: 'lots' }] }, delete: {} },
+        },
+        {
+          ...good,
+          id: 'bad-golden',
+          golden: [{ tool: 'cancel_order', arguments: { order_id: 'O-2', reason: 'fraud' } }],
+        },
+        {
+          ...good,
+          id: 'bad-mini-length',
+          profile: 'mini' as const,
+          golden: Array(4).fill({ tool: 'get_order', arguments: { order_id: 'O-1' } }),
+        },
         good,
       ];
       const { file } = writeTaskSet(bad, 'bad-set', '1', tasks);
       // a duplicate id and a wrong zod type, added after the manifest was written
-      fs.appendFileSync(file, `${JSON.stringify({ ...good })}\n${JSON.stringify({ ...good, id: 'bad-split', split: 'dev' })}\n`);
+      fs.appendFileSync(
+        file,
+        `${JSON.stringify({ ...good })}\n${JSON.stringify({ ...good, id: 'bad-split', split: 'dev' })}\n`,
+      );
       const res = await runCli(['tasks', 'validate', file]);
       assert.equal(res.code, 2, res.stdout);
       const expectLines = [
@@ -86,7 +119,8 @@ describe('task sets and the tasks CLI (real backends, fixture pack)', () => {
         `${file2}:5: task bad-value-type: init.upsert.orders[0].total: expected a number for numeric column, got "lots"`,
         `${file2}:6: task bad-golden: golden[0]: cancel_order failed: order O-2 is shipped and cannot be cancelled`,
         `${file2}:7: task bad-mini-length: golden: a mini task takes 1 to 3 tool calls, this one 4`,
-      ]) assert.ok(res2.stderr.includes(line), `missing ${line} in:\n${res2.stderr}`);
+      ])
+        assert.ok(res2.stderr.includes(line), `missing ${line} in:\n${res2.stderr}`);
       assert.ok(!res2.stderr.includes(`task ${good.id}:`), 'the good task is not reported');
     } finally {
       fs.rmSync(bad, { recursive: true, force: true });

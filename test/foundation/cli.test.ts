@@ -24,6 +24,9 @@ test('an unknown command or subcommand is an error that shows the usage', () => 
 test('dev status --json reports every component of the running stack', () => {
   const res = runCli(['dev', 'status', '--json']);
   const parsed = JSON.parse(res.stdout) as { components: { name: string; healthy: boolean; address: string }[] };
-  assert.deepEqual(parsed.components.map((c) => c.name), ['postgres', 'temporal', 'temporal-ui']);
+  assert.deepEqual(
+    parsed.components.map((c) => c.name),
+    ['postgres', 'temporal', 'temporal-ui'],
+  );
   assert.equal(res.status, parsed.components.every((c) => c.healthy) ? 0 : 1);
 });

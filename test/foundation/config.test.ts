@@ -7,7 +7,11 @@ import { ConfigError, loadConfig } from '../../infra/config.js';
 
 function tempRoot(config?: unknown): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'finalstate-config-'));
-  if (config !== undefined) fs.writeFileSync(path.join(dir, 'finalstate.config.json'), typeof config === 'string' ? config : JSON.stringify(config));
+  if (config !== undefined)
+    fs.writeFileSync(
+      path.join(dir, 'finalstate.config.json'),
+      typeof config === 'string' ? config : JSON.stringify(config),
+    );
   return dir;
 }
 
@@ -35,28 +39,43 @@ test('DATABASE_URL switches to an existing server', () => {
 
 test('a wrong value in the file is an error naming the key and the file', () => {
   const root = tempRoot({ temporal: { uiPort: 99999 } });
-  assert.throws(() => loadConfig({ root, env: {} }), (err: unknown) => {
-    assert.ok(err instanceof ConfigError);
-    assert.match(err.message, /temporal\.uiPort/);
-    assert.match(err.message, /finalstate\.config\.json/);
-    return true;
-  });
+  assert.throws(
+    () => loadConfig({ root, env: {} }),
+    (err: unknown) => {
+      assert.ok(err instanceof ConfigError);
+      assert.match(err.message, /temporal\.uiPort/);
+      assert.match(err.message, /finalstate\.config\.json/);
+      return true;
+    },
+  );
 });
 
 test('a non-numeric environment value names the variable', () => {
-  assert.throws(() => loadConfig({ root: tempRoot(), env: { FINALSTATE_PG_PORT: 'fifty' } }), /FINALSTATE_PG_PORT="fifty" is not a number/);
+  assert.throws(
+    () => loadConfig({ root: tempRoot(), env: { FINALSTATE_PG_PORT: 'fifty' } }),
+    /FINALSTATE_PG_PORT="fifty" is not a number/,
+  );
 });
 
 test('an unknown key is rejected, not ignored', () => {
-  assert.throws(() => loadConfig({ root: tempRoot({ temporal: { adress: 'x:1' } }), env: {} }), (err: unknown) => {
-    assert.ok(err instanceof ConfigError);
-    assert.match(err.message, /temporal/);
-    assert.match(err.message, /adress/);
-    return true;
-  });
+  assert.throws(
+    () => loadConfig({ root: tempRoot({ temporal: { adress: 'x:1' } }), env: {} }),
+    (err: unknown) => {
+      assert.ok(err instanceof ConfigError);
+      assert.match(err.message, /temporal/);
+      assert.match(err.message, /adress/);
+      return true;
+    },
+  );
 });
 
 test('malformed JSON and a missing explicit file are clear errors', () => {
-  assert.throws(() => loadConfig({ root: tempRoot('{ "temporal": '), env: {} }), /finalstate\.config\.json is not valid JSON/);
-  assert.throws(() => loadConfig({ root: tempRoot(), env: { FINALSTATE_CONFIG: 'nope.json' } }), /nope\.json does not exist/);
+  assert.throws(
+    () => loadConfig({ root: tempRoot('{ "temporal": '), env: {} }),
+    /finalstate\.config\.json is not valid JSON/,
+  );
+  assert.throws(
+    () => loadConfig({ root: tempRoot(), env: { FINALSTATE_CONFIG: 'nope.json' } }),
+    /nope\.json does not exist/,
+  );
 });

@@ -13,12 +13,16 @@ test('the example cluster preset of docs/deploy.md matches the ClusterPreset sch
   const preset = ClusterPreset.parse(JSON.parse(fs.readFileSync(fromRoot('docs', 'examples', 'cluster.json'), 'utf8')));
   assert.equal(preset.campaign.policyServers.length, preset.rolloutServers.count);
   // The doc's torchrun command is the preset's shape.
-  assert.ok(deployDoc.includes(`--nnodes ${preset.gpuWorker.nnodes} --nproc-per-node ${preset.gpuWorker.nprocPerNode}`));
+  assert.ok(
+    deployDoc.includes(`--nnodes ${preset.gpuWorker.nnodes} --nproc-per-node ${preset.gpuWorker.nprocPerNode}`),
+  );
   assert.ok(deployDoc.includes(`--rdzv-endpoint ${preset.gpuWorker.rdzvEndpoint}`));
 });
 
 test('the schema says where a cluster preset is inconsistent', () => {
-  const preset = JSON.parse(fs.readFileSync(fromRoot('docs', 'examples', 'cluster.json'), 'utf8')) as { campaign: { policyServers: unknown[]; update: { checkpointDir: string } } };
+  const preset = JSON.parse(fs.readFileSync(fromRoot('docs', 'examples', 'cluster.json'), 'utf8')) as {
+    campaign: { policyServers: unknown[]; update: { checkpointDir: string } };
+  };
   preset.campaign.policyServers.pop();
   preset.campaign.update.checkpointDir = '/local/checkpoints';
   const result = ClusterPreset.safeParse(preset);
@@ -32,7 +36,10 @@ test("the memory table of docs/deploy.md is the update's arithmetic", () => {
   assert.ok(rows.length >= 6, 'the table has rows');
   for (const [, billions, gpus, perGpu] of rows) {
     const expected = shardedStateBytesPerGpu(Number(billions) * 1e9, Number(gpus)) / GB;
-    assert.ok(Math.abs(expected - Number(perGpu)) < 0.05, `${billions}B on ${gpus} GPUs: the doc says ${perGpu} GB, the arithmetic ${expected.toFixed(1)} GB`);
+    assert.ok(
+      Math.abs(expected - Number(perGpu)) < 0.05,
+      `${billions}B on ${gpus} GPUs: the doc says ${perGpu} GB, the arithmetic ${expected.toFixed(1)} GB`,
+    );
   }
   assert.equal(shardedStateBytesPerGpu(27e9, 16, { optimizerOffload: true }), 0);
   assert.equal(gatheredLayerBytes(1e9), 8e9);

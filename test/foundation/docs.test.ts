@@ -16,13 +16,20 @@ test('the README configuration table names every environment override and its ke
 
 test('the README quickstart has exactly the two commands, and package.json defines them', () => {
   const quickstart = readme.split('## Quickstart')[1]!.split('```bash')[1]!.split('```')[0]!.trim().split('\n');
-  assert.deepEqual(quickstart.map((line) => line.split('#')[0]!.trim()), ['npm run demo', 'npm test']);
-  const pkg = JSON.parse(fs.readFileSync(fromRoot('package.json'), 'utf8')) as { scripts: Record<string, string>; bin: Record<string, string> };
+  assert.deepEqual(
+    quickstart.map((line) => line.split('#')[0]!.trim()),
+    ['npm run demo', 'npm test'],
+  );
+  const pkg = JSON.parse(fs.readFileSync(fromRoot('package.json'), 'utf8')) as {
+    scripts: Record<string, string>;
+    bin: Record<string, string>;
+  };
   assert.ok(pkg.scripts.demo && pkg.scripts.test);
   assert.equal(pkg.bin.finalstate, 'bin/finalstate.js');
 });
 
 test('every CLI command is listed in docs/ARCHITECTURE.md', () => {
   const architecture = fs.readFileSync(fromRoot('docs', 'ARCHITECTURE.md'), 'utf8');
-  for (const command of commands) assert.ok(architecture.includes(`\`${command.name}\``), `ARCHITECTURE.md lacks the ${command.name} command`);
+  for (const command of commands)
+    assert.ok(architecture.includes(`\`${command.name}\``), `ARCHITECTURE.md lacks the ${command.name} command`);
 });

@@ -24,15 +24,29 @@ const LAYERS: Record<string, number> = {
   test: 8,
   bench: 9,
 };
-const PURE_FOR_WORKFLOWS = new Set(['core/failure-types.ts', 'stats/random.ts', 'stats/adaptive-probing.ts', 'stats/jeffreys.ts', 'stats/incomplete-beta.ts', 'stats/bins.ts', 'stats/selection.ts']);
+const PURE_FOR_WORKFLOWS = new Set([
+  'core/failure-types.ts',
+  'stats/random.ts',
+  'stats/adaptive-probing.ts',
+  'stats/jeffreys.ts',
+  'stats/incomplete-beta.ts',
+  'stats/bins.ts',
+  'stats/selection.ts',
+]);
 
 function sources(dir: string): string[] {
-  return fs.readdirSync(fromRoot(dir), { recursive: true, withFileTypes: true })
+  return fs
+    .readdirSync(fromRoot(dir), { recursive: true, withFileTypes: true })
     .filter((e) => e.isFile() && e.name.endsWith('.ts') && !e.name.endsWith('.d.ts'))
     .map((e) => path.relative(fromRoot(), path.join(e.parentPath, e.name)));
 }
 
-interface Import { from: string; to: string; typeOnly: boolean; line: number }
+interface Import {
+  from: string;
+  to: string;
+  typeOnly: boolean;
+  line: number;
+}
 function importsOf(file: string): Import[] {
   const text = fs.readFileSync(fromRoot(file), 'utf8');
   const found: Import[] = [];
@@ -45,11 +59,14 @@ function importsOf(file: string): Import[] {
 }
 
 const layerOf = (file: string) => file.split(path.sep)[0]!;
-const code = Object.keys(LAYERS).filter((d) => fs.existsSync(fromRoot(d))).flatMap(sources);
+const code = Object.keys(LAYERS)
+  .filter((d) => fs.existsSync(fromRoot(d)))
+  .flatMap(sources);
 
 test('every top-level folder of code has a layer', () => {
   const folders = new Set(code.map(layerOf));
-  for (const folder of folders) assert.ok(folder in LAYERS, `${folder}/ has no layer in test/foundation/layers.test.ts`);
+  for (const folder of folders)
+    assert.ok(folder in LAYERS, `${folder}/ has no layer in test/foundation/layers.test.ts`);
 });
 
 test('no layer imports one beside or above it', () => {

@@ -45,7 +45,16 @@ test('a TypeScript workflow calls an activity served by a Python worker on anoth
   const pythonTaskQueue = uniqueName('smoke-py');
   const python = startProcess(
     fromRoot(config.python.venv, 'bin', 'python'),
-    ['-m', 'finalstate.smoke_worker', '--address', config.temporal.address, '--namespace', config.temporal.namespace, '--task-queue', pythonTaskQueue],
+    [
+      '-m',
+      'finalstate.smoke_worker',
+      '--address',
+      config.temporal.address,
+      '--namespace',
+      config.temporal.namespace,
+      '--task-queue',
+      pythonTaskQueue,
+    ],
     /ready: polling/,
     { PYTHONPATH: fromRoot('python') },
   );
@@ -59,7 +68,11 @@ test('a TypeScript workflow calls an activity served by a Python worker on anoth
       args: [{ text, pythonTaskQueue }],
     });
     assert.equal(result.text, text);
-    assert.equal(result.sha256, createHash('sha256').update(text).digest('hex'), 'hash computed by the Python activity');
+    assert.equal(
+      result.sha256,
+      createHash('sha256').update(text).digest('hex'),
+      'hash computed by the Python activity',
+    );
     assert.match(result.python, /^3\.\d+/);
     await client.connection.close();
   } finally {

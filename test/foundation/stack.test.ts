@@ -56,7 +56,14 @@ test('dev up, status, down and up again keep workflow history; down stops only w
   );
   const healthy = status();
   assert.equal(healthy.code, 0);
-  assert.deepEqual(healthy.json.components.map((c) => [c.name, c.healthy]), [['postgres', true], ['temporal', true], ['temporal-ui', true]]);
+  assert.deepEqual(
+    healthy.json.components.map((c) => [c.name, c.healthy]),
+    [
+      ['postgres', true],
+      ['temporal', true],
+      ['temporal-ui', true],
+    ],
+  );
   assert.ok(healthy.json.components.every((c) => typeof c.address === 'string' && c.address.length > 0));
 
   const again = runCli(['dev', 'up', '--json'], env);
@@ -66,9 +73,23 @@ test('dev up, status, down and up again keep workflow history; down stops only w
     'up is idempotent',
   );
 
-  const describe = run(temporalBinary(config), ['operator', 'namespace', 'describe', '--namespace', 'default', '--address', config.temporal.address]);
+  const describe = run(temporalBinary(config), [
+    'operator',
+    'namespace',
+    'describe',
+    '--namespace',
+    'default',
+    '--address',
+    config.temporal.address,
+  ]);
   assert.match(describe.stdout, /720h/, 'retention is 30 days');
-  const attributes = run(temporalBinary(config), ['operator', 'search-attribute', 'list', '--address', config.temporal.address]).stdout;
+  const attributes = run(temporalBinary(config), [
+    'operator',
+    'search-attribute',
+    'list',
+    '--address',
+    config.temporal.address,
+  ]).stdout;
   for (const name of ['CampaignId', 'Step', 'TaskId', 'Domain', 'Split']) assert.match(attributes, new RegExp(name));
 
   const workflowId = uniqueName('persisted');
@@ -90,7 +111,14 @@ test('dev up, status, down and up again keep workflow history; down stops only w
   assert.equal(runCli(['dev', 'status', '--json']).status, sharedBefore, 'the shared stack was not touched');
 
   assert.equal(runCli(['dev', 'up'], env).status, 0);
-  const list = run(temporalBinary(config), ['workflow', 'list', '--address', config.temporal.address, '--query', `WorkflowId = '${workflowId}'`]);
+  const list = run(temporalBinary(config), [
+    'workflow',
+    'list',
+    '--address',
+    config.temporal.address,
+    '--query',
+    `WorkflowId = '${workflowId}'`,
+  ]);
   assert.equal(list.status, 0, list.stderr);
   assert.match(list.stdout, new RegExp(workflowId), 'workflow history survived dev down + dev up');
   assert.match(list.stdout, /Completed/);

@@ -11,8 +11,20 @@ export const CHROMIUM = '/usr/bin/chromium';
 export function chromium(args: string[]) {
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'finalstate-chromium-'));
   try {
-    const flags = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', `--user-data-dir=${profile}`];
-    return spawnSync(CHROMIUM, [...flags, ...args], { encoding: 'utf8', timeout: 180_000, maxBuffer: 64 * 1024 * 1024 });
+    const flags = [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+      `--user-data-dir=${profile}`,
+    ];
+    return spawnSync(CHROMIUM, [...flags, ...args], {
+      encoding: 'utf8',
+      timeout: 180_000,
+      maxBuffer: 64 * 1024 * 1024,
+    });
   } finally {
     fs.rmSync(profile, { recursive: true, force: true });
   }
@@ -29,8 +41,13 @@ export interface Screenshot {
 
 /** Screenshots an HTML file at the given window size (the PNG goes to `pngFile`) and measures how much is drawn. */
 export function screenshot(htmlFile: string, pngFile: string, size = { width: 1200, height: 2000 }): Screenshot {
-  const shot = chromium([`--screenshot=${pngFile}`, `--window-size=${size.width},${size.height}`, `file://${htmlFile}`]);
-  if (!fs.existsSync(pngFile)) throw new Error(`chromium wrote no screenshot of ${htmlFile} (exit ${shot.status}): ${shot.stderr}`);
+  const shot = chromium([
+    `--screenshot=${pngFile}`,
+    `--window-size=${size.width},${size.height}`,
+    `file://${htmlFile}`,
+  ]);
+  if (!fs.existsSync(pngFile))
+    throw new Error(`chromium wrote no screenshot of ${htmlFile} (exit ${shot.status}): ${shot.stderr}`);
   const png = decodePng(fs.readFileSync(pngFile));
   let nonWhite = 0;
   const colours = new Set<number>();
@@ -39,7 +56,12 @@ export function screenshot(htmlFile: string, pngFile: string, size = { width: 12
     if (r < 240 || g < 240 || b < 240) nonWhite++;
     if (colours.size < 1000) colours.add((r << 16) | (g << 8) | b);
   }
-  return { width: png.width, height: png.height, nonWhiteFraction: nonWhite / (png.width * png.height), colours: colours.size };
+  return {
+    width: png.width,
+    height: png.height,
+    nonWhiteFraction: nonWhite / (png.width * png.height),
+    colours: colours.size,
+  };
 }
 
 /** The DOM Chromium builds from an HTML file, serialised (throws if Chromium fails). */

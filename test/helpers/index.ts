@@ -35,11 +35,20 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): CliResult {
 }
 
 /** Starts a long-running child and resolves once a line of its output matches `ready`. */
-export function startProcess(command: string, args: string[], ready: RegExp, env: NodeJS.ProcessEnv = {}, timeoutMs = 60_000) {
+export function startProcess(
+  command: string,
+  args: string[],
+  ready: RegExp,
+  env: NodeJS.ProcessEnv = {},
+  timeoutMs = 60_000,
+) {
   const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const started = new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${command} not ready after ${timeoutMs} ms:\n${output}`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`${command} not ready after ${timeoutMs} ms:\n${output}`)),
+      timeoutMs,
+    );
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       if (ready.test(output)) {

@@ -17,7 +17,8 @@ export function decodePng(data: Buffer): { width: number; height: number; channe
       width = body.readUInt32BE(0);
       height = body.readUInt32BE(4);
       const [bitDepth, colorType, , , interlace] = [body[8], body[9], body[10], body[11], body[12]];
-      if (bitDepth !== 8 || interlace !== 0 || (colorType !== 2 && colorType !== 6)) throw new Error(`unsupported PNG: depth ${bitDepth}, colour type ${colorType}, interlace ${interlace}`);
+      if (bitDepth !== 8 || interlace !== 0 || (colorType !== 2 && colorType !== 6))
+        throw new Error(`unsupported PNG: depth ${bitDepth}, colour type ${colorType}, interlace ${interlace}`);
       channels = colorType === 6 ? 4 : 3;
     } else if (type === 'IDAT') idat.push(body);
     else if (type === 'IEND') break;

@@ -34,7 +34,12 @@ after(async () => {
   await p?.close();
 });
 
-async function waitFor<T>(what: string, read: () => Promise<T>, ok: (value: T) => boolean, timeoutMs = 60_000): Promise<T> {
+async function waitFor<T>(
+  what: string,
+  read: () => Promise<T>,
+  ok: (value: T) => boolean,
+  timeoutMs = 60_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();
@@ -48,7 +53,11 @@ test('a mini campaign runs probe, select, base evaluation, 3 GRPO steps with con
   // episodesPerChildRun 5: the probe and the evaluations also renew their histories (continueAsNew) as they go.
   const config = p.campaignConfig({ steps: 3, continueAsNewEverySteps: 1, episodesPerChildRun: 5, seed: 7 });
   const id = config.campaignId;
-  const handle = await p.client.workflow.start(campaign, { taskQueue: p.queues.control, workflowId: id, args: [{ config }] });
+  const handle = await p.client.workflow.start(campaign, {
+    taskQueue: p.queues.control,
+    workflowId: id,
+    args: [{ config }],
+  });
   const phases = new Set<string>();
   const watcher = (async () => {
     for (;;) {
@@ -68,14 +77,25 @@ test('a mini campaign runs probe, select, base evaluation, 3 GRPO steps with con
   assert.equal(state.phase, 'done');
   assert.equal(state.step, 3);
   assert.equal(state.runs, 3, 'two continueAsNew (after steps 1 and 2), none after the last');
-  assert.deepEqual(state.steps.map((s) => s.step), [1, 2, 3], 'step summaries carried across runs');
-  assert.deepEqual(state.evalPoints.map((e) => e.step), [0, 3], 'base evaluation, then the final one');
+  assert.deepEqual(
+    state.steps.map((s) => s.step),
+    [1, 2, 3],
+    'step summaries carried across runs',
+  );
+  assert.deepEqual(
+    state.evalPoints.map((e) => e.step),
+    [0, 3],
+    'base evaluation, then the final one',
+  );
   assert.ok(phases.has('train') || phases.has('base-eval'), `status query saw the phases: ${[...phases].join(',')}`);
 
   // logMetrics (gpu queue) got each step's summary and each evaluation's headlines, once each, across runs.
   const logged = p.gpu.logged.filter((l) => l.campaignId === id);
   const trainLogs = logged.filter((l) => 'train/mean_reward' in l.scalars);
-  assert.deepEqual(trainLogs.map((l) => l.step), [1, 2, 3]);
+  assert.deepEqual(
+    trainLogs.map((l) => l.step),
+    [1, 2, 3],
+  );
   for (const [i, s] of state.steps.entries()) {
     const scalars = trainLogs[i]!.scalars;
     assert.equal(scalars['train/mean_reward'], s.meanReward);
@@ -83,11 +103,20 @@ test('a mini campaign runs probe, select, base evaluation, 3 GRPO steps with con
     assert.equal(scalars['train/loss'], s.loss);
     assert.equal(scalars['train/refills'], s.refills);
     assert.equal(scalars['time/step_s'], s.wallSeconds!.total);
-    assert.ok(s.wallSeconds!.total >= s.wallSeconds!.rollouts, `step ${s.step} wall times ${JSON.stringify(s.wallSeconds)}`);
+    assert.ok(
+      s.wallSeconds!.total >= s.wallSeconds!.rollouts,
+      `step ${s.step} wall times ${JSON.stringify(s.wallSeconds)}`,
+    );
   }
   const evalLogs = logged.filter((l) => 'eval/pass@1' in l.scalars);
-  assert.deepEqual(evalLogs.map((l) => [l.step, l.scalars['eval/pass@1']]), state.evalPoints.map((e) => [e.step, e.pass1]));
-  assert.ok(evalLogs.every((l) => typeof l.scalars['eval/retail/pass@1'] === 'number'), 'per-domain pass@1');
+  assert.deepEqual(
+    evalLogs.map((l) => [l.step, l.scalars['eval/pass@1']]),
+    state.evalPoints.map((e) => [e.step, e.pass1]),
+  );
+  assert.ok(
+    evalLogs.every((l) => typeof l.scalars['eval/retail/pass@1'] === 'number'),
+    'per-domain pass@1',
+  );
 
   // Select froze a pool without the tasks every probe episode passed or failed.
   const pool = FrozenPool.parse(JSON.parse(fs.readFileSync(localPathOf(state.poolUri!), 'utf8')));
@@ -99,7 +128,9 @@ test('a mini campaign runs probe, select, base evaluation, 3 GRPO steps with con
   let sampler = { epoch: 0, cursor: 0 };
   for (const step of [1, 2, 3]) {
     const rows = await p.rows(`${id}/step-${step}`);
-    const firstGroups = [...new Set(rows.filter((r) => /\/g[01]-t\d+$/.test(r.episode_id)).map((r) => r.task_id))].sort();
+    const firstGroups = [
+      ...new Set(rows.filter((r) => /\/g[01]-t\d+$/.test(r.episode_id)).map((r) => r.task_id)),
+    ].sort();
     const drawn = drawTasks(state.pool!, config.seed, sampler, 2);
     assert.deepEqual(firstGroups, [...new Set(drawn.tasks)].sort(), `step ${step} groups 0 and 1`);
     const summary = (await p.client.workflow.getHandle(`${id}/step-${step}`).result()) as { sampler: typeof sampler };
@@ -113,18 +144,38 @@ test('a mini campaign runs probe, select, base evaluation, 3 GRPO steps with con
   assert.equal((await p.rows(`${id}/eval-step-0`)).length, 3 * 2);
   for (const child of ['probe', 'eval-step-0']) {
     const history = await p.client.workflow.getHandle(`${id}/${child}`).fetchHistory();
-    assert.ok(history.events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId, `${child}'s last run continued an earlier one`);
+    assert.ok(
+      history.events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId,
+      `${child}'s last run continued an earlier one`,
+    );
   }
-  const probeResult = (await p.client.workflow.getHandle(`${id}/probe`).result()) as { episodes: { done: number }; tasks: number };
-  assert.equal(probeResult.episodes.done, probeRows.length, 'counts carried across the probe\'s runs');
+  const probeResult = (await p.client.workflow.getHandle(`${id}/probe`).result()) as {
+    episodes: { done: number };
+    tasks: number;
+  };
+  assert.equal(probeResult.episodes.done, probeRows.length, "counts carried across the probe's runs");
   assert.equal(probeResult.tasks, 6);
   assert.equal((await p.rows(`${id}/eval-step-3`)).length, 3 * 2);
-  assert.equal(state.episodes.done, probeRows.length + 12 + (await p.rows(`${id}/step-1`)).length + (await p.rows(`${id}/step-2`)).length + (await p.rows(`${id}/step-3`)).length);
+  assert.equal(
+    state.episodes.done,
+    probeRows.length +
+      12 +
+      (await p.rows(`${id}/step-1`)).length +
+      (await p.rows(`${id}/step-2`)).length +
+      (await p.rows(`${id}/step-3`)).length,
+  );
 
   // The gpu stand-in trained once per step on the batch buildBatch wrote; the policy server reports the last version.
   const updates = p.gpu.calls.filter((c) => c.input.campaignId === id);
-  assert.deepEqual(updates.map((c) => c.input.step), [1, 2, 3]);
-  for (const c of updates) assert.ok(c.batch.episodes.length >= 2 && c.batch.episodes.every((e) => e.episodeId.startsWith(`${id}/step-${c.input.step}/`)));
+  assert.deepEqual(
+    updates.map((c) => c.input.step),
+    [1, 2, 3],
+  );
+  for (const c of updates)
+    assert.ok(
+      c.batch.episodes.length >= 2 &&
+        c.batch.episodes.every((e) => e.episodeId.startsWith(`${id}/step-${c.input.step}/`)),
+    );
   assert.equal(p.policyServer.version(), 3);
   // Each step published through the admin routes, paused and resumed again, with the version the workflow chose.
   assert.deepEqual(p.policyServer.reloads.map((r) => r.version).slice(-3), [1, 2, 3]);
@@ -152,8 +203,18 @@ test('pause holds the campaign before its next phase; status, setMaxSteps (valid
   const config = p.campaignConfig({ steps: 50, seed: 3 });
   const id = config.campaignId;
   // Started with the pause signal in the same request: it is handled before the probe could start.
-  const handle = await p.client.workflow.signalWithStart(campaign, { taskQueue: p.queues.control, workflowId: id, args: [{ config }], signal: pauseSignal, signalArgs: [] });
-  const paused = await waitFor('the pause to hold', () => handle.query(statusQuery), (s: CampaignStatus) => s.paused && s.currentChild === null);
+  const handle = await p.client.workflow.signalWithStart(campaign, {
+    taskQueue: p.queues.control,
+    workflowId: id,
+    args: [{ config }],
+    signal: pauseSignal,
+    signalArgs: [],
+  });
+  const paused = await waitFor(
+    'the pause to hold',
+    () => handle.query(statusQuery),
+    (s: CampaignStatus) => s.paused && s.currentChild === null,
+  );
   assert.equal(paused.phase, 'probe');
   assert.equal(paused.maxSteps, 50);
   assert.equal(paused.poolSize, null);
@@ -166,19 +227,29 @@ test('pause holds the campaign before its next phase; status, setMaxSteps (valid
   const cli = await runCliAsync(['campaign', 'status', id, '--json']);
   assert.equal(cli.status, 0, cli.stderr);
   const printed = JSON.parse(cli.stdout) as Record<string, unknown>;
-  for (const key of ['phase', 'step', 'maxSteps', 'poolSize', 'episodes', 'lastMetrics']) assert.ok(key in printed, `status --json has ${key}`);
+  for (const key of ['phase', 'step', 'maxSteps', 'poolSize', 'episodes', 'lastMetrics'])
+    assert.ok(key in printed, `status --json has ${key}`);
   assert.deepEqual(printed.episodes, still.episodes);
 
-  await assert.rejects(handle.executeUpdate(setMaxStepsUpdate, { args: [0] }), (err: Error) => /not a positive integer/.test((err.cause as Error | undefined)?.message ?? ''));
+  await assert.rejects(handle.executeUpdate(setMaxStepsUpdate, { args: [0] }), (err: Error) =>
+    /not a positive integer/.test((err.cause as Error | undefined)?.message ?? ''),
+  );
   assert.equal(await handle.executeUpdate(setMaxStepsUpdate, { args: [1] }), 50);
   assert.equal((await handle.query(statusQuery)).maxSteps, 1);
 
   await handle.signal(resumeSignal);
-  await waitFor('training to start after resume', () => handle.query(statusQuery), (s: CampaignStatus) => (s.poolSize ?? 0) > 0);
+  await waitFor(
+    'training to start after resume',
+    () => handle.query(statusQuery),
+    (s: CampaignStatus) => (s.poolSize ?? 0) > 0,
+  );
   const { state } = await handle.result();
   assert.equal(state.phase, 'done');
   assert.equal(state.step, 1);
-  assert.deepEqual(state.evalPoints.map((e) => e.step), [0, 1]);
+  assert.deepEqual(
+    state.evalPoints.map((e) => e.step),
+    [0, 1],
+  );
 });
 
 test('CLI: start from a config file, a failed step waits for replay-step, which re-runs it as a new child; then report', async () => {
@@ -198,7 +269,10 @@ test('CLI: start from a config file, a failed step waits for replay-step, which 
   // The stand-in gpu worker never reads its base model; a real start refuses a directory that is not a model.
   const noModel = await runCliAsync(['campaign', 'start', file]);
   assert.equal(noModel.status, 2);
-  assert.match(noModel.stderr, /base model \/nonexistent\/base-model is not a Hugging Face causal-LM directory the stack can load:\n {2}- \/nonexistent\/base-model is not a directory/);
+  assert.match(
+    noModel.stderr,
+    /base model \/nonexistent\/base-model is not a Hugging Face causal-LM directory the stack can load:\n {2}- \/nonexistent\/base-model is not a directory/,
+  );
   const started = await runCliAsync(['campaign', 'start', file, '--json', '--skip-base-model-check']);
   assert.equal(started.status, 0, started.stderr);
   const printed = JSON.parse(started.stdout) as { workflowId: string; url: string; started: boolean };
@@ -209,7 +283,11 @@ test('CLI: start from a config file, a failed step waits for replay-step, which 
   assert.match(again.stdout, /already running/);
 
   const handle = p.client.workflow.getHandle(id);
-  const failed = await waitFor('step 1 to fail', () => handle.query(statusQuery), (s: CampaignStatus) => s.phase === 'step-failed');
+  const failed = await waitFor(
+    'step 1 to fail',
+    () => handle.query(statusQuery),
+    (s: CampaignStatus) => s.phase === 'step-failed',
+  );
   assert.equal(failed.failedStep?.step, 1);
   assert.match(failed.failedStep!.message, /ShortOfInformativeGroups/);
   const text = await runCliAsync(['campaign', 'status', id]);
@@ -228,7 +306,7 @@ test('CLI: start from a config file, a failed step waits for replay-step, which 
   assert.equal((await p.client.workflow.getHandle(`${id}/step-1-replay-1`).describe()).status.name, 'COMPLETED');
 
   const finished = JSON.parse((await runCliAsync(['campaign', 'status', id, '--json'])).stdout) as CampaignStatus;
-  assert.equal(finished.phase, 'done', 'a finished campaign\'s status comes from its result');
+  assert.equal(finished.phase, 'done', "a finished campaign's status comes from its result");
   const unknown = await runCliAsync(['campaign', 'status', `${id}-nope`]);
   assert.equal(unknown.status, 2);
   assert.match(unknown.stderr, /no campaign ".*-nope"/);
@@ -246,16 +324,33 @@ test('CLI: finalstate eval runs a standalone evaluation and prints its metrics',
   const dir = fs.mkdtempSync(`${p.artifacts.root}-eval-`);
   const file = `${dir}/eval.json`;
   const evaluationId = `ev-${Date.now().toString(36)}`;
-  fs.writeFileSync(file, JSON.stringify({ evaluationId, policy: { kind: 'oracle' }, tasks: { taskSet: p.taskSet, split: 'eval' }, k: 3, taskQueues: p.queues }));
+  fs.writeFileSync(
+    file,
+    JSON.stringify({
+      evaluationId,
+      policy: { kind: 'oracle' },
+      tasks: { taskSet: p.taskSet, split: 'eval' },
+      k: 3,
+      taskQueues: p.queues,
+    }),
+  );
   const res = await runCliAsync(['eval', file, '--json']);
   assert.equal(res.status, 0, res.stderr);
-  const out = JSON.parse(res.stdout) as { workflowId: string; metrics: { tasks: number; attempts: number; pass1: number } };
+  const out = JSON.parse(res.stdout) as {
+    workflowId: string;
+    metrics: { tasks: number; attempts: number; pass1: number };
+  };
   assert.equal(out.workflowId, `eval/${evaluationId}`);
   assert.equal(out.metrics.tasks, 3);
   assert.equal(out.metrics.attempts, 9);
   const rows = await p.rows(`eval/${evaluationId}`);
   assert.equal(rows.length, 9);
-  assert.equal(out.metrics.pass1, [0, 1, 2].map((i) => rows.filter((r) => r.task_id === `e-${i + 1}`).reduce((s, r) => s + r.reward, 0) / 3).reduce((a, b) => a + b) / 3);
+  assert.equal(
+    out.metrics.pass1,
+    [0, 1, 2]
+      .map((i) => rows.filter((r) => r.task_id === `e-${i + 1}`).reduce((s, r) => s + r.reward, 0) / 3)
+      .reduce((a, b) => a + b) / 3,
+  );
   await p.pool.query('DELETE FROM campaign_result_rows WHERE result_set = $1', [`eval/${evaluationId}`]);
   fs.rmSync(dir, { recursive: true, force: true });
 });

@@ -17,7 +17,8 @@ export async function startFakePolicyServer(loadDelayMs = 150) {
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ ...(body as object), policy_version: version }));
     };
-    if (req.method === 'GET' && req.url === '/v1/models') return send(200, { object: 'list', data: [{ id: 'fake', policy_version: version }] });
+    if (req.method === 'GET' && req.url === '/v1/models')
+      return send(200, { object: 'list', data: [{ id: 'fake', policy_version: version }] });
     if (req.method !== 'POST') return send(404, { error: { message: `no route ${req.method} ${req.url}` } });
     let text = '';
     req.on('data', (chunk: Buffer) => (text += chunk.toString()));
@@ -42,7 +43,8 @@ export async function startFakePolicyServer(loadDelayMs = 150) {
       if (body.method !== 'reload_weights' || !kwargs.weights_path || typeof kwargs.policy_version !== 'number') {
         return send(400, { error: { message: 'reload_weights needs weights_path and policy_version' } });
       }
-      if (!paused) return send(400, { error: { message: 'reload_weights while serving: the publisher must /pause first' } });
+      if (!paused)
+        return send(400, { error: { message: 'reload_weights while serving: the publisher must /pause first' } });
       reloads.push({ checkpoint: kwargs.weights_path, version: kwargs.policy_version });
       const next = kwargs.policy_version;
       setTimeout(() => (version = next), loadDelayMs);

@@ -14,7 +14,14 @@ import { SeededRandomEpisodeRunner } from './seeded-random-runner.js';
 
 // GRPO steps run directly as workflows, with the seeded random stand-in runner (test/pipeline/seeded-random-runner.ts)
 // standing in for the agent loop, and the stand-in gpu worker for the Python trainer.
-const tasks = [task('always-pass', 1), task('half-a', 0.5), task('half-b', 0.5), task('half-c', 0.5), task('never-pass', 0), task('e-1', 0.5, 'eval')];
+const tasks = [
+  task('always-pass', 1),
+  task('half-a', 0.5),
+  task('half-b', 0.5),
+  task('half-c', 0.5),
+  task('never-pass', 0),
+  task('e-1', 0.5, 'eval'),
+];
 let p: Pipeline;
 const outages = new Map<string, number>();
 
@@ -43,14 +50,23 @@ async function activityAttempts(workflowId: string): Promise<Map<string, number>
 
 test('DAPO: a group whose rewards are all equal is replaced by a fresh task, and the replacement is counted', async () => {
   const config = p.campaignConfig({ groupsPerStep: 4, rolloutsPerGroup: 4, maxReplacementRounds: 4, seed: 11 });
-  const input = grpoStepInput(config, { pool: ['always-pass', 'half-a', 'half-b', 'half-c'], sampler: { epoch: 0, cursor: 0 } }, 1);
+  const input = grpoStepInput(
+    config,
+    { pool: ['always-pass', 'half-a', 'half-b', 'half-c'], sampler: { epoch: 0, cursor: 0 } },
+    1,
+  );
   const workflowId = `${config.campaignId}/step-1`;
   const result = await p.client.workflow.execute(grpoStep, { taskQueue: p.queues.control, workflowId, args: [input] });
 
   assert.ok(result.replacements >= 1, `replacements ${result.replacements}`);
-  assert.equal(result.zeroVarianceGroups, result.replacements, 'every zero-variance group was replaced (rounds were left)');
+  assert.equal(
+    result.zeroVarianceGroups,
+    result.replacements,
+    'every zero-variance group was replaced (rounds were left)',
+  );
   assert.equal(result.groupsUsed, 4);
-  for (const rewards of result.rewards) assert.ok(new Set(rewards).size === 2, `used group has both rewards: ${rewards.join('')}`);
+  for (const rewards of result.rewards)
+    assert.ok(new Set(rewards).size === 2, `used group has both rewards: ${rewards.join('')}`);
   assert.ok(result.summary.informativeFraction < 1 && result.summary.informativeFraction > 0);
   assert.equal(result.summary.replacements, result.replacements);
 
@@ -58,7 +74,9 @@ test('DAPO: a group whose rewards are all equal is replaced by a fresh task, and
   const rows = await p.rows(workflowId);
   const alwaysRows = rows.filter((r) => r.task_id === 'always-pass');
   assert.ok(alwaysRows.length >= 4 && alwaysRows.every((r) => r.reward === 1));
-  const batch = JSON.parse(fs.readFileSync(localPathOf(result.batchUri), 'utf8')) as { episodes: Array<{ taskId: string; groupId: string }> };
+  const batch = JSON.parse(fs.readFileSync(localPathOf(result.batchUri), 'utf8')) as {
+    episodes: Array<{ taskId: string; groupId: string }>;
+  };
   assert.ok(batch.episodes.every((e) => e.taskId !== 'always-pass'));
   assert.equal(new Set(batch.episodes.map((e) => e.groupId)).size, 4);
   // Replacement groups got fresh readable activity ids after g0..g3.
@@ -68,7 +86,13 @@ test('DAPO: a group whose rewards are all equal is replaced by a fresh task, and
 });
 
 test('an infrastructure outage: a failed attempt is retried; a group whose episode keeps failing is refilled, never scored 0', async () => {
-  const config = p.campaignConfig({ groupsPerStep: 2, rolloutsPerGroup: 4, maxReplacementRounds: 2, seed: 5, episodes: { maxAttempts: 3, initialInterval: '50ms', maximumInterval: '100ms', heartbeatTimeout: '30s' } });
+  const config = p.campaignConfig({
+    groupsPerStep: 2,
+    rolloutsPerGroup: 4,
+    maxReplacementRounds: 2,
+    seed: 5,
+    episodes: { maxAttempts: 3, initialInterval: '50ms', maximumInterval: '100ms', heartbeatTimeout: '30s' },
+  });
   const workflowId = `${config.campaignId}/step-1`;
   outages.set(`${workflowId}/g0-t1`, 1); // transient: the second attempt succeeds
   outages.set(`${workflowId}/g1-t2`, Infinity); // outlasts the retries: group 1 is refilled
@@ -86,17 +110,42 @@ test('an infrastructure outage: a failed attempt is retried; a group whose episo
 
   const rows = await p.rows(workflowId);
   assert.ok(!rows.some((r) => r.episode_id.endsWith('/g1-t2')), 'the failed episode has no row, so no reward of 0');
-  const batch = JSON.parse(fs.readFileSync(localPathOf(result.batchUri), 'utf8')) as { episodes: Array<{ groupId: string; episodeId: string }> };
-  assert.deepEqual([...new Set(batch.episodes.map((e) => e.groupId))].sort(), ['g0', 'g2'], 'the refilled group is not trained on');
-  assert.ok(batch.episodes.some((e) => e.episodeId.endsWith('/g0-t1')), 'the retried episode kept its outcome');
+  const batch = JSON.parse(fs.readFileSync(localPathOf(result.batchUri), 'utf8')) as {
+    episodes: Array<{ groupId: string; episodeId: string }>;
+  };
+  assert.deepEqual(
+    [...new Set(batch.episodes.map((e) => e.groupId))].sort(),
+    ['g0', 'g2'],
+    'the refilled group is not trained on',
+  );
+  assert.ok(
+    batch.episodes.some((e) => e.episodeId.endsWith('/g0-t1')),
+    'the retried episode kept its outcome',
+  );
 });
 
 test('maskTruncatedTurns: turns cut off at the token limit leave the loss, the rest of their episode and its reward stay', async () => {
-  type BatchRow = { episodeId: string; reward: number; tokenIds: number[]; lossMask: number[]; rolloutLogprobs: number[] };
+  type BatchRow = {
+    episodeId: string;
+    reward: number;
+    tokenIds: number[];
+    lossMask: number[];
+    rolloutLogprobs: number[];
+  };
   const runStep = async (maskTruncatedTurns: boolean, truncationPenalty = 0) => {
-    const config = p.campaignConfig({ groupsPerStep: 2, rolloutsPerGroup: 4, maxReplacementRounds: 4, seed: 5, update: { baseModel: '/nonexistent/base-model', maskTruncatedTurns, truncationPenalty } });
+    const config = p.campaignConfig({
+      groupsPerStep: 2,
+      rolloutsPerGroup: 4,
+      maxReplacementRounds: 4,
+      seed: 5,
+      update: { baseModel: '/nonexistent/base-model', maskTruncatedTurns, truncationPenalty },
+    });
     const input = grpoStepInput(config, { pool: ['half-a', 'half-b', 'half-c'], sampler: { epoch: 0, cursor: 0 } }, 1);
-    const result = await p.client.workflow.execute(grpoStep, { taskQueue: p.queues.control, workflowId: `${config.campaignId}/step-1`, args: [input] });
+    const result = await p.client.workflow.execute(grpoStep, {
+      taskQueue: p.queues.control,
+      workflowId: `${config.campaignId}/step-1`,
+      args: [input],
+    });
     const batch = JSON.parse(fs.readFileSync(localPathOf(result.batchUri), 'utf8')) as { episodes: BatchRow[] };
     return { result, batch };
   };
@@ -106,7 +155,11 @@ test('maskTruncatedTurns: turns cut off at the token limit leave the loss, the r
   for (const { result, batch } of [masked, plain]) {
     const failed = batch.episodes.filter((e) => e.reward === 0);
     assert.ok(failed.length > 0 && failed.length < batch.episodes.length, 'the batch has both rewards');
-    assert.equal(result.summary.truncatedTurns, failed.length, 'one cut-off turn per failed episode of the stand-in runner');
+    assert.equal(
+      result.summary.truncatedTurns,
+      failed.length,
+      'one cut-off turn per failed episode of the stand-in runner',
+    );
     for (const e of batch.episodes) assert.equal(e.tokenIds.length, e.reward === 0 ? 5 : 3, 'tokens are never dropped');
   }
   for (const e of masked.batch.episodes) {
@@ -114,18 +167,34 @@ test('maskTruncatedTurns: turns cut off at the token limit leave the loss, the r
     assert.deepEqual(e.rolloutLogprobs.slice(3), e.reward === 0 ? [0, 0] : []);
   }
   assert.equal(masked.result.summary.maskedTokens, 2 * masked.result.summary.truncatedTurns!);
-  for (const e of plain.batch.episodes) assert.deepEqual(e.lossMask, e.reward === 0 ? [0, 1, 1, 1, 1] : [0, 1, 1], e.episodeId);
+  for (const e of plain.batch.episodes)
+    assert.deepEqual(e.lossMask, e.reward === 0 ? [0, 1, 1, 1, 1] : [0, 1, 1], e.episodeId);
   assert.equal(plain.result.summary.maskedTokens, 0);
   // The stand-in trainer saw the masked batch: fewer loss tokens, with every reward kept for the advantages.
-  assert.equal(masked.result.updateMetrics.tokens, plain.result.updateMetrics.tokens! - 2 * plain.result.summary.truncatedTurns!);
+  assert.equal(
+    masked.result.updateMetrics.tokens,
+    plain.result.updateMetrics.tokens! - 2 * plain.result.summary.truncatedTurns!,
+  );
 });
 
 test('truncationPenalty: a failure with a cut-off turn trains below a clean one; groups and reported rewards stay 0/1', async () => {
   const runStep = async (truncationPenalty: number) => {
-    const config = p.campaignConfig({ groupsPerStep: 2, rolloutsPerGroup: 4, maxReplacementRounds: 4, seed: 5, update: { baseModel: '/nonexistent/base-model', truncationPenalty } });
+    const config = p.campaignConfig({
+      groupsPerStep: 2,
+      rolloutsPerGroup: 4,
+      maxReplacementRounds: 4,
+      seed: 5,
+      update: { baseModel: '/nonexistent/base-model', truncationPenalty },
+    });
     const input = grpoStepInput(config, { pool: ['half-a', 'half-b', 'half-c'], sampler: { epoch: 0, cursor: 0 } }, 1);
-    const result = await p.client.workflow.execute(grpoStep, { taskQueue: p.queues.control, workflowId: `${config.campaignId}/step-1`, args: [input] });
-    const batch = JSON.parse(fs.readFileSync(localPathOf(result.batchUri), 'utf8')) as { episodes: Array<{ episodeId: string; reward: number; tokenIds: number[] }> };
+    const result = await p.client.workflow.execute(grpoStep, {
+      taskQueue: p.queues.control,
+      workflowId: `${config.campaignId}/step-1`,
+      args: [input],
+    });
+    const batch = JSON.parse(fs.readFileSync(localPathOf(result.batchUri), 'utf8')) as {
+      episodes: Array<{ episodeId: string; reward: number; tokenIds: number[] }>;
+    };
     return { result, batch };
   };
   const penalised = await runStep(0.5);
@@ -140,7 +209,11 @@ test('truncationPenalty: a failure with a cut-off turn trains below a clean one;
 test('short of informative groups after the replacement rounds: a typed failure, or a partial update when the config allows it', async () => {
   const strict = p.campaignConfig({ groupsPerStep: 2, rolloutsPerGroup: 3, maxReplacementRounds: 1 });
   const pool = { pool: ['always-pass', 'never-pass'], sampler: { epoch: 0, cursor: 0 } };
-  const failed = p.client.workflow.execute(grpoStep, { taskQueue: p.queues.control, workflowId: `${strict.campaignId}/step-1`, args: [grpoStepInput(strict, pool, 1)] });
+  const failed = p.client.workflow.execute(grpoStep, {
+    taskQueue: p.queues.control,
+    workflowId: `${strict.campaignId}/step-1`,
+    args: [grpoStepInput(strict, pool, 1)],
+  });
   await assert.rejects(failed, (err: unknown) => {
     assert.ok(err instanceof WorkflowFailedError);
     const cause = err.cause as { type?: string; message: string };
@@ -149,9 +222,19 @@ test('short of informative groups after the replacement rounds: a typed failure,
     return true;
   });
 
-  const partial = p.campaignConfig({ groupsPerStep: 3, rolloutsPerGroup: 4, maxReplacementRounds: 0, allowPartialUpdate: true, seed: 2 });
+  const partial = p.campaignConfig({
+    groupsPerStep: 3,
+    rolloutsPerGroup: 4,
+    maxReplacementRounds: 0,
+    allowPartialUpdate: true,
+    seed: 2,
+  });
   const mixed = { pool: ['always-pass', 'half-a', 'never-pass'], sampler: { epoch: 0, cursor: 0 } };
-  const result = await p.client.workflow.execute(grpoStep, { taskQueue: p.queues.control, workflowId: uniqueName(`${partial.campaignId}/step-1`), args: [grpoStepInput(partial, mixed, 1)] });
+  const result = await p.client.workflow.execute(grpoStep, {
+    taskQueue: p.queues.control,
+    workflowId: uniqueName(`${partial.campaignId}/step-1`),
+    args: [grpoStepInput(partial, mixed, 1)],
+  });
   assert.ok(result.groupsUsed >= 1 && result.groupsUsed < 3, `partial update on ${result.groupsUsed} groups`);
   assert.equal(result.replacements, 0, 'no rounds were allowed');
   assert.equal(result.zeroVarianceGroups, 3 - result.groupsUsed);
@@ -161,20 +244,36 @@ test('an episode worker shuts down gracefully: episodes in flight finish before 
   const queue = uniqueName('pl-episodes-graceful');
   const byId = new Map(tasks.map((t) => [t.taskId, t]));
   const slow = new SeededRandomEpisodeRunner({ tasks: byId, artifacts: p.artifacts, turns: 3, turnDelayMs: 250 });
-  const first = await startEpisodeWorker(p.config, { runner: slow, taskQueue: queue, concurrency: 2, shutdownGraceTime: '20 seconds' });
+  const first = await startEpisodeWorker(p.config, {
+    runner: slow,
+    taskQueue: queue,
+    concurrency: 2,
+    shutdownGraceTime: '20 seconds',
+  });
   const config = p.campaignConfig({ taskQueues: { ...p.queues, episodes: queue } });
   const resultSet = `${config.campaignId}/eval-step-0`;
   const handle = await p.client.workflow.start(evaluation, {
     taskQueue: p.queues.control,
     workflowId: resultSet,
-    args: [{ campaignId: config.campaignId, resultSet, step: 0, source: config.tasks.train, k: 2, window: 4, settings: episodeSettings(config, config.policy) }],
+    args: [
+      {
+        campaignId: config.campaignId,
+        resultSet,
+        step: 0,
+        source: config.tasks.train,
+        k: 2,
+        window: 4,
+        settings: episodeSettings(config, config.policy),
+      },
+    ],
   });
   const deadline = Date.now() + 30_000;
   while (slow.attempts.size < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
   await first.stop();
   const ranOnFirst = [...slow.attempts.keys()];
   assert.ok(ranOnFirst.length >= 2);
-  for (const id of ranOnFirst) assert.equal(slow.turnsReported.get(id), 3, `${id} finished every turn before the worker exited`);
+  for (const id of ranOnFirst)
+    assert.equal(slow.turnsReported.get(id), 3, `${id} finished every turn before the worker exited`);
 
   const fast = new SeededRandomEpisodeRunner({ tasks: byId, artifacts: p.artifacts });
   const second = await startEpisodeWorker(p.config, { runner: fast, taskQueue: queue, concurrency: 4 });
@@ -182,7 +281,10 @@ test('an episode worker shuts down gracefully: episodes in flight finish before 
     const result = await handle.result();
     assert.deepEqual(result.episodes, { done: 5 * 2, infraFailed: 0 });
     assert.equal(ranOnFirst.length + fast.attempts.size, 10, 'every episode ran exactly once');
-    assert.ok(ranOnFirst.every((id) => !fast.attempts.has(id)), 'nothing the first worker finished ran again');
+    assert.ok(
+      ranOnFirst.every((id) => !fast.attempts.has(id)),
+      'nothing the first worker finished ran again',
+    );
   } finally {
     await second.stop();
   }

@@ -28,11 +28,26 @@ export type TestTask = TaskInfo & { successRate: number };
 /** Write a task-set JSONL file (valid Task lines) for the given tasks. */
 /** A real task set (JSONL + manifest, written by the environment layer) of placeholder tasks the stand-in runner scores. */
 export function writeTaskSet(dir: string, tasks: readonly TestTask[]): string {
-  const inputs = tasks.map((t) => ({ id: t.taskId, domain: t.domain, split: t.split, profile: 'mini' as const, tags: t.tags, query: `do ${t.taskId}`, userContext: '', now: '2026-01-01T00:00:00Z', golden: [] }));
+  const inputs = tasks.map((t) => ({
+    id: t.taskId,
+    domain: t.domain,
+    split: t.split,
+    profile: 'mini' as const,
+    tags: t.tags,
+    query: `do ${t.taskId}`,
+    userContext: '',
+    now: '2026-01-01T00:00:00Z',
+    golden: [],
+  }));
   return writeEnvironmentTaskSet(dir, 'pipeline-test', '1', inputs).file;
 }
 
-export const task = (taskId: string, successRate: number, split: 'train' | 'eval' = 'train', domain = 'retail'): TestTask => ({ taskId, domain, split, tags: [], successRate });
+export const task = (
+  taskId: string,
+  successRate: number,
+  split: 'train' | 'eval' = 'train',
+  domain = 'retail',
+): TestTask => ({ taskId, domain, split, tags: [], successRate });
 
 /**
  * Everything a pipeline test runs on: the real Temporal dev server and PostgreSQL, a control worker (shared workflow
@@ -44,18 +59,34 @@ export interface PipelineOptions {
   startGpuWorker?: (config: LoadedConfig, taskQueue: string) => Promise<{ stop(): Promise<void> }>;
 }
 
-export async function startPipeline(tasks: readonly TestTask[], runnerOptions: Partial<SeededRandomRunnerOptions> = {}, episodeConcurrency = 8, options: PipelineOptions = {}) {
+export async function startPipeline(
+  tasks: readonly TestTask[],
+  runnerOptions: Partial<SeededRandomRunnerOptions> = {},
+  episodeConcurrency = 8,
+  options: PipelineOptions = {},
+) {
   const config = loadConfig();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'finalstate-pipeline-'));
   const artifacts = new LocalArtifactStore(path.join(dir, 'artifacts'));
   const taskSet = writeTaskSet(dir, tasks);
   const queues = { control: uniqueName('pl-control'), episodes: uniqueName('pl-episodes'), gpu: uniqueName('pl-gpu') };
-  const runner = new SeededRandomEpisodeRunner({ tasks: new Map(tasks.map((t) => [t.taskId, t])), artifacts, ...runnerOptions });
+  const runner = new SeededRandomEpisodeRunner({
+    tasks: new Map(tasks.map((t) => [t.taskId, t])),
+    artifacts,
+    ...runnerOptions,
+  });
   const workflowBundle = await sharedWorkflowBundle();
   const policyServer = await startFakePolicyServer();
   const workers: Array<Pick<RunningWorker, 'stop'>> = [];
   workers.push(await startControlWorker(config, { taskQueue: queues.control, workflowBundle, deps: { artifacts } }));
-  workers.push(await startEpisodeWorker(config, { runner, taskQueue: queues.episodes, concurrency: episodeConcurrency, shutdownGraceTime: '5 seconds' }));
+  workers.push(
+    await startEpisodeWorker(config, {
+      runner,
+      taskQueue: queues.episodes,
+      concurrency: episodeConcurrency,
+      shutdownGraceTime: '5 seconds',
+    }),
+  );
   const gpu = options.startGpuWorker ? undefined : await startStandInGpuWorker(config, queues.gpu);
   const gpuWorker = gpu ?? (await options.startGpuWorker!(config, queues.gpu));
   workers.push(gpuWorker);
@@ -96,11 +127,17 @@ export async function startPipeline(tasks: readonly TestTask[], runnerOptions: P
     policyServer,
     campaignConfig,
     rows: async (resultSet: string) =>
-      (await pool.query<{ episode_id: string; task_id: string; reward: number; error: string | null }>('SELECT episode_id, task_id, reward, error FROM campaign_result_rows WHERE result_set = $1 ORDER BY episode_id', [resultSet])).rows,
+      (
+        await pool.query<{ episode_id: string; task_id: string; reward: number; error: string | null }>(
+          'SELECT episode_id, task_id, reward, error FROM campaign_result_rows WHERE result_set = $1 ORDER BY episode_id',
+          [resultSet],
+        )
+      ).rows,
     async close() {
       for (const w of workers.reverse()) await w.stop();
       await policyServer.close();
-      if (campaignIds.length) await pool.query('DELETE FROM campaign_result_rows WHERE campaign_id = ANY($1::text[])', [campaignIds]);
+      if (campaignIds.length)
+        await pool.query('DELETE FROM campaign_result_rows WHERE campaign_id = ANY($1::text[])', [campaignIds]);
       await pool.end();
       await client.connection.close();
       fs.rmSync(dir, { recursive: true, force: true });

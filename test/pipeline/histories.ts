@@ -37,14 +37,21 @@ export async function saveHistory(client: Client, name: string, workflowId: stri
 }
 
 /** Every recorded history, for Worker.runReplayHistories. */
-export function loadHistories(dir = HISTORIES_DIR): Array<HistoryAndWorkflowId & { name: string; workflowType: string }> {
+export function loadHistories(
+  dir = HISTORIES_DIR,
+): Array<HistoryAndWorkflowId & { name: string; workflowType: string }> {
   return fs
     .readdirSync(dir)
     .filter((f) => f.endsWith('.json'))
     .sort()
     .map((f) => {
       const file = JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')) as HistoryFile;
-      return { name: f, workflowId: file.workflowId, workflowType: file.workflowType, history: History.decode(Buffer.from(file.history, 'base64')) };
+      return {
+        name: f,
+        workflowId: file.workflowId,
+        workflowType: file.workflowType,
+        history: History.decode(Buffer.from(file.history, 'base64')),
+      };
     });
 }
 

@@ -12,7 +12,14 @@ import { uniqueName } from '../helpers/index.js';
 
 /** Episode settings of the real-runner pipeline tests: the oracle as the agent, the deterministic user, default limits. */
 export function oracleSettings(queues: TaskQueues, retry: EpisodeRetryConfig): EpisodeSettings {
-  return { policy: { kind: 'oracle' }, user: { kind: 'scripted' }, limits: EpisodeLimits.parse({}), retry, queues, seed: 1 };
+  return {
+    policy: { kind: 'oracle' },
+    user: { kind: 'scripted' },
+    limits: EpisodeLimits.parse({}),
+    retry,
+    queues,
+    seed: 1,
+  };
 }
 
 /**
@@ -40,8 +47,11 @@ export interface EpisodeDatabaseCounts {
 /** Rows of an episode database, read as the cluster's superuser (episode databases admit only their own role otherwise). */
 export async function countEpisodeRows(config: LoadedConfig, episodeId: string): Promise<EpisodeDatabaseCounts> {
   return withClient(config, episodeDatabaseName(episodeId), async (client) => {
-    const count = async (table: string) => Number((await client.query<{ n: string }>(`SELECT count(*) AS n FROM ${table}`)).rows[0]!.n);
-    const calls = await client.query<{ call_index: number; tool: string }>('SELECT call_index, tool FROM _finalstate_tool_calls ORDER BY call_index');
+    const count = async (table: string) =>
+      Number((await client.query<{ n: string }>(`SELECT count(*) AS n FROM ${table}`)).rows[0]!.n);
+    const calls = await client.query<{ call_index: number; tool: string }>(
+      'SELECT call_index, tool FROM _finalstate_tool_calls ORDER BY call_index',
+    );
     const checkpoint = await client.query<{ agent_turns: number }>('SELECT agent_turns FROM _finalstate_checkpoint');
     return {
       tickets: await count('tickets'),
@@ -53,7 +63,11 @@ export async function countEpisodeRows(config: LoadedConfig, episodeId: string):
 }
 
 /** The task's rows before any call: a freshly provisioned episode database of the same task, counted and dropped. */
-export async function freshEpisodeCounts(config: LoadedConfig, backend: EnvironmentBackend, task: Task): Promise<EpisodeDatabaseCounts> {
+export async function freshEpisodeCounts(
+  config: LoadedConfig,
+  backend: EnvironmentBackend,
+  task: Task,
+): Promise<EpisodeDatabaseCounts> {
   const id = uniqueName('resume-fresh');
   await backend.detach(await backend.open(id, task));
   try {

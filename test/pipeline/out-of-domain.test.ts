@@ -29,23 +29,42 @@ after(async () => {
 });
 
 test('a task source keeps only the domains it names, and names a domain the task set lacks', async () => {
-  const retail = await listSourceTasks(manifestTaskCatalog, { taskSet: p.taskSet, split: 'train', domains: ['retail'] });
-  assert.deepEqual(retail.map((t) => t.taskId), ['r-mid-a', 'r-mid-b', 'r-mid-c']);
-  await assert.rejects(listSourceTasks(manifestTaskCatalog, { taskSet: p.taskSet, split: 'train', domains: ['retail', 'insurance'] }), /no tasks of domain insurance \(it has retail, travel\)/);
+  const retail = await listSourceTasks(manifestTaskCatalog, {
+    taskSet: p.taskSet,
+    split: 'train',
+    domains: ['retail'],
+  });
+  assert.deepEqual(
+    retail.map((t) => t.taskId),
+    ['r-mid-a', 'r-mid-b', 'r-mid-c'],
+  );
+  await assert.rejects(
+    listSourceTasks(manifestTaskCatalog, { taskSet: p.taskSet, split: 'train', domains: ['retail', 'insurance'] }),
+    /no tasks of domain insurance \(it has retail, travel\)/,
+  );
 });
 
 test('a campaign trains on its training domains and reports every evaluation in-domain and out-of-domain', async () => {
   const base = p.campaignConfig({ steps: 1, seed: 3, maxReplacementRounds: 6 });
   const config = { ...base, tasks: { train: { ...base.tasks.train, domains: ['retail'] }, eval: base.tasks.eval } };
-  const { state } = await p.client.workflow.execute(campaign, { taskQueue: p.queues.control, workflowId: config.campaignId, args: [{ config }] });
+  const { state } = await p.client.workflow.execute(campaign, {
+    taskQueue: p.queues.control,
+    workflowId: config.campaignId,
+    args: [{ config }],
+  });
 
   assert.deepEqual(state.trainingDomains, ['retail']);
-  assert.ok(state.pool!.every((id) => id.startsWith('r-')), `the pool holds training-domain tasks only: ${state.pool!.join(',')}`);
+  assert.ok(
+    state.pool!.every((id) => id.startsWith('r-')),
+    `the pool holds training-domain tasks only: ${state.pool!.join(',')}`,
+  );
   const rows = await p.rows(`${config.campaignId}/step-1`);
   assert.ok(rows.length > 0 && rows.every((r) => r.task_id.startsWith('r-')), 'GRPO drew only training-domain tasks');
 
   for (const { resultSet } of state.evalResultSets) {
-    const report = JSON.parse(fs.readFileSync(path.join(p.artifacts.root, ...resultSet.split('/'), 'metrics.json'), 'utf8')) as MetricsReport;
+    const report = JSON.parse(
+      fs.readFileSync(path.join(p.artifacts.root, ...resultSet.split('/'), 'metrics.json'), 'utf8'),
+    ) as MetricsReport;
     assert.deepEqual(report.trainingDomains, ['retail']);
     assert.equal(report.byDistribution!['in-domain']!.tasks, 2, resultSet);
     assert.equal(report.byDistribution!['out-of-domain']!.tasks, 2, resultSet);

@@ -38,9 +38,15 @@ const shared = loadConfig();
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'finalstate-outage-'));
 fs.chmodSync(dir, 0o755); // the PostgreSQL server user must reach its data dir below
 let outage: LoadedConfig;
-const queues = { control: uniqueName('outage-control'), episodes: uniqueName('outage-episodes'), gpu: uniqueName('outage-gpu') };
+const queues = {
+  control: uniqueName('outage-control'),
+  episodes: uniqueName('outage-episodes'),
+  gpu: uniqueName('outage-gpu'),
+};
 const campaignId = uniqueName('outage');
-const taskIds = ['cancel_order', 'address_change', 'late_delivery_compensation', 'return_item'].map((type) => firstTaskOfType(fromRoot('tasks', 'retail-train-mini.jsonl'), type));
+const taskIds = ['cancel_order', 'address_change', 'late_delivery_compensation', 'return_item'].map((type) =>
+  firstTaskOfType(fromRoot('tasks', 'retail-train-mini.jsonl'), type),
+);
 let runtime: EpisodeRuntime;
 const workers: RunningWorker[] = [];
 let client: Client;
@@ -59,14 +65,22 @@ class CountingRunner implements EpisodeRunner {
     try {
       return await this.inner.run(request, hooks);
     } catch (err) {
-      if ((err as Error).name === 'InfrastructureError') infraErrors.push(`${request.episodeId}: ${(err as Error).message}`);
+      if ((err as Error).name === 'InfrastructureError')
+        infraErrors.push(`${request.episodeId}: ${(err as Error).message}`);
       throw err;
     }
   }
 }
 
 before(async () => {
-  outage = loadConfig({ env: { ...process.env, DATABASE_URL: '', FINALSTATE_DATA_DIR: path.join(dir, 'data'), FINALSTATE_PG_PORT: String(await freePort()) } });
+  outage = loadConfig({
+    env: {
+      ...process.env,
+      DATABASE_URL: '',
+      FINALSTATE_DATA_DIR: path.join(dir, 'data'),
+      FINALSTATE_PG_PORT: String(await freePort()),
+    },
+  });
   await startLocal(outage);
   clusterUp = true;
   await ensureControlDatabase(outage);
@@ -83,8 +97,21 @@ before(async () => {
   const tasks = taskIds.map((id) => source.tasks.find((t) => t.id === id)!);
   taskSet = writeTaskSet(dir, 'outage-test', '1', tasks).manifestFile;
   await runtime.backend.template(runtime.backend.registry.get('retail'));
-  workers.push(await startControlWorker(shared, { taskQueue: queues.control, workflowBundle: await sharedWorkflowBundle(), deps: { artifacts: new LocalArtifactStore(path.join(dir, 'artifacts')) } }));
-  workers.push(await startEpisodeWorker(outage, { runner: new CountingRunner(runtime.runner), taskQueue: queues.episodes, concurrency: 8, shutdownGraceTime: '2 seconds' }));
+  workers.push(
+    await startControlWorker(shared, {
+      taskQueue: queues.control,
+      workflowBundle: await sharedWorkflowBundle(),
+      deps: { artifacts: new LocalArtifactStore(path.join(dir, 'artifacts')) },
+    }),
+  );
+  workers.push(
+    await startEpisodeWorker(outage, {
+      runner: new CountingRunner(runtime.runner),
+      taskQueue: queues.episodes,
+      concurrency: 8,
+      shutdownGraceTime: '2 seconds',
+    }),
+  );
   client = await connectClient(shared);
   pool = new pg.Pool({ ...connectionConfig(shared), max: 2 });
 });
@@ -100,7 +127,14 @@ after(async () => {
 });
 
 test('episode fan-out (evaluation workflow, oracle policy): PostgreSQL of the episode databases stopped for 4 s mid-episode; the episodes are retried, none scores 0', async (t) => {
-  const settings = oracleSettings(queues, { maxAttempts: 10, initialInterval: '500ms', backoffCoefficient: 1.5, maximumInterval: '2s', startToCloseTimeout: '2m', heartbeatTimeout: '30s' });
+  const settings = oracleSettings(queues, {
+    maxAttempts: 10,
+    initialInterval: '500ms',
+    backoffCoefficient: 1.5,
+    maximumInterval: '2s',
+    startToCloseTimeout: '2m',
+    heartbeatTimeout: '30s',
+  });
   const k = 2;
   const resultSet = `${campaignId}/eval-0`;
   const handle = await client.workflow.start(evaluation, {
@@ -121,14 +155,29 @@ test('episode fan-out (evaluation workflow, oracle policy): PostgreSQL of the ep
   const result = await handle.result();
   const history = await handle.fetchHistory();
   const retried = (history.events ?? []).filter((e) => (e.activityTaskStartedEventAttributes?.attempt ?? 1) > 1).length;
-  const resumed = await runtime.control.query<{ n: string }>("SELECT count(*) AS n FROM episodes WHERE json_array_length(record->'resumedAt') > 0");
-  t.diagnostic(`outage after ${askedAtStop} policy turns; ${infraErrors.length} attempts failed with InfrastructureError; ${retried} episode activities retried; ${resumed.rows[0]!.n} episodes resumed from a turn checkpoint`);
+  const resumed = await runtime.control.query<{ n: string }>(
+    "SELECT count(*) AS n FROM episodes WHERE json_array_length(record->'resumedAt') > 0",
+  );
+  t.diagnostic(
+    `outage after ${askedAtStop} policy turns; ${infraErrors.length} attempts failed with InfrastructureError; ${retried} episode activities retried; ${resumed.rows[0]!.n} episodes resumed from a turn checkpoint`,
+  );
 
   assert.ok(infraErrors.length > 0, 'the outage failed attempts in flight');
   assert.ok(retried > 0, 'Temporal retried episode activities');
-  assert.deepEqual(result.episodes, { done: taskIds.length * k, infraFailed: 0 }, 'every episode got a task outcome after its retries');
-  const rows = await pool.query<{ task_id: string; reward: number; error: string | null }>('SELECT task_id, reward, error FROM campaign_result_rows WHERE result_set = $1', [resultSet]);
+  assert.deepEqual(
+    result.episodes,
+    { done: taskIds.length * k, infraFailed: 0 },
+    'every episode got a task outcome after its retries',
+  );
+  const rows = await pool.query<{ task_id: string; reward: number; error: string | null }>(
+    'SELECT task_id, reward, error FROM campaign_result_rows WHERE result_set = $1',
+    [resultSet],
+  );
   assert.equal(rows.rows.length, taskIds.length * k);
-  assert.deepEqual(rows.rows.filter((r) => r.reward !== 1 || r.error !== null), [], 'no reward of 0 and no error row from the outage');
+  assert.deepEqual(
+    rows.rows.filter((r) => r.reward !== 1 || r.error !== null),
+    [],
+    'no reward of 0 and no error row from the outage',
+  );
   assert.equal(result.metrics.pass1, 1);
 });

@@ -19,11 +19,19 @@ test('task sampling is seeded and without replacement within an epoch, continuin
   assert.equal(new Set(second.tasks.slice(2)).size, 2);
   const other = drawTasks(pool, 4, { epoch: 0, cursor: 0 }, 5).tasks;
   assert.notDeepEqual(other, drawTasks(pool, 3, { epoch: 0, cursor: 0 }, 5).tasks, 'another seed, another order');
-  assert.deepEqual(drawTasks([...pool].reverse(), 3, { epoch: 0, cursor: 0 }, 3).tasks, first.tasks, 'independent of the pool order');
+  assert.deepEqual(
+    drawTasks([...pool].reverse(), 3, { epoch: 0, cursor: 0 }, 3).tasks,
+    first.tasks,
+    'independent of the pool order',
+  );
 });
 
 /** Drive a planner with `window` episodes in flight, answering each with the task's outcome. */
-function drive(planner: SweepPlanner, window: number, outcome: (taskId: string, trial: number) => 'success' | 'failure' | 'infra' | 'malformed') {
+function drive(
+  planner: SweepPlanner,
+  window: number,
+  outcome: (taskId: string, trial: number) => 'success' | 'failure' | 'infra' | 'malformed',
+) {
   const launched: Array<{ taskId: string; trial: number }> = [];
   const inFlight: Array<{ taskId: string; trial: number }> = [];
   for (;;) {
@@ -41,15 +49,30 @@ function drive(planner: SweepPlanner, window: number, outcome: (taskId: string, 
 }
 
 test('fixed probing runs n episodes per task; evaluation runs k trials per task, trial by trial', () => {
-  const fixed = drive(probePlanner(['x', 'y'].map(info), { n: 3, nMax: 9, adaptive: false, threshold: 0.9, edges: [...DEFAULT_EDGES] }), 4, () => 'success');
+  const fixed = drive(
+    probePlanner(['x', 'y'].map(info), { n: 3, nMax: 9, adaptive: false, threshold: 0.9, edges: [...DEFAULT_EDGES] }),
+    4,
+    () => 'success',
+  );
   assert.deepEqual(fixed.map((j) => `${j.taskId}${j.trial}`).sort(), ['x0', 'x1', 'x2', 'y0', 'y1', 'y2']);
   const evaluation = drive(fixedTrialsPlanner(['x', 'y'].map(info), 2), 3, () => 'failure');
-  assert.deepEqual(evaluation.map((j) => `${j.taskId}${j.trial}`), ['x0', 'y0', 'x1', 'y1']);
+  assert.deepEqual(
+    evaluation.map((j) => `${j.taskId}${j.trial}`),
+    ['x0', 'y0', 'x1', 'y1'],
+  );
 });
 
 test('adaptive probing stops a task once one bin is confident, runs an ambiguous one to nMax, and drops a malformed one', () => {
-  const planner = probePlanner(['always', 'coin', 'broken'].map(info), { n: 4, nMax: 20, adaptive: true, threshold: 0.9, edges: [...DEFAULT_EDGES] });
-  const launched = drive(planner, 8, (taskId, trial) => (taskId === 'always' ? 'success' : taskId === 'broken' ? 'malformed' : trial % 2 === 0 ? 'success' : 'failure'));
+  const planner = probePlanner(['always', 'coin', 'broken'].map(info), {
+    n: 4,
+    nMax: 20,
+    adaptive: true,
+    threshold: 0.9,
+    edges: [...DEFAULT_EDGES],
+  });
+  const launched = drive(planner, 8, (taskId, trial) =>
+    taskId === 'always' ? 'success' : taskId === 'broken' ? 'malformed' : trial % 2 === 0 ? 'success' : 'failure',
+  );
   const count = (id: string) => launched.filter((j) => j.taskId === id).length;
   const always = planner.probes.find((p) => p.task.taskId === 'always')!;
   assert.ok(count('always') >= 4 && count('always') < 20, `always-solved task stopped after ${count('always')}`);
@@ -78,11 +101,21 @@ test('progress counts what is finished: probed tasks once resolved (not the grow
     seen.push({ finished: planner.finished().finished, episodes });
   }
   assert.deepEqual(planner.finished(), { unit: 'tasks', finished: 2, total: 2 });
-  assert.ok(seen.some((s) => s.finished === 1), `one task resolved before the other: ${JSON.stringify(seen)}`);
-  assert.ok(seen.filter((s) => s.finished < 2).length >= 4, 'the bar is not full while the ambiguous task is still probed');
+  assert.ok(
+    seen.some((s) => s.finished === 1),
+    `one task resolved before the other: ${JSON.stringify(seen)}`,
+  );
+  assert.ok(
+    seen.filter((s) => s.finished < 2).length >= 4,
+    'the bar is not full while the ambiguous task is still probed',
+  );
 
   const evaluation = fixedTrialsPlanner(tasks, 3, 2);
-  assert.deepEqual(evaluation.finished(), { unit: 'episodes', finished: 2, total: 6 }, 'a continued run counts the episodes of earlier runs');
+  assert.deepEqual(
+    evaluation.finished(),
+    { unit: 'episodes', finished: 2, total: 6 },
+    'a continued run counts the episodes of earlier runs',
+  );
   const picked = evaluation.next()!;
   evaluation.record(picked.task.taskId, 'success');
   assert.deepEqual(evaluation.finished(), { unit: 'episodes', finished: 3, total: 6 });
@@ -95,7 +128,39 @@ test('the progress line shows finished of total and the time left at the rate so
   assert.equal(timeLeft(1, 4, 0, 10_000), 'about 30 s left');
   assert.equal(timeLeft(4, 4, 0, 10_000), 'finishing');
   const now = 100_000;
-  const line = childProgressText({ kind: 'probe', planned: 2306, done: 2274, inFlight: 32, infraFailed: 0, unit: 'tasks', finished: 150, total: 200, startedAt: now - 300_000 }, now);
-  assert.equal(line, '[##################......] 150/200 tasks resolved, 2274 episodes done, 32 in flight · about 1 min 40 s left');
-  assert.match(childProgressText({ kind: 'grpoStep', planned: 32, done: 8, inFlight: 24, infraFailed: 1, unit: 'groups', finished: 1, total: 4, startedAt: now - 20_000 }, now), /^\[######\.+\] 1\/4 groups ready, 8 episodes done, 24 in flight, 1 lost to infrastructure .* · about 1 min 00 s left$/);
+  const line = childProgressText(
+    {
+      kind: 'probe',
+      planned: 2306,
+      done: 2274,
+      inFlight: 32,
+      infraFailed: 0,
+      unit: 'tasks',
+      finished: 150,
+      total: 200,
+      startedAt: now - 300_000,
+    },
+    now,
+  );
+  assert.equal(
+    line,
+    '[##################......] 150/200 tasks resolved, 2274 episodes done, 32 in flight · about 1 min 40 s left',
+  );
+  assert.match(
+    childProgressText(
+      {
+        kind: 'grpoStep',
+        planned: 32,
+        done: 8,
+        inFlight: 24,
+        infraFailed: 1,
+        unit: 'groups',
+        finished: 1,
+        total: 4,
+        startedAt: now - 20_000,
+      },
+      now,
+    ),
+    /^\[######\.+\] 1\/4 groups ready, 8 episodes done, 24 in flight, 1 lost to infrastructure .* · about 1 min 00 s left$/,
+  );
 });

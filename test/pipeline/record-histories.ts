@@ -9,7 +9,15 @@ import { grpoStepInput } from '../../workflows/inputs.js';
 import { HISTORIES_DIR, saveHistory } from './histories.js';
 import { startPipeline, task } from './harness.js';
 
-const tasks = [task('always-pass', 1), task('half-a', 0.5), task('half-b', 0.4), task('half-c', 0.6), task('never-pass', 0), task('e-1', 0.5, 'eval'), task('e-2', 0.7, 'eval')];
+const tasks = [
+  task('always-pass', 1),
+  task('half-a', 0.5),
+  task('half-b', 0.4),
+  task('half-c', 0.6),
+  task('never-pass', 0),
+  task('e-1', 0.5, 'eval'),
+  task('e-2', 0.7, 'eval'),
+];
 const outages = new Map<string, number>();
 const p = await startPipeline(tasks, { outages, seed: 1 });
 try {
@@ -17,16 +25,27 @@ try {
   const written: string[] = [];
 
   // A campaign whose history is renewed after each step (continueAsNew) and whose step 2 meets an outage.
-  const mini = p.campaignConfig({ campaignId: 'replay-mini', steps: 2, continueAsNewEverySteps: 1, episodesPerChildRun: 12, seed: 4 });
+  const mini = p.campaignConfig({
+    campaignId: 'replay-mini',
+    steps: 2,
+    continueAsNewEverySteps: 1,
+    episodesPerChildRun: 12,
+    seed: 4,
+  });
   outages.set('replay-mini/step-2/g0-t0', 1);
-  const handle = await p.client.workflow.start(campaign, { taskQueue: p.queues.control, workflowId: mini.campaignId, args: [{ config: mini }] });
+  const handle = await p.client.workflow.start(campaign, {
+    taskQueue: p.queues.control,
+    workflowId: mini.campaignId,
+    args: [{ config: mini }],
+  });
   await handle.result();
   written.push(await saveHistory(p.client, 'campaign-first-run', mini.campaignId, handle.firstExecutionRunId));
   written.push(await saveHistory(p.client, 'campaign-last-run', mini.campaignId));
-  for (const child of ['probe', 'eval-step-0', 'step-1', 'step-2', 'eval-step-2']) written.push(await saveHistory(p.client, `campaign-${child}`, `${mini.campaignId}/${child}`));
+  for (const child of ['probe', 'eval-step-0', 'step-1', 'step-2', 'eval-step-2'])
+    written.push(await saveHistory(p.client, `campaign-${child}`, `${mini.campaignId}/${child}`));
   // The probe renewed its history every 12 episodes: follow its chain of runs back to the first one.
   let firstProbeRun: string | undefined;
-  for (let runId: string | undefined; ; ) {
+  for (let runId: string | undefined; ;) {
     const history = await p.client.workflow.getHandle(`${mini.campaignId}/probe`, runId).fetchHistory();
     const previous = history.events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId;
     if (!previous) break;
@@ -36,18 +55,30 @@ try {
   written.push(await saveHistory(p.client, 'campaign-probe-first-run', `${mini.campaignId}/probe`, firstProbeRun));
 
   // A GRPO step with a zero-variance group (replaced) and an episode that outlasts its retries (group refilled).
-  const step = p.campaignConfig({ campaignId: 'replay-step', groupsPerStep: 3, rolloutsPerGroup: 4, maxReplacementRounds: 4, seed: 9 });
+  const step = p.campaignConfig({
+    campaignId: 'replay-step',
+    groupsPerStep: 3,
+    rolloutsPerGroup: 4,
+    maxReplacementRounds: 4,
+    seed: 9,
+  });
   outages.set('replay-step/step-1/g1-t2', Infinity);
   await p.client.workflow.execute(grpoStep, {
     taskQueue: p.queues.control,
     workflowId: 'replay-step/step-1',
-    args: [grpoStepInput(step, { pool: ['always-pass', 'half-a', 'half-b', 'half-c'], sampler: { epoch: 0, cursor: 0 } }, 1)],
+    args: [
+      grpoStepInput(step, { pool: ['always-pass', 'half-a', 'half-b', 'half-c'], sampler: { epoch: 0, cursor: 0 } }, 1),
+    ],
   });
   written.push(await saveHistory(p.client, 'grpo-step-dapo-and-outage', 'replay-step/step-1'));
 
   // A campaign steered by signals and an update: paused, maxSteps lowered, resumed.
   const steered = p.campaignConfig({ campaignId: 'replay-steered', steps: 20, seed: 6 });
-  const steeredHandle = await p.client.workflow.start(campaign, { taskQueue: p.queues.control, workflowId: steered.campaignId, args: [{ config: steered }] });
+  const steeredHandle = await p.client.workflow.start(campaign, {
+    taskQueue: p.queues.control,
+    workflowId: steered.campaignId,
+    args: [{ config: steered }],
+  });
   await steeredHandle.signal(pauseSignal);
   await steeredHandle.query(statusQuery);
   await steeredHandle.executeUpdate(setMaxStepsUpdate, { args: [1] });

@@ -32,7 +32,10 @@ before(async () => {
     backend: { sparesPerTemplate: 0 },
     keepEpisodeDatabases: true,
     policyFor: (request, t) => {
-      const policy = new SlowedPolicy(policyFor(request, t), (turn) => plans.get(request.episodeId)?.(turn) ?? Promise.resolve());
+      const policy = new SlowedPolicy(
+        policyFor(request, t),
+        (turn) => plans.get(request.episodeId)?.(turn) ?? Promise.resolve(),
+      );
       policies.set(request.episodeId, [...(policies.get(request.episodeId) ?? []), policy]);
       return policy;
     },
@@ -43,7 +46,8 @@ before(async () => {
 });
 
 after(async () => {
-  for (const id of episodeIds) await runtime.backend.dropByName(episodeDatabaseName(id), episodeRoleName(id)).catch(() => undefined);
+  for (const id of episodeIds)
+    await runtime.backend.dropByName(episodeDatabaseName(id), episodeRoleName(id)).catch(() => undefined);
   if (episodeIds.length) await runtime.control.query('DELETE FROM episodes WHERE episode_id = ANY($1)', [episodeIds]);
   await runtime.close();
 });
@@ -51,16 +55,28 @@ after(async () => {
 function request(): EpisodeRequest {
   const episodeId = uniqueName('resume-episode');
   episodeIds.push(episodeId);
-  return EpisodeRequest.parse({ episodeId, taskId: RESUME_TASK_ID, taskSet: RESUME_TASK_SET, trial: 0, policy: { kind: 'oracle' }, seed: 3 });
+  return EpisodeRequest.parse({
+    episodeId,
+    taskId: RESUME_TASK_ID,
+    taskSet: RESUME_TASK_SET,
+    trial: 0,
+    policy: { kind: 'oracle' },
+    seed: 3,
+  });
 }
 
-const crashAt = (crashTurn: number, onTurn: (turn: number) => Promise<void> = async () => undefined) => async (turn: number) => {
-  await onTurn(turn);
-  if (turn === crashTurn) throw new InfrastructureError(`simulated crash before turn ${turn}`, 'test');
-};
+const crashAt =
+  (crashTurn: number, onTurn: (turn: number) => Promise<void> = async () => undefined) =>
+  async (turn: number) => {
+    await onTurn(turn);
+    if (turn === crashTurn) throw new InfrastructureError(`simulated crash before turn ${turn}`, 'test');
+  };
 
 test('a retried attempt resumes from its last checkpointed turn: the turns before are not asked again, no effect runs twice', async () => {
-  assert.deepEqual(task.golden.map((c) => c.tool), ['find_traveler_by_email', 'get_booking', 'create_ticket', 'cancel_hotel_stay', 'issue_refund', 'update_ticket']);
+  assert.deepEqual(
+    task.golden.map((c) => c.tool),
+    ['find_traveler_by_email', 'get_booking', 'create_ticket', 'cancel_hotel_stay', 'issue_refund', 'update_ticket'],
+  );
   const req = request();
   plans.set(req.episodeId, crashAt(5)); // four turns done: the ticket is created and the stay cancelled
   await assert.rejects(runtime.runner.run(req), /simulated crash before turn 5/);
@@ -75,16 +91,34 @@ test('a retried attempt resumes from its last checkpointed turn: the turns befor
   const [first, second] = policies.get(req.episodeId)!;
   assert.equal(first!.asked, 5);
   assert.deepEqual(record.resumedAt, [4]);
-  assert.equal(second!.asked, record.turns.length - 4, 'the resumed attempt asked only for the turns after the checkpoint');
+  assert.equal(
+    second!.asked,
+    record.turns.length - 4,
+    'the resumed attempt asked only for the turns after the checkpoint',
+  );
 
   const done = await countEpisodeRows(config, req.episodeId);
-  assert.deepEqual(done.toolCalls.map((c) => c.tool), task.golden.map((c) => c.tool), 'one recorded call per golden call, none twice');
-  assert.deepEqual(done.toolCalls.map((c) => c.callIndex), [0, 1, 2, 3, 4, 5]);
+  assert.deepEqual(
+    done.toolCalls.map((c) => c.tool),
+    task.golden.map((c) => c.tool),
+    'one recorded call per golden call, none twice',
+  );
+  assert.deepEqual(
+    done.toolCalls.map((c) => c.callIndex),
+    [0, 1, 2, 3, 4, 5],
+  );
   assert.equal(done.tickets, baseline.tickets + 1, 'one ticket row');
   assert.equal(done.refunds, baseline.refunds + 1, 'one refund row');
-  assert.deepEqual(record.toolCalls.map((c) => c.index), [0, 1, 2, 3, 4, 5]);
+  assert.deepEqual(
+    record.toolCalls.map((c) => c.index),
+    [0, 1, 2, 3, 4, 5],
+  );
   const calls = record.transcript.turns.flatMap((t) => (t.role === 'assistant' ? t.toolCalls.map((c) => c.tool) : []));
-  assert.deepEqual(calls, task.golden.map((c) => c.tool), 'the transcript holds every call once');
+  assert.deepEqual(
+    calls,
+    task.golden.map((c) => c.tool),
+    'the transcript holds every call once',
+  );
   assert.equal(record.transcript.turns.filter((t) => t.role === 'tool').length, 6);
 });
 
@@ -93,11 +127,21 @@ test('a turn whose call committed but whose checkpoint did not is sampled again,
   let checkpointOfTurn3: unknown;
   // Before turn 4 the checkpoint of turn 3 is the latest; keep it, let turn 4 (cancel_hotel_stay) commit, crash before
   // turn 5, then put the turn-3 checkpoint back: exactly a worker that died between the call's commit and the checkpoint.
-  plans.set(req.episodeId, crashAt(5, async (turn) => {
-    if (turn === 4) checkpointOfTurn3 = await withClient(config, episodeDatabaseName(req.episodeId), async (c) => (await c.query('SELECT checkpoint::text AS c FROM _finalstate_checkpoint')).rows[0].c);
-  }));
+  plans.set(
+    req.episodeId,
+    crashAt(5, async (turn) => {
+      if (turn === 4)
+        checkpointOfTurn3 = await withClient(
+          config,
+          episodeDatabaseName(req.episodeId),
+          async (c) => (await c.query('SELECT checkpoint::text AS c FROM _finalstate_checkpoint')).rows[0].c,
+        );
+    }),
+  );
   await assert.rejects(runtime.runner.run(req), /simulated crash/);
-  await withClient(config, episodeDatabaseName(req.episodeId), (c) => c.query('UPDATE _finalstate_checkpoint SET agent_turns = 3, checkpoint = $1::json', [checkpointOfTurn3]));
+  await withClient(config, episodeDatabaseName(req.episodeId), (c) =>
+    c.query('UPDATE _finalstate_checkpoint SET agent_turns = 3, checkpoint = $1::json', [checkpointOfTurn3]),
+  );
   const before = await countEpisodeRows(config, req.episodeId);
   assert.equal(before.toolCalls.length, 4, 'cancel_hotel_stay committed');
   assert.equal(before.checkpointTurns, 3);
@@ -109,7 +153,10 @@ test('a turn whose call committed but whose checkpoint did not is sampled again,
   assert.deepEqual(record.resumedAt, [3]);
   assert.equal(policies.get(req.episodeId)![1]!.asked, record.turns.length - 3, 'turn 4 was sampled again');
   const done = await countEpisodeRows(config, req.episodeId);
-  assert.deepEqual(done.toolCalls.map((c) => c.tool), task.golden.map((c) => c.tool));
+  assert.deepEqual(
+    done.toolCalls.map((c) => c.tool),
+    task.golden.map((c) => c.tool),
+  );
   assert.equal(done.tickets, baseline.tickets + 1);
   assert.equal(done.refunds, baseline.refunds + 1);
   const cancel = record.toolCalls.find((c) => c.tool === 'cancel_hotel_stay')!;

@@ -20,7 +20,14 @@ import { evaluation } from '../../workflows/evaluation.js';
 import { startControlWorker, type RunningWorker } from '../../workers/control.js';
 import { startProcess, uniqueName } from '../helpers/index.js';
 import { sharedWorkflowBundle } from './bundle.js';
-import { countEpisodeRows, freshEpisodeCounts, oracleSettings, RESUME_TASK_ID, RESUME_TASK_SET, type EpisodeDatabaseCounts } from './oracle-episodes.js';
+import {
+  countEpisodeRows,
+  freshEpisodeCounts,
+  oracleSettings,
+  RESUME_TASK_ID,
+  RESUME_TASK_SET,
+  type EpisodeDatabaseCounts,
+} from './oracle-episodes.js';
 import { sleep } from './slowed-policy.js';
 
 // A worker killed mid-episode, for real: the evaluation workflow (control worker in this process, real Temporal dev
@@ -32,7 +39,11 @@ process.env.FINALSTATE_LOG_LEVEL ??= 'ERROR';
 const config = loadConfig();
 const workerScript = fileURLToPath(new URL('./resume-worker.js', import.meta.url));
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'finalstate-resume-'));
-const queues = { control: uniqueName('resume-control'), episodes: uniqueName('resume-episodes'), gpu: uniqueName('resume-gpu') };
+const queues = {
+  control: uniqueName('resume-control'),
+  episodes: uniqueName('resume-episodes'),
+  gpu: uniqueName('resume-gpu'),
+};
 const campaignId = uniqueName('resume');
 const resultSet = `${campaignId}/eval-0`;
 const episodeId = `${resultSet}/${RESUME_TASK_ID}/t0`;
@@ -49,7 +60,11 @@ before(async () => {
   task = runtime.tasks.get(RESUME_TASK_SET, RESUME_TASK_ID);
   taskSet = writeTaskSet(dir, 'resume-test', '1', [task]).manifestFile;
   await runtime.backend.template(runtime.backend.registry.get(task.domain)); // built before any heartbeat clock runs
-  control = await startControlWorker(config, { taskQueue: queues.control, workflowBundle: await sharedWorkflowBundle(), deps: { artifacts: new LocalArtifactStore(path.join(dir, 'artifacts')) } });
+  control = await startControlWorker(config, {
+    taskQueue: queues.control,
+    workflowBundle: await sharedWorkflowBundle(),
+    deps: { artifacts: new LocalArtifactStore(path.join(dir, 'artifacts')) },
+  });
   client = await connectClient(config);
   pool = new pg.Pool({ ...connectionConfig(config), max: 2 });
 });
@@ -67,13 +82,18 @@ after(async () => {
 });
 
 async function startWorker(turnDelayMs: number) {
-  const worker = startProcess(process.execPath, [workerScript, queues.episodes, String(turnDelayMs)], /resume-worker ready/);
+  const worker = startProcess(
+    process.execPath,
+    [workerScript, queues.episodes, String(turnDelayMs)],
+    /resume-worker ready/,
+  );
   workers.push(worker);
   await worker.started;
   return worker;
 }
 
-const policyTurns = (output: string) => output.split('\n').filter((line) => line.startsWith(`policy-turn ${episodeId} `)).length;
+const policyTurns = (output: string) =>
+  output.split('\n').filter((line) => line.startsWith(`policy-turn ${episodeId} `)).length;
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -86,7 +106,14 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, timeo
 }
 
 test('worker SIGKILLed mid-episode: the retried attempt on a second worker process resumes from the last turn, with no duplicated tool effect (oracle policy)', async (t) => {
-  const settings = oracleSettings(queues, { maxAttempts: 3, initialInterval: '200ms', backoffCoefficient: 1, maximumInterval: '1s', startToCloseTimeout: '3m', heartbeatTimeout: '6s' });
+  const settings = oracleSettings(queues, {
+    maxAttempts: 3,
+    initialInterval: '200ms',
+    backoffCoefficient: 1,
+    maximumInterval: '1s',
+    startToCloseTimeout: '3m',
+    heartbeatTimeout: '6s',
+  });
   const first = await startWorker(700);
   const handle = await client.workflow.start(evaluation, {
     taskQueue: queues.control,
@@ -102,25 +129,40 @@ test('worker SIGKILLed mid-episode: the retried attempt on a second worker proce
   first.child.kill('SIGKILL');
   await new Promise((resolve) => first.child.once('exit', resolve));
   const askedBeforeKill = policyTurns(first.output());
-  assert.ok(atKill.toolCalls.some((c) => c.tool === 'create_ticket'), 'a write had committed before the kill');
+  assert.ok(
+    atKill.toolCalls.some((c) => c.tool === 'create_ticket'),
+    'a write had committed before the kill',
+  );
 
   const second = await startWorker(0);
   const result = await handle.result();
   assert.deepEqual(result.episodes, { done: 1, infraFailed: 0 });
   assert.equal(result.metrics.pass1, 1, 'the resumed episode earned its reward');
-  const rows = await pool.query<{ reward: number; error: string | null }>('SELECT reward, error FROM campaign_result_rows WHERE result_set = $1', [resultSet]);
+  const rows = await pool.query<{ reward: number; error: string | null }>(
+    'SELECT reward, error FROM campaign_result_rows WHERE result_set = $1',
+    [resultSet],
+  );
   assert.deepEqual(rows.rows, [{ reward: 1, error: null }]);
 
   // Temporal saw the first attempt time out and a second one complete.
   const history = await handle.fetchHistory();
-  const attempts = (history.events ?? []).flatMap((e) => (e.activityTaskStartedEventAttributes ? [e.activityTaskStartedEventAttributes.attempt ?? 1] : []));
+  const attempts = (history.events ?? []).flatMap((e) =>
+    e.activityTaskStartedEventAttributes ? [e.activityTaskStartedEventAttributes.attempt ?? 1] : [],
+  );
   assert.ok(attempts.includes(2), `episode activity attempts: ${attempts.join(',')}`);
 
   // The episode database: one row per effect.
   const done = await countEpisodeRows(config, episodeId);
   const fresh = await freshEpisodeCounts(config, runtime.backend, task);
-  assert.deepEqual(done.toolCalls.map((c) => c.tool), task.golden.map((c) => c.tool), 'one recorded call per golden call');
-  assert.deepEqual(done.toolCalls.map((c) => c.callIndex), task.golden.map((_, i) => i));
+  assert.deepEqual(
+    done.toolCalls.map((c) => c.tool),
+    task.golden.map((c) => c.tool),
+    'one recorded call per golden call',
+  );
+  assert.deepEqual(
+    done.toolCalls.map((c) => c.callIndex),
+    task.golden.map((_, i) => i),
+  );
   assert.equal(done.tickets, fresh.tickets + 1, 'exactly one ticket row');
   assert.equal(done.refunds, fresh.refunds + 1, 'exactly one refund row');
 
@@ -128,14 +170,27 @@ test('worker SIGKILLed mid-episode: the retried attempt on a second worker proce
   const record = (await new EpisodeStore(pool).load(episodeId))!;
   const resumedAfter = record.resumedAt[0]!;
   assert.equal(record.resumedAt.length, 1);
-  assert.ok(resumedAfter >= atKill.checkpointTurns!, `resumed after turn ${resumedAfter}, checkpoint at kill ${atKill.checkpointTurns}`);
+  assert.ok(
+    resumedAfter >= atKill.checkpointTurns!,
+    `resumed after turn ${resumedAfter}, checkpoint at kill ${atKill.checkpointTurns}`,
+  );
   assert.ok(askedBeforeKill >= resumedAfter, `the killed worker asked ${askedBeforeKill} turns`);
   const askedAfterResume = policyTurns(second.output());
-  t.diagnostic(`killed after ${askedBeforeKill} policy turns (checkpoint at turn ${atKill.checkpointTurns}, ${atKill.toolCalls.length} calls committed); resumed after turn ${resumedAfter}; ${askedAfterResume} of ${record.turns.length} turns asked on the second worker`);
-  assert.equal(askedAfterResume, record.turns.length - resumedAfter, 'the second worker asked only for the turns after the checkpoint');
+  t.diagnostic(
+    `killed after ${askedBeforeKill} policy turns (checkpoint at turn ${atKill.checkpointTurns}, ${atKill.toolCalls.length} calls committed); resumed after turn ${resumedAfter}; ${askedAfterResume} of ${record.turns.length} turns asked on the second worker`,
+  );
+  assert.equal(
+    askedAfterResume,
+    record.turns.length - resumedAfter,
+    'the second worker asked only for the turns after the checkpoint',
+  );
   assert.ok(askedAfterResume < record.turns.length);
   const calls = record.transcript.turns.flatMap((t) => (t.role === 'assistant' ? t.toolCalls.map((c) => c.tool) : []));
-  assert.deepEqual(calls, task.golden.map((c) => c.tool), 'no duplicated turn in the transcript');
+  assert.deepEqual(
+    calls,
+    task.golden.map((c) => c.tool),
+    'no duplicated turn in the transcript',
+  );
   assert.equal(record.transcript.turns.filter((t) => t.role === 'tool').length, task.golden.length);
   assert.equal(record.transcript.turns.filter((t) => t.role === 'assistant').length, record.turns.length);
 });

@@ -25,7 +25,12 @@ const runtime = await createEpisodeRuntime(config, {
       await sleep(turnDelayMs);
     }),
 });
-const running = await startEpisodeWorker(config, { runner: runtime.runner, taskQueue, concurrency: 2, shutdownGraceTime: '1 second' });
+const running = await startEpisodeWorker(config, {
+  runner: runtime.runner,
+  taskQueue,
+  concurrency: 2,
+  shutdownGraceTime: '1 second',
+});
 console.log(`resume-worker ready on ${taskQueue}`);
 await running.done;
 await runtime.close();

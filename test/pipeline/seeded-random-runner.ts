@@ -41,9 +41,11 @@ export class SeededRandomEpisodeRunner implements EpisodeRunner {
     const attempt = (this.attempts.get(request.episodeId) ?? 0) + 1;
     this.attempts.set(request.episodeId, attempt);
     const task = this.options.tasks.get(request.taskId);
-    if (!task || this.options.malformed?.has(request.taskId)) throw new UserError(`task ${request.taskId} is malformed (seeded random runner)`);
+    if (!task || this.options.malformed?.has(request.taskId))
+      throw new UserError(`task ${request.taskId} is malformed (seeded random runner)`);
     const failing = this.options.outages?.get(request.episodeId) ?? 0;
-    if (attempt <= failing) throw new InfrastructureError(`simulated outage for ${request.episodeId}, attempt ${attempt}`, 'simulated');
+    if (attempt <= failing)
+      throw new InfrastructureError(`simulated outage for ${request.episodeId}, attempt ${attempt}`, 'simulated');
     for (let turn = 1; turn <= (this.options.turns ?? 2); turn++) {
       const delay = (this.options.turnDelayMs ?? 0) + (this.options.taskTurnDelayMs?.get(request.taskId) ?? 0);
       if (delay) await new Promise((resolve) => setTimeout(resolve, delay));
@@ -53,7 +55,10 @@ export class SeededRandomEpisodeRunner implements EpisodeRunner {
     }
     // Keyed by the episode id without its campaign prefix: retries, and runs of the same scenario under fresh campaign
     // ids, see the same rewards, so tests are deterministic.
-    const key = request.campaignId && request.episodeId.startsWith(request.campaignId) ? request.episodeId.slice(request.campaignId.length) : request.episodeId;
+    const key =
+      request.campaignId && request.episodeId.startsWith(request.campaignId)
+        ? request.episodeId.slice(request.campaignId.length)
+        : request.episodeId;
     const reward = seededRandom(subSeed(this.options.seed ?? 0, key))() < task.successRate ? 1 : 0;
     const version = request.policy.kind === 'served' ? (request.policy.version ?? 'base') : 'oracle';
     let trajectoryUri: string | undefined;
@@ -67,13 +72,28 @@ export class SeededRandomEpisodeRunner implements EpisodeRunner {
         segments: [
           { kind: 'observation', start: 0, end: 1, textStart: 0, textEnd: 1 },
           { kind: 'sample', start: 1, end: 3, textStart: 1, textEnd: 3, policyVersion: version, finishReason: 'stop' },
-          ...(truncated ? [{ kind: 'sample' as const, start: 3, end: 5, textStart: 3, textEnd: 5, policyVersion: version, finishReason: 'length' as const }] : []),
+          ...(truncated
+            ? [
+                {
+                  kind: 'sample' as const,
+                  start: 3,
+                  end: 5,
+                  textStart: 3,
+                  textEnd: 5,
+                  policyVersion: version,
+                  finishReason: 'length' as const,
+                },
+              ]
+            : []),
         ],
         policyVersions: [version],
         drift: null,
         trainable: true,
       };
-      trajectoryUri = await this.options.artifacts.put(`${request.episodeId}/trajectory.json`, JSON.stringify(trajectory));
+      trajectoryUri = await this.options.artifacts.put(
+        `${request.episodeId}/trajectory.json`,
+        JSON.stringify(trajectory),
+      );
     }
     const usage = { inputTokens: 100, cachedInputTokens: 0, outputTokens: 20 };
     return {

@@ -10,7 +10,13 @@ import type { PolicyUpdateCall, PolicyUpdateReply } from '../../workflows/gpu.js
 import { runWorker } from '../../workers/control.js';
 
 interface BatchFile {
-  episodes: Array<{ episodeId: string; groupId: string; reward: number; lossMask: number[]; rolloutLogprobs: number[] }>;
+  episodes: Array<{
+    episodeId: string;
+    groupId: string;
+    reward: number;
+    lossMask: number[];
+    rolloutLogprobs: number[];
+  }>;
 }
 
 /**
@@ -54,8 +60,25 @@ export async function startStandInGpuWorker(config: LoadedConfig, taskQueue: str
         }
         const dir = path.join(input.checkpointDir, `step-${String(input.step).padStart(6, '0')}`);
         await fs.mkdir(dir, { recursive: true });
-        await fs.writeFile(path.join(dir, 'stand-in-checkpoint.json'), JSON.stringify({ batchUri: input.batchUri, episodes: batch.episodes.length }));
-        return { checkpointUri: pathToFileURL(dir).href, step: input.step, reused: false, metrics: { loss: loss / Math.max(tokens, 1), clipFraction: 0, tokens, gradNorm: 0, entropy: 0, approxKl: 0, tokensPerSecond: 0, optimizerSteps: 1 } };
+        await fs.writeFile(
+          path.join(dir, 'stand-in-checkpoint.json'),
+          JSON.stringify({ batchUri: input.batchUri, episodes: batch.episodes.length }),
+        );
+        return {
+          checkpointUri: pathToFileURL(dir).href,
+          step: input.step,
+          reused: false,
+          metrics: {
+            loss: loss / Math.max(tokens, 1),
+            clipFraction: 0,
+            tokens,
+            gradNorm: 0,
+            entropy: 0,
+            approxKl: 0,
+            tokensPerSecond: 0,
+            optimizerSteps: 1,
+          },
+        };
       },
     },
   });

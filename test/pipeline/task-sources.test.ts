@@ -8,31 +8,57 @@ import { TaskCatalog } from '../../runtime/episode/task-catalog.js';
 const typeOf = (tags: string[], taskId: string) => taskId.split('.')[3] ?? tags[0];
 
 test('a directory task source reads every task set in it: one per domain, split and profile filtered', async () => {
-  const tasks = await listSourceTasks(manifestTaskCatalog, { taskSet: fromRoot('tasks'), split: 'eval', profile: 'mini' });
+  const tasks = await listSourceTasks(manifestTaskCatalog, {
+    taskSet: fromRoot('tasks'),
+    split: 'eval',
+    profile: 'mini',
+  });
   const retail = readTaskSet(fromRoot('tasks', 'retail-eval-mini.jsonl')).tasks.length;
   const travel = readTaskSet(fromRoot('tasks', 'travel-eval-mini.jsonl')).tasks.length;
   assert.equal(tasks.length, retail + travel);
   assert.deepEqual([...new Set(tasks.map((t) => t.domain))].sort(), ['retail', 'travel']);
   assert.ok(tasks.every((t) => t.split === 'eval' && t.taskId.includes('.mini.')));
-  assert.deepEqual(tasks.map((t) => t.taskId), [...tasks.map((t) => t.taskId)].sort(), 'sorted by id');
+  assert.deepEqual(
+    tasks.map((t) => t.taskId),
+    [...tasks.map((t) => t.taskId)].sort(),
+    'sorted by id',
+  );
 });
 
 test('limit keeps at most N tasks of each set and every task type of the set, in file order within a type', async () => {
   const full = readTaskSet(fromRoot('tasks', 'retail-eval-mini.jsonl')).tasks;
   const types = [...new Set(full.map((t) => t.tags[0]))];
   const limit = types.length + 3;
-  const tasks = await listSourceTasks(manifestTaskCatalog, { taskSet: fromRoot('tasks'), split: 'eval', profile: 'mini', limit });
+  const tasks = await listSourceTasks(manifestTaskCatalog, {
+    taskSet: fromRoot('tasks'),
+    split: 'eval',
+    profile: 'mini',
+    limit,
+  });
   const retail = tasks.filter((t) => t.domain === 'retail');
   assert.equal(retail.length, limit);
   assert.equal(tasks.filter((t) => t.domain === 'travel').length, limit);
   assert.deepEqual(new Set(retail.map((t) => typeOf(t.tags, t.taskId))), new Set(types), 'every task type stays');
   for (const type of types) {
-    const firstOfType = full.filter((t) => t.tags[0] === type).slice(0, retail.filter((t) => typeOf(t.tags, t.taskId) === type).length).map((t) => t.id);
-    assert.deepEqual(retail.filter((t) => typeOf(t.tags, t.taskId) === type).map((t) => t.taskId).sort(), firstOfType.sort(), `${type}: the first tasks of the type`);
+    const firstOfType = full
+      .filter((t) => t.tags[0] === type)
+      .slice(0, retail.filter((t) => typeOf(t.tags, t.taskId) === type).length)
+      .map((t) => t.id);
+    assert.deepEqual(
+      retail
+        .filter((t) => typeOf(t.tags, t.taskId) === type)
+        .map((t) => t.taskId)
+        .sort(),
+      firstOfType.sort(),
+      `${type}: the first tasks of the type`,
+    );
   }
   // An even stride (every other task) over this generator's round-robin of types would keep only half of them.
   const everyOther = full.filter((_, i) => i % 2 === 0);
-  assert.ok(new Set(everyOther.map((t) => t.tags[0])).size < types.length, 'the aliasing this sampling avoids is real for this set');
+  assert.ok(
+    new Set(everyOther.map((t) => t.tags[0])).size < types.length,
+    'the aliasing this sampling avoids is real for this set',
+  );
 });
 
 test('the runtime catalog finds a task by id in a directory source, and names the source when it is absent', () => {

@@ -66,13 +66,30 @@ function update(step: number, batchFile: string): PolicyUpdateInput {
 }
 
 before(async () => {
-  const built = spawnSync(python, ['-m', 'finalstate.testing.tiny_model', path.join(workDir, 'base-model')], { env: pythonEnv, encoding: 'utf8' });
+  const built = spawnSync(python, ['-m', 'finalstate.testing.tiny_model', path.join(workDir, 'base-model')], {
+    env: pythonEnv,
+    encoding: 'utf8',
+  });
   assert.equal(built.status, 0, built.stderr);
-  ({ dir: modelDir, vocabSize } = JSON.parse(built.stdout.trim().split('\n').pop() ?? '{}') as { dir: string; vocabSize: number });
+  ({ dir: modelDir, vocabSize } = JSON.parse(built.stdout.trim().split('\n').pop() ?? '{}') as {
+    dir: string;
+    vocabSize: number;
+  });
 
   const gpuWorker = startProcess(
     python,
-    ['-m', 'finalstate.gpu_worker', '--task-queue', gpuTaskQueue, '--address', config.temporal.address, '--namespace', config.temporal.namespace, '--device', 'cpu'],
+    [
+      '-m',
+      'finalstate.gpu_worker',
+      '--task-queue',
+      gpuTaskQueue,
+      '--address',
+      config.temporal.address,
+      '--namespace',
+      config.temporal.namespace,
+      '--device',
+      'cpu',
+    ],
     new RegExp(`gpu worker ready on task queue ${gpuTaskQueue}`),
     pythonEnv,
   );
@@ -131,7 +148,13 @@ test('a TypeScript workflow runs policyUpdate on the Python GPU worker and gets 
 
 test('an unusable batch fails the workflow at once with a non-retryable error', async () => {
   const batch = smallBatch();
-  const empty = { episodes: batch.episodes.map((e) => ({ ...e, lossMask: e.lossMask.map(() => 0), rolloutLogprobs: e.rolloutLogprobs.map(() => 0) })) };
+  const empty = {
+    episodes: batch.episodes.map((e) => ({
+      ...e,
+      lossMask: e.lossMask.map(() => 0),
+      rolloutLogprobs: e.rolloutLogprobs.map(() => 0),
+    })),
+  };
   const err = await runUpdate(update(2, writeJson('empty.json', empty))).catch((e: unknown) => e);
   assert.ok(err instanceof WorkflowFailedError, String(err));
   const activityFailure = err.cause;
@@ -145,7 +168,9 @@ test('an unusable batch fails the workflow at once with a non-retryable error', 
 
 test('miniBatchGroups from the TypeScript side makes one AdamW step per mini-batch of whole groups', async () => {
   const batch = smallBatch(); // two groups
-  const result = PolicyUpdateResult.parse(await runUpdate({ ...update(2, writeJson('mini.json', batch)), miniBatchGroups: 1 }));
+  const result = PolicyUpdateResult.parse(
+    await runUpdate({ ...update(2, writeJson('mini.json', batch)), miniBatchGroups: 1 }),
+  );
   assert.equal(result.reused, false);
   assert.equal(result.metrics.optimizerSteps, 2);
   assert.equal(result.metrics.tokens, 3 + 4 + 5 + 3);

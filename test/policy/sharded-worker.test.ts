@@ -27,8 +27,24 @@ function startTorchrunWorker(config: LoadedConfig, taskQueue: string) {
   // c10d rendezvous (--standalone on one node): each restart is a fresh rendezvous round with its own store keys; the
   // static rendezvous of --master-port hands a restarted rank its predecessor's stale gloo address.
   const args = ['-m', 'torch.distributed.run', '--standalone', '--nproc-per-node', '2', '--max-restarts', '1'];
-  const workerArgs = ['-m', 'finalstate.gpu_worker', '--task-queue', taskQueue, '--address', config.temporal.address, '--namespace', config.temporal.namespace, '--device', 'cpu', '--collective-timeout-s', String(COLLECTIVE_TIMEOUT_S)];
-  const child = spawn(python, [...args, ...workerArgs], { env: { ...process.env, PYTHONPATH: fromRoot('python'), OMP_NUM_THREADS: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const workerArgs = [
+    '-m',
+    'finalstate.gpu_worker',
+    '--task-queue',
+    taskQueue,
+    '--address',
+    config.temporal.address,
+    '--namespace',
+    config.temporal.namespace,
+    '--device',
+    'cpu',
+    '--collective-timeout-s',
+    String(COLLECTIVE_TIMEOUT_S),
+  ];
+  const child = spawn(python, [...args, ...workerArgs], {
+    env: { ...process.env, PYTHONPATH: fromRoot('python'), OMP_NUM_THREADS: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   const listeners: Array<() => void> = [];
   const onData = (chunk: Buffer) => {
@@ -40,7 +56,10 @@ function startTorchrunWorker(config: LoadedConfig, taskQueue: string) {
   /** Resolves with the first match of `pattern` in the output after `from` characters. */
   const waitFor = (pattern: RegExp, from = 0, timeoutMs = 120_000) =>
     new Promise<RegExpMatchArray>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`torchrun gpu worker: no ${pattern} after ${timeoutMs} ms:\n${output.slice(-4000)}`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`torchrun gpu worker: no ${pattern} after ${timeoutMs} ms:\n${output.slice(-4000)}`)),
+        timeoutMs,
+      );
       const check = () => {
         const match = output.slice(from).match(pattern);
         if (match) {
@@ -81,7 +100,10 @@ function longBatch(vocabSize: number) {
 
 before(async () => {
   const python = fromRoot('.venv', 'bin', 'python');
-  const built = spawnSync(python, ['-m', 'finalstate.testing.tiny_model', path.join(workDir, 'base-model')], { env: { ...process.env, PYTHONPATH: fromRoot('python') }, encoding: 'utf8' });
+  const built = spawnSync(python, ['-m', 'finalstate.testing.tiny_model', path.join(workDir, 'base-model')], {
+    env: { ...process.env, PYTHONPATH: fromRoot('python') },
+    encoding: 'utf8',
+  });
   assert.equal(built.status, 0, built.stderr);
   modelDir = (JSON.parse(built.stdout.trim().split('\n').pop() ?? '{}') as { dir: string }).dir;
   p = await startPipeline([task('t-a', 0.5), task('t-b', 0.5), task('t-c', 0.5), task('e-1', 0.5, 'eval')], {}, 8, {
@@ -125,7 +147,9 @@ test('a rank SIGKILLed mid-update fails the attempt with GpuRankFailure at once,
   assert.ok(fs.existsSync(path.join(workDir, 'kill-checkpoints', 'step-000001', 'COMPLETE')));
 
   const history = await handle.fetchHistory();
-  const startedEvent = history.events?.find((e) => e.activityTaskStartedEventAttributes)?.activityTaskStartedEventAttributes;
+  const startedEvent = history.events?.find(
+    (e) => e.activityTaskStartedEventAttributes,
+  )?.activityTaskStartedEventAttributes;
   assert.equal(startedEvent?.attempt, 2, 'the first attempt failed and the second completed');
   const lastFailure = startedEvent?.lastFailure;
   assert.equal(lastFailure?.applicationFailureInfo?.type, 'GpuRankFailure', JSON.stringify(lastFailure));
@@ -145,7 +169,11 @@ test('a smoke campaign runs its GRPO steps on the gpu worker at world size 2', a
     update: { baseModel: modelDir, checkpointDir, optimizer: { lr: 1e-3 }, microBatchSize: 2 },
     evaluation: { everySteps: 5, k: 1, window: 8 },
   });
-  const handle = await p.client.workflow.start(campaign, { taskQueue: p.queues.control, workflowId: config.campaignId, args: [{ config }] });
+  const handle = await p.client.workflow.start(campaign, {
+    taskQueue: p.queues.control,
+    workflowId: config.campaignId,
+    args: [{ config }],
+  });
   await handle.result();
   for (const step of [1, 2]) {
     const dir = path.join(checkpointDir, `step-00000${step}`);
@@ -153,7 +181,10 @@ test('a smoke campaign runs its GRPO steps on the gpu worker at world size 2', a
     assert.ok(fs.existsSync(path.join(dir, 'model.safetensors')));
     const shards = fs.readdirSync(path.join(dir, 'sharded')).filter((f) => f.endsWith('.distcp'));
     assert.equal(shards.length, 2, `one shard file per rank in ${dir}/sharded: ${shards.join(', ')}`);
-    const state = JSON.parse(fs.readFileSync(path.join(dir, 'trainer_state.json'), 'utf8')) as { campaignId: string; metrics: { tokens: number } };
+    const state = JSON.parse(fs.readFileSync(path.join(dir, 'trainer_state.json'), 'utf8')) as {
+      campaignId: string;
+      metrics: { tokens: number };
+    };
     assert.equal(state.campaignId, config.campaignId);
     assert.ok(state.metrics.tokens > 0);
   }

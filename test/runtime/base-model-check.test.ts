@@ -18,7 +18,10 @@ const modelDir = path.join(workDir, 'model');
 
 before(() => {
   const python = fromRoot(config.python.venv, 'bin', 'python');
-  const built = spawnSync(python, ['-m', 'finalstate.testing.tiny_model', modelDir, '--qwen3-chat-template'], { env: { ...process.env, PYTHONPATH: fromRoot('python') }, encoding: 'utf8' });
+  const built = spawnSync(python, ['-m', 'finalstate.testing.tiny_model', modelDir, '--qwen3-chat-template'], {
+    env: { ...process.env, PYTHONPATH: fromRoot('python') },
+    encoding: 'utf8',
+  });
   assert.equal(built.status, 0, built.stderr);
 });
 
@@ -35,11 +38,17 @@ test('a template that writes tool calls differently is refused with the first di
   const file = path.join(modelDir, 'chat_template.jinja');
   const template = fs.readFileSync(file, 'utf8');
   // Compact JSON for call arguments: the kind of difference a model's makers' template can have.
-  fs.writeFileSync(file, template.replace("(call.function.arguments | tojson)", "(call.function.arguments | tojson(separators=(',', ':')))"));
+  fs.writeFileSync(
+    file,
+    template.replace('(call.function.arguments | tojson)', "(call.function.arguments | tojson(separators=(',', ':')))"),
+  );
   try {
     await assert.rejects(checkBaseModel(config, modelDir, 'qwen3'), (err: unknown) => {
       assert.ok(err instanceof UserError);
-      assert.match(err.message, /its chat template renders a conversation with tools differently from the interpreter's "qwen3" renderer/);
+      assert.match(
+        err.message,
+        /its chat template renders a conversation with tools differently from the interpreter's "qwen3" renderer/,
+      );
       assert.match(err.message, /first difference at token \d+ \(ours: \d+ tokens, template: \d+\)/);
       assert.match(err.message, /ours: {5}.*>>".*"<</);
       assert.match(err.message, /ours: {5}".*\\"arguments\\": \{\\"order_id\\": \\"ORD-7\\"\}/);

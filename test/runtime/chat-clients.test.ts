@@ -18,7 +18,10 @@ const server = new FakeChatServer((body) => script(body));
 before(() => server.start());
 after(() => server.stop());
 const client = (component: string, overrides: Partial<ChatEndpointConfigInput> = {}) =>
-  new ChatClient(ChatEndpointConfig.parse({ baseUrl: server.url, model: 'hosted-model', maxRetries: 0, ...overrides }), component);
+  new ChatClient(
+    ChatEndpointConfig.parse({ baseUrl: server.url, model: 'hosted-model', maxRetries: 0, ...overrides }),
+    component,
+  );
 
 const task = {
   query: 'I want to return my headphones.',
@@ -45,24 +48,42 @@ test('the LLM user gets a persona from query and private context, sees only visi
     { role: 'user', content: 'Your refund is on its way.' },
   ]);
   const persona = String(sent.messages[0]!.content);
-  for (const expected of [task.userContext, 'order_id: ORD-55', 'accept_replacement: no', 'Never invent facts', 'only when the agent asks', '###STOP###']) {
+  for (const expected of [
+    task.userContext,
+    'order_id: ORD-55',
+    'accept_replacement: no',
+    'Never invent facts',
+    'only when the agent asks',
+    '###STOP###',
+  ]) {
     assert.ok(persona.includes(expected), `persona lacks ${expected}`);
   }
   assert.equal(persona, personaPrompt(task));
   script = () => ({ content: 'My order id is ORD-55.' });
-  assert.deepEqual(await user.reply([{ from: 'agent', text: 'Which order?' }]).then((r) => [r.text, r.done]), ['My order id is ORD-55.', false]);
+  assert.deepEqual(await user.reply([{ from: 'agent', text: 'Which order?' }]).then((r) => [r.text, r.done]), [
+    'My order id is ORD-55.',
+    false,
+  ]);
 });
 
 test('a hosted chat model as policy: interpreted by the provider, calls typed by our interpreter, tool ids paired', async () => {
   const policy = new ChatAgentPolicy(client('policy'));
   assert.equal(policy.interpretedBy, 'provider');
-  const conversation: Conversation = { system: 'Support policy.', tools, turns: [{ role: 'user', content: 'Refund ORD-7 by 5 euros.' }] };
+  const conversation: Conversation = {
+    system: 'Support policy.',
+    tools,
+    turns: [{ role: 'user', content: 'Refund ORD-7 by 5 euros.' }],
+  };
   script = () => ({
     content: null,
     reasoning_content: 'Need the order.',
     tool_calls: [
       { id: 'call_a', type: 'function', function: { name: 'find_order', arguments: '{"order_id": "ORD-7"}' } },
-      { id: 'call_b', type: 'function', function: { name: 'refund_order', arguments: '{"order_id": "ORD-7", "amount_cents": "500"}' } },
+      {
+        id: 'call_b',
+        type: 'function',
+        function: { name: 'refund_order', arguments: '{"order_id": "ORD-7", "amount_cents": "500"}' },
+      },
     ],
   });
   const step = await policy.next(conversation);
@@ -73,15 +94,23 @@ test('a hosted chat model as policy: interpreted by the provider, calls typed by
   ]);
   assert.equal(step.turn.reasoning, 'Need the order.');
   const sentTools = server.requests.at(-1)!.tools as Array<{ function: { name: string; parameters: unknown } }>;
-  assert.deepEqual(sentTools.map((t) => t.function.parameters), tools.map((t) => t.inputSchema));
+  assert.deepEqual(
+    sentTools.map((t) => t.function.parameters),
+    tools.map((t) => t.inputSchema),
+  );
   conversation.turns.push(step.turn, { role: 'tool', content: 'found' }, { role: 'tool', content: 'refunded' });
 
-  script = () => ({ tool_calls: [{ id: 'call_c', type: 'function', function: { name: 'refund_order', arguments: '{"order_id": ' } }] });
+  script = () => ({
+    tool_calls: [{ id: 'call_c', type: 'function', function: { name: 'refund_order', arguments: '{"order_id": ' } }],
+  });
   const bad = await policy.next(conversation);
   assert.deepEqual(bad.calls, []);
   assert.equal(bad.failures[0]!.kind, 'bad_json');
   assert.deepEqual(
-    server.requests.at(-1)!.messages.slice(2).map((m) => [m.role, m.tool_call_id ?? null, m.content]),
+    server.requests
+      .at(-1)!
+      .messages.slice(2)
+      .map((m) => [m.role, m.tool_call_id ?? null, m.content]),
     [
       ['assistant', null, null],
       ['tool', 'call_a', 'found'],
@@ -103,14 +132,29 @@ test('chat endpoints: unreachable and 5xx are InfrastructureError naming the URL
   await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
   const port = (closed.address() as AddressInfo).port;
   await new Promise<void>((resolve) => closed.close(() => resolve()));
-  const down = new ChatClient(ChatEndpointConfig.parse({ baseUrl: `http://127.0.0.1:${port}/v1`, model: 'm', maxRetries: 0 }), 'judge');
+  const down = new ChatClient(
+    ChatEndpointConfig.parse({ baseUrl: `http://127.0.0.1:${port}/v1`, model: 'm', maxRetries: 0 }),
+    'judge',
+  );
   await assert.rejects(down.chat([{ role: 'user', content: 'hi' }]), (err: unknown) => {
     assert.ok(err instanceof InfrastructureError);
-    assert.match(err.message, new RegExp(`judge at http://127\\.0\\.0\\.1:${port}/v1/chat/completions unreachable \\(ECONNREFUSED\\)`));
+    assert.match(
+      err.message,
+      new RegExp(`judge at http://127\\.0\\.0\\.1:${port}/v1/chat/completions unreachable \\(ECONNREFUSED\\)`),
+    );
     return true;
   });
   server.failNext(502, 401);
-  await assert.rejects(client('judge').chat([{ role: 'user', content: 'hi' }]), (err: unknown) => err instanceof InfrastructureError && /HTTP 502/.test(err.message));
-  await assert.rejects(client('judge').chat([{ role: 'user', content: 'hi' }]), (err: unknown) => err instanceof EndpointRequestError && err.status === 401);
-  assert.throws(() => client('judge', { apiKeyEnv: 'FINALSTATE_TEST_MISSING_KEY' }), /FINALSTATE_TEST_MISSING_KEY \(apiKeyEnv\) is not set/);
+  await assert.rejects(
+    client('judge').chat([{ role: 'user', content: 'hi' }]),
+    (err: unknown) => err instanceof InfrastructureError && /HTTP 502/.test(err.message),
+  );
+  await assert.rejects(
+    client('judge').chat([{ role: 'user', content: 'hi' }]),
+    (err: unknown) => err instanceof EndpointRequestError && err.status === 401,
+  );
+  assert.throws(
+    () => client('judge', { apiKeyEnv: 'FINALSTATE_TEST_MISSING_KEY' }),
+    /FINALSTATE_TEST_MISSING_KEY \(apiKeyEnv\) is not set/,
+  );
 });

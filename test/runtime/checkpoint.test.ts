@@ -20,8 +20,16 @@ import type { Task } from '../../schemas/task.js';
 // MCP and Temporal are test/pipeline/resume*.test.ts.
 
 const tools: ToolSchema[] = [
-  { name: 'get_thing', description: 'Read a thing.', inputSchema: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } },
-  { name: 'make_thing', description: 'Create a thing.', inputSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } },
+  {
+    name: 'get_thing',
+    description: 'Read a thing.',
+    inputSchema: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+  },
+  {
+    name: 'make_thing',
+    description: 'Create a thing.',
+    inputSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+  },
 ];
 
 /** The oracle reads only the golden calls and the rubrics of its task. */
@@ -68,20 +76,37 @@ test('a loop resumed from the checkpoint of turn k ends exactly as the uninterru
   const wholeTools = new LoggingToolSession();
   const checkpoints: TurnCheckpoint[] = [];
   const uninterrupted = await runAgentLoop({
-    system: 'sys', policy: whole, tools: wholeTools, user: new ScriptedUserSimulator(task), limits,
+    system: 'sys',
+    policy: whole,
+    tools: wholeTools,
+    user: new ScriptedUserSimulator(task),
+    limits,
     // serialised at once, as the store does: the state handed over is live
-    onTurnCompleted: async (state) => void checkpoints.push(TurnCheckpoint.parse(JSON.parse(JSON.stringify(turnCheckpoint('ep-1', state, whole, [], []))))),
+    onTurnCompleted: async (state) =>
+      void checkpoints.push(
+        TurnCheckpoint.parse(JSON.parse(JSON.stringify(turnCheckpoint('ep-1', state, whole, [], [])))),
+      ),
   });
   assert.equal(uninterrupted.agentTurns.length, 4, 'three calls and the closing message');
   assert.equal(checkpoints.length, 3, 'one checkpoint after every turn that did not end the episode');
-  assert.deepEqual(checkpoints.map((c) => c.loop.agentTurns.length), [1, 2, 3]);
+  assert.deepEqual(
+    checkpoints.map((c) => c.loop.agentTurns.length),
+    [1, 2, 3],
+  );
 
   for (const [k, checkpoint] of checkpoints.entries()) {
     const policy = new OraclePolicy(task, qwen3Renderer);
     restorePolicy(policy, checkpoint);
     const asked = counted(policy);
     const session = new LoggingToolSession();
-    const resumed = await runAgentLoop({ system: 'ignored on resume', policy, tools: session, user: new ScriptedUserSimulator(task), limits, resume: checkpoint.loop });
+    const resumed = await runAgentLoop({
+      system: 'ignored on resume',
+      policy,
+      tools: session,
+      user: new ScriptedUserSimulator(task),
+      limits,
+      resume: checkpoint.loop,
+    });
     assert.deepEqual(resumed.conversation, uninterrupted.conversation, `resumed after turn ${k + 1}`);
     assert.deepEqual(resumed.agentTurns, uninterrupted.agentTurns);
     assert.equal(resumed.finishReason, uninterrupted.finishReason);
@@ -95,23 +120,72 @@ test('without its policy state, a restored oracle would start over: the state is
   const whole = new OraclePolicy(task, qwen3Renderer);
   let second: TurnCheckpoint | undefined;
   await runAgentLoop({
-    system: 'sys', policy: whole, tools: new LoggingToolSession(), user: new ScriptedUserSimulator(task), limits,
+    system: 'sys',
+    policy: whole,
+    tools: new LoggingToolSession(),
+    user: new ScriptedUserSimulator(task),
+    limits,
     onTurnCompleted: async (state) => {
-      if (state.agentTurns.length === 2) second = TurnCheckpoint.parse(JSON.parse(JSON.stringify(turnCheckpoint('ep-1', state, whole, [], []))));
+      if (state.agentTurns.length === 2)
+        second = TurnCheckpoint.parse(JSON.parse(JSON.stringify(turnCheckpoint('ep-1', state, whole, [], []))));
     },
   });
   assert.deepEqual(second!.policy, { kind: 'oracle', nextGolden: 2 });
   const fresh = new OraclePolicy(task, qwen3Renderer);
   const session = new LoggingToolSession();
-  await runAgentLoop({ system: 'sys', policy: fresh, tools: session, user: new ScriptedUserSimulator(task), limits, resume: second!.loop });
+  await runAgentLoop({
+    system: 'sys',
+    policy: fresh,
+    tools: session,
+    user: new ScriptedUserSimulator(task),
+    limits,
+    resume: second!.loop,
+  });
   assert.equal(session.effects[0], 'get_thing({"id":"T-1"})', 'an unrestored oracle repeats its first call');
-  assert.throws(() => restorePolicy(fresh, { ...second!, policy: { kind: 'completions', turnIndex: 0, trajectory: { tokenIds: [], lossMask: [], rolloutLogprobs: [], segments: [], policyVersions: [], text: '', drift: null } } }), /expected a oracle policy state, found completions/);
+  assert.throws(
+    () =>
+      restorePolicy(fresh, {
+        ...second!,
+        policy: {
+          kind: 'completions',
+          turnIndex: 0,
+          trajectory: {
+            tokenIds: [],
+            lossMask: [],
+            rolloutLogprobs: [],
+            segments: [],
+            policyVersions: [],
+            text: '',
+            drift: null,
+          },
+        },
+      }),
+    /expected a oracle policy state, found completions/,
+  );
 });
 
 test('the timeout counts the conversation time spent before the checkpoint', async () => {
   const policy = new OraclePolicy(task, qwen3Renderer);
-  const state = { conversation: { system: 's', tools, turns: [{ role: 'user' as const, content: task.query }] }, agentTurns: [], userTurns: 1, usage: { agent: { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0 }, user: { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0 } }, userModel: null, timings: { agentMs: 0, toolsMs: 0, userMs: 0 }, elapsedMs: 10_000 };
-  const result = await runAgentLoop({ system: 's', policy, tools: new LoggingToolSession(), user: new ScriptedUserSimulator(task), limits: EpisodeLimits.parse({ timeoutMs: 5_000 }), resume: state });
+  const state = {
+    conversation: { system: 's', tools, turns: [{ role: 'user' as const, content: task.query }] },
+    agentTurns: [],
+    userTurns: 1,
+    usage: {
+      agent: { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0 },
+      user: { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0 },
+    },
+    userModel: null,
+    timings: { agentMs: 0, toolsMs: 0, userMs: 0 },
+    elapsedMs: 10_000,
+  };
+  const result = await runAgentLoop({
+    system: 's',
+    policy,
+    tools: new LoggingToolSession(),
+    user: new ScriptedUserSimulator(task),
+    limits: EpisodeLimits.parse({ timeoutMs: 5_000 }),
+    resume: state,
+  });
   assert.equal(result.finishReason, 'timeout');
   assert.equal(result.agentTurns.length, 0);
 });
@@ -123,11 +197,20 @@ const charTokenizer: Tokenizer = {
 };
 
 test('a trajectory builder restored from its checkpointed state finishes exactly like the one that was never interrupted', async () => {
-  const sample = (text: string, version = 'v1') => ({ tokenIds: [...text].map((c) => c.charCodeAt(0)), logprobs: [...text].map(() => -0.5), policyVersion: version, finishReason: 'stop' as const });
+  const sample = (text: string, version = 'v1') => ({
+    tokenIds: [...text].map((c) => c.charCodeAt(0)),
+    logprobs: [...text].map(() => -0.5),
+    policyVersion: version,
+    finishReason: 'stop' as const,
+  });
   const a = new TrajectoryBuilder(charTokenizer);
   await a.observe('<user>hi</user><agent>');
   a.appendSample(sample('call</agent>'), 'call</agent>');
-  const saved = TurnCheckpoint.shape.policy.parse({ kind: 'completions', turnIndex: 1, trajectory: JSON.parse(JSON.stringify(a.state())) });
+  const saved = TurnCheckpoint.shape.policy.parse({
+    kind: 'completions',
+    turnIndex: 1,
+    trajectory: JSON.parse(JSON.stringify(a.state())),
+  });
   const b = new TrajectoryBuilder(charTokenizer);
   assert.ok(saved?.kind === 'completions');
   b.restore(saved.trajectory);
@@ -151,18 +234,32 @@ test('a restored completions policy samples its next turn with the seed of that 
     async complete(request: { promptTokenIds: readonly number[]; seed?: number }) {
       seen.push({ ...(request.seed !== undefined ? { seed: request.seed } : {}), prompt: [...request.promptTokenIds] });
       const ids = [...'All done.<|im_end|>'].map((c) => c.charCodeAt(0));
-      return { tokenIds: ids, logprobs: ids.map(() => -0.1), model: 'm', policyVersion: 'v', finishReason: 'stop' as const, usage: { inputTokens: 1, cachedInputTokens: 0, outputTokens: 1 } };
+      return {
+        tokenIds: ids,
+        logprobs: ids.map(() => -0.1),
+        model: 'm',
+        policyVersion: 'v',
+        finishReason: 'stop' as const,
+        usage: { inputTokens: 1, cachedInputTokens: 0, outputTokens: 1 },
+      };
     },
   } as unknown as PolicyClient;
   const conversation = { system: 's', tools, turns: [{ role: 'user' as const, content: 'hi' }] };
   const first = new CompletionsAgentPolicy(client, qwen3Renderer, { seed: 7 });
   const step = await first.next(conversation);
-  const after = { ...conversation, turns: [...conversation.turns, step.turn, { role: 'user' as const, content: 'more' }] };
+  const after = {
+    ...conversation,
+    turns: [...conversation.turns, step.turn, { role: 'user' as const, content: 'more' }],
+  };
   const state = first.saveState();
   const resumed = new CompletionsAgentPolicy(client, qwen3Renderer, { seed: 7 });
   resumed.restoreState(JSON.parse(JSON.stringify(state)));
   await resumed.next(after);
   await first.next(after);
-  assert.deepEqual(seen.map((s) => s.seed), [7, 8, 8], 'turn 1 is seeded 7 + 1 whether or not the episode was resumed');
+  assert.deepEqual(
+    seen.map((s) => s.seed),
+    [7, 8, 8],
+    'turn 1 is seeded 7 + 1 whether or not the episode was resumed',
+  );
   assert.deepEqual(seen[1], seen[2], 'the resumed policy sends the very prompt tokens the uninterrupted one sends');
 });

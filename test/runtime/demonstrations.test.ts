@@ -6,7 +6,11 @@ import { after, before, test } from 'node:test';
 import { readTaskSets } from '../../environment/task-set.js';
 import { loadConfig } from '../../infra/config.js';
 import { fromRoot } from '../../core/paths.js';
-import { generatedTrainingSets, oracleDemonstrations, renderDemonstration } from '../../runtime/demonstrations/demonstrations.js';
+import {
+  generatedTrainingSets,
+  oracleDemonstrations,
+  renderDemonstration,
+} from '../../runtime/demonstrations/demonstrations.js';
 import { EpisodeStore } from '../../runtime/episode/episode-store.js';
 import { type EpisodeRuntime } from '../../runtime/episode/runtime.js';
 import { createEpisodeRuntime } from '../../wiring/episode-runtime.js';
@@ -29,7 +33,8 @@ before(async () => {
   runtime = await createEpisodeRuntime(config);
 });
 after(async () => {
-  for (const prefix of prefixes) await runtime.control.query('DELETE FROM episodes WHERE episode_id LIKE $1', [`${prefix}-%`]);
+  for (const prefix of prefixes)
+    await runtime.control.query('DELETE FROM episodes WHERE episode_id LIKE $1', [`${prefix}-%`]);
   await runtime.close();
   fs.rmSync(workDir, { recursive: true, force: true });
 });
@@ -38,10 +43,17 @@ const ASSISTANT_OPEN = '<|im_start|>assistant\n';
 
 test('demonstrations are the interpreter rendering of stored oracle transcripts, trained on train-split mini tasks only', async () => {
   const sets = readTaskSets(fromRoot('tasks')); // every split and profile: the module must pick train/mini itself
-  assert.ok(sets.some((s) => s.tasks.some((t) => t.split === 'eval')) && sets.some((s) => s.tasks.some((t) => t.profile === 'full')));
+  assert.ok(
+    sets.some((s) => s.tasks.some((t) => t.split === 'eval')) &&
+      sets.some((s) => s.tasks.some((t) => t.profile === 'full')),
+  );
   const prefix = uniqueName('demo-test');
   prefixes.push(prefix);
-  const run = await oracleDemonstrations(runtime, qwen3Renderer, sets, { maxTasks: 4, concurrency: 2, episodePrefix: prefix });
+  const run = await oracleDemonstrations(runtime, qwen3Renderer, sets, {
+    maxTasks: 4,
+    concurrency: 2,
+    episodePrefix: prefix,
+  });
   assert.equal(run.failedTaskIds.length, 0);
   assert.equal(run.demonstrations.length, 4);
   const byId = new Map(sets.flatMap((s) => s.tasks.map((t) => [t.id, t] as const)));
@@ -58,9 +70,14 @@ test('demonstrations are the interpreter rendering of stored oracle transcripts,
 
     // One span per assistant turn: it starts right after the turn's opening and ends with its <|im_end|>.
     const assistantTurns = record.transcript.turns.filter((t) => t.role === 'assistant');
-    const openings = [...demonstration.text.matchAll(/<\|im_start\|>assistant\n/g)].map((m) => m.index + ASSISTANT_OPEN.length);
+    const openings = [...demonstration.text.matchAll(/<\|im_start\|>assistant\n/g)].map(
+      (m) => m.index + ASSISTANT_OPEN.length,
+    );
     assert.equal(demonstration.assistantSpans.length, assistantTurns.length);
-    assert.deepEqual(demonstration.assistantSpans.map(([start]) => start), openings);
+    assert.deepEqual(
+      demonstration.assistantSpans.map(([start]) => start),
+      openings,
+    );
     demonstration.assistantSpans.forEach(([start, end], i) => {
       const body = demonstration.text.slice(start, end);
       assert.ok(body.endsWith('<|im_end|>') && !body.slice(0, -'<|im_end|>'.length).includes('<|im'), body);
@@ -70,7 +87,8 @@ test('demonstrations are the interpreter rendering of stored oracle transcripts,
     });
     // The mini profile shows the short tool descriptions, never the full pack text.
     const domain = task.domain === 'retail' ? retail : travel;
-    for (const tool of record.transcript.tools) assert.equal(tool.description, domain.tools.find((t) => t.name === tool.name)!.miniDescription);
+    for (const tool of record.transcript.tools)
+      assert.equal(tool.description, domain.tools.find((t) => t.name === tool.name)!.miniDescription);
   }
 });
 
@@ -84,8 +102,19 @@ test('extra demonstration tasks come from the generators, training split only, w
 });
 
 test('renderDemonstration refuses a renderer that is not prefix-stable', () => {
-  const broken = { ...qwen3Renderer, renderConversation: (c: Parameters<typeof qwen3Renderer.renderConversation>[0]) => `${c.turns.length}${qwen3Renderer.renderConversation(c)}` };
-  const conversation = { system: 's', tools: [], turns: [{ role: 'user' as const, content: 'hi' }, { role: 'assistant' as const, content: 'hello', toolCalls: [] }] };
+  const broken = {
+    ...qwen3Renderer,
+    renderConversation: (c: Parameters<typeof qwen3Renderer.renderConversation>[0]) =>
+      `${c.turns.length}${qwen3Renderer.renderConversation(c)}`,
+  };
+  const conversation = {
+    system: 's',
+    tools: [],
+    turns: [
+      { role: 'user' as const, content: 'hi' },
+      { role: 'assistant' as const, content: 'hello', toolCalls: [] },
+    ],
+  };
   assert.throws(() => renderDemonstration(broken, conversation), /not prefix-stable/);
   const ok = renderDemonstration(qwen3Renderer, conversation);
   assert.equal(ok.text.slice(...ok.assistantSpans[0]!), 'hello<|im_end|>');
@@ -105,17 +134,29 @@ test('finalstate model build-base with a tiny step count writes a checkpoint tha
   if (result.demonstrations.episodePrefix) prefixes.push(result.demonstrations.episodePrefix);
   assert.equal(result.demonstrations.count, 4);
   assert.equal(result.report.sftSteps, 3);
-  assert.ok(result.report.paramCount > 500_000 && result.report.paramCount < 2_000_000, String(result.report.paramCount));
+  assert.ok(
+    result.report.paramCount > 500_000 && result.report.paramCount < 2_000_000,
+    String(result.report.paramCount),
+  );
   assert.ok(Number.isFinite(result.report.finalLoss) && result.lossCurve.length === 3);
-  for (const file of ['model.safetensors', 'tokenizer.json', 'config.json']) assert.ok(fs.existsSync(path.join(result.checkpointDir, file)), file);
+  for (const file of ['model.safetensors', 'tokenizer.json', 'config.json'])
+    assert.ok(fs.existsSync(path.join(result.checkpointDir, file)), file);
 
   const again = runCli(['model', 'build-base', '--max-demos', '4', '--steps', '3', '--cache-dir', cacheDir, '--json']);
   assert.equal(again.status, 0, again.stderr);
-  assert.deepEqual([JSON.parse(again.stdout).cached, JSON.parse(again.stdout).checkpointDir], [true, result.checkpointDir]);
+  assert.deepEqual(
+    [JSON.parse(again.stdout).cached, JSON.parse(again.stdout).checkpointDir],
+    [true, result.checkpointDir],
+  );
 
   const port = await freePort();
   const python = fromRoot(config.python.venv, 'bin', 'python');
-  const server = startProcess(python, ['-m', 'finalstate.policy_server', '--model', result.checkpointDir, '--port', String(port), '--device', 'cpu'], /policy server ready/, { PYTHONPATH: fromRoot('python') });
+  const server = startProcess(
+    python,
+    ['-m', 'finalstate.policy_server', '--model', result.checkpointDir, '--port', String(port), '--device', 'cpu'],
+    /policy server ready/,
+    { PYTHONPATH: fromRoot('python') },
+  );
   try {
     await server.started;
     const models = (await (await fetch(`http://127.0.0.1:${port}/v1/models`)).json()) as { data: { id: string }[] };
@@ -123,7 +164,15 @@ test('finalstate model build-base with a tiny step count writes a checkpoint tha
     const reply = await fetch(`http://127.0.0.1:${port}/v1/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ model: models.data[0]!.id, prompt, max_tokens: 8, temperature: 1, seed: 1, logprobs: 1, return_token_ids: true }),
+      body: JSON.stringify({
+        model: models.data[0]!.id,
+        prompt,
+        max_tokens: 8,
+        temperature: 1,
+        seed: 1,
+        logprobs: 1,
+        return_token_ids: true,
+      }),
     });
     assert.equal(reply.status, 200);
     const body = (await reply.json()) as { choices: { text: string; token_ids?: number[] }[] };
@@ -135,11 +184,24 @@ test('finalstate model build-base with a tiny step count writes a checkpoint tha
     const taskSet = fromRoot('tasks', 'retail-eval-mini.manifest.json');
     const task = runtime.tasks.taskSet(taskSet).tasks[0]!;
     const episodeId = uniqueName('served-episode');
-    const outcome = await runtime.runner.run(EpisodeRequest.parse({
-      episodeId, taskId: task.id, taskSet, trial: 0, seed: 3,
-      policy: { kind: 'served', client: { baseUrl: `http://127.0.0.1:${port}`, model: models.data[0]!.id, sampling: { maxTokens: 24, temperature: 1 } } },
-      limits: { maxAgentTurns: 3 },
-    }));
+    const outcome = await runtime.runner.run(
+      EpisodeRequest.parse({
+        episodeId,
+        taskId: task.id,
+        taskSet,
+        trial: 0,
+        seed: 3,
+        policy: {
+          kind: 'served',
+          client: {
+            baseUrl: `http://127.0.0.1:${port}`,
+            model: models.data[0]!.id,
+            sampling: { maxTokens: 24, temperature: 1 },
+          },
+        },
+        limits: { maxAgentTurns: 3 },
+      }),
+    );
     try {
       assert.ok(outcome.trajectoryUri, 'a served episode stores its trajectory');
       const trajectory = Trajectory.parse(JSON.parse(fs.readFileSync(new URL(outcome.trajectoryUri), 'utf8')));
@@ -153,8 +215,17 @@ test('finalstate model build-base with a tiny step count writes a checkpoint tha
         if (m === 0) assert.equal(trajectory.rolloutLogprobs[i], 0);
         else assert.ok(trajectory.rolloutLogprobs[i]! <= 0 && Number.isFinite(trajectory.rolloutLogprobs[i]!));
       });
-      const detok = (await (await fetch(`http://127.0.0.1:${port}/detokenize`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ tokens: trajectory.tokenIds }) })).json()) as { prompt: string };
-      assert.ok(qwen3Renderer.renderConversation(record.transcript).startsWith(detok.prompt), 'the tokens spell the rendered conversation');
+      const detok = (await (
+        await fetch(`http://127.0.0.1:${port}/detokenize`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ tokens: trajectory.tokenIds }),
+        })
+      ).json()) as { prompt: string };
+      assert.ok(
+        qwen3Renderer.renderConversation(record.transcript).startsWith(detok.prompt),
+        'the tokens spell the rendered conversation',
+      );
     } finally {
       await runtime.control.query('DELETE FROM episodes WHERE episode_id = $1', [episodeId]);
     }

@@ -35,12 +35,25 @@ after(async () => {
   await runtime.close();
 });
 
-const addressTask = (): Task => runtime.tasks.taskSet(fromRoot('tasks', 'retail-train-mini.manifest.json')).tasks.find((t) => t.tags[0] === 'address_change')!;
+const addressTask = (): Task =>
+  runtime.tasks
+    .taskSet(fromRoot('tasks', 'retail-train-mini.manifest.json'))
+    .tasks.find((t) => t.tags[0] === 'address_change')!;
 
 test('the bounds have safe defaults in the schema, and an episode request gets them', () => {
   const defaults = EpisodeLimits.parse({});
-  assert.deepEqual([defaults.maxToolResultChars, defaults.maxToolCallsPerTurn, defaults.timeoutMs], [16_000, 16, 300_000]);
-  const request = EpisodeRequest.parse({ episodeId: 'e', taskId: 't', taskSet: 's', trial: 0, policy: { kind: 'oracle' }, seed: 1 });
+  assert.deepEqual(
+    [defaults.maxToolResultChars, defaults.maxToolCallsPerTurn, defaults.timeoutMs],
+    [16_000, 16, 300_000],
+  );
+  const request = EpisodeRequest.parse({
+    episodeId: 'e',
+    taskId: 't',
+    taskSet: 's',
+    trial: 0,
+    policy: { kind: 'oracle' },
+    seed: 1,
+  });
   assert.deepEqual(request.limits, defaults);
   assert.throws(() => EpisodeLimits.parse({ maxToolCallsPerTurn: 0 }), /maxToolCallsPerTurn/);
 });
@@ -48,22 +61,42 @@ test('the bounds have safe defaults in the schema, and an episode request gets t
 test('a tool result over maxToolResultChars is cut with a marker the agent reads; the record keeps it whole', async () => {
   const task = addressTask();
   const [lookup, update] = task.golden as [ToolCall, ToolCall];
-  const { toolTurns, tools, grade } = await playEpisode(runtime, task, new ScriptedCallsPolicy([lookup, update, 'Your address is updated.']), { limits: { maxToolResultChars: 40 } });
+  const { toolTurns, tools, grade } = await playEpisode(
+    runtime,
+    task,
+    new ScriptedCallsPolicy([lookup, update, 'Your address is updated.']),
+    { limits: { maxToolResultChars: 40 } },
+  );
   const whole = tools.calls[0]!.result;
   assert.ok(whole.length > 40);
-  assert.equal(toolTurns[0], `${whole.slice(0, 40)}\n[tool result cut: showing the first 40 of ${whole.length} characters]`);
+  assert.equal(
+    toolTurns[0],
+    `${whole.slice(0, 40)}\n[tool result cut: showing the first 40 of ${whole.length} characters]`,
+  );
   assert.equal(grade.pass, true, 'the cut changes what the agent reads, nothing else');
 });
 
 test('a message with more calls than maxToolCallsPerTurn runs none of them and is fed back; the episode can still pass', async () => {
   const task = addressTask();
   const [lookup, update] = task.golden as [ToolCall, ToolCall];
-  const { toolTurns, recorded, grade, loop } = await playEpisode(runtime, task, new ScriptedCallsPolicy([[lookup, lookup, update], lookup, update, 'Your address is updated.']), {
-    limits: { maxToolCallsPerTurn: 2 },
-  });
-  assert.match(toolTurns[0]!, /^Error: your last message could not be executed, so no tool was called\.\n- 3 tool calls in one message; at most 2 are allowed per turn/);
+  const { toolTurns, recorded, grade, loop } = await playEpisode(
+    runtime,
+    task,
+    new ScriptedCallsPolicy([[lookup, lookup, update], lookup, update, 'Your address is updated.']),
+    {
+      limits: { maxToolCallsPerTurn: 2 },
+    },
+  );
+  assert.match(
+    toolTurns[0]!,
+    /^Error: your last message could not be executed, so no tool was called\.\n- 3 tool calls in one message; at most 2 are allowed per turn/,
+  );
   assert.equal(loop.agentTurns[0]!.parseFailures, 1);
-  assert.deepEqual(recorded.map((r) => r.tool), [lookup.tool, update.tool], 'nothing of the refused message ran');
+  assert.deepEqual(
+    recorded.map((r) => r.tool),
+    [lookup.tool, update.tool],
+    'nothing of the refused message ran',
+  );
   assert.equal(grade.pass, true);
 });
 
@@ -72,7 +105,11 @@ class HangingPolicy implements AgentPolicy {
   readonly interpretedBy = 'finalstate' as const;
   gaveUp = false;
   next(_conversation: unknown, options: { signal?: AbortSignal } = {}): Promise<never> {
-    return new Promise((_, reject) => options.signal?.addEventListener('abort', () => ((this.gaveUp = true), reject(options.signal!.reason)), { once: true }));
+    return new Promise((_, reject) =>
+      options.signal?.addEventListener('abort', () => ((this.gaveUp = true), reject(options.signal!.reason)), {
+        once: true,
+      }),
+    );
   }
   async finish() {
     return null;
@@ -80,7 +117,10 @@ class HangingPolicy implements AgentPolicy {
 }
 
 /** A user simulator that opens and then never replies (test double for a hung user LLM). */
-const silent: UserSimulator = { opening: () => ({ text: 'Hi, I need help.', done: false, usage: NO_USAGE, model: null }), reply: () => new Promise(() => undefined) };
+const silent: UserSimulator = {
+  opening: () => ({ text: 'Hi, I need help.', done: false, usage: NO_USAGE, model: null }),
+  reply: () => new Promise(() => undefined),
+};
 
 test('the wall clock stops a turn in flight: a hung policy, then a hung user simulator, end with finish reason timeout', async () => {
   const task = addressTask();
@@ -121,17 +161,23 @@ test('a served policy stopped mid-sampling at the deadline keeps no part of that
   const server = await new FakeVllmServer({
     policyVersion: 'v1',
     slowTurn: { turn: 1, ms: 5_000 },
-    respond: () => `<tool_call>\n{"name": "get_order", "arguments": {"order_id": "${String(lookup.arguments.order_id)}"}}\n</tool_call>`,
+    respond: () =>
+      `<tool_call>\n{"name": "get_order", "arguments": {"order_id": "${String(lookup.arguments.order_id)}"}}\n</tool_call>`,
   }).start();
   servers.push(server);
-  const client = new PolicyClient(PolicyClientConfig.parse({ baseUrl: server.url, model: server.model, sampling: { maxTokens: 256, seed: 2 } }));
+  const client = new PolicyClient(
+    PolicyClientConfig.parse({ baseUrl: server.url, model: server.model, sampling: { maxTokens: 256, seed: 2 } }),
+  );
   const policy = new CompletionsAgentPolicy(client, qwen3Renderer);
   const started = performance.now();
   const { loop, recorded } = await playEpisode(runtime, task, policy, { limits: { timeoutMs: 1_500 } });
   assert.equal(loop.finishReason, 'timeout');
   assert.ok(performance.now() - started < 4_500, 'the slow completion was abandoned at the deadline');
   assert.equal(loop.agentTurns.length, 1, 'the abandoned turn is not in the conversation');
-  assert.deepEqual(recorded.map((r) => r.tool), ['get_order']);
+  assert.deepEqual(
+    recorded.map((r) => r.tool),
+    ['get_order'],
+  );
   const trajectory = Trajectory.parse(await policy.finish(loop.conversation));
   assert.equal(trajectory.drift, null, 'the trajectory ends where the conversation does');
   assert.equal(trajectory.trainable, true);

@@ -51,7 +51,13 @@ async function playTexts(task: Task, texts: string[], limits: Partial<EpisodeLim
     const tools = new McpToolSession(wiring.client, () => wiring.close());
     let loop;
     try {
-      loop = await runAgentLoop({ system: 'test', policy: new ScriptedTextPolicy(texts), tools, user: new ScriptedUserSimulator(task), limits: EpisodeLimits.parse(limits) });
+      loop = await runAgentLoop({
+        system: 'test',
+        policy: new ScriptedTextPolicy(texts),
+        tools,
+        user: new ScriptedUserSimulator(task),
+        limits: EpisodeLimits.parse(limits),
+      });
     } finally {
       await tools.close();
     }
@@ -62,7 +68,8 @@ async function playTexts(task: Task, texts: string[], limits: Partial<EpisodeLim
   }
 }
 
-const call = (tool: string, args: Record<string, unknown>) => `<tool_call>\n${JSON.stringify({ name: tool, arguments: args })}\n</tool_call>`;
+const call = (tool: string, args: Record<string, unknown>) =>
+  `<tool_call>\n${JSON.stringify({ name: tool, arguments: args })}\n</tool_call>`;
 
 test('an oracle episode on a real backend through real MCP earns reward 1, and its record is stored', async () => {
   const task = taskOf('cancel_order');
@@ -72,18 +79,30 @@ test('an oracle episode on a real backend through real MCP earns reward 1, and i
   assert.equal(outcome.reward, 1);
   assert.equal(outcome.error, null);
   assert.equal(outcome.trainable, false, 'the oracle samples no tokens');
-  assert.ok(afterRecord && afterRecord.storeMs > 0 && afterRecord.teardownMs >= 0, 'the runner reports storing and teardown times after the record');
+  assert.ok(
+    afterRecord && afterRecord.storeMs > 0 && afterRecord.teardownMs >= 0,
+    'the runner reports storing and teardown times after the record',
+  );
   assert.ok(['user_done', 'agent_done'].includes(outcome.finishReason), outcome.finishReason);
   const record = await new EpisodeStore(runtime.control).load(req.episodeId);
   assert.ok(record, 'the record is in the control database');
   EpisodeRecord.parse(record);
-  assert.deepEqual(record.toolCalls.map((c) => ({ tool: c.tool, arguments: c.arguments })), task.golden);
+  assert.deepEqual(
+    record.toolCalls.map((c) => ({ tool: c.tool, arguments: c.arguments })),
+    task.golden,
+  );
   assert.deepEqual(record.grade.diff, []);
   assert.equal(record.transcript.turns[0]?.role, 'user');
   assert.equal(record.transcript.turns[0]?.role === 'user' && record.transcript.turns[0].content, task.query);
   const { provisionMs, mcpSessionMs, trajectoryMs, agentMs, toolsMs, userMs, gradingMs, totalMs } = record.timings;
-  assert.ok(provisionMs! > 0 && mcpSessionMs! > 0 && trajectoryMs! >= 0, `the phases of the episode are timed: ${JSON.stringify(record.timings)}`);
-  assert.ok(totalMs >= provisionMs! + mcpSessionMs! + trajectoryMs! + agentMs + toolsMs + userMs + gradingMs, 'the phases fit in the total');
+  assert.ok(
+    provisionMs! > 0 && mcpSessionMs! > 0 && trajectoryMs! >= 0,
+    `the phases of the episode are timed: ${JSON.stringify(record.timings)}`,
+  );
+  assert.ok(
+    totalMs >= provisionMs! + mcpSessionMs! + trajectoryMs! + agentMs + toolsMs + userMs + gradingMs,
+    'the phases fit in the total',
+  );
 });
 
 test('the oracle passes one task of every mini task type of both domains', async () => {
@@ -108,7 +127,12 @@ test('a policy that makes the wrong write gets reward 0 with the diff that shows
   assert.equal(loop.finishReason, 'user_done');
   assert.equal(grade.pass, false);
   assert.deepEqual(
-    grade.diff.map((d) => ({ kind: d.kind, table: d.table, column: d.kind === 'changed_value' ? d.column : undefined, actual: d.kind === 'changed_value' ? d.actual : undefined })),
+    grade.diff.map((d) => ({
+      kind: d.kind,
+      table: d.table,
+      column: d.kind === 'changed_value' ? d.column : undefined,
+      actual: d.kind === 'changed_value' ? d.actual : undefined,
+    })),
     [{ kind: 'changed_value', table: 'orders', column: 'shipping_address', actual: '1 wrong way, nowhere, zz 00000' }], // canonicalised: trim + casefold
   );
 });
@@ -123,10 +147,17 @@ test('malformed model output is fed back as a tool error, and the corrected call
     call('cancel_order', { order_id: order, reason: 'customer_request' }),
     'Your order is cancelled.',
   ]);
-  assert.deepEqual(loop.agentTurns.map((t) => t.parseFailures), [1, 1, 0, 0, 0]);
+  assert.deepEqual(
+    loop.agentTurns.map((t) => t.parseFailures),
+    [1, 1, 0, 0, 0],
+  );
   const feedback = loop.conversation.turns.filter((t) => t.role === 'tool').slice(0, 2);
   for (const turn of feedback) assert.match(turn.content, /^Error: your last message could not be executed/);
-  assert.deepEqual(tools.calls.map((c) => c.tool), ['get_order', 'cancel_order'], 'no malformed call reached the tools');
+  assert.deepEqual(
+    tools.calls.map((c) => c.tool),
+    ['get_order', 'cancel_order'],
+    'no malformed call reached the tools',
+  );
   assert.equal(grade.pass, true);
 });
 
@@ -149,7 +180,7 @@ test('finalstate run --policy oracle prints the episode, and --json its outcome 
   episodeIds.push(parsed.outcome.episodeId);
   assert.equal(parsed.outcome.reward, 1);
   EpisodeRecord.parse(parsed.record);
-  await runtime.control.query("DELETE FROM episodes WHERE episode_id LIKE $1", [`run-${task.id}-%`]);
+  await runtime.control.query('DELETE FROM episodes WHERE episode_id LIKE $1', [`run-${task.id}-%`]);
   const missing = runCli(['run', '--task', 'no.such.task']);
   assert.equal(missing.status, 2);
   assert.match(missing.stderr, /no task no\.such\.task/);
@@ -164,7 +195,11 @@ test('a stored transcript renders byte-identically to the live prompt (tool sche
   try {
     const wiring = await connectEpisodeTools(runtime.backend, episode);
     const tools = new McpToolSession(wiring.client, () => wiring.close());
-    const live = { system: record.transcript.system, tools: await tools.listTools(), turns: record.transcript.turns.slice(0, 1) };
+    const live = {
+      system: record.transcript.system,
+      tools: await tools.listTools(),
+      turns: record.transcript.turns.slice(0, 1),
+    };
     await tools.close();
     const stored = { ...record.transcript, turns: record.transcript.turns.slice(0, 1) };
     assert.equal(qwen3Renderer.renderConversation(stored), qwen3Renderer.renderConversation(live));
@@ -179,12 +214,31 @@ test('finalstate episode show prints a failed episode: its calls with arguments,
   const task = taskOf('address_change');
   const order = (task.golden[0]!.arguments as { order_id: string }).order_id;
   // A real episode (loop, MCP tools, grading on PostgreSQL), recorded as the runner records one.
-  const { loop, tools, grade } = await playTexts(task, [call('get_order', { order_id: order }), call('update_shipping_address', { order_id: order, address: '1 Wrong Way, Nowhere, ZZ 00000' }), 'I have updated the address.']);
+  const { loop, tools, grade } = await playTexts(task, [
+    call('get_order', { order_id: order }),
+    call('update_shipping_address', { order_id: order, address: '1 Wrong Way, Nowhere, ZZ 00000' }),
+    'I have updated the address.',
+  ]);
   const episodeId = uniqueName('audit-show');
   episodeIds.push(episodeId);
   const none = { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0 };
   const record = EpisodeRecord.parse({
-    outcome: { episodeId, taskId: task.id, domain: task.domain, split: task.split, trial: 3, tags: task.tags, reward: 0, error: null, usage: { agent: none, user: none, judge: none }, costUsd: 0, campaignId: 'audit-campaign', step: 2, finishReason: loop.finishReason, trainable: false },
+    outcome: {
+      episodeId,
+      taskId: task.id,
+      domain: task.domain,
+      split: task.split,
+      trial: 3,
+      tags: task.tags,
+      reward: 0,
+      error: null,
+      usage: { agent: none, user: none, judge: none },
+      costUsd: 0,
+      campaignId: 'audit-campaign',
+      step: 2,
+      finishReason: loop.finishReason,
+      trainable: false,
+    },
     group: 1,
     interpretedBy: 'finalstate',
     turns: loop.agentTurns,
@@ -203,10 +257,28 @@ test('finalstate episode show prints a failed episode: its calls with arguments,
   const shown = runCli(['episode', 'show', episodeId]);
   assert.equal(shown.status, 0, shown.stderr);
   const out = shown.stdout;
-  assert.match(out, new RegExp(`^  ${task.id.replace(/\./g, '\\.')} t3 · reward 0 · changed orders\\.shipping_address · 2 calls · user_done$`, 'm'), 'the summary line (computed for a record stored without one)');
-  assert.match(out, new RegExp(`→ update_shipping_address\\(\\{"order_id":"${order}","address":"1 Wrong Way, Nowhere, ZZ 00000"\\}\\)`), 'the call with its arguments');
+  assert.match(
+    out,
+    new RegExp(
+      `^  ${task.id.replace(/\./g, '\\.')} t3 · reward 0 · changed orders\\.shipping_address · 2 calls · user_done$`,
+      'm',
+    ),
+    'the summary line (computed for a record stored without one)',
+  );
+  assert.match(
+    out,
+    new RegExp(`→ update_shipping_address\\(\\{"order_id":"${order}","address":"1 Wrong Way, Nowhere, ZZ 00000"\\}\\)`),
+    'the call with its arguments',
+  );
   assert.match(out, /\[tool result \(what the agent saw\)\]/);
-  assert.match(out, new RegExp(`^orders +order_id="${order}" +shipping_address +"[^"]+" +"1 wrong way, nowhere, zz 00000" +changed_value$`, 'm'), 'the diff row: table, key, column, expected, actual');
+  assert.match(
+    out,
+    new RegExp(
+      `^orders +order_id="${order}" +shipping_address +"[^"]+" +"1 wrong way, nowhere, zz 00000" +changed_value$`,
+      'm',
+    ),
+    'the diff row: table, key, column, expected, actual',
+  );
   assert.match(out, /^  retries +resumed from the turn checkpoint after agent turn 1$/m);
   assert.match(out, /^  policy versions +test$/m);
   assert.match(out, /\[agent turn 2 · policy version test · model scripted-text · resumed here after a retry\]/);
@@ -215,9 +287,28 @@ test('finalstate episode show prints a failed episode: its calls with arguments,
   const json = runCli(['episode', 'show', episodeId, '--json']);
   assert.deepEqual(EpisodeRecord.parse(JSON.parse(json.stdout)), record);
 
-  const listed = runCli(['episode', 'list', '--campaign', 'audit-campaign', '--step', '2', '--task', task.id, '--trial', '3', '--reward', '0', '--finish-reason', 'user_done', '--json']);
+  const listed = runCli([
+    'episode',
+    'list',
+    '--campaign',
+    'audit-campaign',
+    '--step',
+    '2',
+    '--task',
+    task.id,
+    '--trial',
+    '3',
+    '--reward',
+    '0',
+    '--finish-reason',
+    'user_done',
+    '--json',
+  ]);
   assert.equal(listed.status, 0, listed.stderr);
-  assert.deepEqual((JSON.parse(listed.stdout) as Array<{ episodeId: string; group: number }>).map((e) => [e.episodeId, e.group]), [[episodeId, 1]]);
+  assert.deepEqual(
+    (JSON.parse(listed.stdout) as Array<{ episodeId: string; group: number }>).map((e) => [e.episodeId, e.group]),
+    [[episodeId, 1]],
+  );
   const passedOnly = runCli(['episode', 'list', '--campaign', 'audit-campaign', '--reward', '1', '--json']);
   assert.deepEqual(JSON.parse(passedOnly.stdout), []);
   const bad = runCli(['episode', 'list', '--finish-reason', 'bored']);

@@ -50,7 +50,8 @@ export class FakeChatServer {
     const body = JSON.parse(raw) as ChatRequestBody;
     this.requests.push(body);
     const failure = this.failures.shift();
-    if (failure !== undefined) return send(failure, { error: { message: `injected failure ${failure}`, type: 'fake' } });
+    if (failure !== undefined)
+      return send(failure, { error: { message: `injected failure ${failure}`, type: 'fake' } });
     const reply = this.respond(body);
     const prompt = JSON.stringify(body.messages).length;
     send(200, {
@@ -58,8 +59,24 @@ export class FakeChatServer {
       object: 'chat.completion',
       created: 0,
       model: body.model,
-      choices: [{ index: 0, finish_reason: reply.finish_reason ?? (reply.tool_calls ? 'tool_calls' : 'stop'), message: { role: 'assistant', content: reply.content ?? null, reasoning_content: reply.reasoning_content, tool_calls: reply.tool_calls } }],
-      usage: { prompt_tokens: prompt, completion_tokens: 7, total_tokens: prompt + 7, prompt_tokens_details: { cached_tokens: 3 } },
+      choices: [
+        {
+          index: 0,
+          finish_reason: reply.finish_reason ?? (reply.tool_calls ? 'tool_calls' : 'stop'),
+          message: {
+            role: 'assistant',
+            content: reply.content ?? null,
+            reasoning_content: reply.reasoning_content,
+            tool_calls: reply.tool_calls,
+          },
+        },
+      ],
+      usage: {
+        prompt_tokens: prompt,
+        completion_tokens: 7,
+        total_tokens: prompt + 7,
+        prompt_tokens_details: { cached_tokens: 3 },
+      },
     });
   }
 }

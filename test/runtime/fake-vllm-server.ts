@@ -23,7 +23,18 @@ import type { AddressInfo } from 'node:net';
  * that is how a test plants a retokenisation mismatch.
  */
 
-const SPECIAL = ['<|endoftext|>', '<|im_start|>', '<|im_end|>', '<think>', '</think>', '<tool_call>', '</tool_call>', '<tool_response>', '</tool_response>', '\n\n'];
+const SPECIAL = [
+  '<|endoftext|>',
+  '<|im_start|>',
+  '<|im_end|>',
+  '<think>',
+  '</think>',
+  '<tool_call>',
+  '</tool_call>',
+  '<tool_response>',
+  '</tool_response>',
+  '\n\n',
+];
 const UNK = 10;
 const CHAR_BASE = 100;
 export const IM_END_ID = SPECIAL.indexOf('<|im_end|>');
@@ -127,7 +138,11 @@ export class FakeVllmServer {
   }
 
   detokenize(ids: readonly number[]): string {
-    return ids.map((id) => (id === UNK ? '\uFFFD' : id < CHAR_BASE ? (SPECIAL[id] ?? '\uFFFD') : String.fromCodePoint(id - CHAR_BASE))).join('');
+    return ids
+      .map((id) =>
+        id === UNK ? '\uFFFD' : id < CHAR_BASE ? (SPECIAL[id] ?? '\uFFFD') : String.fromCodePoint(id - CHAR_BASE),
+      )
+      .join('');
   }
 
   /** Deterministic pseudo logprob of token `id` at `position`, varying with the seed. */
@@ -149,10 +164,22 @@ export class FakeVllmServer {
     this.requests.push({ path, body });
     const route = path.split('?', 1)[0]!;
     const failure = this.failures.shift() ?? this.routeFailures.get(route)?.shift();
-    if (failure !== undefined) return this.send(res, failure, { error: { message: `injected failure ${failure}`, type: 'InternalServerError', code: failure } });
+    if (failure !== undefined)
+      return this.send(res, failure, {
+        error: { message: `injected failure ${failure}`, type: 'InternalServerError', code: failure },
+      });
     if (path === '/health') return this.send(res, 200, {});
-    if (['/pause', '/resume', '/collective_rpc', '/reset_prefix_cache'].includes(route)) return this.admin(route, body, res);
-    if (body.model !== this.model) return this.send(res, 404, { error: { message: `The model \`${String(body.model)}\` does not exist.`, type: 'NotFoundError', param: 'model', code: 404 } });
+    if (['/pause', '/resume', '/collective_rpc', '/reset_prefix_cache'].includes(route))
+      return this.admin(route, body, res);
+    if (body.model !== this.model)
+      return this.send(res, 404, {
+        error: {
+          message: `The model \`${String(body.model)}\` does not exist.`,
+          type: 'NotFoundError',
+          param: 'model',
+          code: 404,
+        },
+      });
     const maxModelLen = this.options.maxModelLen ?? 8192;
     if (path === '/tokenize') {
       const tokens = this.tokenize(String(body.prompt));
@@ -200,9 +227,12 @@ export class FakeVllmServer {
   private complete(body: Record<string, unknown>, res: http.ServerResponse, maxModelLen: number): void {
     const promptIds = Array.isArray(body.prompt) ? (body.prompt as number[]) : this.tokenize(String(body.prompt));
     const maxTokens = Number(body.max_tokens ?? 16);
-    const refuse = (message: string) => this.send(res, 400, { error: { message, type: 'BadRequestError', param: null, code: 400 } });
+    const refuse = (message: string) =>
+      this.send(res, 400, { error: { message, type: 'BadRequestError', param: null, code: 400 } });
     if (promptIds.length >= maxModelLen) {
-      return refuse(`This model's maximum context length is ${maxModelLen} tokens. However, your request has ${promptIds.length} input tokens. Please reduce the length of the input messages.`);
+      return refuse(
+        `This model's maximum context length is ${maxModelLen} tokens. However, your request has ${promptIds.length} input tokens. Please reduce the length of the input messages.`,
+      );
     }
     if (promptIds.length + maxTokens > maxModelLen) {
       return refuse(
@@ -210,7 +240,11 @@ export class FakeVllmServer {
       );
     }
     const seed = typeof body.seed === 'number' ? body.seed : undefined;
-    const text = this.options.respond({ prompt: this.detokenize(promptIds), seed, temperature: Number(body.temperature ?? 1) });
+    const text = this.options.respond({
+      prompt: this.detokenize(promptIds),
+      seed,
+      temperature: Number(body.temperature ?? 1),
+    });
     let ids = [...this.tokenize(text, { merge: false }), IM_END_ID];
     let finishReason = 'stop';
     if (ids.length > maxTokens) {
@@ -231,7 +265,9 @@ export class FakeVllmServer {
       finish_reason: finishReason,
       stop_reason: null,
       logprobs: {
-        tokens: this.options.legacyTokenIds ? ids.map((id) => `token_id:${id}`) : ids.map((id) => this.detokenize([id])),
+        tokens: this.options.legacyTokenIds
+          ? ids.map((id) => `token_id:${id}`)
+          : ids.map((id) => this.detokenize([id])),
         token_logprobs: logprobs,
         top_logprobs: null,
         text_offset: null,
@@ -243,7 +279,11 @@ export class FakeVllmServer {
       object: 'text_completion',
       model: this.model,
       choices: [choice],
-      usage: { prompt_tokens: promptIds.length, completion_tokens: ids.length, total_tokens: promptIds.length + ids.length },
+      usage: {
+        prompt_tokens: promptIds.length,
+        completion_tokens: ids.length,
+        total_tokens: promptIds.length + ids.length,
+      },
     };
     if (this.options.policyVersion) answer.policy_version = this.options.policyVersion;
     this.send(res, 200, answer);

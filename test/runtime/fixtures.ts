@@ -24,7 +24,14 @@ export const tools: ToolSchema[] = [
         notify: { type: 'boolean' },
         reason: { type: 'string', enum: ['damaged', 'late', 'other'] },
         note: { type: ['string', 'null'] },
-        lines: { type: 'array', items: { type: 'object', properties: { sku: { type: 'string' }, qty: { type: 'integer' } }, required: ['sku', 'qty'] } },
+        lines: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: { sku: { type: 'string' }, qty: { type: 'integer' } },
+            required: ['sku', 'qty'],
+          },
+        },
       },
       required: ['order_id', 'amount_cents'],
     },

@@ -15,7 +15,12 @@ import { uniqueName } from '../helpers/index.js';
  * One episode of `policy` on a fresh real backend for `task`: its tools over an in-process MCP session, the agent
  * loop with the deterministic user, grading, the executor's records; `inspect` sees the database before teardown.
  */
-export async function playEpisode(runtime: EpisodeRuntime, task: Task, policy: AgentPolicy, options: { limits?: Partial<EpisodeLimits>; inspect?: (episode: Episode) => Promise<void> } = {}) {
+export async function playEpisode(
+  runtime: EpisodeRuntime,
+  task: Task,
+  policy: AgentPolicy,
+  options: { limits?: Partial<EpisodeLimits>; inspect?: (episode: Episode) => Promise<void> } = {},
+) {
   const backend = runtime.backend;
   const episode = await backend.open(uniqueName(`play-${task.tags[0]}`), task);
   try {
@@ -23,14 +28,26 @@ export async function playEpisode(runtime: EpisodeRuntime, task: Task, policy: A
     const tools = new McpToolSession(wiring.client, () => wiring.close());
     let loop;
     try {
-      loop = await runAgentLoop({ system: 'test', policy, tools, user: new ScriptedUserSimulator(task), limits: EpisodeLimits.parse(options.limits ?? {}) });
+      loop = await runAgentLoop({
+        system: 'test',
+        policy,
+        tools,
+        user: new ScriptedUserSimulator(task),
+        limits: EpisodeLimits.parse(options.limits ?? {}),
+      });
     } finally {
       await tools.close();
     }
     const grade = await gradeEpisode(backend, new ExpectedStates(backend), { episode });
     const recorded = await wiring.executor.recorded();
     await options.inspect?.(episode);
-    return { loop, tools, grade, recorded, toolTurns: loop.conversation.turns.filter((t) => t.role === 'tool').map((t) => t.content) };
+    return {
+      loop,
+      tools,
+      grade,
+      recorded,
+      toolTurns: loop.conversation.turns.filter((t) => t.role === 'tool').map((t) => t.content),
+    };
   } finally {
     await backend.teardown(episode);
   }

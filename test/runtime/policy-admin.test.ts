@@ -7,7 +7,13 @@ import { EndpointRequestError } from '../../runtime/clients/errors.js';
 import { publishCheckpoint, type PublishOptions } from '../../runtime/clients/policy-admin.js';
 import { FakeVllmServer } from './fake-vllm-server.js';
 
-const fast: PublishOptions = { requestTimeoutMs: 2000, reloadTimeoutMs: 2000, attempts: 3, backoffMs: 5, versionTimeoutMs: 2000 };
+const fast: PublishOptions = {
+  requestTimeoutMs: 2000,
+  reloadTimeoutMs: 2000,
+  attempts: 3,
+  backoffMs: 5,
+  versionTimeoutMs: 2000,
+};
 const admin = (server: FakeVllmServer) => server.requests.filter((r) => r.path !== '/v1/completions');
 
 async function withVllm(run: (server: FakeVllmServer) => Promise<void>, options: { devMode?: boolean } = {}) {
@@ -26,17 +32,29 @@ test('publishing to vLLM: pause, reload_weights with the checkpoint path, reset 
       admin(server).map((r) => r.path),
       ['/pause?mode=wait', '/collective_rpc', '/reset_prefix_cache', '/resume'],
     );
-    assert.deepEqual(admin(server)[1]!.body, { method: 'reload_weights', kwargs: { weights_path: '/ckpt/step-000003' }, timeout: 2 });
+    assert.deepEqual(admin(server)[1]!.body, {
+      method: 'reload_weights',
+      kwargs: { weights_path: '/ckpt/step-000003' },
+      timeout: 2,
+    });
     assert.deepEqual(server.reloads, ['/ckpt/step-000003']);
     assert.equal(server.paused, false);
-    assert.deepEqual(published, { url: `${server.url}/`, kind: 'vllm', version: 3, attempts: { pause: 1, reload_weights: 1, reset_prefix_cache: 1, resume: 1 } });
+    assert.deepEqual(published, {
+      url: `${server.url}/`,
+      kind: 'vllm',
+      version: 3,
+      attempts: { pause: 1, reload_weights: 1, reset_prefix_cache: 1, resume: 1 },
+    });
   }));
 
 test('a completion sent while the server is paused waits for /resume and is sampled by the new weights', () =>
   withVllm(async (server) => {
     await fetch(`${server.url}/pause`, { method: 'POST' });
     let answered = false;
-    const held = fetch(`${server.url}/v1/completions`, { method: 'POST', body: JSON.stringify({ model: server.model, prompt: [101], max_tokens: 4 }) }).then((r) => {
+    const held = fetch(`${server.url}/v1/completions`, {
+      method: 'POST',
+      body: JSON.stringify({ model: server.model, prompt: [101], max_tokens: 4 }),
+    }).then((r) => {
       answered = true;
       return r.json();
     });
@@ -44,7 +62,10 @@ test('a completion sent while the server is paused waits for /resume and is samp
     assert.equal(answered, false);
     await publishCheckpoint({ url: server.url, kind: 'vllm' }, '/ckpt/step-000001', 1, fast);
     assert.equal(((await held) as { choices: unknown[] }).choices.length, 1);
-    assert.ok(server.requests.findIndex((r) => r.path === '/v1/completions') < server.requests.findIndex((r) => r.path === '/resume'));
+    assert.ok(
+      server.requests.findIndex((r) => r.path === '/v1/completions') <
+        server.requests.findIndex((r) => r.path === '/resume'),
+    );
   }));
 
 test('5xx answers are retried per call, with backoff, and counted', () =>
@@ -59,9 +80,16 @@ test('5xx answers are retried per call, with backoff, and counted', () =>
 test('/resume runs even when the reload fails for good, and the reload failure is what is reported', () =>
   withVllm(async (server) => {
     server.failNextOn('/collective_rpc', 503, 503, 503);
-    await assert.rejects(publishCheckpoint({ url: server.url, kind: 'vllm' }, '/ckpt', 2, fast), (err: unknown) => err instanceof InfrastructureError && /collective_rpc answered HTTP 503/.test(err.message));
+    await assert.rejects(
+      publishCheckpoint({ url: server.url, kind: 'vllm' }, '/ckpt', 2, fast),
+      (err: unknown) => err instanceof InfrastructureError && /collective_rpc answered HTTP 503/.test(err.message),
+    );
     assert.equal(admin(server).at(-1)!.path, '/resume');
-    assert.equal(admin(server).filter((r) => r.path === '/reset_prefix_cache').length, 0, 'no step after the failed one except /resume');
+    assert.equal(
+      admin(server).filter((r) => r.path === '/reset_prefix_cache').length,
+      0,
+      'no step after the failed one except /resume',
+    );
     assert.equal(server.paused, false);
   }));
 
@@ -71,14 +99,20 @@ test('a resume that fails too names both failures: a paused server serves nothin
     server.failNextOn('/resume', 503, 503, 503);
     await assert.rejects(publishCheckpoint({ url: server.url, kind: 'vllm' }, '/ckpt', 2, fast), (err: unknown) => {
       assert.ok(err instanceof InfrastructureError);
-      assert.match(err.message, /could not be resumed after an earlier failure \(.*collective_rpc answered HTTP 503.*\): .*resume answered HTTP 503/);
+      assert.match(
+        err.message,
+        /could not be resumed after an earlier failure \(.*collective_rpc answered HTTP 503.*\): .*resume answered HTTP 503/,
+      );
       return true;
     });
   }));
 
 test("vLLM's reload_weights takes no policy_version: publishing to a vLLM server as kind finalstate fails with vLLM's bare 500", () =>
   withVllm(async (server) => {
-    await assert.rejects(publishCheckpoint({ url: server.url, kind: 'finalstate' }, '/ckpt', 2, fast), /collective_rpc answered HTTP 500: Internal Server Error/);
+    await assert.rejects(
+      publishCheckpoint({ url: server.url, kind: 'finalstate' }, '/ckpt', 2, fast),
+      /collective_rpc answered HTTP 500: Internal Server Error/,
+    );
     assert.deepEqual(server.reloads, []);
     assert.equal(server.paused, false);
   }));
@@ -102,7 +136,12 @@ test('a server that never answers: every call times out, is retried, and the pub
   try {
     const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
     const started = Date.now();
-    await assert.rejects(publishCheckpoint({ url, kind: 'vllm' }, '/ckpt', 1, { ...fast, requestTimeoutMs: 100, attempts: 2 }), (err: unknown) => err instanceof InfrastructureError && /could not be resumed after an earlier failure \(.*pause.*timed out after 100 ms\)/.test(err.message));
+    await assert.rejects(
+      publishCheckpoint({ url, kind: 'vllm' }, '/ckpt', 1, { ...fast, requestTimeoutMs: 100, attempts: 2 }),
+      (err: unknown) =>
+        err instanceof InfrastructureError &&
+        /could not be resumed after an earlier failure \(.*pause.*timed out after 100 ms\)/.test(err.message),
+    );
     assert.ok(Date.now() - started < 2000, `took ${Date.now() - started} ms`);
   } finally {
     silent.closeAllConnections();

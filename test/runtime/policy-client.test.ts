@@ -8,9 +8,15 @@ import { PolicyClient } from '../../runtime/clients/policy-client.js';
 import { PolicyClientConfig, type PolicyClientConfigInput } from '../../schemas/clients.js';
 import { FakeVllmServer, IM_END_ID } from './fake-vllm-server.js';
 
-const server = new FakeVllmServer({ respond: ({ seed }) => `Hello from seed ${seed}.`, policyVersion: 'step-3', maxModelLen: 200 });
+const server = new FakeVllmServer({
+  respond: ({ seed }) => `Hello from seed ${seed}.`,
+  policyVersion: 'step-3',
+  maxModelLen: 200,
+});
 const client = (overrides: Partial<PolicyClientConfigInput> = {}) =>
-  new PolicyClient(PolicyClientConfig.parse({ baseUrl: server.url, model: server.model, timeoutMs: 5000, ...overrides }));
+  new PolicyClient(
+    PolicyClientConfig.parse({ baseUrl: server.url, model: server.model, timeoutMs: 5000, ...overrides }),
+  );
 
 before(() => server.start());
 after(() => server.stop());
@@ -29,11 +35,18 @@ test('complete() sends token ids with the sampling parameters and returns ids an
   assert.equal(sent.body.logprobs, 0);
   assert.equal(sent.body.return_token_ids, true);
   assert.deepEqual(completion.tokenIds, [...server.tokenize('Hello from seed 11.'), IM_END_ID]);
-  assert.deepEqual(completion.logprobs, completion.tokenIds.map((id, i) => FakeVllmServer.logprob(11, prompt.length + i, id)));
+  assert.deepEqual(
+    completion.logprobs,
+    completion.tokenIds.map((id, i) => FakeVllmServer.logprob(11, prompt.length + i, id)),
+  );
   assert.equal(completion.text, 'Hello from seed 11.');
   assert.equal(completion.finishReason, 'stop');
   assert.equal(completion.policyVersion, 'step-3');
-  assert.deepEqual(completion.usage, { inputTokens: prompt.length, cachedInputTokens: 0, outputTokens: completion.tokenIds.length });
+  assert.deepEqual(completion.usage, {
+    inputTokens: prompt.length,
+    cachedInputTokens: 0,
+    outputTokens: completion.tokenIds.length,
+  });
 });
 
 test('a request can override the configured sampling; max_tokens cuts the turn with finishReason "length"', async () => {
@@ -49,7 +62,11 @@ test('token ids are also read from servers that only return them as "token_id:<i
     const policy = new PolicyClient(PolicyClientConfig.parse({ baseUrl: legacy.url, model: legacy.model }));
     const completion = await policy.complete({ promptTokenIds: [101] });
     assert.deepEqual(completion.tokenIds, [...legacy.tokenize('ok'), IM_END_ID]);
-    assert.equal(completion.policyVersion, legacy.model, 'vLLM reports no policy version: the served model name stands in');
+    assert.equal(
+      completion.policyVersion,
+      legacy.model,
+      'vLLM reports no policy version: the served model name stands in',
+    );
   } finally {
     await legacy.stop();
   }
@@ -74,7 +91,10 @@ test('connection refused is an InfrastructureError naming the URL', async () => 
   await assert.rejects(policy.complete({ promptTokenIds: [1] }), (err: unknown) => {
     assert.ok(err instanceof InfrastructureError);
     assert.equal(err.component, 'policy-server');
-    assert.match(err.message, new RegExp(`policy-server at http://127\\.0\\.0\\.1:${port}/v1/completions unreachable \\(ECONNREFUSED\\)`));
+    assert.match(
+      err.message,
+      new RegExp(`policy-server at http://127\\.0\\.0\\.1:${port}/v1/completions unreachable \\(ECONNREFUSED\\)`),
+    );
     return true;
   });
   await assert.rejects(policy.tokenize('x'), InfrastructureError);
@@ -82,8 +102,14 @@ test('connection refused is an InfrastructureError naming the URL', async () => 
 
 test('5xx and 429 are InfrastructureError; other 4xx are clear, non-retryable request errors', async () => {
   server.failNext(503, 429);
-  await assert.rejects(client().complete({ promptTokenIds: [1] }), (err: unknown) => err instanceof InfrastructureError && /answered HTTP 503: injected failure 503/.test(err.message));
-  await assert.rejects(client().detokenize([101]), (err: unknown) => err instanceof InfrastructureError && /HTTP 429/.test(err.message));
+  await assert.rejects(
+    client().complete({ promptTokenIds: [1] }),
+    (err: unknown) => err instanceof InfrastructureError && /answered HTTP 503: injected failure 503/.test(err.message),
+  );
+  await assert.rejects(
+    client().detokenize([101]),
+    (err: unknown) => err instanceof InfrastructureError && /HTTP 429/.test(err.message),
+  );
   await assert.rejects(client({ model: 'no-such-model' }).complete({ promptTokenIds: [1] }), (err: unknown) => {
     assert.ok(err instanceof EndpointRequestError && !(err instanceof InfrastructureError));
     assert.equal(err.status, 404);
@@ -93,11 +119,14 @@ test('5xx and 429 are InfrastructureError; other 4xx are clear, non-retryable re
 });
 
 test('a prompt longer than the context is a ContextLengthExceededError (a task outcome, not an outage)', async () => {
-  await assert.rejects(client().complete({ promptTokenIds: new Array(190).fill(101), maxTokens: 20 }), (err: unknown) => {
-    assert.ok(err instanceof ContextLengthExceededError);
-    assert.match(err.message, /maximum context length is 200 tokens/);
-    return true;
-  });
+  await assert.rejects(
+    client().complete({ promptTokenIds: new Array(190).fill(101), maxTokens: 20 }),
+    (err: unknown) => {
+      assert.ok(err instanceof ContextLengthExceededError);
+      assert.match(err.message, /maximum context length is 200 tokens/);
+      return true;
+    },
+  );
 });
 
 test('a server that does not answer in time is an InfrastructureError', async () => {
@@ -106,7 +135,10 @@ test('a server that does not answer in time is an InfrastructureError', async ()
   try {
     const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
     const policy = new PolicyClient(PolicyClientConfig.parse({ baseUrl: url, model: 'm', timeoutMs: 150 }));
-    await assert.rejects(policy.complete({ promptTokenIds: [1] }), (err: unknown) => err instanceof InfrastructureError && /timed out after 150 ms/.test(err.message));
+    await assert.rejects(
+      policy.complete({ promptTokenIds: [1] }),
+      (err: unknown) => err instanceof InfrastructureError && /timed out after 150 ms/.test(err.message),
+    );
   } finally {
     silent.closeAllConnections();
     await new Promise<void>((resolve) => silent.close(() => resolve()));
@@ -118,7 +150,10 @@ test('client config is validated by zod with defaults', () => {
   assert.deepEqual(config.sampling, { maxTokens: 1024, temperature: 1, topP: 1, stop: [] });
   assert.equal(config.family, 'qwen3');
   assert.throws(() => PolicyClientConfig.parse({ baseUrl: 'not a url', model: 'x' }), /baseUrl/);
-  assert.throws(() => PolicyClientConfig.parse({ baseUrl: 'http://h', model: 'x', sampling: { temperature: -1 } }), /temperature/);
+  assert.throws(
+    () => PolicyClientConfig.parse({ baseUrl: 'http://h', model: 'x', sampling: { temperature: -1 } }),
+    /temperature/,
+  );
 });
 
 test("the workflow's policy version goes out as cache_salt and stamps every sample; vLLM reports none", async () => {
@@ -137,23 +172,47 @@ test("the workflow's policy version goes out as cache_salt and stamps every samp
 
 test('finish_reason "abort" (vLLM paused or shutting down mid-request) is an InfrastructureError: retried, never scored', async () => {
   server.abortNext();
-  await assert.rejects(client().complete({ promptTokenIds: [101], maxTokens: 64 }), (err: unknown) => err instanceof InfrastructureError && /aborted the request/.test(err.message));
-  assert.equal((await client().complete({ promptTokenIds: [101], maxTokens: 64 })).finishReason, 'stop', 'the retry is answered');
+  await assert.rejects(
+    client().complete({ promptTokenIds: [101], maxTokens: 64 }),
+    (err: unknown) => err instanceof InfrastructureError && /aborted the request/.test(err.message),
+  );
+  assert.equal(
+    (await client().complete({ promptTokenIds: [101], maxTokens: 64 })).finishReason,
+    'stop',
+    'the retry is answered',
+  );
 });
 
 test('a server reporting another policy version than the workflow published is an InfrastructureError', async () => {
   await assert.rejects(
-    new PolicyClient(PolicyClientConfig.parse({ baseUrl: server.url, model: server.model }), { policyVersion: '4' }).complete({ promptTokenIds: [101], maxTokens: 8 }),
-    (err: unknown) => err instanceof InfrastructureError && /serves policy version step-3, but the workflow published 4/.test(err.message),
+    new PolicyClient(PolicyClientConfig.parse({ baseUrl: server.url, model: server.model }), {
+      policyVersion: '4',
+    }).complete({ promptTokenIds: [101], maxTokens: 8 }),
+    (err: unknown) =>
+      err instanceof InfrastructureError &&
+      /serves policy version step-3, but the workflow published 4/.test(err.message),
   );
 });
 
 test("vLLM's wording of both context refusals is a ContextLengthExceededError", async () => {
-  for (const [promptLength, maxTokens] of [[190, 20], [200, 1]] as const) {
-    await assert.rejects(client().complete({ promptTokenIds: new Array(promptLength).fill(101), maxTokens }), (err: unknown) => {
-      assert.ok(err instanceof ContextLengthExceededError, String(err));
-      return true;
-    });
+  for (const [promptLength, maxTokens] of [
+    [190, 20],
+    [200, 1],
+  ] as const) {
+    await assert.rejects(
+      client().complete({ promptTokenIds: new Array(promptLength).fill(101), maxTokens }),
+      (err: unknown) => {
+        assert.ok(err instanceof ContextLengthExceededError, String(err));
+        return true;
+      },
+    );
   }
-  assert.match(String(await client().complete({ promptTokenIds: new Array(190).fill(101), maxTokens: 20 }).catch((e: Error) => e.message)), /'max_tokens' or 'max_completion_tokens' is too large: 20/);
+  assert.match(
+    String(
+      await client()
+        .complete({ promptTokenIds: new Array(190).fill(101), maxTokens: 20 })
+        .catch((e: Error) => e.message),
+    ),
+    /'max_tokens' or 'max_completion_tokens' is too large: 20/,
+  );
 });

@@ -15,16 +15,30 @@ const conversation: Conversation = {
   tools: [],
   turns: [
     { role: 'user', content: 'Cancel my order please.' },
-    { role: 'assistant', reasoning: 'The internal code is X-99.', content: 'Checking your order.', toolCalls: [{ tool: 'find_order', arguments: { order_id: 'ORD-1' } }] },
+    {
+      role: 'assistant',
+      reasoning: 'The internal code is X-99.',
+      content: 'Checking your order.',
+      toolCalls: [{ tool: 'find_order', arguments: { order_id: 'ORD-1' } }],
+    },
     { role: 'tool', content: '{"status": "open"}' },
     { role: 'assistant', content: 'Your order   ORD-1 is now CANCELLED. Refund: 12.00 EUR.', toolCalls: [] },
   ],
 };
 
 test('judge parse rule: the last "ANSWER: YES|NO" line decides and the text above it is the motivation', () => {
-  assert.deepEqual(parseJudgeAnswer('The agent asked first.\nANSWER: YES'), { answer: 'yes', motivation: 'The agent asked first.' });
-  assert.deepEqual(parseJudgeAnswer('Considering ANSWER: YES?\nNo, it did not.\n**Answer: no**\n'), { answer: 'no', motivation: 'Considering ANSWER: YES?\nNo, it did not.' });
-  assert.deepEqual(parseJudgeAnswer('ANSWER: NO\nOn reflection:\nanswer: yes.'), { answer: 'yes', motivation: 'ANSWER: NO\nOn reflection:' });
+  assert.deepEqual(parseJudgeAnswer('The agent asked first.\nANSWER: YES'), {
+    answer: 'yes',
+    motivation: 'The agent asked first.',
+  });
+  assert.deepEqual(parseJudgeAnswer('Considering ANSWER: YES?\nNo, it did not.\n**Answer: no**\n'), {
+    answer: 'no',
+    motivation: 'Considering ANSWER: YES?\nNo, it did not.',
+  });
+  assert.deepEqual(parseJudgeAnswer('ANSWER: NO\nOn reflection:\nanswer: yes.'), {
+    answer: 'yes',
+    motivation: 'ANSWER: NO\nOn reflection:',
+  });
   assert.deepEqual(parseJudgeAnswer('Yes, clearly.'), { answer: 'unparsed', motivation: 'Yes, clearly.' });
   assert.equal(parseJudgeAnswer('ANSWER: YESNO').answer, 'unparsed');
 });
@@ -37,7 +51,10 @@ test('must_not_reveal looks at every visible agent message, must_mention at the 
     { kind: 'must_not_reveal', description: 'refund', text: '12.00 eur' },
   ];
   const { verdicts } = await evaluateRubrics(rubrics, conversation);
-  assert.deepEqual(verdicts.map((v) => v.passed), [true, true, false, false]);
+  assert.deepEqual(
+    verdicts.map((v) => v.passed),
+    [true, true, false, false],
+  );
   assert.equal(verdicts[3]!.detail, 'agent message 2 reveals "12.00 eur"');
   verdicts.forEach((v) => RubricVerdict.parse(v));
 });
@@ -52,18 +69,27 @@ before(() => judgeServer.start());
 after(() => judgeServer.stop());
 
 test('the LLM judge asks at temperature 0 with the seed, stores its motivation, and fails unparseable answers', async () => {
-  const judge = new LlmJudge(new ChatClient(ChatEndpointConfig.parse({ baseUrl: judgeServer.url, model: 'judge-model', temperature: 0.9 }), 'judge'), 1234);
+  const judge = new LlmJudge(
+    new ChatClient(
+      ChatEndpointConfig.parse({ baseUrl: judgeServer.url, model: 'judge-model', temperature: 0.9 }),
+      'judge',
+    ),
+    1234,
+  );
   const rubrics: Rubric[] = [
     { kind: 'judge', description: 'cancelled', question: 'Did the agent cancel the order?' },
     { kind: 'judge', description: 'apology', question: 'Did the agent apologise?' },
     { kind: 'judge', description: 'vague', question: 'Was the tone right?' },
   ];
   const outcome = await evaluateRubrics(rubrics, conversation, judge);
-  assert.deepEqual(outcome.verdicts.map((v) => [v.passed, v.answer, v.motivation]), [
-    [true, 'yes', 'The agent cancelled the order and said so.'],
-    [false, 'no', 'There is no apology.'],
-    [false, 'unparsed', 'I am not sure.'],
-  ]);
+  assert.deepEqual(
+    outcome.verdicts.map((v) => [v.passed, v.answer, v.motivation]),
+    [
+      [true, 'yes', 'The agent cancelled the order and said so.'],
+      [false, 'no', 'There is no apology.'],
+      [false, 'unparsed', 'I am not sure.'],
+    ],
+  );
   const sent = judgeServer.requests.at(-1)!;
   assert.equal(sent.temperature, 0);
   assert.equal(sent.seed, 1234);
@@ -77,7 +103,10 @@ test('the LLM judge asks at temperature 0 with the seed, stores its motivation, 
 
 test('cost: uncached input, cached input and output at their prices per million; unpriced models are listed', () => {
   const price = { input: 2, cachedInput: 0.5, output: 8 };
-  assert.equal(usageCostUsd({ inputTokens: 1_000_000, cachedInputTokens: 400_000, outputTokens: 250_000 }, price), 0.6 * 2 + 0.4 * 0.5 + 0.25 * 8);
+  assert.equal(
+    usageCostUsd({ inputTokens: 1_000_000, cachedInputTokens: 400_000, outputTokens: 250_000 }, price),
+    0.6 * 2 + 0.4 * 0.5 + 0.25 * 8,
+  );
   const cost = episodeCost(
     [
       { model: 'gpt-x', usage: { inputTokens: 2000, cachedInputTokens: 0, outputTokens: 100 } },

@@ -14,7 +14,13 @@ export class ScriptedTextPolicy implements AgentPolicy {
   constructor(private readonly texts: string[]) {}
   async next(conversation: Conversation): Promise<AgentStep> {
     const text = this.texts[Math.min(this.index++, this.texts.length - 1)]!;
-    return { ...qwen3Renderer.parseOutput(text, conversation.tools), model: 'scripted-text', policyVersion: 'test', finishReason: 'stop', usage: NO_USAGE };
+    return {
+      ...qwen3Renderer.parseOutput(text, conversation.tools),
+      model: 'scripted-text',
+      policyVersion: 'test',
+      finishReason: 'stop',
+      usage: NO_USAGE,
+    };
   }
   async finish() {
     return null;
@@ -32,8 +38,16 @@ export class ScriptedCallsPolicy implements AgentPolicy {
   constructor(private readonly steps: Array<ToolCall | ToolCall[] | string>) {}
   async next(_conversation: Conversation): Promise<AgentStep> {
     const step = this.steps[Math.min(this.index++, this.steps.length - 1)]!;
-    const common = { model: 'scripted-calls', policyVersion: 'test', finishReason: 'stop' as const, usage: NO_USAGE, failures: [], coercions: [] };
-    if (typeof step === 'string') return { ...common, turn: { role: 'assistant', content: step, toolCalls: [] }, calls: [] };
+    const common = {
+      model: 'scripted-calls',
+      policyVersion: 'test',
+      finishReason: 'stop' as const,
+      usage: NO_USAGE,
+      failures: [],
+      coercions: [],
+    };
+    if (typeof step === 'string')
+      return { ...common, turn: { role: 'assistant', content: step, toolCalls: [] }, calls: [] };
     const calls = Array.isArray(step) ? step : [step];
     return { ...common, turn: { role: 'assistant', content: '', toolCalls: calls }, calls };
   }

@@ -38,33 +38,64 @@ test('a call the MCP SDK rejects (3-character address) is a tool error, and the 
   const [lookup, update] = task.golden as [ToolCall, ToolCall];
   const { grade, toolTurns, tools, recorded } = await play(
     task,
-    new ScriptedCallsPolicy([lookup, { tool: update.tool, arguments: { ...update.arguments, address: 'abc' } }, update, 'Your address is updated.']),
+    new ScriptedCallsPolicy([
+      lookup,
+      { tool: update.tool, arguments: { ...update.arguments, address: 'abc' } },
+      update,
+      'Your address is updated.',
+    ]),
   );
   assert.match(toolTurns[1]!, /^Error: .*address/s, 'the refusal reached the agent as a tool error');
   assert.equal(toolTurns[2]!.startsWith('Error'), false, `the valid call after it succeeded: ${toolTurns[2]}`);
-  assert.deepEqual(tools.calls.map((c) => [c.tool, c.index, c.isError]), [[lookup.tool, 0, false], [update.tool, null, true], [update.tool, 1, false]]);
-  assert.deepEqual(recorded.map((r) => r.callIndex), [0, 1], 'the refused call consumed no index on either side');
+  assert.deepEqual(
+    tools.calls.map((c) => [c.tool, c.index, c.isError]),
+    [
+      [lookup.tool, 0, false],
+      [update.tool, null, true],
+      [update.tool, 1, false],
+    ],
+  );
+  assert.deepEqual(
+    recorded.map((r) => r.callIndex),
+    [0, 1],
+    'the refused call consumed no index on either side',
+  );
   assert.equal(grade.pass, true, JSON.stringify(grade.diff));
 });
 
 test('through the interpreter, the same short address is refused as a parse failure naming the rule, before the SDK sees it', async () => {
   const task = addressTask();
   const [lookup, update] = task.golden as [ToolCall, ToolCall];
-  const text = (call: ToolCall) => `<tool_call>\n${JSON.stringify({ name: call.tool, arguments: call.arguments })}\n</tool_call>`;
+  const text = (call: ToolCall) =>
+    `<tool_call>\n${JSON.stringify({ name: call.tool, arguments: call.arguments })}\n</tool_call>`;
   const { grade, toolTurns, loop } = await play(
     task,
-    new ScriptedTextPolicy([text(lookup), text({ tool: update.tool, arguments: { ...update.arguments, address: 'abc' } }), text(update), 'Your address is updated.']),
+    new ScriptedTextPolicy([
+      text(lookup),
+      text({ tool: update.tool, arguments: { ...update.arguments, address: 'abc' } }),
+      text(update),
+      'Your address is updated.',
+    ]),
   );
   assert.deepEqual(loop.agentTurns.map((t) => t.parseFailures).slice(0, 3), [0, 1, 0]);
-  assert.match(toolTurns[1]!, /^Error: your last message could not be executed[\s\S]*"address" must be at least 5 characters long, got 3/);
+  assert.match(
+    toolTurns[1]!,
+    /^Error: your last message could not be executed[\s\S]*"address" must be at least 5 characters long, got 3/,
+  );
   assert.equal(grade.pass, true, JSON.stringify(grade.diff));
 });
 
 test('a NUL character in an argument is a tool error naming the argument, and the episode can still pass', async () => {
   const task = addressTask();
   const [lookup, update] = task.golden as [ToolCall, ToolCall];
-  const nul = { tool: update.tool, arguments: { ...update.arguments, address: `${String(update.arguments.address)}\u0000` } };
-  const { grade, toolTurns, tools } = await play(task, new ScriptedCallsPolicy([lookup, nul, update, 'Your address is updated.']));
+  const nul = {
+    tool: update.tool,
+    arguments: { ...update.arguments, address: `${String(update.arguments.address)}\u0000` },
+  };
+  const { grade, toolTurns, tools } = await play(
+    task,
+    new ScriptedCallsPolicy([lookup, nul, update, 'Your address is updated.']),
+  );
   assert.match(toolTurns[1]!, /^Error: .*address.*NUL/s);
   assert.equal(toolTurns[2]!.startsWith('Error'), false, toolTurns[2]);
   assert.equal(tools.calls[2]!.isError, false);
@@ -74,10 +105,16 @@ test('a NUL character in an argument is a tool error naming the argument, and th
 test('the same NUL written by a model as a JSON escape goes through the interpreter and is refused the same way', async () => {
   const task = addressTask();
   const [lookup, update] = task.golden as [ToolCall, ToolCall];
-  const text = (call: ToolCall) => `<tool_call>\n${JSON.stringify({ name: call.tool, arguments: call.arguments })}\n</tool_call>`;
+  const text = (call: ToolCall) =>
+    `<tool_call>\n${JSON.stringify({ name: call.tool, arguments: call.arguments })}\n</tool_call>`;
   const { grade, toolTurns } = await play(
     task,
-    new ScriptedTextPolicy([text(lookup), text({ tool: update.tool, arguments: { ...update.arguments, address: 'x\u0000y street 12' } }), text(update), 'Your address is updated.']),
+    new ScriptedTextPolicy([
+      text(lookup),
+      text({ tool: update.tool, arguments: { ...update.arguments, address: 'x\u0000y street 12' } }),
+      text(update),
+      'Your address is updated.',
+    ]),
   );
   assert.match(toolTurns[1]!, /^Error: .*NUL/s);
   assert.equal(toolTurns[2]!.startsWith('Error'), false, toolTurns[2]);
@@ -101,7 +138,10 @@ test('a 7,000-character e-mail over the btree row limit fails inside the tool as
   const steps: Array<ToolCall | string> = [];
   for (const call of task.golden) {
     if (call === contact) {
-      steps.push({ tool: contact.tool, arguments: { ...contact.arguments, email: `${incompressible(7000)}@example.com` } });
+      steps.push({
+        tool: contact.tool,
+        arguments: { ...contact.arguments, email: `${incompressible(7000)}@example.com` },
+      });
       steps.push({ tool: contact.tool, arguments: { ...contact.arguments, email: 'not-an-email' } });
     }
     steps.push(call);
@@ -139,9 +179,20 @@ test('a resumed session continues after a refused call: the next index follows t
     await resumed.callTool(update.tool, update.arguments);
     await resumed.callTool(lookup.tool, lookup.arguments);
     await resumed.close();
-    assert.deepEqual(resumed.calls.map((c) => c.index), [0, null, 1, 2]);
+    assert.deepEqual(
+      resumed.calls.map((c) => c.index),
+      [0, null, 1, 2],
+    );
     const records = await second.executor.recorded();
-    assert.deepEqual(records.map((r) => [r.callIndex, r.tool]), [[0, lookup.tool], [1, update.tool], [2, lookup.tool]], 'the replayed write ran once');
+    assert.deepEqual(
+      records.map((r) => [r.callIndex, r.tool]),
+      [
+        [0, lookup.tool],
+        [1, update.tool],
+        [2, lookup.tool],
+      ],
+      'the replayed write ran once',
+    );
   } finally {
     await backend.teardown(episode);
   }

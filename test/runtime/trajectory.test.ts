@@ -27,14 +27,20 @@ const servers: FakeVllmServer[] = [];
 async function startPolicy(options: Partial<ConstructorParameters<typeof FakeVllmServer>[0]> = {}) {
   const server = await new FakeVllmServer({ respond: toyAgent, policyVersion: 'v1', ...options }).start();
   servers.push(server);
-  const client = new PolicyClient(PolicyClientConfig.parse({ baseUrl: server.url, model: server.model, sampling: { maxTokens: 256, seed: 5 } }));
+  const client = new PolicyClient(
+    PolicyClientConfig.parse({ baseUrl: server.url, model: server.model, sampling: { maxTokens: 256, seed: 5 } }),
+  );
   return { server, policy: new CompletionsAgentPolicy(client, qwen3Renderer) };
 }
 after(() => Promise.all(servers.map((s) => s.stop())));
 
 /** Drive a short episode by hand: query, tool call, tool result, report, thanks, reply. */
 async function runEpisode(policy: CompletionsAgentPolicy, toolText: string) {
-  const conversation: Conversation = { system: 'You are a support agent.', tools, turns: [{ role: 'user', content: 'Where is my order ORD-7?' }] };
+  const conversation: Conversation = {
+    system: 'You are a support agent.',
+    tools,
+    turns: [{ role: 'user', content: 'Where is my order ORD-7?' }],
+  };
   const first = await policy.next(conversation);
   assert.deepEqual(first.failures, []);
   assert.deepEqual(first.calls, [{ tool: 'find_order', arguments: { order_id: 'ORD-7' } }]);
@@ -44,7 +50,11 @@ async function runEpisode(policy: CompletionsAgentPolicy, toolText: string) {
   conversation.turns.push(second.turn, { role: 'user', content: 'Thanks!' });
   const third = await policy.next(conversation);
   conversation.turns.push(third.turn);
-  return { conversation, steps: [first, second, third], trajectory: Trajectory.parse(await policy.finish(conversation)) };
+  return {
+    conversation,
+    steps: [first, second, third],
+    trajectory: Trajectory.parse(await policy.finish(conversation)),
+  };
 }
 
 test('token in, token out: sampled ids and logprobs are kept as served, observations are masked, and the text matches', async () => {
@@ -67,7 +77,10 @@ test('token in, token out: sampled ids and logprobs are kept as served, observat
     assert.equal(server.detokenize(ids.slice(0, -1)), steps[turn]!.turn.raw!.replace(/<\|im_end\|>$/, ''));
     ids.forEach((id, i) => {
       assert.equal(trajectory.lossMask[segment.start + i], 1);
-      assert.equal(trajectory.rolloutLogprobs[segment.start + i], FakeVllmServer.logprob(5 + turn, segment.start + i, id));
+      assert.equal(
+        trajectory.rolloutLogprobs[segment.start + i],
+        FakeVllmServer.logprob(5 + turn, segment.start + i, id),
+      );
     });
   });
   const sampled = new Set(samples.flatMap((s) => Array.from({ length: s.end - s.start }, (_, i) => s.start + i)));
@@ -77,7 +90,10 @@ test('token in, token out: sampled ids and logprobs are kept as served, observat
       assert.equal(trajectory.rolloutLogprobs[i], 0);
     }
   });
-  assert.equal(trajectory.lossMask.filter((m) => m === 1).length, steps.reduce((n, step) => n + step.usage.outputTokens, 0));
+  assert.equal(
+    trajectory.lossMask.filter((m) => m === 1).length,
+    steps.reduce((n, step) => n + step.usage.outputTokens, 0),
+  );
 
   // The tokens spell the rendered conversation, although retokenising that text would give other ids:
   // the model sampled "\n\n" as two tokens where the tokenizer merges them.
@@ -88,11 +104,20 @@ test('token in, token out: sampled ids and logprobs are kept as served, observat
 });
 
 test('a turn cut off at maxTokens is a length sample, and trainingColumns takes exactly its tokens out of the loss', async () => {
-  const server = await new FakeVllmServer({ respond: () => 'Checking ORD-7 ORD-7 ORD-7 ORD-7 ORD-7 ORD-7 ORD-7', policyVersion: 'v1' }).start();
+  const server = await new FakeVllmServer({
+    respond: () => 'Checking ORD-7 ORD-7 ORD-7 ORD-7 ORD-7 ORD-7 ORD-7',
+    policyVersion: 'v1',
+  }).start();
   servers.push(server);
-  const client = new PolicyClient(PolicyClientConfig.parse({ baseUrl: server.url, model: server.model, sampling: { maxTokens: 5, seed: 5 } }));
+  const client = new PolicyClient(
+    PolicyClientConfig.parse({ baseUrl: server.url, model: server.model, sampling: { maxTokens: 5, seed: 5 } }),
+  );
   const policy = new CompletionsAgentPolicy(client, qwen3Renderer);
-  const conversation: Conversation = { system: 'You are a support agent.', tools, turns: [{ role: 'user', content: 'Where is ORD-7?' }] };
+  const conversation: Conversation = {
+    system: 'You are a support agent.',
+    tools,
+    turns: [{ role: 'user', content: 'Where is ORD-7?' }],
+  };
   const step = await policy.next(conversation);
   conversation.turns.push(step.turn);
   const trajectory = Trajectory.parse(await policy.finish(conversation));
@@ -103,12 +128,19 @@ test('a turn cut off at maxTokens is a length sample, and trainingColumns takes 
 
   const before = structuredClone(trajectory);
   const kept = trainingColumns(trajectory, 0);
-  assert.deepEqual([kept.lossMask, kept.rolloutLogprobs, kept.truncatedTurns, kept.maskedTokens], [trajectory.lossMask, trajectory.rolloutLogprobs, 1, 0]);
+  assert.deepEqual(
+    [kept.lossMask, kept.rolloutLogprobs, kept.truncatedTurns, kept.maskedTokens],
+    [trajectory.lossMask, trajectory.rolloutLogprobs, 1, 0],
+  );
   const masked = trainingColumns(trajectory, 0, { maskTruncatedTurns: true });
   assert.deepEqual(trajectory, before, 'the trajectory itself is left as sampled');
   assert.equal(masked.maskedTokens, 5);
-  assert.equal(masked.lossMask.reduce((n, m) => n + m, 0), trajectory.lossMask.reduce((n, m) => n + m, 0) - 5);
-  for (let i = cut.start; i < cut.end; i += 1) assert.deepEqual([masked.lossMask[i], masked.rolloutLogprobs[i]], [0, 0]);
+  assert.equal(
+    masked.lossMask.reduce((n, m) => n + m, 0),
+    trajectory.lossMask.reduce((n, m) => n + m, 0) - 5,
+  );
+  for (let i = cut.start; i < cut.end; i += 1)
+    assert.deepEqual([masked.lossMask[i], masked.rolloutLogprobs[i]], [0, 0]);
 });
 
 test('the drift check catches a planted retokenisation mismatch and excludes the episode from training', async () => {
@@ -124,7 +156,9 @@ test('the drift check catches a planted retokenisation mismatch and excludes the
 });
 
 test('history rendered differently from what was sampled is drift too (here: the raw model text was dropped)', async () => {
-  const { policy } = await startPolicy({ respond: () => '<tool_call>{"name":"find_order","arguments":{"order_id":"ORD-7"}}</tool_call>' });
+  const { policy } = await startPolicy({
+    respond: () => '<tool_call>{"name":"find_order","arguments":{"order_id":"ORD-7"}}</tool_call>',
+  });
   const conversation: Conversation = { system: '', tools, turns: [{ role: 'user', content: 'Where is ORD-7?' }] };
   const step = await policy.next(conversation);
   const { raw: _raw, ...rewritten } = step.turn;
@@ -139,7 +173,11 @@ test('history rendered differently from what was sampled is drift too (here: the
 
 test('a conversation outgrowing the context surfaces as ContextLengthExceededError', async () => {
   const { policy } = await startPolicy({ maxModelLen: 300 });
-  const conversation: Conversation = { system: 'x'.repeat(100), tools: [], turns: [{ role: 'user', content: 'hello' }] };
+  const conversation: Conversation = {
+    system: 'x'.repeat(100),
+    tools: [],
+    turns: [{ role: 'user', content: 'hello' }],
+  };
   await assert.rejects(policy.next(conversation), ContextLengthExceededError);
 });
 
@@ -158,19 +196,35 @@ test('the trajectory schema rejects misaligned arrays, gaps between segments and
   };
   assert.ok(Trajectory.safeParse(base).success);
   assert.match(Trajectory.safeParse({ ...base, lossMask: [0, 1] }).error!.message, /one entry per token id/);
-  assert.match(Trajectory.safeParse({ ...base, segments: [base.segments[1]] }).error!.message, /segment must start at token 0/);
-  assert.match(Trajectory.safeParse({ ...base, drift: { index: 0, segment: 0, expected: 'a', actual: 'b' } }).error!.message, /trainable must equal/);
-  assert.ok(!Trajectory.safeParse({ ...base, rolloutLogprobs: [0, 0.5, -0.1] }).success, 'a logprob above 0 is not a logprob');
+  assert.match(
+    Trajectory.safeParse({ ...base, segments: [base.segments[1]] }).error!.message,
+    /segment must start at token 0/,
+  );
+  assert.match(
+    Trajectory.safeParse({ ...base, drift: { index: 0, segment: 0, expected: 'a', actual: 'b' } }).error!.message,
+    /trainable must equal/,
+  );
+  assert.ok(
+    !Trajectory.safeParse({ ...base, rolloutLogprobs: [0, 0.5, -0.1] }).success,
+    'a logprob above 0 is not a logprob',
+  );
 });
 
 test('an aborted turn (vLLM paused mid-request) adds nothing to the trajectory: the retried turn continues it exactly', async () => {
   const clean = await runEpisode((await startPolicy({ policyVersion: undefined })).policy, '{"status": "shipped"}');
   const { server, policy } = await startPolicy({ policyVersion: undefined });
-  const conversation: Conversation = { system: 'You are a support agent.', tools, turns: [{ role: 'user', content: 'Where is my order ORD-7?' }] };
+  const conversation: Conversation = {
+    system: 'You are a support agent.',
+    tools,
+    turns: [{ role: 'user', content: 'Where is my order ORD-7?' }],
+  };
   const first = await policy.next(conversation);
   conversation.turns.push(first.turn, toolResultTurn({ content: [{ type: 'text', text: '{"status": "shipped"}' }] }));
   server.abortNext();
-  await assert.rejects(policy.next(conversation), (err: unknown) => err instanceof InfrastructureError && /aborted/.test(err.message));
+  await assert.rejects(
+    policy.next(conversation),
+    (err: unknown) => err instanceof InfrastructureError && /aborted/.test(err.message),
+  );
   const second = await policy.next(conversation);
   conversation.turns.push(second.turn, { role: 'user', content: 'Thanks!' });
   conversation.turns.push((await policy.next(conversation)).turn);

@@ -12,7 +12,9 @@ async function main(): Promise<number> {
     const got = await runProbe(probe);
     rows.push(...got);
     const failed = got.filter((r) => !r.held).length;
-    console.error(`security: ${probe.area}/${probe.name}: ${got.length - failed}/${got.length} held (${Date.now() - started} ms)`);
+    console.error(
+      `security: ${probe.area}/${probe.name}: ${got.length - failed}/${got.length} held (${Date.now() - started} ms)`,
+    );
   }
   console.log(markdownTable(rows));
   const notHeld = rows.filter((r) => !r.held);

@@ -19,17 +19,23 @@ before(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'finalstate-stats-cli-'));
   // A: 3/3, B: 1/3, C: 0/3 + one infra error; two domains; 0.10 $ per episode.
   const cost = { costUsd: 0.1 };
-  fs.writeFileSync(file('base.jsonl'), toJsonl([
-    ...taskRows('A', [1, 1, 1], cost),
-    ...taskRows('B', [0, 1, 0], cost),
-    ...taskRows('C', [0, 0, 0], { ...cost, domain: 'd2' }),
-    row('C', 3, 1, { ...cost, domain: 'd2', error: 'infra' }),
-  ]));
-  fs.writeFileSync(file('trained.jsonl'), toJsonl([
-    ...taskRows('A', [1, 1, 1], cost),
-    ...taskRows('B', [1, 1, 1], cost),
-    ...taskRows('C', [0, 0, 1], { ...cost, domain: 'd2' }),
-  ]));
+  fs.writeFileSync(
+    file('base.jsonl'),
+    toJsonl([
+      ...taskRows('A', [1, 1, 1], cost),
+      ...taskRows('B', [0, 1, 0], cost),
+      ...taskRows('C', [0, 0, 0], { ...cost, domain: 'd2' }),
+      row('C', 3, 1, { ...cost, domain: 'd2', error: 'infra' }),
+    ]),
+  );
+  fs.writeFileSync(
+    file('trained.jsonl'),
+    toJsonl([
+      ...taskRows('A', [1, 1, 1], cost),
+      ...taskRows('B', [1, 1, 1], cost),
+      ...taskRows('C', [0, 0, 1], { ...cost, domain: 'd2' }),
+    ]),
+  );
 });
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
@@ -37,7 +43,17 @@ test('finalstate metrics --json prints the documented keys with the right values
   const { code, stdout, stderr } = finalstate('metrics', file('base.jsonl'), '--json');
   assert.equal(code, 0, stderr);
   const m = JSON.parse(stdout);
-  for (const key of ['pass1', 'passAtK', 'observedKK', 'passHatK', 'posteriorPassHatK', 'costUsd', 'byDomain', 'excluded']) assert.ok(key in m, `key ${key}`);
+  for (const key of [
+    'pass1',
+    'passAtK',
+    'observedKK',
+    'passHatK',
+    'posteriorPassHatK',
+    'costUsd',
+    'byDomain',
+    'excluded',
+  ])
+    assert.ok(key in m, `key ${key}`);
   assert.equal(m.k, 3);
   assert.ok(Math.abs(m.pass1 - (1 + 1 / 3) / 3) < 1e-12);
   assert.ok(Math.abs(m.passAtK - 2 / 3) < 1e-12);
@@ -52,7 +68,14 @@ test('finalstate metrics --json prints the documented keys with the right values
   assert.deepEqual(Object.keys(m.byDomain), ['d1', 'd2']);
   assert.equal(m.excluded.rows, 1);
   assert.equal(m.excluded.infra, 1);
-  for (const fraction of [m.pass1, m.passAtK, m.observedKK.fraction, m.passHatK.unbiased, m.passHatK.plugin, m.posteriorPassHatK]) {
+  for (const fraction of [
+    m.pass1,
+    m.passAtK,
+    m.observedKK.fraction,
+    m.passHatK.unbiased,
+    m.passHatK.plugin,
+    m.posteriorPassHatK,
+  ]) {
     assert.ok(fraction >= 0 && fraction <= 1, `fraction ${fraction} in [0,1]`);
   }
 });
@@ -72,13 +95,43 @@ test('finalstate metrics prints readable tables, and names the task when k is to
 
 test('finalstate metrics --prices prices every role from token usage', () => {
   const usage = { inputTokens: 1_000_000, cachedInputTokens: 0, outputTokens: 0 };
-  fs.writeFileSync(file('usage.jsonl'), toJsonl(taskRows('A', [1, 0], { usage: { agent: usage, user: usage, judge: usage } })));
-  fs.writeFileSync(file('prices.json'), JSON.stringify({ models: { m: { input: 2, cachedInput: 1, output: 8 }, j: { input: 0.5, cachedInput: 0.5, output: 1 } }, roles: { agent: 'm', user: 'm', judge: 'j' } }));
-  const { code, stdout, stderr } = finalstate('metrics', file('usage.jsonl'), '--prices', file('prices.json'), '--json');
+  fs.writeFileSync(
+    file('usage.jsonl'),
+    toJsonl(taskRows('A', [1, 0], { usage: { agent: usage, user: usage, judge: usage } })),
+  );
+  fs.writeFileSync(
+    file('prices.json'),
+    JSON.stringify({
+      models: { m: { input: 2, cachedInput: 1, output: 8 }, j: { input: 0.5, cachedInput: 0.5, output: 1 } },
+      roles: { agent: 'm', user: 'm', judge: 'j' },
+    }),
+  );
+  const { code, stdout, stderr } = finalstate(
+    'metrics',
+    file('usage.jsonl'),
+    '--prices',
+    file('prices.json'),
+    '--json',
+  );
   assert.equal(code, 0, stderr);
-  assert.deepEqual(JSON.parse(stdout).costUsd, { total: 9, perSuccess: 9, perDependableTask: null, byRole: { agent: 4, user: 4, judge: 1 }, source: 'prices' });
-  fs.writeFileSync(file('bad-prices.json'), JSON.stringify({ models: { m: { input: 2, cachedInput: 1, output: 8 } }, roles: { agent: 'm', user: 'm', judge: 'j' } }));
-  assert.match(finalstate('metrics', file('usage.jsonl'), '--prices', file('bad-prices.json')).stderr, /bad-prices\.json: not a price table: roles\.judge: model "j" has no price/);
+  assert.deepEqual(JSON.parse(stdout).costUsd, {
+    total: 9,
+    perSuccess: 9,
+    perDependableTask: null,
+    byRole: { agent: 4, user: 4, judge: 1 },
+    source: 'prices',
+  });
+  fs.writeFileSync(
+    file('bad-prices.json'),
+    JSON.stringify({
+      models: { m: { input: 2, cachedInput: 1, output: 8 } },
+      roles: { agent: 'm', user: 'm', judge: 'j' },
+    }),
+  );
+  assert.match(
+    finalstate('metrics', file('usage.jsonl'), '--prices', file('bad-prices.json')).stderr,
+    /bad-prices\.json: not a price table: roles\.judge: model "j" has no price/,
+  );
 });
 
 test('finalstate compare --json: deltas, flips and sharpening', () => {
@@ -97,15 +150,34 @@ test('finalstate compare --json: deltas, flips and sharpening', () => {
 
 test('finalstate select --json: every task with k, n, masses and bin, the pool, and the written file', () => {
   const out = file('pool.json');
-  const { code, stdout, stderr } = finalstate('select', file('base.jsonl'), '--bins', '0,0.5,1', '--keep', '0', '--out', out, '--json');
+  const { code, stdout, stderr } = finalstate(
+    'select',
+    file('base.jsonl'),
+    '--bins',
+    '0,0.5,1',
+    '--keep',
+    '0',
+    '--out',
+    out,
+    '--json',
+  );
   assert.equal(code, 0, stderr);
   const s = JSON.parse(stdout);
   assert.deepEqual(s.edges, [0, 0.5, 1]);
-  assert.deepEqual(s.records.map((r: { taskId: string; k: number; n: number; bin: number; reason: string }) => [r.taskId, r.k, r.n, r.bin, r.reason]), [
-    ['A', 3, 3, 1, 'bin-not-kept'],
-    ['B', 1, 3, 0, 'kept'],
-    ['C', 0, 3, 0, 'kept'],
-  ]);
+  assert.deepEqual(
+    s.records.map((r: { taskId: string; k: number; n: number; bin: number; reason: string }) => [
+      r.taskId,
+      r.k,
+      r.n,
+      r.bin,
+      r.reason,
+    ]),
+    [
+      ['A', 3, 3, 1, 'bin-not-kept'],
+      ['B', 1, 3, 0, 'kept'],
+      ['C', 0, 3, 0, 'kept'],
+    ],
+  );
   assert.equal(s.records[0].masses.length, 2);
   assert.deepEqual(s.pool, ['B', 'C']);
   assert.equal(s.adaptiveProbing.fixedEpisodes, 9);

@@ -50,7 +50,10 @@ test('paired bootstrap: constant differences give a point interval; quantiles in
   assert.equal(quantileOfSorted([0, 10], 0.25), 2.5);
   const [interval] = pairedBootstrapIntervals([[0, 1, 0, 1, 0, 1, 0, 1]], { resamples: 4000, seed: 5, level: 0.95 });
   // The mean of 8 fair coin flips resampled: the interval spans roughly 0.5 ± 1.96·sqrt(0.25/8) ≈ [0.15, 0.85].
-  assert.ok(interval![0] > 0.05 && interval![0] < 0.3 && interval![1] > 0.7 && interval![1] < 0.95, `interval ${interval}`);
+  assert.ok(
+    interval![0] > 0.05 && interval![0] < 0.3 && interval![1] > 0.7 && interval![1] < 0.95,
+    `interval ${interval}`,
+  );
 });
 
 test('with the training domains known, metrics and comparisons split in-domain from out-of-domain, cost included', async () => {

@@ -23,7 +23,12 @@ test('hand-computed pass@k and pass^k for 2 successes in 5', () => {
 test('large n stays accurate (no factorial overflow)', () => {
   const expected = 1 - Math.exp(logChoose(990, 100) - logChoose(1000, 100));
   close(passAtK(1000, 10, 100), expected, 1e-12, 'pass@100 with 10/1000');
-  close(passHatKUnbiased(5000, 4000, 300), Math.exp(logChoose(4000, 300) - logChoose(5000, 300)), 1e-20, 'pass^300 with 4000/5000');
+  close(
+    passHatKUnbiased(5000, 4000, 300),
+    Math.exp(logChoose(4000, 300) - logChoose(5000, 300)),
+    1e-20,
+    'pass^300 with 4000/5000',
+  );
 });
 
 test('k outside 1..n is rejected', () => {
@@ -34,6 +39,10 @@ test('k outside 1..n is rejected', () => {
 test('compensated summation of many small costs', () => {
   const cents = Array.from({ length: 10_140 }, (_, i) => (i < 1320 ? 0.1 : 0.09));
   assert.equal(accurateSum(cents), 925.8);
-  assert.notEqual(cents.reduce((s, v) => s + v, 0), 925.8, 'naive summation drifts');
+  assert.notEqual(
+    cents.reduce((s, v) => s + v, 0),
+    925.8,
+    'naive summation drifts',
+  );
   assert.equal(accurateSum([1e16, 1, -1e16]), 1);
 });

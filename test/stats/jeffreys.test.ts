@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DEFAULT_EDGES, DEFAULT_KEEP, defaultKeep, parseEdges, parseKeep } from '../../stats/bins.js';
-import { binMasses, estimateDifficulty, jeffreysExpectedPowerOfP, jeffreysInterval, jeffreysMean, mostLikelyBin } from '../../stats/jeffreys.js';
+import {
+  binMasses,
+  estimateDifficulty,
+  jeffreysExpectedPowerOfP,
+  jeffreysInterval,
+  jeffreysMean,
+  mostLikelyBin,
+} from '../../stats/jeffreys.js';
 import { logBeta } from '../../stats/log-gamma.js';
 
 const close = (actual: number, expected: number, tolerance: number, what: string) =>
@@ -13,7 +20,12 @@ test('bin masses of Beta(1/2,1/2) (no probe yet) and Beta(1/2,3/2) (one failure)
   const prior = binMasses(0, 0, DEFAULT_EDGES);
   const expected = DEFAULT_EDGES.slice(1).map((hi, i) => arcsineCdf(hi) - arcsineCdf(DEFAULT_EDGES[i]!));
   prior.forEach((m, i) => close(m, expected[i]!, 1e-14, `prior mass of bin ${i}`));
-  close(prior.reduce((s, m) => s + m, 0), 1, 1e-14, 'masses sum to 1');
+  close(
+    prior.reduce((s, m) => s + m, 0),
+    1,
+    1e-14,
+    'masses sum to 1',
+  );
   assert.equal(mostLikelyBin(prior), 1, 'the prior puts most mass on the wide [.08,.4) (0.2534)');
   close(prior[0]!, 0.182555, 1e-6, 'prior mass of [0,.08)');
 
@@ -27,7 +39,7 @@ test('assignment, mean and interval of a probed task', () => {
   assert.equal(e.bin, 2, '10/20 lands in [.4,.6)');
   close(e.mean, 10.5 / 21, 1e-15, 'mean (c+1/2)/(n+1)');
   close(e.interval[0], 1 - e.interval[1], 1e-12, 'symmetric posterior, symmetric interval');
-  assert.ok(e.interval[0] > 0.28 && e.interval[0] < 0.30, `lower bound ${e.interval[0]} near 0.29`);
+  assert.ok(e.interval[0] > 0.28 && e.interval[0] < 0.3, `lower bound ${e.interval[0]} near 0.29`);
   assert.equal(estimateDifficulty(0, 20, DEFAULT_EDGES).bin, 0);
   assert.equal(estimateDifficulty(20, 20, DEFAULT_EDGES).bin, 4);
   assert.equal(estimateDifficulty(3, 20, DEFAULT_EDGES).bin, 1);
@@ -41,7 +53,12 @@ test('assignment, mean and interval of a probed task', () => {
 test('E[p^k] under the Jeffreys posterior is the Beta-function ratio', () => {
   close(jeffreysExpectedPowerOfP(3, 5, 2), (3.5 / 6) * (4.5 / 7), 1e-15, 'hand-computed E[p^2] for 3/5');
   close(jeffreysExpectedPowerOfP(3, 5, 2), 0.375, 1e-15, '= 0.375');
-  for (const [c, n, k] of [[7, 20, 20], [20, 20, 20], [0, 20, 5], [123, 400, 37]] as const) {
+  for (const [c, n, k] of [
+    [7, 20, 20],
+    [20, 20, 20],
+    [0, 20, 5],
+    [123, 400, 37],
+  ] as const) {
     const viaBeta = Math.exp(logBeta(c + 0.5 + k, n - c + 0.5) - logBeta(c + 0.5, n - c + 0.5));
     close(jeffreysExpectedPowerOfP(c, n, k) / viaBeta, 1, 1e-11, `E[p^${k}] for ${c}/${n}`);
   }

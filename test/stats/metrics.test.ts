@@ -71,7 +71,10 @@ test('k below n: pass@k and observed k/k use the first k trials', () => {
 });
 
 test('k larger than a task’s n is an error naming the task', () => {
-  assert.throws(() => computeMetrics(handSet(), { k: 5 }), /k=5 exceeds the trials with an outcome of task "A" \(n=4\)/);
+  assert.throws(
+    () => computeMetrics(handSet(), { k: 5 }),
+    /k=5 exceeds the trials with an outcome of task "A" \(n=4\)/,
+  );
 });
 
 test('unequal n is reported and the default k is the smallest n', () => {
@@ -106,6 +109,9 @@ test('bad input fails the whole load, naming the line', () => {
   assert.throws(() => parseResultRows(`${good}not json\n`, 'r.jsonl'), /r\.jsonl:3: not JSON/);
   assert.throws(() => parseResultRows('\n', 'r.jsonl'), /r\.jsonl: no result rows/);
   assert.throws(() => computeMetrics([row('A', 0, 1), row('A', 0, 0)]), /task "A" has two rows for trial 0/);
-  assert.throws(() => computeMetrics([row('A', 0, 1), row('A', 1, 0, { domain: 'd2' })]), /task "A" has rows in domains d1 and d2/);
+  assert.throws(
+    () => computeMetrics([row('A', 0, 1), row('A', 1, 0, { domain: 'd2' })]),
+    /task "A" has rows in domains d1 and d2/,
+  );
   assert.throws(() => computeMetrics([row('A', 0, 1, { error: 'infra' })]), /no episode has an outcome/);
 });

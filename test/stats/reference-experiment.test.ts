@@ -15,8 +15,32 @@ test('the synthetic set has the published shape', () => {
 
 /** The published figures, as printed (percent with two decimals, dollars as published). */
 const published = [
-  { phase: 'before', rows: beforeRows, successes: 5242, pass1: '51.70', kk: 38, kkPercent: '7.50', covered: 453, pass20: '89.35', total: '925.80', perSuccess: '0.177', perDependable: '24.36' },
-  { phase: 'after', rows: afterRows, successes: 6163, pass1: '60.78', kk: 107, kkPercent: '21.10', covered: 446, pass20: '87.97', total: '855.58', perSuccess: '0.139', perDependable: '8.00' },
+  {
+    phase: 'before',
+    rows: beforeRows,
+    successes: 5242,
+    pass1: '51.70',
+    kk: 38,
+    kkPercent: '7.50',
+    covered: 453,
+    pass20: '89.35',
+    total: '925.80',
+    perSuccess: '0.177',
+    perDependable: '24.36',
+  },
+  {
+    phase: 'after',
+    rows: afterRows,
+    successes: 6163,
+    pass1: '60.78',
+    kk: 107,
+    kkPercent: '21.10',
+    covered: 446,
+    pass20: '87.97',
+    total: '855.58',
+    perSuccess: '0.139',
+    perDependable: '8.00',
+  },
 ];
 
 for (const p of published) {
@@ -40,14 +64,22 @@ test('the comparison sees the sharpening: reliability up, coverage down', () => 
   assert.equal(c.tasks.paired, TASKS);
   assert.equal(pct2(c.metrics.pass1.delta), pct2((6163 - 5242) / (TASKS * TRIALS)));
   assert.ok(c.metrics.pass1.interval[0] > 0, 'pass@1 rose significantly');
-  assert.ok(c.metrics.pass1.interval[0] <= c.metrics.pass1.delta && c.metrics.pass1.delta <= c.metrics.pass1.interval[1]);
+  assert.ok(
+    c.metrics.pass1.interval[0] <= c.metrics.pass1.delta && c.metrics.pass1.delta <= c.metrics.pass1.interval[1],
+  );
   assert.equal(c.flips.kk.gained.length - c.flips.kk.lost.length, 107 - 38);
   assert.equal(c.flips.coverage.lost.length - c.flips.coverage.gained.length, 453 - 446);
   assert.equal(c.sharpening.verdict, 'sharpening');
   assert.match(c.sharpening.summary, /went from 38 to 107/);
   assert.equal(c.sharpening.reliabilityChangeSignificant, true);
   const domains = Object.values(c.byDomain);
-  assert.equal(domains.reduce((s, d) => s + d.tasks, 0), TASKS);
-  assert.equal(domains.reduce((s, d) => s + d.counts.observedKK.trained, 0), 107);
+  assert.equal(
+    domains.reduce((s, d) => s + d.tasks, 0),
+    TASKS,
+  );
+  assert.equal(
+    domains.reduce((s, d) => s + d.counts.observedKK.trained, 0),
+    107,
+  );
   assert.equal(c.costUsd.delta.toFixed(2), (855.58 - 925.8).toFixed(2));
 });

@@ -18,8 +18,18 @@ export interface PublishedAggregates {
   totalCostUsd: number;
 }
 
-export const before: PublishedAggregates = { successes: 5242, tasksAt20of20: 38, tasksSolvedAtLeastOnce: 453, totalCostUsd: 925.8 };
-export const after: PublishedAggregates = { successes: 6163, tasksAt20of20: 107, tasksSolvedAtLeastOnce: 446, totalCostUsd: 855.58 };
+export const before: PublishedAggregates = {
+  successes: 5242,
+  tasksAt20of20: 38,
+  tasksSolvedAtLeastOnce: 453,
+  totalCostUsd: 925.8,
+};
+export const after: PublishedAggregates = {
+  successes: 6163,
+  tasksAt20of20: 107,
+  tasksSolvedAtLeastOnce: 446,
+  totalCostUsd: 855.58,
+};
 
 /** Success counts in ascending order: the zeros, then partial counts spread over 1..19, then the 20/20 tasks. */
 export function countsMatching(target: PublishedAggregates): number[] {
@@ -40,7 +50,12 @@ export function countsMatching(target: PublishedAggregates): number[] {
   return [...Array(zeros).fill(0), ...values, ...Array(fulls).fill(TRIALS)];
 }
 
-function rowsFor(counts: readonly number[], taskOrder: readonly number[], totalCostUsd: number, seed: number): ResultRow[] {
+function rowsFor(
+  counts: readonly number[],
+  taskOrder: readonly number[],
+  totalCostUsd: number,
+  seed: number,
+): ResultRow[] {
   const random = seededRandom(seed);
   const rows: ResultRow[] = [];
   const totalCents = Math.round(totalCostUsd * 100);
@@ -52,7 +67,13 @@ function rowsFor(counts: readonly number[], taskOrder: readonly number[], totalC
     const successTrials = new Set(shuffled([...Array(TRIALS).keys()], random).slice(0, c));
     for (let trial = 0; trial < TRIALS; trial++) {
       const cents = baseCents + (extraCents-- > 0 ? 1 : 0);
-      rows.push(row(`task-${String(task).padStart(3, '0')}`, trial, successTrials.has(trial) ? 1 : 0, { domain: DOMAINS[task % DOMAINS.length]!, tags: [task % 2 ? 'odd' : 'even'], costUsd: cents / 100 }));
+      rows.push(
+        row(`task-${String(task).padStart(3, '0')}`, trial, successTrials.has(trial) ? 1 : 0, {
+          domain: DOMAINS[task % DOMAINS.length]!,
+          tags: [task % 2 ? 'odd' : 'even'],
+          costUsd: cents / 100,
+        }),
+      );
     }
   });
   return rows;
@@ -66,8 +87,15 @@ export function referenceResultSets(): { before: ResultRow[]; after: ResultRow[]
   const taskOrder = shuffled([...Array(TASKS).keys()], seededRandom(20260507));
   const beforeCounts = countsMatching(before);
   const afterCounts = countsMatching(after);
-  for (const [fullRank, partialRank] of [[TASKS - 1, 150], [TASKS - 2, 250], [TASKS - 3, 350]] as const) {
+  for (const [fullRank, partialRank] of [
+    [TASKS - 1, 150],
+    [TASKS - 2, 250],
+    [TASKS - 3, 350],
+  ] as const) {
     [afterCounts[fullRank], afterCounts[partialRank]] = [afterCounts[partialRank]!, afterCounts[fullRank]!];
   }
-  return { before: rowsFor(beforeCounts, taskOrder, before.totalCostUsd, 1), after: rowsFor(afterCounts, taskOrder, after.totalCostUsd, 2) };
+  return {
+    before: rowsFor(beforeCounts, taskOrder, before.totalCostUsd, 1),
+    after: rowsFor(afterCounts, taskOrder, after.totalCostUsd, 2),
+  };
 }

@@ -26,15 +26,31 @@ before(() => {
     clipFraction: 0.02 + 0.001 * (i % 5),
   }));
   const pool = selectPool(groupByTask(base)).records;
-  report = writeReport({ title: 'Reference experiment (synthetic rows)', base, trained, steps, evalPoints: [evalPointOf(0, base), evalPointOf(30, trained)], pool, generatedAt: 'test' }, dir);
+  report = writeReport(
+    {
+      title: 'Reference experiment (synthetic rows)',
+      base,
+      trained,
+      steps,
+      evalPoints: [evalPointOf(0, base), evalPointOf(30, trained)],
+      pool,
+      generatedAt: 'test',
+    },
+    dir,
+  );
 });
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 test('the HTML is self-contained and the Markdown twin has the same tables', () => {
   const html = fs.readFileSync(report.html, 'utf8');
   assert.doesNotMatch(html, /<script|<link|src="http|href="http/, 'no scripts or external resources');
-  for (const id of ['table-comparison', 'table-comparison-by-domain', 'table-cost', 'table-flips', 'table-pool']) assert.match(html, new RegExp(`id="${id}"`));
-  assert.equal((html.match(/<svg /g) ?? []).length, 7, 'eval and mean reward beside the tables, four training curves, pool histogram');
+  for (const id of ['table-comparison', 'table-comparison-by-domain', 'table-cost', 'table-flips', 'table-pool'])
+    assert.match(html, new RegExp(`id="${id}"`));
+  assert.equal(
+    (html.match(/<svg /g) ?? []).length,
+    7,
+    'eval and mean reward beside the tables, four training curves, pool histogram',
+  );
   assert.match(html, /51\.70%/);
   assert.match(html, /step 0: 51\.70%, step 30: 60\.78%/, 'the evaluation points');
   assert.match(html, /60\.78%/);
@@ -55,11 +71,15 @@ test('headless Chromium renders the report: a non-blank screenshot and the table
   const shot = screenshot(report.html, path.join(dir, 'screenshot.png'));
   assert.equal(shot.width, 1200);
   assert.equal(shot.height, 2000);
-  assert.ok(shot.nonWhiteFraction > 0.01, `screenshot is blank (${(100 * shot.nonWhiteFraction).toFixed(2)}% non-white pixels)`);
+  assert.ok(
+    shot.nonWhiteFraction > 0.01,
+    `screenshot is blank (${(100 * shot.nonWhiteFraction).toFixed(2)}% non-white pixels)`,
+  );
   assert.ok(shot.colours > 20, `screenshot has only ${shot.colours} colours`);
 
   const dom = renderedDom(report.html);
-  for (const id of ['table-comparison', 'table-comparison-by-domain', 'table-cost', 'table-flips', 'table-pool']) assert.match(dom, new RegExp(`<table id="${id}"`));
+  for (const id of ['table-comparison', 'table-comparison-by-domain', 'table-cost', 'table-flips', 'table-pool'])
+    assert.match(dom, new RegExp(`<table id="${id}"`));
   assert.match(dom, /<svg[^>]+id="chart-pass1-per-eval"/);
   assert.match(dom, /<svg[^>]+id="chart-pool-difficulty"/);
   assert.match(dom, /<td>pass@1<\/td><td class="num">51\.70%<\/td>/);
@@ -82,18 +102,57 @@ test('episode links: each step, each flipped task (an episode of each side) and 
     trained: trained.map((r, i) => link('trained', r, i)),
     steps: [{ step: 1, href: 'episodes/step-1.html', episodes: 32, passed: 12 }],
   };
-  const steps: StepSummary[] = [{ step: 1, meanReward: 0.375, informativeFraction: 0.5, loss: 0.01, clipFraction: 0, approxKl: 0.002, truncatedTurns: 3, replacements: 1, refills: 0, infraFailures: 0, wallSeconds: { rollouts: 10, batch: 1, update: 5, publish: 1, total: 17 } }];
+  const steps: StepSummary[] = [
+    {
+      step: 1,
+      meanReward: 0.375,
+      informativeFraction: 0.5,
+      loss: 0.01,
+      clipFraction: 0,
+      approxKl: 0.002,
+      truncatedTurns: 3,
+      replacements: 1,
+      refills: 0,
+      infraFailures: 0,
+      wallSeconds: { rollouts: 10, batch: 1, update: 5, publish: 1, total: 17 },
+    },
+  ];
   const out = fs.mkdtempSync(path.join(dir, 'links-'));
-  const written = writeReport({ title: 't', base, trained, steps, evalPoints: [], pool: [], episodes, domainEvalPoints: [{ step: 0, domain: 'retail', pass1: 0.5 }, { step: 0, domain: 'travel', pass1: 0.25 }], generatedAt: 'test' }, out);
+  const written = writeReport(
+    {
+      title: 't',
+      base,
+      trained,
+      steps,
+      evalPoints: [],
+      pool: [],
+      episodes,
+      domainEvalPoints: [
+        { step: 0, domain: 'retail', pass1: 0.5 },
+        { step: 0, domain: 'travel', pass1: 0.25 },
+      ],
+      generatedAt: 'test',
+    },
+    out,
+  );
   const dom = renderedDom(written.html);
-  assert.match(dom, /<td class="num"><a href="episodes\/step-1\.html">12\/32 passed<\/a><\/td>/, 'the step row links to its episode index');
-  const failureLinks = dom.match(/<section class="table" id="failures">[\s\S]*?<\/section>/)![0].match(/<a href="episodes\/trained-\d+\.html">/g) ?? [];
+  assert.match(
+    dom,
+    /<td class="num"><a href="episodes\/step-1\.html">12\/32 passed<\/a><\/td>/,
+    'the step row links to its episode index',
+  );
+  const failureLinks =
+    dom
+      .match(/<section class="table" id="failures">[\s\S]*?<\/section>/)![0]
+      .match(/<a href="episodes\/trained-\d+\.html">/g) ?? [];
   const trainedFailures = trained.filter((r) => r.reward === 0 || r.error !== null).length;
   assert.equal(failureLinks.length, Math.min(100, trainedFailures), 'every listed failure links to its page');
   const flips = written.document.comparison.flips;
-  const flipped = new Set([...flips.kk.gained, ...flips.kk.lost, ...flips.coverage.gained, ...flips.coverage.lost]).size;
+  const flipped = new Set([...flips.kk.gained, ...flips.kk.lost, ...flips.coverage.gained, ...flips.coverage.lost])
+    .size;
   assert.ok(flipped > 0);
-  const flipRows = dom.match(/<section class="table" id="flipped-tasks">[\s\S]*?<\/section>/)![0].match(/<tr><td>/g) ?? [];
+  const flipRows =
+    dom.match(/<section class="table" id="flipped-tasks">[\s\S]*?<\/section>/)![0].match(/<tr><td>/g) ?? [];
   assert.equal(flipRows.length, flipped, 'one row per flipped task');
   assert.match(dom, /<svg[^>]+id="chart-approx-kl"/);
   assert.match(dom, /Per domain: retail 50%; travel 25%\./);

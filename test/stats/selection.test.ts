@@ -22,11 +22,18 @@ function probe(): ResultRow[] {
 test('every probed task is recorded with its estimate and the reason it was kept or dropped', () => {
   const pool = selectPool(groupByTask(probe()));
   const byId = Object.fromEntries(pool.records.map((r) => [r.taskId, r]));
-  assert.deepEqual(pool.records.map((r) => r.taskId), ['broken', 'easy', 'hard', 'high', 'low', 'mid']);
   assert.deepEqual(
-    Object.fromEntries(pool.records.map((r) => [r.taskId, [r.bin, r.reason]])),
-    { broken: [1, 'no-outcome'], easy: [4, 'bin-not-kept'], hard: [0, 'bin-not-kept'], high: [3, 'kept'], low: [1, 'kept'], mid: [2, 'kept'] },
+    pool.records.map((r) => r.taskId),
+    ['broken', 'easy', 'hard', 'high', 'low', 'mid'],
   );
+  assert.deepEqual(Object.fromEntries(pool.records.map((r) => [r.taskId, [r.bin, r.reason]])), {
+    broken: [1, 'no-outcome'],
+    easy: [4, 'bin-not-kept'],
+    hard: [0, 'bin-not-kept'],
+    high: [3, 'kept'],
+    low: [1, 'kept'],
+    mid: [2, 'kept'],
+  });
   assert.deepEqual(pool.pool, ['high', 'low', 'mid']);
   assert.equal(byId.mid!.k, 5);
   assert.equal(byId.mid!.n, 10);
@@ -34,7 +41,11 @@ test('every probed task is recorded with its estimate and the reason it was kept
   assert.ok(Math.abs(byId.mid!.mean - 5.5 / 11) < 1e-15);
   assert.deepEqual(pool.edges, [...DEFAULT_EDGES]);
   assert.deepEqual(pool.keep, [1, 2, 3]);
-  assert.deepEqual(FrozenPool.parse(JSON.parse(JSON.stringify(pool))), pool, 'the frozen pool matches its published schema');
+  assert.deepEqual(
+    FrozenPool.parse(JSON.parse(JSON.stringify(pool))),
+    pool,
+    'the frozen pool matches its published schema',
+  );
 });
 
 test('the solvability filter keeps only tasks the reference solved at least once', () => {
@@ -63,17 +74,39 @@ test('a capped pool is a deterministic, seeded, stratified sample', () => {
   assert.equal(first.pool.length, 15);
   const kept = first.records.filter((r) => r.kept);
   assert.equal(kept.filter((r) => r.domain === 'big').length, 10, 'strata keep their proportion (40 of 60)');
-  assert.equal(kept.filter((r) => r.domain === 'small' && r.tags[0] === 'a').length + kept.filter((r) => r.domain === 'small' && r.tags[0] === 'b').length, 5);
+  assert.equal(
+    kept.filter((r) => r.domain === 'small' && r.tags[0] === 'a').length +
+      kept.filter((r) => r.domain === 'small' && r.tags[0] === 'b').length,
+    5,
+  );
   assert.equal(first.records.filter((r) => r.reason === 'over-cap').length, 45);
   // Stratum streams are independent: dropping the small domain does not change which big tasks are drawn.
   const bigOnly = selectPool(groupByTask(rows.filter((r) => r.domain === 'big')), { max: 10, seed: 7 });
-  assert.deepEqual(bigOnly.pool, kept.filter((r) => r.domain === 'big').map((r) => r.taskId));
+  assert.deepEqual(
+    bigOnly.pool,
+    kept.filter((r) => r.domain === 'big').map((r) => r.taskId),
+  );
 });
 
 test('largest-remainder allocation sums to the cap', () => {
-  const quotas = allocateProportionally(new Map([['a', 5], ['b', 3], ['c', 1]]), 4, 1);
-  assert.equal([...quotas.values()].reduce((s, v) => s + v, 0), 4);
+  const quotas = allocateProportionally(
+    new Map([
+      ['a', 5],
+      ['b', 3],
+      ['c', 1],
+    ]),
+    4,
+    1,
+  );
+  assert.equal(
+    [...quotas.values()].reduce((s, v) => s + v, 0),
+    4,
+  );
   assert.equal(quotas.get('a'), 2);
-  assert.equal(stratifiedSample([{ taskId: 'x', domain: 'd', tags: [] }], 5, 1).size, 1, 'a cap above the size keeps all');
+  assert.equal(
+    stratifiedSample([{ taskId: 'x', domain: 'd', tags: [] }], 5, 1).size,
+    1,
+    'a cap above the size keeps all',
+  );
   assert.throws(() => selectPool([], { keep: [9] }), /kept bin 9/);
 });

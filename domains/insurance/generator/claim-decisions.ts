@@ -1,6 +1,18 @@
 import { fromCents, type Scenario } from 'finalstate/domain';
 import { INSURANCE_RULES } from '../policy.js';
-import { addClaim, call, claimStatusAssertion, getClaimCall, independentShop, insuranceDraft, makeHolder, makePolicy, networkShop, payableOf, sqlString } from './fixtures.js';
+import {
+  addClaim,
+  call,
+  claimStatusAssertion,
+  getClaimCall,
+  independentShop,
+  insuranceDraft,
+  makeHolder,
+  makePolicy,
+  networkShop,
+  payableOf,
+  sqlString,
+} from './fixtures.js';
 
 const LIMIT = INSURANCE_RULES.deskAuthorityLimit;
 
@@ -14,7 +26,12 @@ export const approveClaimScenario: Scenario = {
     const toShop = ctx.rng.chance(0.5);
     const shop = toShop ? networkShop(holder.city) : ctx.rng.chance(0.5) ? independentShop(holder.city) : null;
     const kind = ctx.rng.pick(['collision', 'comprehensive', 'glass'] as const);
-    const claim = addClaim(ctx, policy, { kind, status: 'under_review', payable: fromCents(ctx.rng.int(20_000, LIMIT * 100 - 10_000)), shop });
+    const claim = addClaim(ctx, policy, {
+      kind,
+      status: 'under_review',
+      payable: fromCents(ctx.rng.int(20_000, LIMIT * 100 - 10_000)),
+      shop,
+    });
     const amount = payableOf(policy, claim);
     const claimId = String(claim.claim_id);
     const payee = shop?.network ? 'repair_shop' : 'policyholder';
@@ -28,7 +45,14 @@ export const approveClaimScenario: Scenario = {
       goal: `get claim ${claimId} approved and paid.`,
       actions: [call('approve_claim', { claim_id: claimId, amount }), ...pay],
       ticket: { category: 'claim', final: 'solved' },
-      assertions: [claimStatusAssertion(claimId, ctx.profile === 'full' ? { status: 'paid', approved_amount: amount.toFixed(2) } : { status: 'approved', approved_amount: amount.toFixed(2) })],
+      assertions: [
+        claimStatusAssertion(
+          claimId,
+          ctx.profile === 'full'
+            ? { status: 'paid', approved_amount: amount.toFixed(2) }
+            : { status: 'approved', approved_amount: amount.toFixed(2) },
+        ),
+      ],
     });
   },
 };
@@ -40,7 +64,11 @@ export const approvalAboveLimitScenario: Scenario = {
   build(ctx) {
     const holder = makeHolder(ctx);
     const policy = makePolicy(ctx, holder);
-    const claim = addClaim(ctx, policy, { kind: 'collision', status: 'under_review', payable: fromCents(ctx.rng.int(LIMIT * 100 + 20_000, 1_500_000)) });
+    const claim = addClaim(ctx, policy, {
+      kind: 'collision',
+      status: 'under_review',
+      payable: fromCents(ctx.rng.int(LIMIT * 100 + 20_000, 1_500_000)),
+    });
     const claimId = String(claim.claim_id);
     return insuranceDraft(ctx, {
       holder,
@@ -86,7 +114,11 @@ export const theftEscalatedScenario: Scenario = {
   build(ctx) {
     const holder = makeHolder(ctx);
     const policy = makePolicy(ctx, holder);
-    const claim = addClaim(ctx, policy, { kind: 'theft', status: 'under_review', payable: fromCents(ctx.rng.int(50_000, 240_000)) });
+    const claim = addClaim(ctx, policy, {
+      kind: 'theft',
+      status: 'under_review',
+      payable: fromCents(ctx.rng.int(50_000, 240_000)),
+    });
     const claimId = String(claim.claim_id);
     return insuranceDraft(ctx, {
       holder,
@@ -98,7 +130,11 @@ export const theftEscalatedScenario: Scenario = {
       escalate: { category: 'claim', team: 'special_investigations' },
       assertions: [
         claimStatusAssertion(claimId, { status: 'under_review' }),
-        { description: 'no payment', sql: `SELECT count(*)::int AS n FROM payments WHERE claim_id = ${sqlString(claimId)}`, expect: [{ n: 0 }] },
+        {
+          description: 'no payment',
+          sql: `SELECT count(*)::int AS n FROM payments WHERE claim_id = ${sqlString(claimId)}`,
+          expect: [{ n: 0 }],
+        },
       ],
       tags: ['escalate'],
     });

@@ -1,6 +1,17 @@
 import type { Scenario, ScenarioContext } from 'finalstate/domain';
 import { INSURANCE_RULES } from '../policy.js';
-import { FIRST_CLAIM, call, getPolicyCall, insuranceDraft, makeHolder, makePolicy, networkShop, sqlString, unchangedPolicy, type Policy } from './fixtures.js';
+import {
+  FIRST_CLAIM,
+  call,
+  getPolicyCall,
+  insuranceDraft,
+  makeHolder,
+  makePolicy,
+  networkShop,
+  sqlString,
+  unchangedPolicy,
+  type Policy,
+} from './fixtures.js';
 
 type FiledKind = 'collision' | 'comprehensive' | 'glass';
 
@@ -10,7 +21,8 @@ const STORY: Record<FiledKind, readonly string[]> = {
   glass: ['a stone cracked the windshield on the highway', 'the rear window shattered in the cold'],
 };
 
-const vehicleName = (policy: Policy) => `${policy.vehicles[0]!.year} ${policy.vehicles[0]!.make} ${policy.vehicles[0]!.model}`;
+const vehicleName = (policy: Policy) =>
+  `${policy.vehicles[0]!.year} ${policy.vehicles[0]!.make} ${policy.vehicles[0]!.model}`;
 
 function claimFiledAssertion(policy: Policy, kind: string, incidentDaysAgo: number, ctx: ScenarioContext) {
   const incident = new Date(ctx.now.getTime() - incidentDaysAgo * 86_400_000).toISOString().slice(0, 10);
@@ -40,7 +52,14 @@ export const fileClaimScenario: Scenario = {
       fullQuery: `I need to file a claim on policy ${policy.policy_id}: ${story} with my ${vehicleName(policy)}.`,
       facts: { incident_days_ago: String(days) },
       goal: `file a ${kind} claim for your ${vehicleName(policy)}: ${story}, ${days} days ago.`,
-      actions: [call('file_claim', { policy_id: policy.policy_id, vehicle_id: vehicle.vehicle_id, kind, incident_days_ago: days })],
+      actions: [
+        call('file_claim', {
+          policy_id: policy.policy_id,
+          vehicle_id: vehicle.vehicle_id,
+          kind,
+          incident_days_ago: days,
+        }),
+      ],
       ticket: { category: 'claim', final: 'solved' },
       assertions: [claimFiledAssertion(policy, kind, days, ctx)],
     });
@@ -65,13 +84,22 @@ export const fileClaimWithShopScenario: Scenario = {
       goal: `file a collision claim (${story}, ${days} days ago) and get a repair shop in ${holder.city} assigned.`,
       lookups: [call('list_repair_shops', { city: holder.city })],
       actions: [
-        call('file_claim', { policy_id: policy.policy_id, vehicle_id: policy.vehicles[0]!.vehicle_id, kind: 'collision', incident_days_ago: days }),
+        call('file_claim', {
+          policy_id: policy.policy_id,
+          vehicle_id: policy.vehicles[0]!.vehicle_id,
+          kind: 'collision',
+          incident_days_ago: days,
+        }),
         call('assign_repair_shop', { claim_id: FIRST_CLAIM, shop_id: shop.shop_id }),
       ],
       ticket: { category: 'claim', final: 'solved' },
       assertions: [
         claimFiledAssertion(policy, 'collision', days, ctx),
-        { description: `the claim goes to network shop ${shop.shop_id}`, sql: `SELECT shop_id FROM claims WHERE policy_id = ${sqlString(policy.policy_id)}`, expect: [{ shop_id: shop.shop_id }] },
+        {
+          description: `the claim goes to network shop ${shop.shop_id}`,
+          sql: `SELECT shop_id FROM claims WHERE policy_id = ${sqlString(policy.policy_id)}`,
+          expect: [{ shop_id: shop.shop_id }],
+        },
       ],
     });
   },
@@ -97,7 +125,13 @@ export const lateClaimRefusedScenario: Scenario = {
       actions: [],
       assertions: unchangedPolicy(policy),
       tags: ['refuse'],
-      rubrics: [{ kind: 'judge', description: 'refusal explained', question: `Does the agent decline to file the claim because it was reported more than ${INSURANCE_RULES.claimReportDays} days after the incident?` }],
+      rubrics: [
+        {
+          kind: 'judge',
+          description: 'refusal explained',
+          question: `Does the agent decline to file the claim because it was reported more than ${INSURANCE_RULES.claimReportDays} days after the incident?`,
+        },
+      ],
     });
   },
 };
@@ -110,7 +144,9 @@ export const noCoverageRefusedScenario: Scenario = {
     const holder = makeHolder(ctx);
     const kind = ctx.rng.pick(['collision', 'comprehensive', 'glass'] as const);
     const missing = INSURANCE_RULES.coverageFor[kind]!;
-    const policy = makePolicy(ctx, holder, { vehicles: [{ extra: ['collision', 'comprehensive', 'roadside'].filter((k) => k !== missing) }] });
+    const policy = makePolicy(ctx, holder, {
+      vehicles: [{ extra: ['collision', 'comprehensive', 'roadside'].filter((k) => k !== missing) }],
+    });
     const days = ctx.rng.int(1, INSURANCE_RULES.claimReportDays - 2);
     const vehicle = policy.vehicles[0]!;
     return insuranceDraft(ctx, {
@@ -123,7 +159,13 @@ export const noCoverageRefusedScenario: Scenario = {
       actions: [],
       assertions: unchangedPolicy(policy),
       tags: ['refuse'],
-      rubrics: [{ kind: 'judge', description: 'refusal explained', question: `Does the agent decline to file the claim because the vehicle has no ${missing} coverage?` }],
+      rubrics: [
+        {
+          kind: 'judge',
+          description: 'refusal explained',
+          question: `Does the agent decline to file the claim because the vehicle has no ${missing} coverage?`,
+        },
+      ],
     });
   },
 };

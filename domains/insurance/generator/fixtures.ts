@@ -26,8 +26,42 @@ import { CITIES, REPAIR_SHOPS, insuranceSequences, type RepairShop } from '../se
 type Row = Record<string, unknown>;
 export type Tier = 'standard' | 'preferred';
 
-const FIRST = ['Alex', 'Sam', 'Jordan', 'Noor', 'Elena', 'Mateo', 'Aiko', 'Femi', 'Ines', 'Ravi', 'Chloe', 'Oskar', 'Leila', 'Diego', 'Hana', 'Marek'];
-const LAST = ['Kim', 'Novak', 'Silva', 'Haddad', 'Rossi', 'Moreau', 'Tanaka', 'Adeyemi', 'Costa', 'Iyer', 'Dubois', 'Larsen', 'Farah', 'Ortiz', 'Sato', 'Kowalski'];
+const FIRST = [
+  'Alex',
+  'Sam',
+  'Jordan',
+  'Noor',
+  'Elena',
+  'Mateo',
+  'Aiko',
+  'Femi',
+  'Ines',
+  'Ravi',
+  'Chloe',
+  'Oskar',
+  'Leila',
+  'Diego',
+  'Hana',
+  'Marek',
+];
+const LAST = [
+  'Kim',
+  'Novak',
+  'Silva',
+  'Haddad',
+  'Rossi',
+  'Moreau',
+  'Tanaka',
+  'Adeyemi',
+  'Costa',
+  'Iyer',
+  'Dubois',
+  'Larsen',
+  'Farah',
+  'Ortiz',
+  'Sato',
+  'Kowalski',
+];
 const CARS = [
   ['Toyota', 'Corolla'],
   ['Honda', 'Civic'],
@@ -134,13 +168,35 @@ export function makePolicy(ctx: ScenarioContext, holder: Holder, spec: PolicySpe
     };
   });
   const drivers: Driver[] = [
-    { driver_id: `DRV-${ctx.n}-1`, full_name: holder.full_name, date_of_birth: holder.date_of_birth, license_number: `DL${ctx.n}1`, relation: 'self', status: 'listed' },
+    {
+      driver_id: `DRV-${ctx.n}-1`,
+      full_name: holder.full_name,
+      date_of_birth: holder.date_of_birth,
+      license_number: `DL${ctx.n}1`,
+      relation: 'self',
+      status: 'listed',
+    },
   ];
   if (spec.excludedDriver) {
-    drivers.push({ driver_id: `DRV-${ctx.n}-2`, full_name: `${ctx.rng.pick(FIRST)} ${holder.last_name}`, date_of_birth: birthDate(ctx.rng, ctx.now, ctx.rng.int(19, 30)), license_number: `DL${ctx.n}2`, relation: ctx.rng.pick(['child', 'spouse', 'other']), status: 'excluded' });
+    drivers.push({
+      driver_id: `DRV-${ctx.n}-2`,
+      full_name: `${ctx.rng.pick(FIRST)} ${holder.last_name}`,
+      date_of_birth: birthDate(ctx.rng, ctx.now, ctx.rng.int(19, 30)),
+      license_number: `DL${ctx.n}2`,
+      relation: ctx.rng.pick(['child', 'spouse', 'other']),
+      status: 'excluded',
+    });
   }
   const start = isoDate(addDays(ctx.now, -ctx.rng.int(20, 300)));
-  return { policy_id: policyId, status: spec.status ?? 'active', start_date: start, premium_monthly: fromCents(ctx.rng.int(8_000, 26_000)), vehicles, drivers, claims: [] };
+  return {
+    policy_id: policyId,
+    status: spec.status ?? 'active',
+    start_date: start,
+    premium_monthly: fromCents(ctx.rng.int(8_000, 26_000)),
+    vehicles,
+    drivers,
+    claims: [],
+  };
 }
 
 export interface ClaimSpec {
@@ -189,7 +245,16 @@ export function initFor(holder: Holder, policy: Policy): TaskDraft['init'] {
   return {
     upsert: {
       policyholders: [
-        { policyholder_id: holder.id, full_name: holder.full_name, email: holder.email, phone: holder.phone, date_of_birth: holder.date_of_birth, city: holder.city, tier: holder.tier, created_at: '2024-02-01T09:00:00Z' },
+        {
+          policyholder_id: holder.id,
+          full_name: holder.full_name,
+          email: holder.email,
+          phone: holder.phone,
+          date_of_birth: holder.date_of_birth,
+          city: holder.city,
+          tier: holder.tier,
+          created_at: '2024-02-01T09:00:00Z',
+        },
       ],
       policies: [
         {
@@ -203,8 +268,18 @@ export function initFor(holder: Holder, policy: Policy): TaskDraft['init'] {
           cancelled_at: null,
         },
       ],
-      vehicles: policy.vehicles.map((v) => ({ vehicle_id: v.vehicle_id, policy_id: policy.policy_id, vin: `VIN${v.vehicle_id.replace(/\D/g, '')}X${v.year}`, make: v.make, model: v.model, year: v.year, usage: v.usage })),
-      coverages: policy.vehicles.flatMap((v) => v.coverages.map((c) => ({ ...c, policy_id: policy.policy_id, vehicle_id: v.vehicle_id }))),
+      vehicles: policy.vehicles.map((v) => ({
+        vehicle_id: v.vehicle_id,
+        policy_id: policy.policy_id,
+        vin: `VIN${v.vehicle_id.replace(/\D/g, '')}X${v.year}`,
+        make: v.make,
+        model: v.model,
+        year: v.year,
+        usage: v.usage,
+      })),
+      coverages: policy.vehicles.flatMap((v) =>
+        v.coverages.map((c) => ({ ...c, policy_id: policy.policy_id, vehicle_id: v.vehicle_id })),
+      ),
       drivers: policy.drivers.map((d) => ({ ...d, policy_id: policy.policy_id })),
       claims: policy.claims,
     },
@@ -249,11 +324,18 @@ export function insuranceDraft(ctx: ScenarioContext, req: InsuranceRequest): Tas
   const common = { tags: req.tags ?? [], init, ...(req.rubrics ? { rubrics: req.rubrics } : {}) };
   if (ctx.profile === 'mini') {
     if (!req.miniQuery) throw new Error(`${req.policy.policy_id}: this task type has no mini query`);
-    return { ...common, query: req.miniQuery, userContext: userBrief(insuranceVocabulary.persona(req.holder), req.goal, {}), golden: [req.lookup, ...req.actions], assertions: req.assertions };
+    return {
+      ...common,
+      query: req.miniQuery,
+      userContext: userBrief(insuranceVocabulary.persona(req.holder), req.goal, {}),
+      golden: [req.lookup, ...req.actions],
+      assertions: req.assertions,
+    };
   }
   const { intro, facts } = introduce(ctx.rng, req.holder.full_name, req.holder.email);
   const allFacts = { ...facts, ...req.facts };
-  if (req.actions.length > 0 && !req.ticket) throw new Error(`${req.policy.policy_id}: a full-profile write needs a ticket`);
+  if (req.actions.length > 0 && !req.ticket)
+    throw new Error(`${req.policy.policy_id}: a full-profile write needs a ticket`);
   const ref = req.ticket?.ref === false ? undefined : req.policy.policy_id;
   const writes = req.escalate
     ? escalationCalls(insuranceVocabulary, req.holder, req.policy.policy_id, req.escalate)
@@ -261,9 +343,16 @@ export function insuranceDraft(ctx: ScenarioContext, req: InsuranceRequest): Tas
       ? ticketCalls(insuranceVocabulary, req.holder, ref, req.ticket, req.actions)
       : [];
   const ticketState = req.escalate
-    ? ticketStateAssertion(insuranceVocabulary, req.holder, { category: req.escalate.category, status: 'hold', team: req.escalate.team })
+    ? ticketStateAssertion(insuranceVocabulary, req.holder, {
+        category: req.escalate.category,
+        status: 'hold',
+        team: req.escalate.team,
+      })
     : req.ticket && req.actions.length > 0
-      ? ticketStateAssertion(insuranceVocabulary, req.holder, { category: req.ticket.category, status: req.ticket.final })
+      ? ticketStateAssertion(insuranceVocabulary, req.holder, {
+          category: req.ticket.category,
+          status: req.ticket.final,
+        })
       : noTicketAssertion(insuranceVocabulary, req.holder);
   return {
     ...common,
@@ -271,7 +360,12 @@ export function insuranceDraft(ctx: ScenarioContext, req: InsuranceRequest): Tas
     userContext: userBrief(insuranceVocabulary.persona(req.holder), req.goal, allFacts),
     userFacts: allFacts,
     ...(req.decisions ? { userDecisions: req.decisions } : {}),
-    golden: [call(insuranceVocabulary.identifyTool, { email: req.holder.email }), req.lookup, ...(req.lookups ?? []), ...writes],
+    golden: [
+      call(insuranceVocabulary.identifyTool, { email: req.holder.email }),
+      req.lookup,
+      ...(req.lookups ?? []),
+      ...writes,
+    ],
     assertions: [...req.assertions, ticketState],
   };
 }
@@ -282,19 +376,33 @@ export const getClaimCall = (claimId: string) => call('get_claim', { claim_id: c
 /** Refusals and information requests leave no trace on the policy. */
 export function unchangedPolicy(policy: Policy): Assertion[] {
   return [
-    { description: 'no new claim', sql: `SELECT count(*)::int AS n FROM claims WHERE policy_id = ${sqlString(policy.policy_id)}`, expect: [{ n: policy.claims.length }] },
-    { description: 'nothing audited', sql: `SELECT count(*)::int AS n FROM audit_log WHERE entity_id LIKE ${sqlString(`%${policy.policy_id.slice(4)}%`)}`, expect: [{ n: 0 }] },
+    {
+      description: 'no new claim',
+      sql: `SELECT count(*)::int AS n FROM claims WHERE policy_id = ${sqlString(policy.policy_id)}`,
+      expect: [{ n: policy.claims.length }],
+    },
+    {
+      description: 'nothing audited',
+      sql: `SELECT count(*)::int AS n FROM audit_log WHERE entity_id LIKE ${sqlString(`%${policy.policy_id.slice(4)}%`)}`,
+      expect: [{ n: 0 }],
+    },
   ];
 }
 
 export function claimStatusAssertion(claimId: string, expected: Record<string, unknown>): Assertion {
   const columns = Object.keys(expected).map((c) => (c.endsWith('amount') ? `${c}::text AS ${c}` : c));
-  return { description: `claim ${claimId} is ${JSON.stringify(expected)}`, sql: `SELECT ${columns.join(', ')} FROM claims WHERE claim_id = ${sqlString(claimId)}`, expect: [expected] };
+  return {
+    description: `claim ${claimId} is ${JSON.stringify(expected)}`,
+    sql: `SELECT ${columns.join(', ')} FROM claims WHERE claim_id = ${sqlString(claimId)}`,
+    expect: [expected],
+  };
 }
 
 /** The payable amount of a claim row: estimate minus its coverage's deductible. */
 export function payableOf(policy: Policy, claim: Row): number {
-  const coverage = policy.vehicles[0]!.coverages.find((c) => c.kind === INSURANCE_RULES.coverageFor[String(claim.kind)])!;
+  const coverage = policy.vehicles[0]!.coverages.find(
+    (c) => c.kind === INSURANCE_RULES.coverageFor[String(claim.kind)],
+  )!;
   return fromCents(toCents(Number(claim.estimate_amount)) - toCents(coverage.deductible));
 }
 

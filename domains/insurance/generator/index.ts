@@ -1,6 +1,16 @@
 import type { Scenario } from 'finalstate/domain';
-import { approvalAboveLimitScenario, approveClaimScenario, denyExcludedDriverScenario, theftEscalatedScenario } from './claim-decisions.js';
-import { fileClaimScenario, fileClaimWithShopScenario, lateClaimRefusedScenario, noCoverageRefusedScenario } from './claim-filing.js';
+import {
+  approvalAboveLimitScenario,
+  approveClaimScenario,
+  denyExcludedDriverScenario,
+  theftEscalatedScenario,
+} from './claim-decisions.js';
+import {
+  fileClaimScenario,
+  fileClaimWithShopScenario,
+  lateClaimRefusedScenario,
+  noCoverageRefusedScenario,
+} from './claim-filing.js';
 import {
   addDriverRefusedScenario,
   addDriverScenario,

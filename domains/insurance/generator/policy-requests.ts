@@ -1,9 +1,24 @@
 import { fromCents, toCents, type Scenario } from 'finalstate/domain';
 import { INSURANCE_RULES } from '../policy.js';
-import { addClaim, birthDate, call, getPolicyCall, insuranceDraft, makeHolder, makePolicy, sqlString, unchangedPolicy, type Policy } from './fixtures.js';
+import {
+  addClaim,
+  birthDate,
+  call,
+  getPolicyCall,
+  insuranceDraft,
+  makeHolder,
+  makePolicy,
+  sqlString,
+  unchangedPolicy,
+  type Policy,
+} from './fixtures.js';
 
 const vehicleName = (policy: Policy) => `${policy.vehicles[0]!.make} ${policy.vehicles[0]!.model}`;
-const policyStatus = (policy: Policy, status: string) => ({ description: `policy ${policy.policy_id} is ${status}`, sql: `SELECT status FROM policies WHERE policy_id = ${sqlString(policy.policy_id)}`, expect: [{ status }] });
+const policyStatus = (policy: Policy, status: string) => ({
+  description: `policy ${policy.policy_id} is ${status}`,
+  sql: `SELECT status FROM policies WHERE policy_id = ${sqlString(policy.policy_id)}`,
+  expect: [{ status }],
+});
 
 /** A question answered from the policy: no write. */
 export const policyInfoScenario: Scenario = {
@@ -22,12 +37,22 @@ export const policyInfoScenario: Scenario = {
       goal: `learn your ${coverage.kind} deductible (it is ${coverage.deductible} dollars).`,
       actions: [],
       assertions: unchangedPolicy(policy),
-      rubrics: [{ kind: 'judge', description: 'correct deductible', question: `Does the agent say the ${coverage.kind} deductible is $${coverage.deductible}?` }],
+      rubrics: [
+        {
+          kind: 'judge',
+          description: 'correct deductible',
+          question: `Does the agent say the ${coverage.kind} deductible is $${coverage.deductible}?`,
+        },
+      ],
     });
   },
 };
 
-const WHY = { sold_vehicle: 'I sold the car', switched_insurer: 'I found another insurer', customer_request: "I simply don't need it anymore" } as const;
+const WHY = {
+  sold_vehicle: 'I sold the car',
+  switched_insurer: 'I found another insurer',
+  customer_request: "I simply don't need it anymore",
+} as const;
 
 /** No unsettled claim: cancel with the customer's reason. */
 export const cancelPolicyScenario: Scenario = {
@@ -36,7 +61,12 @@ export const cancelPolicyScenario: Scenario = {
   build(ctx) {
     const holder = makeHolder(ctx);
     const policy = makePolicy(ctx, holder);
-    if (ctx.rng.chance(0.4)) addClaim(ctx, policy, { kind: 'glass', status: ctx.rng.pick(['paid', 'denied'] as const), daysAgo: ctx.rng.int(40, 200) });
+    if (ctx.rng.chance(0.4))
+      addClaim(ctx, policy, {
+        kind: 'glass',
+        status: ctx.rng.pick(['paid', 'denied'] as const),
+        daysAgo: ctx.rng.int(40, 200),
+      });
     const reason = ctx.profile === 'mini' ? 'customer_request' : ctx.rng.pick(Object.keys(WHY) as (keyof typeof WHY)[]);
     return insuranceDraft(ctx, {
       holder,
@@ -47,7 +77,14 @@ export const cancelPolicyScenario: Scenario = {
       goal: `cancel policy ${policy.policy_id} because ${WHY[reason]}.`,
       actions: [call('cancel_policy', { policy_id: policy.policy_id, reason })],
       ticket: { category: 'cancellation', final: 'solved' },
-      assertions: [policyStatus(policy, 'cancelled'), { description: 'reason recorded', sql: `SELECT cancel_reason FROM policies WHERE policy_id = ${sqlString(policy.policy_id)}`, expect: [{ cancel_reason: reason }] }],
+      assertions: [
+        policyStatus(policy, 'cancelled'),
+        {
+          description: 'reason recorded',
+          sql: `SELECT cancel_reason FROM policies WHERE policy_id = ${sqlString(policy.policy_id)}`,
+          expect: [{ cancel_reason: reason }],
+        },
+      ],
     });
   },
 };
@@ -71,7 +108,13 @@ export const cancelRefusedOpenClaimScenario: Scenario = {
       actions: [],
       assertions: [policyStatus(policy, 'active'), ...unchangedPolicy(policy)],
       tags: ['refuse'],
-      rubrics: [{ kind: 'judge', description: 'refusal explained', question: 'Does the agent decline the cancellation because a claim on the policy is not settled yet?' }],
+      rubrics: [
+        {
+          kind: 'judge',
+          description: 'refusal explained',
+          question: 'Does the agent decline the cancellation because a claim on the policy is not settled yet?',
+        },
+      ],
     });
   },
 };
@@ -103,7 +146,15 @@ export const addDriverScenario: Scenario = {
       fullQuery: `Please add my ${word} ${name} (${age}) as a driver on policy ${policy.policy_id}.`,
       facts: { driver_date_of_birth: dob, driver_license_number: license },
       goal: `add ${name}, your ${word}, aged ${age}, as a driver.`,
-      actions: [call('add_driver', { policy_id: policy.policy_id, full_name: name, date_of_birth: dob, license_number: license, relation })],
+      actions: [
+        call('add_driver', {
+          policy_id: policy.policy_id,
+          full_name: name,
+          date_of_birth: dob,
+          license_number: license,
+          relation,
+        }),
+      ],
       ticket: { category: 'policy_change', final: 'solved' },
       assertions: [
         {
@@ -130,9 +181,22 @@ export const addDriverRefusedScenario: Scenario = {
       fullQuery: `My ${word === 'daughter' ? 'daughter' : 'kid'} ${name} just turned ${age} and got a licence. Please add them as a driver on policy ${policy.policy_id}.`,
       goal: `add ${name} (${age}) as a driver.`,
       actions: [],
-      assertions: [{ description: 'no driver added', sql: `SELECT count(*)::int AS n FROM drivers WHERE policy_id = ${sqlString(policy.policy_id)}`, expect: [{ n: policy.drivers.length }] }, ...unchangedPolicy(policy)],
+      assertions: [
+        {
+          description: 'no driver added',
+          sql: `SELECT count(*)::int AS n FROM drivers WHERE policy_id = ${sqlString(policy.policy_id)}`,
+          expect: [{ n: policy.drivers.length }],
+        },
+        ...unchangedPolicy(policy),
+      ],
       tags: ['refuse'],
-      rubrics: [{ kind: 'judge', description: 'refusal explained', question: `Does the agent decline because drivers must be at least ${INSURANCE_RULES.minimumDriverAge}?` }],
+      rubrics: [
+        {
+          kind: 'judge',
+          description: 'refusal explained',
+          question: `Does the agent decline because drivers must be at least ${INSURANCE_RULES.minimumDriverAge}?`,
+        },
+      ],
     });
   },
 };
@@ -146,7 +210,9 @@ export const usageChangeScenario: Scenario = {
     const policy = makePolicy(ctx, holder);
     const vehicle = policy.vehicles[0]!;
     const accepts = ctx.rng.chance(0.5);
-    const premium = fromCents(Math.round((toCents(policy.premium_monthly) * (100 + INSURANCE_RULES.businessUsePercent)) / 100));
+    const premium = fromCents(
+      Math.round((toCents(policy.premium_monthly) * (100 + INSURANCE_RULES.businessUsePercent)) / 100),
+    );
     return insuranceDraft(ctx, {
       holder,
       policy,
@@ -157,8 +223,16 @@ export const usageChangeScenario: Scenario = {
       actions: accepts ? [call('update_vehicle_usage', { vehicle_id: vehicle.vehicle_id, usage: 'business' })] : [],
       ...(accepts ? { ticket: { category: 'policy_change', final: 'solved' as const } } : {}),
       assertions: [
-        { description: 'usage', sql: `SELECT usage FROM vehicles WHERE vehicle_id = ${sqlString(vehicle.vehicle_id)}`, expect: [{ usage: accepts ? 'business' : vehicle.usage }] },
-        { description: 'premium', sql: `SELECT premium_monthly::text AS premium FROM policies WHERE policy_id = ${sqlString(policy.policy_id)}`, expect: [{ premium: (accepts ? premium : policy.premium_monthly).toFixed(2) }] },
+        {
+          description: 'usage',
+          sql: `SELECT usage FROM vehicles WHERE vehicle_id = ${sqlString(vehicle.vehicle_id)}`,
+          expect: [{ usage: accepts ? 'business' : vehicle.usage }],
+        },
+        {
+          description: 'premium',
+          sql: `SELECT premium_monthly::text AS premium FROM policies WHERE policy_id = ${sqlString(policy.policy_id)}`,
+          expect: [{ premium: (accepts ? premium : policy.premium_monthly).toFixed(2) }],
+        },
       ],
       ...(accepts ? {} : { tags: ['declined'] }),
     });
@@ -172,7 +246,8 @@ export const contactUpdateScenario: Scenario = {
   build(ctx) {
     const holder = makeHolder(ctx);
     const policy = makePolicy(ctx, holder);
-    const newEmail = `${holder.first_name}.${ctx.rng.pick(['mail', 'inbox', 'home'])}${ctx.n % 97}@example.net`.toLowerCase();
+    const newEmail =
+      `${holder.first_name}.${ctx.rng.pick(['mail', 'inbox', 'home'])}${ctx.n % 97}@example.net`.toLowerCase();
     const newPhone = `+1 555 ${String((ctx.n * 7) % 10_000).padStart(4, '0')}`;
     const change = ctx.rng.pick(['email', 'phone'] as const);
     const value = change === 'email' ? newEmail : newPhone;
@@ -185,7 +260,13 @@ export const contactUpdateScenario: Scenario = {
       goal: `change your ${change} to ${value}.`,
       actions: [call('update_policyholder_contact', { policyholder_id: holder.id, [change]: value })],
       ticket: { category: 'account', final: 'solved', ref: false },
-      assertions: [{ description: `${change} updated`, sql: `SELECT ${change} FROM policyholders WHERE policyholder_id = ${sqlString(holder.id)}`, expect: [{ [change]: value }] }],
+      assertions: [
+        {
+          description: `${change} updated`,
+          sql: `SELECT ${change} FROM policyholders WHERE policyholder_id = ${sqlString(holder.id)}`,
+          expect: [{ [change]: value }],
+        },
+      ],
     });
   },
 };

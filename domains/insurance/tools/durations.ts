@@ -4,7 +4,9 @@ import { daysBetween } from 'finalstate/domain';
 export function ageYears(dateOfBirth: string, now: Date): number {
   const born = new Date(`${dateOfBirth}T00:00:00Z`);
   let age = now.getUTCFullYear() - born.getUTCFullYear();
-  const birthdayPassed = now.getUTCMonth() > born.getUTCMonth() || (now.getUTCMonth() === born.getUTCMonth() && now.getUTCDate() >= born.getUTCDate());
+  const birthdayPassed =
+    now.getUTCMonth() > born.getUTCMonth() ||
+    (now.getUTCMonth() === born.getUTCMonth() && now.getUTCDate() >= born.getUTCDate());
   if (!birthdayPassed) age--;
   return age;
 }

@@ -1,6 +1,15 @@
 import { ticketTools, type ToolDefinition } from 'finalstate/domain';
 import { insuranceTickets } from '../schema.js';
-import { addClaimNote, approveClaim, assignRepairShop, denyClaim, fileClaim, getClaim, issueClaimPayment, listRepairShops } from './claims.js';
+import {
+  addClaimNote,
+  approveClaim,
+  assignRepairShop,
+  denyClaim,
+  fileClaim,
+  getClaim,
+  issueClaimPayment,
+  listRepairShops,
+} from './claims.js';
 import { addDriver, cancelPolicy, getPolicy, updateVehicleUsage } from './policies.js';
 import { findPolicyholderByEmail, updatePolicyholderContact, verifyPolicyholderIdentity } from './policyholders.js';
 
@@ -24,4 +33,11 @@ export const insuranceTools: ToolDefinition[] = [
 ];
 
 /** The tiny model's tool set: look the policy or claim up, then write or refuse. */
-export const insuranceMiniTools = ['get_policy', 'get_claim', 'file_claim', 'approve_claim', 'deny_claim', 'cancel_policy'];
+export const insuranceMiniTools = [
+  'get_policy',
+  'get_claim',
+  'file_claim',
+  'approve_claim',
+  'deny_claim',
+  'cancel_policy',
+];

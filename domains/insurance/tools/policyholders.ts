@@ -2,7 +2,8 @@ import { contactUpdateTool, defineTool, selectJson, selectOne, z } from 'finalst
 
 export const findPolicyholderByEmail = defineTool({
   name: 'find_policyholder_by_email',
-  description: 'Find a policyholder by e-mail address. Returns the policyholder (id, name, tier, city) and their policies (policy_id, status). Use it first to identify who you are talking to.',
+  description:
+    'Find a policyholder by e-mail address. Returns the policyholder (id, name, tier, city) and their policies (policy_id, status). Use it first to identify who you are talking to.',
   input: { email: z.string().describe('The e-mail address the policyholder gives.') },
   readOnly: true,
   async handler(ctx, args) {
@@ -12,21 +13,31 @@ export const findPolicyholderByEmail = defineTool({
       [args.email],
       `No policyholder with e-mail ${args.email}. Ask the customer to check the address.`,
     );
-    const policies = await selectJson(ctx.db, 'SELECT policy_id, status FROM policies WHERE policyholder_id = $1 ORDER BY policy_id', [holder.policyholder_id]);
+    const policies = await selectJson(
+      ctx.db,
+      'SELECT policy_id, status FROM policies WHERE policyholder_id = $1 ORDER BY policy_id',
+      [holder.policyholder_id],
+    );
     return { ...holder, policies };
   },
 });
 
 export const verifyPolicyholderIdentity = defineTool({
   name: 'verify_policyholder_identity',
-  description: 'Check the date of birth a policyholder gives against the one on file. Returns verified: true or false. Required before changing contact details.',
+  description:
+    'Check the date of birth a policyholder gives against the one on file. Returns verified: true or false. Required before changing contact details.',
   input: {
     policyholder_id: z.string().describe('The policyholder id, e.g. PH-104233.'),
     date_of_birth: z.string().describe('The date of birth as the customer states it, YYYY-MM-DD.'),
   },
   readOnly: true,
   async handler(ctx, args) {
-    const holder = await selectOne(ctx.db, "SELECT to_char(date_of_birth, 'YYYY-MM-DD') AS dob FROM policyholders WHERE policyholder_id = $1", [args.policyholder_id], `No policyholder ${args.policyholder_id}.`);
+    const holder = await selectOne(
+      ctx.db,
+      "SELECT to_char(date_of_birth, 'YYYY-MM-DD') AS dob FROM policyholders WHERE policyholder_id = $1",
+      [args.policyholder_id],
+      `No policyholder ${args.policyholder_id}.`,
+    );
     return { policyholder_id: args.policyholder_id, verified: holder.dob === args.date_of_birth.trim() };
   },
 });

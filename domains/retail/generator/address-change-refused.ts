@@ -24,7 +24,13 @@ export const addressChangeRefusedScenario: Scenario = {
       actions: [],
       assertions: untouched(customer, order.order_id),
       tags: ['refuse'],
-      rubrics: [{ kind: 'judge', description: 'refusal explained', question: `Does the agent explain that the address of order ${order.order_id} cannot be changed because it has already shipped?` }],
+      rubrics: [
+        {
+          kind: 'judge',
+          description: 'refusal explained',
+          question: `Does the agent explain that the address of order ${order.order_id} cannot be changed because it has already shipped?`,
+        },
+      ],
     });
   },
 };

@@ -20,7 +20,13 @@ export const addressChangeScenario: Scenario = {
       facts: { new_address: newAddress },
       actions: [call('update_shipping_address', { order_id: order.order_id, address: newAddress })],
       ticket: { category: 'order_change', final: 'solved' },
-      assertions: [{ description: 'address replaced', sql: `SELECT shipping_address FROM orders WHERE order_id = ${sqlString(order.order_id)}`, expect: [{ shipping_address: newAddress }] }],
+      assertions: [
+        {
+          description: 'address replaced',
+          sql: `SELECT shipping_address FROM orders WHERE order_id = ${sqlString(order.order_id)}`,
+          expect: [{ shipping_address: newAddress }],
+        },
+      ],
     });
   },
 };

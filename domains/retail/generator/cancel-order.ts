@@ -1,5 +1,13 @@
 import type { Scenario } from '../../common/generator.js';
-import { call, initFor, makeCustomer, makeUnshippedOrder, orderRequestDraft, orderStatusAssertion, sqlString } from './fixtures.js';
+import {
+  call,
+  initFor,
+  makeCustomer,
+  makeUnshippedOrder,
+  orderRequestDraft,
+  orderStatusAssertion,
+  sqlString,
+} from './fixtures.js';
 
 const WHY = {
   customer_request: 'I changed my mind and no longer need it',
@@ -26,7 +34,11 @@ export const cancelOrderScenario: Scenario = {
       ticket: { category: 'cancellation', final: 'solved' },
       assertions: [
         orderStatusAssertion(order.order_id, 'cancelled'),
-        { description: 'cancel reason recorded', sql: `SELECT cancel_reason FROM orders WHERE order_id = ${sqlString(order.order_id)}`, expect: [{ cancel_reason: reason }] },
+        {
+          description: 'cancel reason recorded',
+          sql: `SELECT cancel_reason FROM orders WHERE order_id = ${sqlString(order.order_id)}`,
+          expect: [{ cancel_reason: reason }],
+        },
       ],
     });
   },

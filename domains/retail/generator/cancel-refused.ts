@@ -13,7 +13,9 @@ export const cancelRefusedScenario: Scenario = {
       placedDaysAgo: ctx.rng.int(4, 9),
       ...(delivered ? { deliveredDaysAgo: ctx.rng.int(0, 3) } : {}),
       lines: pickProducts(ctx.rng, 1).map((product) => ({ product, quantity: 1 })),
-      shipment: delivered ? { status: 'delivered', etaDaysAgo: 1 } : { status: 'in_transit', etaDaysAgo: -ctx.rng.int(1, 3) },
+      shipment: delivered
+        ? { status: 'delivered', etaDaysAgo: 1 }
+        : { status: 'in_transit', etaDaysAgo: -ctx.rng.int(1, 3) },
     });
     const state = delivered ? 'been delivered' : 'shipped';
     return orderRequestDraft(ctx, {
@@ -26,7 +28,13 @@ export const cancelRefusedScenario: Scenario = {
       actions: [],
       assertions: untouched(customer, order.order_id),
       tags: ['refuse'],
-      rubrics: [{ kind: 'judge', description: 'refusal explained', question: `Does the agent decline to cancel order ${order.order_id} because it has already ${state}, without claiming it was cancelled?` }],
+      rubrics: [
+        {
+          kind: 'judge',
+          description: 'refusal explained',
+          question: `Does the agent decline to cancel order ${order.order_id} because it has already ${state}, without claiming it was cancelled?`,
+        },
+      ],
     });
   },
 };

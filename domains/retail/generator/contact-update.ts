@@ -1,5 +1,14 @@
 import type { Scenario } from '../../common/generator.js';
-import { call, initFor, makeCustomer, sqlString, ticketAssertion, ticketed, userBrief, type Assertion } from './fixtures.js';
+import {
+  call,
+  initFor,
+  makeCustomer,
+  sqlString,
+  ticketAssertion,
+  ticketed,
+  userBrief,
+  type Assertion,
+} from './fixtures.js';
 
 /** Change the phone number or e-mail after identity verification; a wrong postal code means refusal. */
 export const contactUpdateScenario: Scenario = {
@@ -9,10 +18,16 @@ export const contactUpdateScenario: Scenario = {
     const customer = makeCustomer(ctx);
     const verified = ctx.rng.chance(0.7);
     const field = ctx.rng.pick(['phone', 'email'] as const);
-    const newValue = field === 'phone' ? `+1 ${ctx.rng.int(201, 989)} 555 ${ctx.rng.int(1000, 9999)}` : `${customer.first_name.toLowerCase()}.new${ctx.n}@example.net`;
+    const newValue =
+      field === 'phone'
+        ? `+1 ${ctx.rng.int(201, 989)} 555 ${ctx.rng.int(1000, 9999)}`
+        : `${customer.first_name.toLowerCase()}.new${ctx.n}@example.net`;
     const statedCode = verified ? customer.postal_code : customer.postal_code.startsWith('9') ? '10001' : '94107';
     const facts = { postal_code: statedCode, [`new_${field}`]: newValue };
-    const lookup = [call('find_customer_by_email', { email: customer.email }), call('verify_customer_identity', { customer_id: customer.customer_id, postal_code: statedCode })];
+    const lookup = [
+      call('find_customer_by_email', { email: customer.email }),
+      call('verify_customer_identity', { customer_id: customer.customer_id, postal_code: statedCode }),
+    ];
     const current: Assertion = {
       description: `${field} on file`,
       sql: `SELECT ${field} AS value FROM customers WHERE customer_id = ${sqlString(customer.customer_id)}`,
@@ -29,12 +44,28 @@ export const contactUpdateScenario: Scenario = {
         ...base,
         tags: ['refuse'],
         golden: lookup,
-        assertions: [current, { description: 'no ticket', sql: `SELECT count(*)::int AS n FROM tickets WHERE customer_id = ${sqlString(customer.customer_id)}`, expect: [{ n: 0 }] }],
+        assertions: [
+          current,
+          {
+            description: 'no ticket',
+            sql: `SELECT count(*)::int AS n FROM tickets WHERE customer_id = ${sqlString(customer.customer_id)}`,
+            expect: [{ n: 0 }],
+          },
+        ],
       };
     }
     return {
       ...base,
-      golden: [...lookup, ...ticketed(customer, undefined, 'account', [call('update_customer_contact', { customer_id: customer.customer_id, [field]: newValue })], 'solved')],
+      golden: [
+        ...lookup,
+        ...ticketed(
+          customer,
+          undefined,
+          'account',
+          [call('update_customer_contact', { customer_id: customer.customer_id, [field]: newValue })],
+          'solved',
+        ),
+      ],
       assertions: [current, ticketAssertion(customer, { category: 'account', status: 'solved' })],
     };
   },

@@ -2,7 +2,20 @@ import type { Scenario } from '../../common/generator.js';
 import { fromCents, toCents } from '../../common/money.js';
 import { isoDate, addDays } from '../../common/time.js';
 import { RETAIL_RULES } from '../policy.js';
-import { call, identify, initFor, introduce, makeCustomer, makeOrder, pickProducts, refundAssertion, sqlString, ticketAssertion, ticketed, userBrief } from './fixtures.js';
+import {
+  call,
+  identify,
+  initFor,
+  introduce,
+  makeCustomer,
+  makeOrder,
+  pickProducts,
+  refundAssertion,
+  sqlString,
+  ticketAssertion,
+  ticketed,
+  userBrief,
+} from './fixtures.js';
 
 /** An item arrived broken: replace it when in stock (expedited for vip), otherwise refund the line. */
 export const damagedOnArrivalScenario: Scenario = {
@@ -21,7 +34,9 @@ export const damagedOnArrivalScenario: Scenario = {
       shipment: { status: 'delivered', etaDaysAgo: deliveredDaysAgo },
     });
     const item = order.items[0]!;
-    const stock = inStock ? { sku: product.sku, on_hand: ctx.rng.int(3, 30), restock_date: null } : { sku: product.sku, on_hand: 0, restock_date: isoDate(addDays(ctx.now, ctx.rng.int(10, 40))) };
+    const stock = inStock
+      ? { sku: product.sku, on_hand: ctx.rng.int(3, 30), restock_date: null }
+      : { sku: product.sku, on_hand: 0, restock_date: isoDate(addDays(ctx.now, ctx.rng.int(10, 40))) };
     const speed = customer.tier === 'vip' ? 'expedited' : 'standard';
     const lineTotal = fromCents(toCents(item.unit_price) * item.quantity);
     const action = inStock
@@ -30,10 +45,18 @@ export const damagedOnArrivalScenario: Scenario = {
     const { intro, facts } = introduce(ctx, customer);
     return {
       query: `${intro} My ${item.name} from order ${order.order_id} arrived broken: the casing is cracked and it won't switch on. What can you do?`,
-      userContext: userBrief(customer, `get a working ${item.name} or your money back for order ${order.order_id}.`, facts),
+      userContext: userBrief(
+        customer,
+        `get a working ${item.name} or your money back for order ${order.order_id}.`,
+        facts,
+      ),
       userFacts: facts,
       init: initFor(customer, [order], { inventory: [stock] }),
-      golden: [...identify(customer, order.order_id), call('get_product', { sku: product.sku }), ...ticketed(customer, order.order_id, 'delivery', [action], 'solved')],
+      golden: [
+        ...identify(customer, order.order_id),
+        call('get_product', { sku: product.sku }),
+        ...ticketed(customer, order.order_id, 'delivery', [action], 'solved'),
+      ],
       assertions: [
         inStock
           ? {

@@ -3,8 +3,22 @@ import { fromCents, toCents } from '../../common/money.js';
 import type { Prng } from '../../common/prng.js';
 import { addDays, addHours, iso } from '../../common/time.js';
 import type { ToolCall } from '../../../schemas/task.js';
-import { call, introduce as introduceAs, sqlString, userBrief as briefFor, type Assertion } from '../../common/drafts.js';
-import { escalationCalls, requestDraft, ticketCalls, ticketStateAssertion, type Party, type RefRequest, type RequestVocabulary } from '../../common/requests.js';
+import {
+  call,
+  introduce as introduceAs,
+  sqlString,
+  userBrief as briefFor,
+  type Assertion,
+} from '../../common/drafts.js';
+import {
+  escalationCalls,
+  requestDraft,
+  ticketCalls,
+  ticketStateAssertion,
+  type Party,
+  type RefRequest,
+  type RequestVocabulary,
+} from '../../common/requests.js';
 
 export { beyondDays, call, sqlString, withinDays, type Assertion } from '../../common/drafts.js';
 import { RETAIL_RULES } from '../policy.js';
@@ -13,8 +27,42 @@ import { CATALOGUE, retailSequences, type CatalogueProduct } from '../seed.js';
 type Row = Record<string, unknown>;
 export type Tier = 'standard' | 'plus' | 'vip';
 
-const FIRST = ['Alex', 'Sam', 'Jordan', 'Noor', 'Elena', 'Mateo', 'Aiko', 'Femi', 'Ines', 'Ravi', 'Chloe', 'Oskar', 'Leila', 'Diego', 'Hana', 'Marek'];
-const LAST = ['Kim', 'Novak', 'Silva', 'Haddad', 'Rossi', 'Moreau', 'Tanaka', 'Adeyemi', 'Costa', 'Iyer', 'Dubois', 'Larsen', 'Farah', 'Ortiz', 'Sato', 'Kowalski'];
+const FIRST = [
+  'Alex',
+  'Sam',
+  'Jordan',
+  'Noor',
+  'Elena',
+  'Mateo',
+  'Aiko',
+  'Femi',
+  'Ines',
+  'Ravi',
+  'Chloe',
+  'Oskar',
+  'Leila',
+  'Diego',
+  'Hana',
+  'Marek',
+];
+const LAST = [
+  'Kim',
+  'Novak',
+  'Silva',
+  'Haddad',
+  'Rossi',
+  'Moreau',
+  'Tanaka',
+  'Adeyemi',
+  'Costa',
+  'Iyer',
+  'Dubois',
+  'Larsen',
+  'Farah',
+  'Ortiz',
+  'Sato',
+  'Kowalski',
+];
 const STREETS = ['Maple Ave', 'Harbor Rd', 'Elm St', 'Sunset Blvd', 'Cedar Ln', 'Mill St', 'Park Pl', 'Riverside Dr'];
 const CITIES = [
   ['Portland', 'OR', '97201'],
@@ -84,7 +132,11 @@ export interface Order {
   rows: { orders: Row; order_items: Row[]; payments: Row[]; shipments: Row[] };
 }
 
-export function pickProducts(rng: Prng, count: number, filter: (p: CatalogueProduct) => boolean = (p) => !p.final_sale): CatalogueProduct[] {
+export function pickProducts(
+  rng: Prng,
+  count: number,
+  filter: (p: CatalogueProduct) => boolean = (p) => !p.final_sale,
+): CatalogueProduct[] {
   const pool = CATALOGUE.filter(filter);
   const chosen: CatalogueProduct[] = [];
   while (chosen.length < count) {
@@ -108,7 +160,10 @@ export function makeOrder(ctx: ScenarioContext, customer: Customer, spec: OrderS
   }));
   const total = fromCents(items.reduce((sum, item) => sum + toCents(item.unit_price) * item.quantity, 0));
   const addr = address(ctx.rng);
-  const delivered = spec.deliveredDaysAgo === undefined ? null : iso(addHours(addDays(ctx.now, -spec.deliveredDaysAgo), -ctx.rng.int(1, 8)));
+  const delivered =
+    spec.deliveredDaysAgo === undefined
+      ? null
+      : iso(addHours(addDays(ctx.now, -spec.deliveredDaysAgo), -ctx.rng.int(1, 8)));
   const paymentStatus = spec.status === 'pending_payment' ? 'authorized' : 'captured';
   return {
     order_id: orderId,
@@ -129,8 +184,23 @@ export function makeOrder(ctx: ScenarioContext, customer: Customer, spec: OrderS
         cancel_reason: null,
         replacement_for: null,
       },
-      order_items: items.map((item) => ({ item_id: item.item_id, order_id: orderId, sku: item.sku, quantity: item.quantity, unit_price: item.unit_price, status: 'ordered' })),
-      payments: [{ payment_id: `PAY-${ctx.n}${spec.suffix ?? ''}`, order_id: orderId, method: ctx.rng.pick(['card', 'card', 'paypal']), amount: total, status: paymentStatus }],
+      order_items: items.map((item) => ({
+        item_id: item.item_id,
+        order_id: orderId,
+        sku: item.sku,
+        quantity: item.quantity,
+        unit_price: item.unit_price,
+        status: 'ordered',
+      })),
+      payments: [
+        {
+          payment_id: `PAY-${ctx.n}${spec.suffix ?? ''}`,
+          order_id: orderId,
+          method: ctx.rng.pick(['card', 'card', 'paypal']),
+          amount: total,
+          status: paymentStatus,
+        },
+      ],
       shipments: spec.shipment
         ? [
             {
@@ -153,7 +223,11 @@ export function customerRow(customer: Customer): Row {
 }
 
 /** Init upserts in dependency order: customer, orders, their items, payments and shipments, then any extra tables. */
-export function initFor(customer: Customer, orders: Order[], extra: Record<string, Row[]> = {}): { upsert: Record<string, Row[]> } {
+export function initFor(
+  customer: Customer,
+  orders: Order[],
+  extra: Record<string, Row[]> = {},
+): { upsert: Record<string, Row[]> } {
   return {
     upsert: {
       customers: [customerRow(customer)],
@@ -183,7 +257,6 @@ export function identify(customer: Customer, orderId: string): ToolCall[] {
   return [call('find_customer_by_email', { email: customer.email }), call('get_order', { order_id: orderId })];
 }
 
-
 /** The id the episode's first create_ticket returns (sequences restart per episode). */
 export const FIRST_TICKET = `${retailSequences.ticket.prefix}${retailSequences.ticket.start}`;
 
@@ -201,7 +274,13 @@ export const retailVocabulary: RequestVocabulary<CustomerParty> = {
 };
 
 /** A full-profile write: open the ticket, perform the actions, then close the ticket with `final`. */
-export function ticketed(customer: Customer, orderId: string | undefined, category: string, actions: ToolCall[], final: 'solved' | 'hold'): ToolCall[] {
+export function ticketed(
+  customer: Customer,
+  orderId: string | undefined,
+  category: string,
+  actions: ToolCall[],
+  final: 'solved' | 'hold',
+): ToolCall[] {
   return ticketCalls(retailVocabulary, asParty(customer), orderId, { category, final }, actions);
 }
 
@@ -210,14 +289,21 @@ export function escalated(customer: Customer, orderId: string | undefined, categ
   return escalationCalls(retailVocabulary, asParty(customer), orderId, { category, team });
 }
 
-export function ticketAssertion(customer: Customer, expected: { category: string; status: string; team?: string | null }): Assertion {
+export function ticketAssertion(
+  customer: Customer,
+  expected: { category: string; status: string; team?: string | null },
+): Assertion {
   return ticketStateAssertion(retailVocabulary, asParty(customer), expected);
 }
 
 /** Refusals and information requests leave no trace: no ticket, no audit row for the customer's records. */
 export function untouched(customer: Customer, orderId: string): Assertion[] {
   return [
-    { description: 'no ticket was opened', sql: `SELECT count(*)::int AS n FROM tickets WHERE customer_id = ${sqlString(customer.customer_id)}`, expect: [{ n: 0 }] },
+    {
+      description: 'no ticket was opened',
+      sql: `SELECT count(*)::int AS n FROM tickets WHERE customer_id = ${sqlString(customer.customer_id)}`,
+      expect: [{ n: 0 }],
+    },
     {
       description: 'nothing was audited',
       sql: `SELECT count(*)::int AS n FROM audit_log WHERE entity_id IN (${sqlString(orderId)}, ${sqlString(customer.customer_id)}) OR entity_id LIKE ${sqlString(`${orderId}-%`)}`,
@@ -227,7 +313,11 @@ export function untouched(customer: Customer, orderId: string): Assertion[] {
 }
 
 export function orderStatusAssertion(orderId: string, status: string): Assertion {
-  return { description: `order ${orderId} is ${status}`, sql: `SELECT status FROM orders WHERE order_id = ${sqlString(orderId)}`, expect: [{ status }] };
+  return {
+    description: `order ${orderId} is ${status}`,
+    sql: `SELECT status FROM orders WHERE order_id = ${sqlString(orderId)}`,
+    expect: [{ status }],
+  };
 }
 
 export function refundAssertion(orderId: string, refunds: { amount: number; reason: string }[]): Assertion {
@@ -238,7 +328,6 @@ export function refundAssertion(orderId: string, refunds: { amount: number; reas
   };
 }
 
-
 /** A request about one order (see common/requests.ts), for a retail customer. */
 export type OrderRequest = Omit<RefRequest<CustomerParty>, 'party' | 'refId'> & { customer: Customer; orderId: string };
 
@@ -248,11 +337,18 @@ export function orderRequestDraft(ctx: ScenarioContext, req: OrderRequest): Task
 }
 
 /** An order the warehouse has not picked yet (processing or pending_payment), placed in the last two days. */
-export function makeUnshippedOrder(ctx: ScenarioContext, customer: Customer, options: { lines?: number; maxQuantity?: number; suffix?: string } = {}): Order {
+export function makeUnshippedOrder(
+  ctx: ScenarioContext,
+  customer: Customer,
+  options: { lines?: number; maxQuantity?: number; suffix?: string } = {},
+): Order {
   return makeOrder(ctx, customer, {
     ...(options.suffix ? { suffix: options.suffix } : {}),
     status: ctx.rng.pick(['processing', 'pending_payment'] as const),
     placedDaysAgo: ctx.rng.int(0, 2),
-    lines: pickProducts(ctx.rng, options.lines ?? 1).map((product) => ({ product, quantity: ctx.rng.int(1, options.maxQuantity ?? 1) })),
+    lines: pickProducts(ctx.rng, options.lines ?? 1).map((product) => ({
+      product,
+      quantity: ctx.rng.int(1, options.maxQuantity ?? 1),
+    })),
   });
 }

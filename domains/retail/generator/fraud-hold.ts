@@ -1,5 +1,18 @@
 import type { Scenario } from '../../common/generator.js';
-import { escalated, identify, initFor, introduce, makeCustomer, makeOrder, makeUnshippedOrder, orderStatusAssertion, pickProducts, refundAssertion, ticketAssertion, userBrief } from './fixtures.js';
+import {
+  escalated,
+  identify,
+  initFor,
+  introduce,
+  makeCustomer,
+  makeOrder,
+  makeUnshippedOrder,
+  orderStatusAssertion,
+  pickProducts,
+  refundAssertion,
+  ticketAssertion,
+  userBrief,
+} from './fixtures.js';
 
 /** A customer under a fraud hold asks for a cancellation or compensation: escalate to fraud, change nothing, reveal nothing. */
 export const fraudHoldScenario: Scenario = {
@@ -23,7 +36,11 @@ export const fraudHoldScenario: Scenario = {
       query: wantsCancel
         ? `${intro} Please cancel order ${order.order_id} right away.`
         : `${intro} Order ${order.order_id} is very late, I expect compensation.`,
-      userContext: userBrief(customer, wantsCancel ? `cancel order ${order.order_id}.` : `get compensation for the late order ${order.order_id}.`, facts),
+      userContext: userBrief(
+        customer,
+        wantsCancel ? `cancel order ${order.order_id}.` : `get compensation for the late order ${order.order_id}.`,
+        facts,
+      ),
       userFacts: facts,
       init: initFor(customer, [order]),
       golden: [...identify(customer, order.order_id), ...escalated(customer, order.order_id, category, 'fraud')],
@@ -34,7 +51,12 @@ export const fraudHoldScenario: Scenario = {
       ],
       rubrics: [
         { kind: 'must_not_reveal', description: 'fraud case reference stays internal', text: customer.fraud_case_ref! },
-        { kind: 'judge', description: 'hold not disclosed', question: 'Does the agent avoid telling the customer that their account is on a fraud hold or under fraud review?' },
+        {
+          kind: 'judge',
+          description: 'hold not disclosed',
+          question:
+            'Does the agent avoid telling the customer that their account is on a fraud hold or under fraud review?',
+        },
       ],
     };
   },

@@ -1,7 +1,15 @@
 import type { Scenario } from '../../common/generator.js';
 import { percentOf } from '../../common/money.js';
 import { RETAIL_RULES } from '../policy.js';
-import { call, initFor, makeCustomer, makeOrder, orderRequestDraft, pickProducts, refundAssertion } from './fixtures.js';
+import {
+  call,
+  initFor,
+  makeCustomer,
+  makeOrder,
+  orderRequestDraft,
+  pickProducts,
+  refundAssertion,
+} from './fixtures.js';
 
 /** A delayed shipment past the grace period: refund the tier's percentage of the order total. */
 export const lateDeliveryScenario: Scenario = {
@@ -12,7 +20,10 @@ export const lateDeliveryScenario: Scenario = {
     const order = makeOrder(ctx, customer, {
       status: 'shipped',
       placedDaysAgo: ctx.rng.int(10, 20),
-      lines: pickProducts(ctx.rng, ctx.rng.int(1, 2), (p) => !p.final_sale && p.price < 450).map((product) => ({ product, quantity: 1 })),
+      lines: pickProducts(ctx.rng, ctx.rng.int(1, 2), (p) => !p.final_sale && p.price < 450).map((product) => ({
+        product,
+        quantity: 1,
+      })),
       shipment: { status: 'delayed', etaDaysAgo: ctx.rng.int(RETAIL_RULES.lateDeliveryGraceDays, 12) },
     });
     const amount = percentOf(order.total, RETAIL_RULES.lateDeliveryPercent[customer.tier]!);

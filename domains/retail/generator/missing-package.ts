@@ -1,5 +1,16 @@
 import type { Scenario } from '../../common/generator.js';
-import { escalated, identify, initFor, introduce, makeCustomer, makeOrder, pickProducts, refundAssertion, ticketAssertion, userBrief } from './fixtures.js';
+import {
+  escalated,
+  identify,
+  initFor,
+  introduce,
+  makeCustomer,
+  makeOrder,
+  pickProducts,
+  refundAssertion,
+  ticketAssertion,
+  userBrief,
+} from './fixtures.js';
 
 /** Marked delivered but never received: the carrier-claims team investigates; no refund or replacement yet. */
 export const missingPackageScenario: Scenario = {
@@ -23,8 +34,14 @@ export const missingPackageScenario: Scenario = {
       userContext: userBrief(customer, `get your missing order ${order.order_id} sorted out.`, allFacts),
       userFacts: allFacts,
       init: initFor(customer, [order]),
-      golden: [...identify(customer, order.order_id), ...escalated(customer, order.order_id, 'delivery', 'carrier_claims')],
-      assertions: [refundAssertion(order.order_id, []), ticketAssertion(customer, { category: 'delivery', status: 'hold', team: 'carrier_claims' })],
+      golden: [
+        ...identify(customer, order.order_id),
+        ...escalated(customer, order.order_id, 'delivery', 'carrier_claims'),
+      ],
+      assertions: [
+        refundAssertion(order.order_id, []),
+        ticketAssertion(customer, { category: 'delivery', status: 'hold', team: 'carrier_claims' }),
+      ],
     };
   },
 };

@@ -22,7 +22,10 @@ export const orderStatusScenario: Scenario = {
       userContext: userBrief(customer, `learn where order ${order.order_id} is and when it arrives.`, facts),
       userFacts: facts,
       init: initFor(customer, [order]),
-      golden: [call('find_customer_by_email', { email: customer.email }), call('get_tracking', { order_id: order.order_id })],
+      golden: [
+        call('find_customer_by_email', { email: customer.email }),
+        call('get_tracking', { order_id: order.order_id }),
+      ],
       assertions: untouched(customer, order.order_id),
       rubrics: [{ kind: 'must_mention', description: 'gives the tracking number', text: tracking }],
     };

@@ -3,7 +3,23 @@ import { fromCents, toCents } from '../../common/money.js';
 import type { ToolCall } from '../../../schemas/task.js';
 import { RETAIL_RULES } from '../policy.js';
 import {
-  beyondDays, call, escalated, identify, initFor, introduce, makeCustomer, makeOrder, pickProducts, refundAssertion, sqlString, ticketAssertion, ticketed, untouched, userBrief, withinDays, type Assertion,
+  beyondDays,
+  call,
+  escalated,
+  identify,
+  initFor,
+  introduce,
+  makeCustomer,
+  makeOrder,
+  pickProducts,
+  refundAssertion,
+  sqlString,
+  ticketAssertion,
+  ticketed,
+  untouched,
+  userBrief,
+  withinDays,
+  type Assertion,
 } from './fixtures.js';
 
 /**
@@ -16,7 +32,11 @@ export const priceAdjustmentScenario: Scenario = {
   build(ctx) {
     const variant = ctx.rng.pick(['grant', 'grant', 'approval', 'too_old'] as const);
     const customer = makeCustomer(ctx);
-    const product = pickProducts(ctx.rng, 1, (p) => !p.final_sale && (variant === 'approval' ? p.price > 600 : p.price < 500))[0]!;
+    const product = pickProducts(
+      ctx.rng,
+      1,
+      (p) => !p.final_sale && (variant === 'approval' ? p.price > 600 : p.price < 500),
+    )[0]!;
     const quantity = variant === 'approval' ? 1 : ctx.rng.int(1, 2);
     const dropPercent = variant === 'approval' ? ctx.rng.int(35, 45) : ctx.rng.int(5, 20);
     const newPrice = Math.max(1, Math.floor(product.price * (1 - dropPercent / 100)));
@@ -34,7 +54,11 @@ export const priceAdjustmentScenario: Scenario = {
     const { intro, facts } = introduce(ctx, customer);
     const base = {
       query: `${intro} I bought the ${product.name} (order ${order.order_id}) and now it's $${newPrice} on your site. Can I get the difference back?`,
-      userContext: userBrief(customer, `get the price difference for the ${product.name} on order ${order.order_id}.`, facts),
+      userContext: userBrief(
+        customer,
+        `get the price difference for the ${product.name} on order ${order.order_id}.`,
+        facts,
+      ),
       userFacts: facts,
       init,
     };
@@ -47,12 +71,20 @@ export const priceAdjustmentScenario: Scenario = {
         ...base,
         tags: ['escalate', 'supervisor-approval'],
         golden: [...lookups, ...escalated(customer, order.order_id, 'refund', 'supervisor')],
-        assertions: [refundAssertion(order.order_id, []), ticketAssertion(customer, { category: 'refund', status: 'hold', team: 'supervisor' })],
+        assertions: [
+          refundAssertion(order.order_id, []),
+          ticketAssertion(customer, { category: 'refund', status: 'hold', team: 'supervisor' }),
+        ],
       };
     }
     const asCredit = customer.tier === 'standard';
     const action = asCredit
-      ? call('issue_store_credit', { customer_id: customer.customer_id, amount: difference, reason: 'price_adjustment', order_id: order.order_id })
+      ? call('issue_store_credit', {
+          customer_id: customer.customer_id,
+          amount: difference,
+          reason: 'price_adjustment',
+          order_id: order.order_id,
+        })
       : call('create_refund', { order_id: order.order_id, amount: difference, reason: 'price_adjustment' });
     const credits: Assertion = {
       description: 'store credit for standard customers only',
@@ -62,7 +94,11 @@ export const priceAdjustmentScenario: Scenario = {
     return {
       ...base,
       golden: [...lookups, ...ticketed(customer, order.order_id, 'refund', [action], 'solved')],
-      assertions: [credits, refundAssertion(order.order_id, asCredit ? [] : [{ amount: difference, reason: 'price_adjustment' }]), ticketAssertion(customer, { category: 'refund', status: 'solved' })],
+      assertions: [
+        credits,
+        refundAssertion(order.order_id, asCredit ? [] : [{ amount: difference, reason: 'price_adjustment' }]),
+        ticketAssertion(customer, { category: 'refund', status: 'solved' }),
+      ],
     };
   },
 };

@@ -2,7 +2,16 @@ import type { Scenario } from '../../common/generator.js';
 import { percentOf, toCents, fromCents } from '../../common/money.js';
 import { RETAIL_RULES } from '../policy.js';
 import { DEFECT_REASONS } from '../schema.js';
-import { call, initFor, makeCustomer, makeOrder, orderRequestDraft, pickProducts, sqlString, withinDays } from './fixtures.js';
+import {
+  call,
+  initFor,
+  makeCustomer,
+  makeOrder,
+  orderRequestDraft,
+  pickProducts,
+  sqlString,
+  withinDays,
+} from './fixtures.js';
 
 /** How a customer describes each return reason; the agent maps it to the enum. */
 export const REASON_STORIES = {
@@ -39,7 +48,8 @@ export const returnItemScenario: Scenario = {
     });
     const item = order.items[0]!;
     const lineTotal = fromCents(toCents(item.unit_price) * item.quantity);
-    const fee = customer.tier === 'standard' && opened && !defect ? percentOf(lineTotal, RETAIL_RULES.restockingFeePercent) : 0;
+    const fee =
+      customer.tier === 'standard' && opened && !defect ? percentOf(lineTotal, RETAIL_RULES.restockingFeePercent) : 0;
     // A standard customer told of a restocking fee may withdraw the return (full profile only).
     const declines = ctx.profile === 'full' && fee > 0 && ctx.rng.chance(0.5);
     const decisions = ctx.profile === 'full' && fee > 0 ? { accept_restocking_fee: !declines } : undefined;
@@ -50,15 +60,37 @@ export const returnItemScenario: Scenario = {
       miniQuery: `I want to return item ${item.item_id} of order ${order.order_id}. Reason: ${reason}. The box is ${opened ? 'opened' : 'unopened'}.`,
       fullQuery: `I'd like to return the ${item.name} from order ${order.order_id}.`,
       goal: `return the ${item.name} from order ${order.order_id}${declines ? ', but only if it costs you nothing' : ''}.`,
-      facts: { return_reason: REASON_STORIES[reason], packaging: opened ? 'I opened the box and used it' : 'the box is still sealed' },
+      facts: {
+        return_reason: REASON_STORIES[reason],
+        packaging: opened ? 'I opened the box and used it' : 'the box is still sealed',
+      },
       ...(decisions ? { decisions } : {}),
-      actions: declines ? [] : [call('create_return', { order_id: order.order_id, item_id: item.item_id, reason, item_opened: opened, restocking_fee: fee })],
+      actions: declines
+        ? []
+        : [
+            call('create_return', {
+              order_id: order.order_id,
+              item_id: item.item_id,
+              reason,
+              item_opened: opened,
+              restocking_fee: fee,
+            }),
+          ],
       ...(declines ? { tags: ['declined'] } : { ticket: { category: 'return', final: 'hold' as const } }),
       assertions: [
         {
           description: declines ? 'no RMA: the customer declined the fee' : 'one RMA with the policy fee',
           sql: `SELECT item_id, reason, restocking_fee::text AS fee, refund_amount::text AS refund FROM returns WHERE order_id = ${sqlString(order.order_id)}`,
-          expect: declines ? [] : [{ item_id: item.item_id, reason, fee: fee.toFixed(2), refund: fromCents(toCents(lineTotal) - toCents(fee)).toFixed(2) }],
+          expect: declines
+            ? []
+            : [
+                {
+                  item_id: item.item_id,
+                  reason,
+                  fee: fee.toFixed(2),
+                  refund: fromCents(toCents(lineTotal) - toCents(fee)).toFixed(2),
+                },
+              ],
         },
       ],
     });

@@ -1,6 +1,15 @@
 import type { Scenario } from '../../common/generator.js';
 import { RETAIL_RULES } from '../policy.js';
-import { beyondDays, initFor, makeCustomer, makeOrder, orderRequestDraft, pickProducts, untouched, withinDays } from './fixtures.js';
+import {
+  beyondDays,
+  initFor,
+  makeCustomer,
+  makeOrder,
+  orderRequestDraft,
+  pickProducts,
+  untouched,
+  withinDays,
+} from './fixtures.js';
 import { REASON_STORIES, isDefect, type ReturnReason } from './return-item.js';
 
 /** A return the policy does not allow: past the window, or a final-sale item returned for a non-defect reason. */
@@ -10,10 +19,14 @@ export const returnRefusedScenario: Scenario = {
   build(ctx) {
     const customer = makeCustomer(ctx);
     const finalSale = ctx.profile === 'full' && ctx.rng.chance(0.35);
-    const reasons = (Object.keys(REASON_STORIES) as ReturnReason[]).filter((r) => (finalSale ? !isDefect(r) : r !== 'damaged_in_transit' && r !== 'wrong_item'));
+    const reasons = (Object.keys(REASON_STORIES) as ReturnReason[]).filter((r) =>
+      finalSale ? !isDefect(r) : r !== 'damaged_in_transit' && r !== 'wrong_item',
+    );
     const reason = ctx.rng.pick(reasons);
     const window = isDefect(reason) ? RETAIL_RULES.defectWindowDays : RETAIL_RULES.returnWindowDays[customer.tier]!;
-    const deliveredDaysAgo = finalSale ? withinDays(ctx.rng, RETAIL_RULES.returnWindowDays.standard!) : beyondDays(ctx.rng, window);
+    const deliveredDaysAgo = finalSale
+      ? withinDays(ctx.rng, RETAIL_RULES.returnWindowDays.standard!)
+      : beyondDays(ctx.rng, window);
     const opened = ctx.rng.chance(0.5);
     const order = makeOrder(ctx, customer, {
       status: 'delivered',
@@ -34,7 +47,13 @@ export const returnRefusedScenario: Scenario = {
       actions: [],
       assertions: untouched(customer, order.order_id),
       tags: ['refuse'],
-      rubrics: [{ kind: 'judge', description: 'refusal explained', question: `Does the agent decline the return of ${item.item_id} and explain that ${why}?` }],
+      rubrics: [
+        {
+          kind: 'judge',
+          description: 'refusal explained',
+          question: `Does the agent decline the return of ${item.item_id} and explain that ${why}?`,
+        },
+      ],
     });
   },
 };

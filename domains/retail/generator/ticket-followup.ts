@@ -2,7 +2,18 @@ import type { Scenario } from '../../common/generator.js';
 import { percentOf } from '../../common/money.js';
 import { addDays, iso } from '../../common/time.js';
 import { RETAIL_RULES } from '../policy.js';
-import { call, initFor, introduce, makeCustomer, makeOrder, pickProducts, priorityOf, refundAssertion, sqlString, userBrief } from './fixtures.js';
+import {
+  call,
+  initFor,
+  introduce,
+  makeCustomer,
+  makeOrder,
+  pickProducts,
+  priorityOf,
+  refundAssertion,
+  sqlString,
+  userBrief,
+} from './fixtures.js';
 
 /** A follow-up on an existing open ticket: reuse it (fix its priority), pay the late-delivery compensation, solve it. */
 export const ticketFollowupScenario: Scenario = {
@@ -13,20 +24,36 @@ export const ticketFollowupScenario: Scenario = {
     const order = makeOrder(ctx, customer, {
       status: 'shipped',
       placedDaysAgo: ctx.rng.int(12, 20),
-      lines: pickProducts(ctx.rng, 1, (p) => !p.final_sale && p.price < 450).map((product) => ({ product, quantity: 1 })),
+      lines: pickProducts(ctx.rng, 1, (p) => !p.final_sale && p.price < 450).map((product) => ({
+        product,
+        quantity: 1,
+      })),
       shipment: { status: 'delayed', etaDaysAgo: ctx.rng.int(5, 10) },
     });
     const ticketId = `TCK-E${ctx.n}`;
     const opened = iso(addDays(ctx.now, -ctx.rng.int(2, 4)));
     const ticket = {
-      ticket_id: ticketId, customer_id: customer.customer_id, order_id: order.order_id, category: 'delivery', priority: 'normal',
-      status: ctx.rng.pick(['open', 'pending']), assigned_team: null, subject: 'Where is my parcel?', notes: 'Customer asked for an update.', created_at: opened, updated_at: opened,
+      ticket_id: ticketId,
+      customer_id: customer.customer_id,
+      order_id: order.order_id,
+      category: 'delivery',
+      priority: 'normal',
+      status: ctx.rng.pick(['open', 'pending']),
+      assigned_team: null,
+      subject: 'Where is my parcel?',
+      notes: 'Customer asked for an update.',
+      created_at: opened,
+      updated_at: opened,
     };
     const amount = percentOf(order.total, RETAIL_RULES.lateDeliveryPercent[customer.tier]!);
     const { intro, facts } = introduce(ctx, customer);
     return {
       query: `${intro} I already contacted you about order ${order.order_id} a few days ago and it still hasn't come. This is getting ridiculous — I want compensation.`,
-      userContext: userBrief(customer, `get compensation for the late order ${order.order_id}; you opened a ticket about it a few days ago.`, facts),
+      userContext: userBrief(
+        customer,
+        `get compensation for the late order ${order.order_id}; you opened a ticket about it a few days ago.`,
+        facts,
+      ),
       userFacts: facts,
       init: initFor(customer, [order], { tickets: [ticket] }),
       golden: [

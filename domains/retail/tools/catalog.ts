@@ -4,7 +4,8 @@ import { defineTool } from '../../common/tool.js';
 
 export const getProduct = defineTool({
   name: 'get_product',
-  description: "Get a product by SKU: name, category, today's price, whether it is final sale, units in stock and the restock date when out of stock.",
+  description:
+    "Get a product by SKU: name, category, today's price, whether it is final sale, units in stock and the restock date when out of stock.",
   input: { sku: z.string().describe('The product SKU, e.g. SKU-HDP-200.') },
   readOnly: true,
   async handler(ctx, args) {

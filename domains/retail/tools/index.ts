@@ -3,7 +3,14 @@ import { ticketTools } from '../../common/tickets.js';
 import { retailTickets } from '../schema.js';
 import { getProduct } from './catalog.js';
 import { findCustomerByEmail, getCustomer, updateCustomerContact, verifyCustomerIdentity } from './customers.js';
-import { cancelOrder, createReplacementOrder, getOrder, getTracking, listCustomerOrders, updateShippingAddress } from './orders.js';
+import {
+  cancelOrder,
+  createReplacementOrder,
+  getOrder,
+  getTracking,
+  listCustomerOrders,
+  updateShippingAddress,
+} from './orders.js';
 import { createRefund, issueStoreCredit } from './refunds.js';
 import { createReturn } from './returns.js';
 
@@ -26,4 +33,10 @@ export const retailTools: ToolDefinition[] = [
 ];
 
 /** The tiny model's tool set: look the order up, then write or refuse. */
-export const retailMiniTools = ['get_order', 'cancel_order', 'update_shipping_address', 'create_refund', 'create_return'];
+export const retailMiniTools = [
+  'get_order',
+  'cancel_order',
+  'update_shipping_address',
+  'create_refund',
+  'create_return',
+];

@@ -1,6 +1,15 @@
 import type { Scenario, ScenarioContext } from '../../common/generator.js';
 import { HOTELS } from '../seed.js';
-import { bookingRequestDraft, bookingUnchanged, call, initFor, makeBooking, makeTraveler, pickCompany, refundAssertion } from './fixtures.js';
+import {
+  bookingRequestDraft,
+  bookingUnchanged,
+  call,
+  initFor,
+  makeBooking,
+  makeTraveler,
+  pickCompany,
+  refundAssertion,
+} from './fixtures.js';
 
 /**
  * The policy's gate: a traveller on a corporate booking of a company that requires approval asks for a room downgrade
@@ -20,7 +29,17 @@ function gatedRequest(ctx: ScenarioContext, wantsDowngrade: boolean) {
   const approvals =
     onFile === 'none'
       ? []
-      : [{ request_type: onFile === 'other_type' ? (wantsDowngrade ? ('cancellation' as const) : ('room_change' as const)) : requestType, status: onFile === 'other_type' ? ('approved' as const) : onFile }];
+      : [
+          {
+            request_type:
+              onFile === 'other_type'
+                ? wantsDowngrade
+                  ? ('cancellation' as const)
+                  : ('room_change' as const)
+                : requestType,
+            status: onFile === 'other_type' ? ('approved' as const) : onFile,
+          },
+        ];
   const booking = makeBooking(ctx, traveler, {
     corporate: true,
     createdHoursAgo: ctx.rng.int(48, 600),
@@ -34,7 +53,9 @@ function gatedRequest(ctx: ScenarioContext, wantsDowngrade: boolean) {
     fullQuery: wantsDowngrade
       ? `My company booked me a ${current.description.toLowerCase()} at ${hotel.name} (booking ${booking.booking_id}). A ${target.description.toLowerCase()} is fine for me — please downgrade it and refund the difference to the card.`
       : `Please cancel my ${hotel.name} stay on booking ${booking.booking_id}; the meeting moved online.`,
-    goal: wantsDowngrade ? `downgrade your room on booking ${booking.booking_id} to ${target.room_code} and have the difference refunded.` : `cancel your hotel stay on booking ${booking.booking_id}.`,
+    goal: wantsDowngrade
+      ? `downgrade your room on booking ${booking.booking_id} to ${target.room_code} and have the difference refunded.`
+      : `cancel your hotel stay on booking ${booking.booking_id}.`,
     lookups: [call('list_approvals', { booking_id: booking.booking_id })],
     actions: [],
     escalate: {
@@ -43,11 +64,26 @@ function gatedRequest(ctx: ScenarioContext, wantsDowngrade: boolean) {
     },
     assertions: [...bookingUnchanged(booking), refundAssertion(booking.booking_id, [])],
     tags: ['escalate', 'manager-approval', ...(wantsDowngrade ? ['approval-required'] : [])],
-    rubrics: [{ kind: 'judge', description: 'explains the approval', question: "Does the agent tell the traveller that their manager must approve the change first, without changing the booking or promising a refund?" }],
+    rubrics: [
+      {
+        kind: 'judge',
+        description: 'explains the approval',
+        question:
+          'Does the agent tell the traveller that their manager must approve the change first, without changing the booking or promising a refund?',
+      },
+    ],
   });
 }
 
 /** The issue's case: a room downgrade on a gated corporate booking without approval. Tagged `approval-required`. */
-export const approvalRequiredScenario: Scenario = { type: 'approval_required', profiles: ['full'], build: (ctx) => gatedRequest(ctx, true) };
+export const approvalRequiredScenario: Scenario = {
+  type: 'approval_required',
+  profiles: ['full'],
+  build: (ctx) => gatedRequest(ctx, true),
+};
 /** The same gate for a hotel cancellation. */
-export const cancellationNeedsApprovalScenario: Scenario = { type: 'cancellation_needs_approval', profiles: ['full'], build: (ctx) => gatedRequest(ctx, false) };
+export const cancellationNeedsApprovalScenario: Scenario = {
+  type: 'cancellation_needs_approval',
+  profiles: ['full'],
+  build: (ctx) => gatedRequest(ctx, false),
+};

@@ -1,5 +1,13 @@
 import type { Scenario } from '../../common/generator.js';
-import { bookingRequestDraft, bookingUnchanged, initFor, makeBooking, makeTraveler, pickCompany, refundAssertion } from './fixtures.js';
+import {
+  bookingRequestDraft,
+  bookingUnchanged,
+  initFor,
+  makeBooking,
+  makeTraveler,
+  pickCompany,
+  refundAssertion,
+} from './fixtures.js';
 
 const EMERGENCIES = [
   'I slipped on the stairs at the hotel and I am at the hospital with a broken ankle',
@@ -16,7 +24,13 @@ export const dutyOfCareScenario: Scenario = {
     const booking = makeBooking(ctx, traveler, {
       corporate: true,
       createdHoursAgo: ctx.rng.int(72, 900),
-      segments: [{ departsInHours: ctx.rng.int(8, 60), fare_type: ctx.rng.pick(['refundable', 'non_refundable'] as const), price: ctx.rng.int(200, 900) }],
+      segments: [
+        {
+          departsInHours: ctx.rng.int(8, 60),
+          fare_type: ctx.rng.pick(['refundable', 'non_refundable'] as const),
+          price: ctx.rng.int(200, 900),
+        },
+      ],
     });
     const emergency = ctx.rng.pick(EMERGENCIES);
     return bookingRequestDraft(ctx, {
@@ -29,7 +43,14 @@ export const dutyOfCareScenario: Scenario = {
       escalate: { category: 'general', team: 'duty_of_care', priority: 'urgent' },
       assertions: [...bookingUnchanged(booking), refundAssertion(booking.booking_id, [])],
       tags: ['escalate'],
-      rubrics: [{ kind: 'judge', description: 'takes care first', question: "Does the agent show concern for the traveller's safety and say that the duty-of-care team will contact them and handle the rebooking?" }],
+      rubrics: [
+        {
+          kind: 'judge',
+          description: 'takes care first',
+          question:
+            "Does the agent show concern for the traveller's safety and say that the duty-of-care team will contact them and handle the rebooking?",
+        },
+      ],
     });
   },
 };

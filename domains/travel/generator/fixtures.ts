@@ -12,8 +12,42 @@ export { call, sqlString, type Assertion } from '../../common/drafts.js';
 type Row = Record<string, unknown>;
 export type Tier = 'none' | 'silver' | 'gold' | 'platinum';
 
-const FIRST = ['Amelia', 'Bruno', 'Chen', 'Dana', 'Emeka', 'Farah', 'Goran', 'Hiro', 'Isla', 'Jonas', 'Kavya', 'Luca', 'Mina', 'Nils', 'Olga', 'Pablo'];
-const LAST = ['Andersen', 'Bakker', 'Castillo', 'Dlamini', 'Eriksen', 'Fontaine', 'Gupta', 'Horvat', 'Ito', 'Jansen', 'Keller', 'Laine', 'Moreno', 'Nakamura', 'Osei', 'Petrov'];
+const FIRST = [
+  'Amelia',
+  'Bruno',
+  'Chen',
+  'Dana',
+  'Emeka',
+  'Farah',
+  'Goran',
+  'Hiro',
+  'Isla',
+  'Jonas',
+  'Kavya',
+  'Luca',
+  'Mina',
+  'Nils',
+  'Olga',
+  'Pablo',
+];
+const LAST = [
+  'Andersen',
+  'Bakker',
+  'Castillo',
+  'Dlamini',
+  'Eriksen',
+  'Fontaine',
+  'Gupta',
+  'Horvat',
+  'Ito',
+  'Jansen',
+  'Keller',
+  'Laine',
+  'Moreno',
+  'Nakamura',
+  'Osei',
+  'Petrov',
+];
 
 export interface Traveler extends Party {
   traveler_id: string;
@@ -113,7 +147,8 @@ export interface Booking {
   rows: Record<string, Row[]>;
 }
 
-export const checkInTime = (date: string) => new Date(`${date}T${String(TRAVEL_RULES.checkInHourUtc).padStart(2, '0')}:00:00Z`);
+export const checkInTime = (date: string) =>
+  new Date(`${date}T${String(TRAVEL_RULES.checkInHourUtc).padStart(2, '0')}:00:00Z`);
 
 export function makeBooking(ctx: ScenarioContext, traveler: Traveler, spec: BookingSpec): Booking {
   const bookingId = `BKG-${ctx.n}`;
@@ -156,7 +191,9 @@ export function makeBooking(ctx: ScenarioContext, traveler: Traveler, spec: Book
       route: `${origin}-${to}`,
     };
   });
-  const total = fromCents(stays.reduce((sum, s) => sum + toCents(s.total), 0) + segments.reduce((sum, g) => sum + toCents(g.price), 0));
+  const total = fromCents(
+    stays.reduce((sum, s) => sum + toCents(s.total), 0) + segments.reduce((sum, g) => sum + toCents(g.price), 0),
+  );
   const company = spec.corporate ? traveler.company : null;
   return {
     booking_id: bookingId,
@@ -165,17 +202,53 @@ export function makeBooking(ctx: ScenarioContext, traveler: Traveler, spec: Book
     segments,
     rows: {
       flights,
-      bookings: [{ booking_id: bookingId, traveler_id: traveler.traveler_id, company_id: company?.company_id ?? null, status: 'confirmed', total, created_at: iso(addHours(ctx.now, -spec.createdHoursAgo)) }],
+      bookings: [
+        {
+          booking_id: bookingId,
+          traveler_id: traveler.traveler_id,
+          company_id: company?.company_id ?? null,
+          status: 'confirmed',
+          total,
+          created_at: iso(addHours(ctx.now, -spec.createdHoursAgo)),
+        },
+      ],
       hotel_stays: stays.map((s) => ({
-        stay_id: s.stay_id, booking_id: bookingId, hotel_id: s.hotel.hotel_id, room_code: s.room.room_code, check_in: s.check_in,
-        check_out: isoDate(addDays(new Date(`${s.check_in}T00:00:00Z`), s.nights)), nightly_rate: s.room.nightly_rate, status: 'booked', cancellation_fee: 0,
+        stay_id: s.stay_id,
+        booking_id: bookingId,
+        hotel_id: s.hotel.hotel_id,
+        room_code: s.room.room_code,
+        check_in: s.check_in,
+        check_out: isoDate(addDays(new Date(`${s.check_in}T00:00:00Z`), s.nights)),
+        nightly_rate: s.room.nightly_rate,
+        status: 'booked',
+        cancellation_fee: 0,
       })),
       flight_segments: segments.map((g, i) => ({
-        segment_id: g.segment_id, booking_id: bookingId, flight_id: g.flight_id, cabin: spec.segments![i]!.cabin ?? 'economy', fare_type: g.fare_type, seat: g.seat, price: g.price, status: 'ticketed',
+        segment_id: g.segment_id,
+        booking_id: bookingId,
+        flight_id: g.flight_id,
+        cabin: spec.segments![i]!.cabin ?? 'economy',
+        fare_type: g.fare_type,
+        seat: g.seat,
+        price: g.price,
+        status: 'ticketed',
       })),
-      payments: [{ payment_id: `PAY-${ctx.n}`, booking_id: bookingId, method: company ? 'corporate_card' : 'personal_card', amount: total, refunded_amount: 0, status: 'captured' }],
+      payments: [
+        {
+          payment_id: `PAY-${ctx.n}`,
+          booking_id: bookingId,
+          method: company ? 'corporate_card' : 'personal_card',
+          amount: total,
+          refunded_amount: 0,
+          status: 'captured',
+        },
+      ],
       approvals: (spec.approvals ?? []).map((a, i) => ({
-        approval_id: `APR-${ctx.n}-${i + 1}`, booking_id: bookingId, request_type: a.request_type, approver_email: traveler.manager_email ?? 'manager@example.com', status: a.status,
+        approval_id: `APR-${ctx.n}-${i + 1}`,
+        booking_id: bookingId,
+        request_type: a.request_type,
+        approver_email: traveler.manager_email ?? 'manager@example.com',
+        status: a.status,
         decided_at: a.status === 'pending' ? null : iso(addHours(ctx.now, -ctx.rng.int(2, 30))),
       })),
     },
@@ -183,9 +256,20 @@ export function makeBooking(ctx: ScenarioContext, traveler: Traveler, spec: Book
 }
 
 /** Init upserts in dependency order: traveller, flights, booking, its stays, segments, payment, approvals, then extras. */
-export function initFor(traveler: Traveler, booking: Booking, extra: Record<string, Row[]> = {}): { upsert: Record<string, Row[]> } {
+export function initFor(
+  traveler: Traveler,
+  booking: Booking,
+  extra: Record<string, Row[]> = {},
+): { upsert: Record<string, Row[]> } {
   const r = booking.rows;
-  const upsert: Record<string, Row[]> = { travelers: [travelerRow(traveler)], flights: r.flights!, bookings: r.bookings!, hotel_stays: r.hotel_stays!, flight_segments: r.flight_segments!, payments: r.payments! };
+  const upsert: Record<string, Row[]> = {
+    travelers: [travelerRow(traveler)],
+    flights: r.flights!,
+    bookings: r.bookings!,
+    hotel_stays: r.hotel_stays!,
+    flight_segments: r.flight_segments!,
+    payments: r.payments!,
+  };
   if (r.approvals!.length > 0) upsert.approvals = r.approvals!;
   return { upsert: { ...upsert, ...extra } };
 }
@@ -200,7 +284,8 @@ export const travelVocabulary: RequestVocabulary<Traveler> = {
   identifyTool: 'find_traveler_by_email',
   lookupTool: 'get_booking',
   firstTicket: FIRST_TICKET,
-  persona: (t) => `${t.full_name}, ${t.company ? `an employee of ${t.company.name} travelling on business` : 'a private traveller'} with Globetrek (${t.loyalty_tier} loyalty tier)`,
+  persona: (t) =>
+    `${t.full_name}, ${t.company ? `an employee of ${t.company.name} travelling on business` : 'a private traveller'} with Globetrek (${t.loyalty_tier} loyalty tier)`,
   priority: (t) => priorityOf(t.loyalty_tier),
 };
 
@@ -267,13 +352,25 @@ export function refundAssertion(bookingId: string, refunds: { amount: number; re
 export function bookingUnchanged(booking: Booking): Assertion[] {
   const id = sqlString(booking.booking_id);
   return [
-    { description: 'booking unchanged', sql: `SELECT status, total::text AS total FROM bookings WHERE booking_id = ${id}`, expect: [{ status: 'confirmed', total: booking.total.toFixed(2) }] },
+    {
+      description: 'booking unchanged',
+      sql: `SELECT status, total::text AS total FROM bookings WHERE booking_id = ${id}`,
+      expect: [{ status: 'confirmed', total: booking.total.toFixed(2) }],
+    },
     {
       description: 'stays unchanged',
       sql: `SELECT stay_id, room_code, status FROM hotel_stays WHERE booking_id = ${id}`,
       expect: booking.stays.map((s) => ({ stay_id: s.stay_id, room_code: s.room.room_code, status: 'booked' })),
     },
-    { description: 'segments unchanged', sql: `SELECT segment_id, seat, status FROM flight_segments WHERE booking_id = ${id}`, expect: booking.segments.map((g) => ({ segment_id: g.segment_id, seat: g.seat, status: 'ticketed' })) },
-    { description: 'payment untouched', sql: `SELECT refunded_amount::text AS refunded, status FROM payments WHERE booking_id = ${id}`, expect: [{ refunded: '0.00', status: 'captured' }] },
+    {
+      description: 'segments unchanged',
+      sql: `SELECT segment_id, seat, status FROM flight_segments WHERE booking_id = ${id}`,
+      expect: booking.segments.map((g) => ({ segment_id: g.segment_id, seat: g.seat, status: 'ticketed' })),
+    },
+    {
+      description: 'payment untouched',
+      sql: `SELECT refunded_amount::text AS refunded, status FROM payments WHERE booking_id = ${id}`,
+      expect: [{ refunded: '0.00', status: 'captured' }],
+    },
   ];
 }

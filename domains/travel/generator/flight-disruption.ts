@@ -1,6 +1,15 @@
 import type { Scenario } from '../../common/generator.js';
 import { TRAVEL_RULES } from '../policy.js';
-import { bookingRequestDraft, call, initFor, makeBooking, makeTraveler, pickCompany, refundAssertion, sqlString } from './fixtures.js';
+import {
+  bookingRequestDraft,
+  call,
+  initFor,
+  makeBooking,
+  makeTraveler,
+  pickCompany,
+  refundAssertion,
+  sqlString,
+} from './fixtures.js';
 
 /** The airline cancelled or badly delayed the flight: full refund whatever the fare, no approval needed, urgent ticket. */
 export const flightDisruptionScenario: Scenario = {
@@ -33,10 +42,17 @@ export const flightDisruptionScenario: Scenario = {
       miniQuery: `The airline ${cancelled ? 'cancelled' : 'delayed'} my flight. Please cancel segment ${segment.segment_id} of booking ${id} and refund me.`,
       fullQuery: `My flight ${segment.flight_number} on booking ${id} has been ${cancelled ? 'cancelled by the airline' : 'delayed for hours'}. I can't use it any more — please cancel it and refund me.`,
       goal: `get flight ${segment.flight_number} on booking ${id} cancelled and refunded because of the disruption.`,
-      actions: [call('cancel_flight_segment', { booking_id: id, segment_id: segment.segment_id }), call('issue_refund', { booking_id: id, amount: price, reason: 'airline_disruption' })],
+      actions: [
+        call('cancel_flight_segment', { booking_id: id, segment_id: segment.segment_id }),
+        call('issue_refund', { booking_id: id, amount: price, reason: 'airline_disruption' }),
+      ],
       ticket: { category: 'flight_disruption', final: 'solved', priority: 'urgent' },
       assertions: [
-        { description: 'segment cancelled', sql: `SELECT status FROM flight_segments WHERE segment_id = ${sqlString(segment.segment_id)}`, expect: [{ status: 'cancelled' }] },
+        {
+          description: 'segment cancelled',
+          sql: `SELECT status FROM flight_segments WHERE segment_id = ${sqlString(segment.segment_id)}`,
+          expect: [{ status: 'cancelled' }],
+        },
         refundAssertion(id, [{ amount: price, reason: 'airline_disruption' }]),
       ],
     });

@@ -2,7 +2,19 @@ import type { Scenario, ScenarioContext } from '../../common/generator.js';
 import { fromCents, toCents } from '../../common/money.js';
 import { TRAVEL_RULES } from '../policy.js';
 import { HOTELS } from '../seed.js';
-import { approvalLookups, bookingRequestDraft, call, checkInCandidates, checkInDaysFor, initFor, makeBooking, pickApproval, refundAssertion, sqlString, travellerFor } from './fixtures.js';
+import {
+  approvalLookups,
+  bookingRequestDraft,
+  call,
+  checkInCandidates,
+  checkInDaysFor,
+  initFor,
+  makeBooking,
+  pickApproval,
+  refundAssertion,
+  sqlString,
+  travellerFor,
+} from './fixtures.js';
 
 /** Cancel a hotel stay: free inside the free-cancellation period, one night's fee after it; refund the rest. */
 function hotelCancel(ctx: ScenarioContext, window: 'free' | 'late') {
@@ -11,7 +23,10 @@ function hotelCancel(ctx: ScenarioContext, window: 'free' | 'late') {
   // A hotel with a 24-hour period has no late window left when the clock is already past mid-afternoon.
   const hotel = ctx.rng.pick(HOTELS.filter((h) => checkInCandidates(ctx, h, window).length > 0));
   const room = ctx.rng.pick(hotel.rooms);
-  const nights = Math.max(2, Math.min(ctx.rng.int(2, 5), Math.floor(TRAVEL_RULES.refundApprovalThreshold / room.nightly_rate)));
+  const nights = Math.max(
+    2,
+    Math.min(ctx.rng.int(2, 5), Math.floor(TRAVEL_RULES.refundApprovalThreshold / room.nightly_rate)),
+  );
   const booking = makeBooking(ctx, traveler, {
     corporate: approval !== 'personal',
     createdHoursAgo: ctx.rng.int(48, 900),
@@ -35,11 +50,23 @@ function hotelCancel(ctx: ScenarioContext, window: 'free' | 'late') {
     ],
     ticket: { category: 'cancellation', final: 'solved' },
     assertions: [
-      { description: 'stay cancelled with the policy fee', sql: `SELECT status, cancellation_fee::text AS fee FROM hotel_stays WHERE stay_id = ${sqlString(stay.stay_id)}`, expect: [{ status: 'cancelled', fee: fee.toFixed(2) }] },
+      {
+        description: 'stay cancelled with the policy fee',
+        sql: `SELECT status, cancellation_fee::text AS fee FROM hotel_stays WHERE stay_id = ${sqlString(stay.stay_id)}`,
+        expect: [{ status: 'cancelled', fee: fee.toFixed(2) }],
+      },
       refundAssertion(booking.booking_id, [{ amount: refund, reason: 'hotel_cancellation' }]),
     ],
   });
 }
 
-export const hotelCancelFreeScenario: Scenario = { type: 'hotel_cancel_free', profiles: ['full', 'mini'], build: (ctx) => hotelCancel(ctx, 'free') };
-export const hotelCancelLateScenario: Scenario = { type: 'hotel_cancel_late_fee', profiles: ['full', 'mini'], build: (ctx) => hotelCancel(ctx, 'late') };
+export const hotelCancelFreeScenario: Scenario = {
+  type: 'hotel_cancel_free',
+  profiles: ['full', 'mini'],
+  build: (ctx) => hotelCancel(ctx, 'free'),
+};
+export const hotelCancelLateScenario: Scenario = {
+  type: 'hotel_cancel_late_fee',
+  profiles: ['full', 'mini'],
+  build: (ctx) => hotelCancel(ctx, 'late'),
+};

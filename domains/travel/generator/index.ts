@@ -2,7 +2,11 @@ import type { Scenario } from '../../common/generator.js';
 import { approvalRequiredScenario, cancellationNeedsApprovalScenario } from './approval-required.js';
 import { contactUpdateScenario } from './contact-update.js';
 import { dutyOfCareScenario } from './duty-of-care.js';
-import { flightCancelCreditScenario, flightCancelRefundableScenario, flightCancelRefusedScenario } from './flight-cancel.js';
+import {
+  flightCancelCreditScenario,
+  flightCancelRefundableScenario,
+  flightCancelRefusedScenario,
+} from './flight-cancel.js';
 import { flightDisruptionScenario } from './flight-disruption.js';
 import { hotelCancelFreeScenario, hotelCancelLateScenario } from './hotel-cancel.js';
 import { bookingInquiryScenario, passportRequestScenario } from './information.js';

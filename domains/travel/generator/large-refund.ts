@@ -1,6 +1,14 @@
 import type { Scenario } from '../../common/generator.js';
 import { TRAVEL_RULES } from '../policy.js';
-import { bookingRequestDraft, bookingUnchanged, initFor, makeBooking, makeTraveler, pickCompany, refundAssertion } from './fixtures.js';
+import {
+  bookingRequestDraft,
+  bookingUnchanged,
+  initFor,
+  makeBooking,
+  makeTraveler,
+  pickCompany,
+  refundAssertion,
+} from './fixtures.js';
 
 /** A refundable business fare above the refund limit: nothing is cancelled or refunded; the supervisor decides. */
 export const largeRefundScenario: Scenario = {

@@ -1,6 +1,17 @@
 import type { Scenario } from '../../common/generator.js';
 import { TRAVEL_RULES } from '../policy.js';
-import { bookingRequestDraft, call, checkInDaysFor, initFor, makeBooking, makeTraveler, pickCompany, pickHotelRoom, refundAssertion, sqlString } from './fixtures.js';
+import {
+  bookingRequestDraft,
+  call,
+  checkInDaysFor,
+  initFor,
+  makeBooking,
+  makeTraveler,
+  pickCompany,
+  pickHotelRoom,
+  refundAssertion,
+  sqlString,
+} from './fixtures.js';
 
 /** Two requests on one trip: cancel the hotel in time (refund) and move the flight seat; three writes, one ticket. */
 export const multiRequestScenario: Scenario = {
@@ -13,7 +24,13 @@ export const multiRequestScenario: Scenario = {
       corporate: traveler.company !== null,
       createdHoursAgo: ctx.rng.int(48, 900),
       stays: [{ hotel, room, checkInDaysAhead: checkInDaysFor(ctx, hotel, 'free'), nights: ctx.rng.int(1, 3) }],
-      segments: [{ departsInHours: ctx.rng.int(TRAVEL_RULES.seatChangeCutoffHours + 6, 500), fare_type: 'non_refundable', price: ctx.rng.int(150, 700) }],
+      segments: [
+        {
+          departsInHours: ctx.rng.int(TRAVEL_RULES.seatChangeCutoffHours + 6, 500),
+          fare_type: 'non_refundable',
+          price: ctx.rng.int(150, 700),
+        },
+      ],
     });
     const stay = booking.stays[0]!;
     const segment = booking.segments[0]!;
@@ -35,7 +52,11 @@ export const multiRequestScenario: Scenario = {
       ticket: { category: 'cancellation', final: 'solved' },
       assertions: [
         refundAssertion(id, [{ amount: stay.total, reason: 'hotel_cancellation' }]),
-        { description: 'booking partly cancelled, seat moved', sql: `SELECT b.status, g.seat FROM bookings b JOIN flight_segments g ON g.booking_id = b.booking_id WHERE b.booking_id = ${sqlString(id)}`, expect: [{ status: 'partially_cancelled', seat }] },
+        {
+          description: 'booking partly cancelled, seat moved',
+          sql: `SELECT b.status, g.seat FROM bookings b JOIN flight_segments g ON g.booking_id = b.booking_id WHERE b.booking_id = ${sqlString(id)}`,
+          expect: [{ status: 'partially_cancelled', seat }],
+        },
       ],
     });
   },

@@ -2,7 +2,17 @@ import type { Scenario } from '../../common/generator.js';
 import { fromCents, toCents } from '../../common/money.js';
 import { HOTELS } from '../seed.js';
 import { TRAVEL_RULES } from '../policy.js';
-import { approvalLookups, bookingRequestDraft, call, initFor, makeBooking, pickApproval, refundAssertion, sqlString, travellerFor } from './fixtures.js';
+import {
+  approvalLookups,
+  bookingRequestDraft,
+  call,
+  initFor,
+  makeBooking,
+  pickApproval,
+  refundAssertion,
+  sqlString,
+  travellerFor,
+} from './fixtures.js';
 
 /** A cheaper room type of the same hotel: change the stay and refund the nightly difference (after approval where gated). */
 export const roomDowngradeScenario: Scenario = {
@@ -34,12 +44,20 @@ export const roomDowngradeScenario: Scenario = {
       goal: `downgrade your room at ${hotel.name} (booking ${booking.booking_id}) to ${target.room_code} and get the difference back.`,
       lookups: [...approvalLookups(approval, booking.booking_id), call('get_hotel', { hotel_id: hotel.hotel_id })],
       actions: [
-        call('change_room_type', { booking_id: booking.booking_id, stay_id: stay.stay_id, room_code: target.room_code }),
+        call('change_room_type', {
+          booking_id: booking.booking_id,
+          stay_id: stay.stay_id,
+          room_code: target.room_code,
+        }),
         call('issue_refund', { booking_id: booking.booking_id, amount: refund, reason: 'room_downgrade' }),
       ],
       ticket: { category: 'booking_change', final: 'solved' },
       assertions: [
-        { description: 'stay moved to the cheaper room', sql: `SELECT room_code, nightly_rate::text AS rate FROM hotel_stays WHERE stay_id = ${sqlString(stay.stay_id)}`, expect: [{ room_code: target.room_code, rate: target.nightly_rate.toFixed(2) }] },
+        {
+          description: 'stay moved to the cheaper room',
+          sql: `SELECT room_code, nightly_rate::text AS rate FROM hotel_stays WHERE stay_id = ${sqlString(stay.stay_id)}`,
+          expect: [{ room_code: target.room_code, rate: target.nightly_rate.toFixed(2) }],
+        },
         refundAssertion(booking.booking_id, [{ amount: refund, reason: 'room_downgrade' }]),
       ],
     });

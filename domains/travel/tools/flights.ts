@@ -23,11 +23,17 @@ async function requireSegment(ctx: ToolContext, booking: string, segment: string
 
 export const getFlight = defineTool({
   name: 'get_flight',
-  description: 'Get a flight: number, route, scheduled departure and arrival (UTC), operational status (scheduled, delayed, cancelled) and delay in minutes.',
+  description:
+    'Get a flight: number, route, scheduled departure and arrival (UTC), operational status (scheduled, delayed, cancelled) and delay in minutes.',
   input: { flight_id: z.string().describe('The flight id, e.g. GT412-2026-04-02.') },
   readOnly: true,
   async handler(ctx, args) {
-    return selectOne(ctx.db, 'SELECT * FROM flights WHERE flight_id = $1', [args.flight_id], `No flight ${args.flight_id}.`);
+    return selectOne(
+      ctx.db,
+      'SELECT * FROM flights WHERE flight_id = $1',
+      [args.flight_id],
+      `No flight ${args.flight_id}.`,
+    );
   },
 });
 
@@ -40,31 +46,51 @@ export const cancelFlightSegment = defineTool({
   readOnly: false,
   async handler(ctx, args) {
     const segment = await requireSegment(ctx, args.booking_id, args.segment_id);
-    if (segment.departed === true && segment.flight_status !== 'cancelled') throw new ToolRejection(`Flight ${segment.flight_id} has already departed; the segment cannot be cancelled.`);
+    if (segment.departed === true && segment.flight_status !== 'cancelled')
+      throw new ToolRejection(`Flight ${segment.flight_id} has already departed; the segment cannot be cancelled.`);
     await ctx.db.query("UPDATE flight_segments SET status = 'cancelled' WHERE segment_id = $1", [args.segment_id]);
     await refreshBookingStatus(ctx, args.booking_id);
     await writeAudit(ctx, { entityType: 'flight_segment', entityId: args.segment_id, action: 'cancel' });
-    return { segment_id: args.segment_id, status: 'cancelled', fare_type: segment.fare_type, price: Number(segment.price) };
+    return {
+      segment_id: args.segment_id,
+      status: 'cancelled',
+      fare_type: segment.fare_type,
+      price: Number(segment.price),
+    };
   },
 });
 
 export const changeSeat = defineTool({
   name: 'change_seat',
   miniDescription: 'Change the seat of a segment.',
-  description: 'Assign another seat (row number + letter, e.g. 14C) on a ticketed segment whose flight has not departed. Fails if another passenger holds that seat.',
-  input: { booking_id: bookingId, segment_id: segmentId, seat: z.string().regex(/^[1-9][0-9]?[A-K]$/).describe('The new seat, e.g. 14C.') },
+  description:
+    'Assign another seat (row number + letter, e.g. 14C) on a ticketed segment whose flight has not departed. Fails if another passenger holds that seat.',
+  input: {
+    booking_id: bookingId,
+    segment_id: segmentId,
+    seat: z
+      .string()
+      .regex(/^[1-9][0-9]?[A-K]$/)
+      .describe('The new seat, e.g. 14C.'),
+  },
   readOnly: false,
   async handler(ctx, args) {
     const segment = await requireSegment(ctx, args.booking_id, args.segment_id);
     if (segment.departed === true) throw new ToolRejection(`Flight ${segment.flight_id} has already departed.`);
-    const taken = await selectJson(ctx.db, "SELECT segment_id FROM flight_segments WHERE flight_id = $1 AND seat = $2 AND status = 'ticketed' AND segment_id <> $3", [
-      segment.flight_id,
-      args.seat,
-      args.segment_id,
-    ]);
-    if (taken.length > 0) throw new ToolRejection(`Seat ${args.seat} on ${segment.flight_id} is taken; offer another seat.`);
+    const taken = await selectJson(
+      ctx.db,
+      "SELECT segment_id FROM flight_segments WHERE flight_id = $1 AND seat = $2 AND status = 'ticketed' AND segment_id <> $3",
+      [segment.flight_id, args.seat, args.segment_id],
+    );
+    if (taken.length > 0)
+      throw new ToolRejection(`Seat ${args.seat} on ${segment.flight_id} is taken; offer another seat.`);
     await ctx.db.query('UPDATE flight_segments SET seat = $2 WHERE segment_id = $1', [args.segment_id, args.seat]);
-    await writeAudit(ctx, { entityType: 'flight_segment', entityId: args.segment_id, action: 'seat_change', detail: `${segment.seat ?? 'none'} -> ${args.seat}` });
+    await writeAudit(ctx, {
+      entityType: 'flight_segment',
+      entityId: args.segment_id,
+      action: 'seat_change',
+      detail: `${segment.seat ?? 'none'} -> ${args.seat}`,
+    });
     return { segment_id: args.segment_id, seat: args.seat };
   },
 });

@@ -5,7 +5,13 @@ import { getBooking, listApprovals, listTravelerBookings } from './bookings.js';
 import { cancelFlightSegment, changeSeat, getFlight } from './flights.js';
 import { cancelHotelStay, changeRoomType, getHotel } from './hotels.js';
 import { issueRefund, issueTravelCredit } from './money.js';
-import { findTravelerByEmail, getCompanyPolicy, getTraveler, updateTravelerContact, verifyTravelerIdentity } from './travelers.js';
+import {
+  findTravelerByEmail,
+  getCompanyPolicy,
+  getTraveler,
+  updateTravelerContact,
+  verifyTravelerIdentity,
+} from './travelers.js';
 
 export const travelTools: ToolDefinition[] = [
   findTravelerByEmail,
@@ -28,4 +34,11 @@ export const travelTools: ToolDefinition[] = [
 ];
 
 /** The tiny model's tool set: look the booking up, then change, cancel and refund, or refuse. */
-export const travelMiniTools = ['get_booking', 'change_room_type', 'cancel_hotel_stay', 'cancel_flight_segment', 'change_seat', 'issue_refund'];
+export const travelMiniTools = [
+  'get_booking',
+  'change_room_type',
+  'cancel_hotel_stay',
+  'cancel_flight_segment',
+  'change_seat',
+  'issue_refund',
+];

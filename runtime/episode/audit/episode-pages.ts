@@ -41,7 +41,10 @@ export async function writeEpisodePages(store: EpisodeStore, input: EpisodePages
     const todo = ids.filter((id) => !written.has(id));
     for (let i = 0; i < todo.length; i += 200) {
       for (const record of await store.loadMany(todo.slice(i, i + 200))) {
-        fs.writeFileSync(path.join(dir, pageName(record.outcome.episodeId)), renderEpisodeHtml(episodeView(record), { back: { href: reportHref, label: 'campaign report' } }));
+        fs.writeFileSync(
+          path.join(dir, pageName(record.outcome.episodeId)),
+          renderEpisodeHtml(episodeView(record), { back: { href: reportHref, label: 'campaign report' } }),
+        );
         written.add(record.outcome.episodeId);
       }
     }
@@ -68,7 +71,9 @@ export async function writeEpisodePages(store: EpisodeStore, input: EpisodePages
   const bp = passes(base);
   const tp = passes(trained);
   const changed = (e: EpisodeListing) => bp.get(e.taskId) !== tp.get(e.taskId);
-  await writePages([...base.filter(changed), ...trained.filter((e) => changed(e) || failed(e))].map((e) => e.episodeId));
+  await writePages(
+    [...base.filter(changed), ...trained.filter((e) => changed(e) || failed(e))].map((e) => e.episodeId),
+  );
 
   const steps: ReportEpisodes['steps'] = [];
   for (const { step, resultSet } of input.steps) {
@@ -80,17 +85,26 @@ export async function writeEpisodePages(store: EpisodeStore, input: EpisodePages
       else pair.pass ??= e.episodeId;
       pairs.set(String(e.group), pair);
     }
-    await writePages([...pairs.values()].flatMap((p) => [p.pass, p.fail].filter((id): id is string => id !== undefined)));
+    await writePages(
+      [...pairs.values()].flatMap((p) => [p.pass, p.fail].filter((id): id is string => id !== undefined)),
+    );
     const file = `step-${step}.html`;
     fs.writeFileSync(path.join(dir, file), stepIndexHtml(step, episodes.map(link), reportHref));
-    steps.push({ step, href: `episodes/${file}`, episodes: episodes.length, passed: episodes.filter((e) => !failed(e)).length });
+    steps.push({
+      step,
+      href: `episodes/${file}`,
+      episodes: episodes.length,
+      passed: episodes.filter((e) => !failed(e)).length,
+    });
   }
   return { base: base.map(link), trained: trained.map(link), steps };
 }
 
 function stepIndexHtml(step: number, episodes: EpisodeLink[], reportHref: string): string {
   const rows = episodes.map((e) => {
-    const name = e.href ? `<a href="${escapeHtml(e.href.replace(/^episodes\//, ''))}">${escapeHtml(e.episodeId)}</a>` : escapeHtml(e.episodeId);
+    const name = e.href
+      ? `<a href="${escapeHtml(e.href.replace(/^episodes\//, ''))}">${escapeHtml(e.episodeId)}</a>`
+      : escapeHtml(e.episodeId);
     return `<tr class="${e.reward === 1 && !e.error ? 'pass' : 'fail'}"><td>${name}</td><td>${e.error ? `error: ${escapeHtml(e.error)}` : e.reward}</td><td>${escapeHtml(e.summary)}</td></tr>`;
   });
   return [

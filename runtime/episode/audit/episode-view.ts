@@ -16,7 +16,14 @@ export interface EpisodeView {
   assertions: Array<{ pass: boolean; description: string; detail: string }>;
   rubrics: Array<{ verdict: string; kind: string; detail: string }>;
   /** index null: the call was refused before it ran (bad arguments, unknown tool), so it used up no call index. */
-  toolCalls: Array<{ index: number | null; tool: string; arguments: string; isError: boolean; ms: number; result: string }>;
+  toolCalls: Array<{
+    index: number | null;
+    tool: string;
+    arguments: string;
+    isError: boolean;
+    ms: number;
+    result: string;
+  }>;
 }
 
 export interface ViewTurn {
@@ -44,13 +51,29 @@ const json = (v: unknown) => (v === undefined ? '—' : JSON.stringify(v));
 const ms = (v: number | undefined) => (v === undefined ? '—' : `${Math.round(v)} ms`);
 
 export function diffRow(entry: StateDiffEntry): ViewDiffRow {
-  const key = Object.entries(entry.key).map(([k, v]) => `${k}=${json(v)}`).join(', ');
+  const key = Object.entries(entry.key)
+    .map(([k, v]) => `${k}=${json(v)}`)
+    .join(', ');
   switch (entry.kind) {
     case 'changed_value':
-      return { kind: entry.kind, table: entry.table, key, column: entry.column, expected: json(entry.expected), actual: json(entry.actual) };
+      return {
+        kind: entry.kind,
+        table: entry.table,
+        key,
+        column: entry.column,
+        expected: json(entry.expected),
+        actual: json(entry.actual),
+      };
     case 'missing_row':
     case 'deleted_row':
-      return { kind: entry.kind, table: entry.table, key, column: '(row)', expected: json(entry.expected), actual: '—' };
+      return {
+        kind: entry.kind,
+        table: entry.table,
+        key,
+        column: '(row)',
+        expected: json(entry.expected),
+        actual: '—',
+      };
     case 'unexpected_row':
       return { kind: entry.kind, table: entry.table, key, column: '(row)', expected: '—', actual: json(entry.actual) };
   }
@@ -85,18 +108,46 @@ export function episodeView(record: EpisodeRecord, storedAt?: Date): EpisodeView
     ['group', record.group === undefined ? '—' : String(record.group)],
     ['reward', `${o.reward}${o.error ? ` (error: ${o.error})` : ''}`],
     ['finish reason', o.finishReason],
-    ['state', record.grade.stateMatches ? 'matches the expected state' : `${record.grade.diff.length} difference${record.grade.diff.length === 1 ? '' : 's'} from the expected state`],
-    ['cost', `${o.costUsd.toFixed(6)} $ (agent ${usage.agent.inputTokens} in / ${usage.agent.outputTokens} out tokens, user ${usage.user.inputTokens}/${usage.user.outputTokens}, judge ${usage.judge.inputTokens}/${usage.judge.outputTokens})${record.unpricedModels.length ? `; unpriced: ${record.unpricedModels.join(', ')}` : ''}`],
+    [
+      'state',
+      record.grade.stateMatches
+        ? 'matches the expected state'
+        : `${record.grade.diff.length} difference${record.grade.diff.length === 1 ? '' : 's'} from the expected state`,
+    ],
+    [
+      'cost',
+      `${o.costUsd.toFixed(6)} $ (agent ${usage.agent.inputTokens} in / ${usage.agent.outputTokens} out tokens, user ${usage.user.inputTokens}/${usage.user.outputTokens}, judge ${usage.judge.inputTokens}/${usage.judge.outputTokens})${record.unpricedModels.length ? `; unpriced: ${record.unpricedModels.join(', ')}` : ''}`,
+    ],
     ['policy versions', versions.length ? versions.join(', ') : '—'],
-    ['timings', `total ${ms(t.totalMs)}: agent ${ms(t.agentMs)}, tools ${ms(t.toolsMs)}, user ${ms(t.userMs)}, grading ${ms(t.gradingMs)}, provision ${ms(t.provisionMs)}, MCP session ${ms(t.mcpSessionMs)}, trajectory ${ms(t.trajectoryMs)}`],
-    ['retries', record.resumedAt.length ? `resumed from the turn checkpoint after agent turn ${record.resumedAt.join(', then ')}` : 'none resumed (first attempt completed)'],
-    ['trajectory', o.trajectoryUri ? `${o.trajectoryUri}${o.trainable ? '' : ' (not trainable)'}${record.trajectoryDrift ? ' (drifted from the rendered conversation)' : ''}` : '— (oracle or provider-interpreted)'],
+    [
+      'timings',
+      `total ${ms(t.totalMs)}: agent ${ms(t.agentMs)}, tools ${ms(t.toolsMs)}, user ${ms(t.userMs)}, grading ${ms(t.gradingMs)}, provision ${ms(t.provisionMs)}, MCP session ${ms(t.mcpSessionMs)}, trajectory ${ms(t.trajectoryMs)}`,
+    ],
+    [
+      'retries',
+      record.resumedAt.length
+        ? `resumed from the turn checkpoint after agent turn ${record.resumedAt.join(', then ')}`
+        : 'none resumed (first attempt completed)',
+    ],
+    [
+      'trajectory',
+      o.trajectoryUri
+        ? `${o.trajectoryUri}${o.trainable ? '' : ' (not trainable)'}${record.trajectoryDrift ? ' (drifted from the rendered conversation)' : ''}`
+        : '— (oracle or provider-interpreted)',
+    ],
     ['interpreted by', record.interpretedBy],
   ];
   if (record.unjudgedRubrics) facts.push(['unjudged rubrics', `${record.unjudgedRubrics} (no judge configured)`]);
   if (storedAt) facts.push(['stored', storedAt.toISOString()]);
 
-  const conversation: ViewTurn[] = [{ role: 'system', label: `system · ${record.transcript.tools.length} tools offered`, text: record.transcript.system, calls: [] }];
+  const conversation: ViewTurn[] = [
+    {
+      role: 'system',
+      label: `system · ${record.transcript.tools.length} tools offered`,
+      text: record.transcript.system,
+      calls: [],
+    },
+  ];
   let agentTurn = 0;
   const resumedAfter = new Set(record.resumedAt);
   for (const turn of record.transcript.turns) {
@@ -112,10 +163,22 @@ export function episodeView(record: EpisodeRecord, storedAt?: Date): EpisodeView
         label: parts.join(' · '),
         ...(turn.reasoning ? { reasoning: turn.reasoning } : {}),
         text: turn.content,
-        ...(turn.raw !== undefined && (meta?.parseFailures || (!turn.content && turn.toolCalls.length === 0)) ? { raw: turn.raw } : {}),
-        calls: turn.toolCalls.map((c) => ({ tool: c.tool, arguments: JSON.stringify(c.arguments), run: !meta?.parseFailures })),
+        ...(turn.raw !== undefined && (meta?.parseFailures || (!turn.content && turn.toolCalls.length === 0))
+          ? { raw: turn.raw }
+          : {}),
+        calls: turn.toolCalls.map((c) => ({
+          tool: c.tool,
+          arguments: JSON.stringify(c.arguments),
+          run: !meta?.parseFailures,
+        })),
       });
-    } else conversation.push({ role: turn.role, label: turn.role === 'tool' ? 'tool result (what the agent saw)' : 'user', text: turn.content, calls: [] });
+    } else
+      conversation.push({
+        role: turn.role,
+        label: turn.role === 'tool' ? 'tool result (what the agent saw)' : 'user',
+        text: turn.content,
+        calls: [],
+      });
   }
 
   return {
@@ -125,8 +188,23 @@ export function episodeView(record: EpisodeRecord, storedAt?: Date): EpisodeView
     facts,
     conversation,
     diff: record.grade.diff.map(diffRow),
-    assertions: record.grade.assertions.map((a) => ({ pass: a.pass, description: a.description, detail: a.error ?? (a.actual ? `actual ${JSON.stringify(a.actual)}` : '') })),
-    rubrics: record.rubricVerdicts.map((v) => ({ verdict: v.passed ? 'passed' : 'failed', kind: v.kind, detail: `${v.detail}${v.motivation ? ` (judge: ${v.motivation})` : ''}` })),
-    toolCalls: record.toolCalls.map((c) => ({ index: c.index, tool: c.tool, arguments: JSON.stringify(c.arguments), isError: c.isError, ms: c.ms, result: c.result })),
+    assertions: record.grade.assertions.map((a) => ({
+      pass: a.pass,
+      description: a.description,
+      detail: a.error ?? (a.actual ? `actual ${JSON.stringify(a.actual)}` : ''),
+    })),
+    rubrics: record.rubricVerdicts.map((v) => ({
+      verdict: v.passed ? 'passed' : 'failed',
+      kind: v.kind,
+      detail: `${v.detail}${v.motivation ? ` (judge: ${v.motivation})` : ''}`,
+    })),
+    toolCalls: record.toolCalls.map((c) => ({
+      index: c.index,
+      tool: c.tool,
+      arguments: JSON.stringify(c.arguments),
+      isError: c.isError,
+      ms: c.ms,
+      result: c.result,
+    })),
   };
 }

@@ -17,9 +17,19 @@ details summary { cursor: pointer; color: #4b5563; } nav a { margin-right: 1rem;
 
 const pre = (text: string) => `<pre>${escapeHtml(text)}</pre>`;
 
-function table(headers: string[] | null, rows: string[][], rowClass?: (i: number) => string, className?: string): string {
+function table(
+  headers: string[] | null,
+  rows: string[][],
+  rowClass?: (i: number) => string,
+  className?: string,
+): string {
   const head = headers ? `<thead><tr>${headers.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead>` : '';
-  const body = rows.map((r, i) => `<tr${rowClass ? ` class="${rowClass(i)}"` : ''}>${r.map((c) => `<td>${escapeHtml(c)}</td>`).join('')}</tr>`).join('\n');
+  const body = rows
+    .map(
+      (r, i) =>
+        `<tr${rowClass ? ` class="${rowClass(i)}"` : ''}>${r.map((c) => `<td>${escapeHtml(c)}</td>`).join('')}</tr>`,
+    )
+    .join('\n');
   return `<table${className ? ` class="${className}"` : ''}>${head}<tbody>\n${body}\n</tbody></table>`;
 }
 
@@ -29,21 +39,54 @@ export function renderEpisodeHtml(view: EpisodeView, options: { back?: { href: s
     const body = [
       `<div class="label">${escapeHtml(t.label)}</div>`,
       t.reasoning ? `<details><summary>reasoning</summary>${pre(t.reasoning)}</details>` : '',
-      t.raw !== undefined ? `<div class="label">raw model output (could not be executed as written)</div><pre class="raw">${escapeHtml(t.raw)}</pre>` : '',
-      t.role === 'system' ? `<details><summary>system prompt (${t.text.length} characters)</summary>${pre(t.text)}</details>` : t.text ? pre(t.text) : '',
-      ...t.calls.map((c) => `<span class="call">→ ${escapeHtml(c.tool)}(${escapeHtml(c.arguments)})${c.run ? '' : ' (not run)'}</span>`),
+      t.raw !== undefined
+        ? `<div class="label">raw model output (could not be executed as written)</div><pre class="raw">${escapeHtml(t.raw)}</pre>`
+        : '',
+      t.role === 'system'
+        ? `<details><summary>system prompt (${t.text.length} characters)</summary>${pre(t.text)}</details>`
+        : t.text
+          ? pre(t.text)
+          : '',
+      ...t.calls.map(
+        (c) =>
+          `<span class="call">→ ${escapeHtml(c.tool)}(${escapeHtml(c.arguments)})${c.run ? '' : ' (not run)'}</span>`,
+      ),
     ];
     return `<div class="turn ${t.role}">${body.join('')}</div>`;
   });
   const diff = view.diff.length
-    ? table(['kind', 'table', 'key', 'column', 'expected', 'actual'], view.diff.map((d) => [d.kind, d.table, d.key, d.column, d.expected, d.actual]), undefined, 'diff')
+    ? table(
+        ['kind', 'table', 'key', 'column', 'expected', 'actual'],
+        view.diff.map((d) => [d.kind, d.table, d.key, d.column, d.expected, d.actual]),
+        undefined,
+        'diff',
+      )
     : '<p class="pass">No difference: the final state matches the expected state.</p>';
   const assertions = view.assertions.length
-    ? table(['verdict', 'assertion', 'detail'], view.assertions.map((a) => [a.pass ? 'pass' : 'FAIL', a.description, a.detail]), (i) => (view.assertions[i]!.pass ? 'pass' : 'fail'))
+    ? table(
+        ['verdict', 'assertion', 'detail'],
+        view.assertions.map((a) => [a.pass ? 'pass' : 'FAIL', a.description, a.detail]),
+        (i) => (view.assertions[i]!.pass ? 'pass' : 'fail'),
+      )
     : '<p>No SQL assertions.</p>';
-  const rubrics = view.rubrics.length ? table(['verdict', 'kind', 'detail'], view.rubrics.map((r) => [r.verdict, r.kind, r.detail]), (i) => (view.rubrics[i]!.verdict === 'failed' ? 'fail' : 'pass')) : '<p>No rubrics.</p>';
+  const rubrics = view.rubrics.length
+    ? table(
+        ['verdict', 'kind', 'detail'],
+        view.rubrics.map((r) => [r.verdict, r.kind, r.detail]),
+        (i) => (view.rubrics[i]!.verdict === 'failed' ? 'fail' : 'pass'),
+      )
+    : '<p>No rubrics.</p>';
   const calls = view.toolCalls.length
-    ? table(['#', 'tool', 'arguments', 'ms', 'result (what the agent saw)'], view.toolCalls.map((c) => [c.index === null ? '— (refused)' : String(c.index), `${c.tool}${c.isError ? ' (error)' : ''}`, c.arguments, String(Math.round(c.ms)), c.result]))
+    ? table(
+        ['#', 'tool', 'arguments', 'ms', 'result (what the agent saw)'],
+        view.toolCalls.map((c) => [
+          c.index === null ? '— (refused)' : String(c.index),
+          `${c.tool}${c.isError ? ' (error)' : ''}`,
+          c.arguments,
+          String(Math.round(c.ms)),
+          c.result,
+        ]),
+      )
     : '<p>No tool calls.</p>';
   return [
     '<!doctype html>',
@@ -57,7 +100,10 @@ export function renderEpisodeHtml(view: EpisodeView, options: { back?: { href: s
     options.back ? `<nav><a href="${escapeHtml(options.back.href)}">← ${escapeHtml(options.back.label)}</a></nav>` : '',
     `<h1>Episode ${escapeHtml(view.episodeId)}</h1>`,
     `<p class="summary ${view.reward === 1 ? 'pass' : 'fail'}" id="summary">${escapeHtml(view.summary)}</p>`,
-    `<section id="facts">${table(null, view.facts.map(([l, v]) => [l, v]))}</section>`,
+    `<section id="facts">${table(
+      null,
+      view.facts.map(([l, v]) => [l, v]),
+    )}</section>`,
     `<section id="diff"><h2>Final-state diff</h2>${diff}</section>`,
     `<section id="assertions"><h2>Assertions</h2>${assertions}</section>`,
     `<section id="rubrics"><h2>Rubrics</h2>${rubrics}</section>`,

@@ -44,5 +44,11 @@ export function episodeSummaryLine(f: SummaryFacts): string {
       : f.failedRubrics
         ? `${f.failedRubrics} rubric${f.failedRubrics === 1 ? '' : 's'} failed`
         : 'state matches';
-  return [`${f.taskId} t${f.trial}`, `reward ${f.reward}`, verdict, `${f.toolCalls} call${f.toolCalls === 1 ? '' : 's'}`, f.finishReason].join(' · ');
+  return [
+    `${f.taskId} t${f.trial}`,
+    `reward ${f.reward}`,
+    verdict,
+    `${f.toolCalls} call${f.toolCalls === 1 ? '' : 's'}`,
+    f.finishReason,
+  ].join(' · ');
 }

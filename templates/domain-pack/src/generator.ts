@@ -1,4 +1,16 @@
-import { addDays, addHours, call, iso, requestDraft, sqlString, type Party, type RequestVocabulary, type Scenario, type ScenarioContext, type TaskInvariant } from 'finalstate/domain';
+import {
+  addDays,
+  addHours,
+  call,
+  iso,
+  requestDraft,
+  sqlString,
+  type Party,
+  type RequestVocabulary,
+  type Scenario,
+  type ScenarioContext,
+  type TaskInvariant,
+} from 'finalstate/domain';
 import { RULES } from './policy.js';
 
 type Member = Party & { tier: 'basic' | 'gold' };
@@ -19,13 +31,34 @@ const NAMES = ['Alex Kim', 'Sam Novak', 'Noor Haddad', 'Elena Rossi', 'Mateo Cos
 /** The task's own rows, ids built from ctx.n (unique per task, disjoint between splits). */
 function fixture(ctx: ScenarioContext, extensions: number) {
   const name = ctx.rng.pick(NAMES);
-  const member: Member = { id: `MEM-${ctx.n}`, full_name: name, email: `${name.replace(' ', '.').toLowerCase()}.${ctx.n}@example.com`, tier: ctx.rng.pick(['basic', 'gold'] as const) };
-  const rental = { rental_id: `RNT-${ctx.n}`, member_id: member.id, bike: ctx.rng.pick(['city bike', 'e-bike', 'cargo bike']), status: 'active', due_at: iso(addHours(ctx.now, ctx.rng.int(2, 60))), extensions };
-  const init = { upsert: { members: [{ member_id: member.id, full_name: member.full_name, email: member.email, tier: member.tier }], rentals: [rental] } };
+  const member: Member = {
+    id: `MEM-${ctx.n}`,
+    full_name: name,
+    email: `${name.replace(' ', '.').toLowerCase()}.${ctx.n}@example.com`,
+    tier: ctx.rng.pick(['basic', 'gold'] as const),
+  };
+  const rental = {
+    rental_id: `RNT-${ctx.n}`,
+    member_id: member.id,
+    bike: ctx.rng.pick(['city bike', 'e-bike', 'cargo bike']),
+    status: 'active',
+    due_at: iso(addHours(ctx.now, ctx.rng.int(2, 60))),
+    extensions,
+  };
+  const init = {
+    upsert: {
+      members: [{ member_id: member.id, full_name: member.full_name, email: member.email, tier: member.tier }],
+      rentals: [rental],
+    },
+  };
   return { member, rental, init };
 }
 
-const rentalRow = (id: string, expect: Record<string, unknown>) => ({ description: `rental ${id}`, sql: `SELECT extensions, to_char(due_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI') AS due FROM rentals WHERE rental_id = ${sqlString(id)}`, expect: [expect] });
+const rentalRow = (id: string, expect: Record<string, unknown>) => ({
+  description: `rental ${id}`,
+  sql: `SELECT extensions, to_char(due_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI') AS due FROM rentals WHERE rental_id = ${sqlString(id)}`,
+  expect: [expect],
+});
 const dueText = (d: Date) => d.toISOString().slice(0, 16);
 
 /** A question answered from the rental: read-only. */
@@ -41,7 +74,9 @@ const rentalInfo: Scenario = {
       fullQuery: `How many hours do I have left on rental ${rental.rental_id}?`,
       goal: `learn when rental ${rental.rental_id} is due.`,
       actions: [],
-      assertions: [rentalRow(rental.rental_id, { extensions: rental.extensions, due: dueText(new Date(rental.due_at)) })],
+      assertions: [
+        rentalRow(rental.rental_id, { extensions: rental.extensions, due: dueText(new Date(rental.due_at)) }),
+      ],
     });
   },
 };
@@ -61,7 +96,12 @@ const extendRental: Scenario = {
       goal: `extend rental ${rental.rental_id} by ${days} days.`,
       actions: [call('extend_rental', { rental_id: rental.rental_id, days })],
       ticket: { category: 'rental', final: 'solved' },
-      assertions: [rentalRow(rental.rental_id, { extensions: rental.extensions + 1, due: dueText(addDays(new Date(rental.due_at), days)) })],
+      assertions: [
+        rentalRow(rental.rental_id, {
+          extensions: rental.extensions + 1,
+          due: dueText(addDays(new Date(rental.due_at), days)),
+        }),
+      ],
     });
   },
 };
@@ -79,7 +119,9 @@ const extendRefused: Scenario = {
       fullQuery: `Can you extend rental ${rental.rental_id} by one more day?`,
       goal: `extend rental ${rental.rental_id} once more.`,
       actions: [],
-      assertions: [rentalRow(rental.rental_id, { extensions: RULES.maxExtensions, due: dueText(new Date(rental.due_at)) })],
+      assertions: [
+        rentalRow(rental.rental_id, { extensions: RULES.maxExtensions, due: dueText(new Date(rental.due_at)) }),
+      ],
       tags: ['refuse'],
     });
   },
@@ -87,7 +129,8 @@ const extendRefused: Scenario = {
 
 export const scenarios: Scenario[] = [rentalInfo, extendRental, extendRefused];
 
-const extensionsOf = (task: Parameters<TaskInvariant['check']>[0]) => Number(task.init?.upsert?.rentals?.[0]?.extensions);
+const extensionsOf = (task: Parameters<TaskInvariant['check']>[0]) =>
+  Number(task.init?.upsert?.rentals?.[0]?.extensions);
 
 /** Rule 2.2 over generated tasks: `finalstate tasks check` samples them, `tasks generate` refuses to write a breach. */
 export const invariants: TaskInvariant[] = [
@@ -95,8 +138,10 @@ export const invariants: TaskInvariant[] = [
     name: 'refusals-are-at-the-limit',
     description: `a task tagged refuse concerns a rental already extended ${RULES.maxExtensions} times; an extension is below the limit`,
     check(task) {
-      if (task.tags?.includes('refuse') && extensionsOf(task) < RULES.maxExtensions) return `refuses a rental extended ${extensionsOf(task)} times`;
-      if (task.golden.some((c) => c.tool === 'extend_rental') && extensionsOf(task) >= RULES.maxExtensions) return 'extends a rental at the limit';
+      if (task.tags?.includes('refuse') && extensionsOf(task) < RULES.maxExtensions)
+        return `refuses a rental extended ${extensionsOf(task)} times`;
+      if (task.golden.some((c) => c.tool === 'extend_rental') && extensionsOf(task) >= RULES.maxExtensions)
+        return 'extends a rental at the limit';
     },
   },
 ];

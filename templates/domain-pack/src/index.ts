@@ -25,7 +25,13 @@ export const pack = defineDomain({
   invariants,
   generateTasks: (options) =>
     generateFromScenarios(
-      { domain: '__PACK_NAME__', scenarios, tools, profileTools, clock: (rng) => addHours(addDays(new Date('2026-03-02T00:00:00Z'), rng.int(0, 90)), rng.int(8, 18)) },
+      {
+        domain: '__PACK_NAME__',
+        scenarios,
+        tools,
+        profileTools,
+        clock: (rng) => addHours(addDays(new Date('2026-03-02T00:00:00Z'), rng.int(0, 90)), rng.int(8, 18)),
+      },
       options,
     ),
 });

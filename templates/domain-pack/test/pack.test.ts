@@ -15,6 +15,7 @@ test('every golden call names a tool of the pack, and every invariant holds', ()
   const names = new Set(pack.tools.map((t) => t.name));
   for (const task of [...pack.generateTasks(options), ...pack.generateTasks({ ...options, split: 'eval' })]) {
     for (const call of task.golden) assert.ok(names.has(call.tool), `${task.id}: ${call.tool}`);
-    for (const invariant of pack.invariants ?? []) assert.equal(invariant.check(task) ?? undefined, undefined, `${task.id}: ${invariant.name}`);
+    for (const invariant of pack.invariants ?? [])
+      assert.equal(invariant.check(task) ?? undefined, undefined, `${task.id}: ${invariant.name}`);
   }
 });

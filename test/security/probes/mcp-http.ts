@@ -4,7 +4,16 @@ import path from 'node:path';
 import { loadConfig } from '../../../infra/config.js';
 import { withClient } from '../../../infra/stack/postgres.js';
 import { writeTaskSet } from '../../../environment/task-set.js';
-import { fixtureTask, mcpInitialize, rawHttp, rebindingCancel, spawnServeMcp, uniqueEpisodeId, type RawResponse, type ServedMcp } from '../../environment/harness.js';
+import {
+  fixtureTask,
+  mcpInitialize,
+  rawHttp,
+  rebindingCancel,
+  spawnServeMcp,
+  uniqueEpisodeId,
+  type RawResponse,
+  type ServedMcp,
+} from '../../environment/harness.js';
 import type { ProbeResult, SecurityProbe } from '../probe.js';
 
 const answer = (res: RawResponse) => {
@@ -18,11 +27,22 @@ const answer = (res: RawResponse) => {
 };
 
 /** The real `finalstate tasks serve-mcp --transport http` in a subprocess, serving the fixture task, for `fn`. */
-async function withServedTask(args: string[], fn: (served: ServedMcp, token: string) => Promise<ProbeResult[]>): Promise<ProbeResult[]> {
+async function withServedTask(
+  args: string[],
+  fn: (served: ServedMcp, token: string) => Promise<ProbeResult[]>,
+): Promise<ProbeResult[]> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'finalstate-probe-mcp-'));
   const task = fixtureTask('cancel-O-1');
   writeTaskSet(dir, 'fixture', '1', [task]);
-  const served = await spawnServeMcp(['--task', task.id, '--dir', dir, '--episode', uniqueEpisodeId('probe-mcp'), ...args]);
+  const served = await spawnServeMcp([
+    '--task',
+    task.id,
+    '--dir',
+    dir,
+    '--episode',
+    uniqueEpisodeId('probe-mcp'),
+    ...args,
+  ]);
   try {
     return await fn(served, fs.readFileSync(served.tokenFile, 'utf8').trim());
   } finally {
@@ -41,8 +61,16 @@ const guards: SecurityProbe = {
       const tries: [string, Record<string, string>, number][] = [
         ['initialize an MCP session without a bearer token', {}, 401],
         ['initialize with a wrong bearer token', { authorization: 'Bearer wrong-token-0123456789abcdef' }, 401],
-        [`initialize with the token and a foreign Host (evil.example:${port})`, { ...auth, host: `evil.example:${port}` }, 403],
-        ['initialize with the token and a foreign Origin (http://evil.example)', { ...auth, origin: 'http://evil.example' }, 403],
+        [
+          `initialize with the token and a foreign Host (evil.example:${port})`,
+          { ...auth, host: `evil.example:${port}` },
+          403,
+        ],
+        [
+          'initialize with the token and a foreign Origin (http://evil.example)',
+          { ...auth, origin: 'http://evil.example' },
+          403,
+        ],
       ];
       const results: ProbeResult[] = [];
       for (const [attempt, headers, expected] of tries) {
@@ -50,14 +78,23 @@ const guards: SecurityProbe = {
         results.push({ attempt, outcome: answer(res), held: res.status === expected });
       }
       const rebound = { host: `rebind.example:${port}`, origin: `http://rebind.example:${port}` };
-      const orderStatus = () => withClient(loadConfig(), served.database, async (c) => (await c.query("SELECT status FROM orders WHERE order_id = 'O-1'")).rows[0].status as string);
+      const orderStatus = () =>
+        withClient(
+          loadConfig(),
+          served.database,
+          async (c) => (await c.query("SELECT status FROM orders WHERE order_id = 'O-1'")).rows[0].status as string,
+        );
       for (const [attempt, headers] of [
         ['DNS rebinding: a web page re-pointed at 127.0.0.1 initializes and cancels order O-1', rebound],
         ['DNS rebinding with a leaked token: initialize and cancel order O-1', { ...rebound, ...auth }],
       ] as [string, Record<string, string>][]) {
         const statuses = await rebindingCancel(served.url, headers);
         const status = await orderStatus();
-        results.push({ attempt, outcome: `initialize HTTP ${statuses.initialize}, tools/call HTTP ${statuses.call}; order O-1 is ${status} in the episode database`, held: status === 'placed' });
+        results.push({
+          attempt,
+          outcome: `initialize HTTP ${statuses.initialize}, tools/call HTTP ${statuses.call}; order O-1 is ${status} in the episode database`,
+          held: status === 'placed',
+        });
       }
       return results;
     }),

@@ -3,18 +3,34 @@ import os from 'node:os';
 import path from 'node:path';
 import { gradeEpisode } from '../../../environment/grader.js';
 import type { Task } from '../../../schemas/task.js';
-import { escapingAssertion, fixtureEnvironment, fixtureTask, runCli, taskSetWithLines, uniqueEpisodeId, writeEmptyTaskSet } from '../../environment/harness.js';
+import {
+  escapingAssertion,
+  fixtureEnvironment,
+  fixtureTask,
+  runCli,
+  taskSetWithLines,
+  uniqueEpisodeId,
+  writeEmptyTaskSet,
+} from '../../environment/harness.js';
 import type { ProbeResult, SecurityProbe } from '../probe.js';
 
 /** `finalstate tasks validate` on a file that `write` makes in a fresh directory: held when it exits 2 naming what `expect` matches. */
-async function validateRefuses(attempt: string, write: (dir: string) => string, expect: (file: string) => string): Promise<ProbeResult> {
+async function validateRefuses(
+  attempt: string,
+  write: (dir: string) => string,
+  expect: (file: string) => string,
+): Promise<ProbeResult> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'finalstate-probe-tasks-'));
   try {
     const file = write(dir);
     const res = await runCli(['tasks', 'validate', file]);
     const wanted = expect(file);
     const line = res.stderr.split('\n').find((l) => l.includes(wanted));
-    return { attempt, outcome: `exit ${res.code}: ${(line ?? res.stderr.trim().split('\n').pop() ?? '').trim().replace(dir, '<dir>')}`, held: res.code === 2 && line !== undefined };
+    return {
+      attempt,
+      outcome: `exit ${res.code}: ${(line ?? res.stderr.trim().split('\n').pop() ?? '').trim().replace(dir, '<dir>')}`,
+      held: res.code === 2 && line !== undefined,
+    };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
@@ -35,8 +51,11 @@ const validation: SecurityProbe = {
       (file) => `${file}: (task): 600 MiB, over the 256 MiB limit of a task-set file`,
     ),
     await validateRefuses(
-      "validate a task whose assertion is `COMMIT; UPDATE orders …` (a second statement)",
-      (dir) => taskSetWithLines(dir, 'escape', [{ ...fixtureTask('cancel-O-1'), id: 'escape', assertions: [escapingAssertion] }]),
+      'validate a task whose assertion is `COMMIT; UPDATE orders …` (a second statement)',
+      (dir) =>
+        taskSetWithLines(dir, 'escape', [
+          { ...fixtureTask('cancel-O-1'), id: 'escape', assertions: [escapingAssertion] },
+        ]),
       (file) => `${file}:2: task escape: assertions[0].sql: must be one read-only SQL statement`,
     ),
     await validateRefuses(
@@ -48,7 +67,11 @@ const validation: SecurityProbe = {
       },
       (file) => `${file}:2: (task): not valid JSON`,
     ),
-    await validateRefuses('validate an empty task set (blank lines, a manifest listing no task)', (dir) => writeEmptyTaskSet(dir, 'empty'), (file) => `${file}: (task): the task set holds no tasks`),
+    await validateRefuses(
+      'validate an empty task set (blank lines, a manifest listing no task)',
+      (dir) => writeEmptyTaskSet(dir, 'empty'),
+      (file) => `${file}: (task): the task set holds no tasks`,
+    ),
   ],
 };
 
@@ -64,10 +87,13 @@ const grading: SecurityProbe = {
       const episode = await env.backend.provision(uniqueEpisodeId('probe-assert'), hostile);
       try {
         const report = await gradeEpisode(env.backend, env.expected, { episode });
-        const total = await env.backend.transaction(episode, async (c) => (await c.query("SELECT total::text FROM orders WHERE order_id = 'O-1'")).rows[0].total as string);
+        const total = await env.backend.transaction(
+          episode,
+          async (c) => (await c.query("SELECT total::text FROM orders WHERE order_id = 'O-1'")).rows[0].total as string,
+        );
         return [
           {
-            attempt: "grade an episode whose assertion is `COMMIT; UPDATE orders SET total = 999 …`",
+            attempt: 'grade an episode whose assertion is `COMMIT; UPDATE orders SET total = 999 …`',
             outcome: `assertion failed (${report.assertions[0]?.error ?? 'no error'}); order O-1 total is ${total}`,
             held: report.assertions[0]?.pass === false && total === '120.50',
           },
