@@ -13,14 +13,6 @@ export const META_INDEX_CONFLICT = 'finalstate/callIndexConflict';
 /** Set on the result of a call whose handler failed with a bug (a ToolFault), so `tasks verify` can report it. */
 export const META_TOOL_FAULT = 'finalstate/toolFault';
 
-/**
- * An MCP server exposing one episode's tools (the task profile's tool list), bound to that episode's database
- * through its executor. The domain policy is served as the server's instructions. Agent mistakes (bad arguments,
- * not found, rejections) are `isError` results; an outage is an `isError` result flagged in `_meta`, which
- * EpisodeMcpClient turns back into an InfrastructureError so the runtime retries instead of blaming the agent.
- * `_meta` carries the call index a call consumed, and only when it consumed one: a call the SDK's input validation
- * refuses never reaches the executor, so its result has no index and the caller must not count it.
- */
 /** What an agent on this profile is shown of a tool: the `mini` profile's short descriptions, without parameter descriptions. */
 function presentedTool(
   tool: ToolDefinition,
@@ -33,6 +25,14 @@ function presentedTool(
   return { description: tool.miniDescription ?? tool.description, inputSchema };
 }
 
+/**
+ * An MCP server exposing one episode's tools (the task profile's tool list), bound to that episode's database
+ * through its executor. The domain policy is served as the server's instructions. Agent mistakes (bad arguments,
+ * not found, rejections) are `isError` results; an outage is an `isError` result flagged in `_meta`, which
+ * EpisodeMcpClient turns back into an InfrastructureError so the runtime retries instead of blaming the agent.
+ * `_meta` carries the call index a call consumed, and only when it consumed one: a call the SDK's input validation
+ * refuses never reaches the executor, so its result has no index and the caller must not count it.
+ */
 export function createEpisodeMcpServer(executor: EpisodeToolExecutor): McpServer {
   const { domain, task } = executor.episode;
   const server = new McpServer(

@@ -15,7 +15,6 @@ import type { ControlActivities } from '../activities/index.js';
 import { FailureType } from '../core/failure-types.js';
 import type { CampaignConfig, CampaignState, CampaignStatus } from '../schemas/campaign.js';
 import type { EvaluationResult } from '../schemas/pipeline.js';
-import type { PolicyRef } from '../schemas/episode.js';
 import {
   pauseSignal,
   replayStepUpdate,
@@ -27,7 +26,7 @@ import {
 } from './definitions.js';
 import { evaluation } from './evaluation.js';
 import { grpoStep } from './grpo-step.js';
-import { episodeSettings, grpoStepInput, policyAt, type CampaignConfigWithQueues } from './inputs.js';
+import { addChildTotals, evaluationInput, grpoStepInput, probeInput, type CampaignConfigWithQueues } from './inputs.js';
 import type { TrackingActivities } from './gpu.js';
 import { probe } from './probe.js';
 import { evaluationScalars, stepScalars } from './tracking.js';
@@ -153,7 +152,6 @@ export async function campaign(input: CampaignInput): Promise<CampaignResult> {
     { key: StepKey, value: state.step },
   ]);
 
-  const settings = (policy: PolicyRef) => episodeSettings(config, policy);
   const childSearchAttributes = (step: number, split: 'train' | 'eval') => [
     { key: CampaignIdKey, value: id },
     { key: StepKey, value: step },
@@ -218,26 +216,10 @@ export async function campaign(input: CampaignInput): Promise<CampaignResult> {
           `evaluate ${step === 0 ? 'the base policy' : `the step-${step} policy`} · ${shortPath(config.tasks.eval.taskSet)} (${config.tasks.eval.split}) × k ${config.evaluation.k}`,
           step,
         ),
-        args: [
-          {
-            campaignId: id,
-            resultSet: workflowId,
-            step,
-            source: config.tasks.eval,
-            k: config.evaluation.k,
-            window: config.evaluation.window,
-            episodesPerRun: config.episodesPerChildRun,
-            ...(state.trainingDomains ? { trainingDomains: state.trainingDomains } : {}),
-            settings: settings(policyAt(config.policy, state.policyVersion)),
-          },
-        ],
+        args: [evaluationInput(config, state, step)],
       }),
     );
-    state.episodes = {
-      done: state.episodes.done + result.episodes.done,
-      infraFailed: state.episodes.infraFailed + result.episodes.infraFailed,
-    };
-    state.costUsd += result.costUsd;
+    addChildTotals(state, result);
     state.evalPoints.push({
       step,
       pass1: result.metrics.pass1,
@@ -258,37 +240,21 @@ export async function campaign(input: CampaignInput): Promise<CampaignResult> {
   if (state.phase === 'probe') {
     await waitWhilePaused();
     const workflowId = `${id}/probe`;
+    const { n, nMax, adaptive } = config.probing;
+    const perTask = adaptive ? `${n} to ${nMax} episodes per task, adaptive` : `${n} episodes per task`;
     const result = await runChild(workflowId, () =>
       executeChild(probe, {
         workflowId,
         typedSearchAttributes: childSearchAttributes(0, config.tasks.train.split),
         ...childMetadata(
-          `probe the base policy · ${shortPath(config.tasks.train.taskSet)} (${config.tasks.train.split}) · ${config.probing.adaptive ? `${config.probing.n} to ${config.probing.nMax} episodes per task, adaptive` : `${config.probing.n} episodes per task`}`,
+          `probe the base policy · ${shortPath(config.tasks.train.taskSet)} (${config.tasks.train.split}) · ${perTask}`,
           0,
         ),
-        args: [
-          {
-            campaignId: id,
-            resultSet: workflowId,
-            source: config.tasks.train,
-            n: config.probing.n,
-            nMax: config.probing.nMax,
-            adaptive: config.probing.adaptive,
-            threshold: config.probing.threshold,
-            edges: config.selection.edges,
-            window: config.probing.window,
-            episodesPerRun: config.episodesPerChildRun,
-            settings: settings(config.policy),
-          },
-        ],
+        args: [probeInput(config)],
       }),
     );
     state.probeResultSet = result.resultSet;
-    state.episodes = {
-      done: state.episodes.done + result.episodes.done,
-      infraFailed: state.episodes.infraFailed + result.episodes.infraFailed,
-    };
-    state.costUsd += result.costUsd;
+    addChildTotals(state, result);
     state.phase = 'select';
   }
   if (state.phase === 'select') {
@@ -360,11 +326,7 @@ export async function campaign(input: CampaignInput): Promise<CampaignResult> {
     state.steps.push(result.summary);
     state.policyVersion = result.policyVersion;
     state.checkpointUri = result.checkpointUri;
-    state.episodes = {
-      done: state.episodes.done + result.episodes.done,
-      infraFailed: state.episodes.infraFailed + result.episodes.infraFailed,
-    };
-    state.costUsd += result.costUsd;
+    addChildTotals(state, result);
     upsertSearchAttributes([{ key: StepKey, value: step }]);
     await track(step, stepScalars(result.summary, result.costUsd));
 

@@ -1,7 +1,7 @@
-import type { CampaignConfig, CampaignState } from '../schemas/campaign.js';
+import type { CampaignConfig, CampaignState, EpisodeCounts } from '../schemas/campaign.js';
 import type { PolicyServerRef } from '../schemas/clients.js';
 import type { PolicyRef } from '../schemas/episode.js';
-import type { EpisodeSettings, GrpoStepInput, TaskQueues } from '../schemas/pipeline.js';
+import type { EpisodeSettings, EvaluationInput, GrpoStepInput, ProbeInput, TaskQueues } from '../schemas/pipeline.js';
 
 export type CampaignConfigWithQueues = CampaignConfig & { taskQueues: TaskQueues };
 
@@ -53,4 +53,52 @@ export function grpoStepInput(
     policyServers: policyServersOf(config),
     settings: episodeSettings(config, policyAt(config.policy, state.policyVersion)),
   };
+}
+
+/** The input of the campaign's probe child: the base policy on the training source. */
+export function probeInput(config: CampaignConfigWithQueues): ProbeInput {
+  return {
+    campaignId: config.campaignId,
+    resultSet: `${config.campaignId}/probe`,
+    source: config.tasks.train,
+    n: config.probing.n,
+    nMax: config.probing.nMax,
+    adaptive: config.probing.adaptive,
+    threshold: config.probing.threshold,
+    edges: config.selection.edges,
+    window: config.probing.window,
+    episodesPerRun: config.episodesPerChildRun,
+    settings: episodeSettings(config, config.policy),
+  };
+}
+
+/** The input of the evaluation child after step `step` (0: the base policy), on the evaluation source. */
+export function evaluationInput(
+  config: CampaignConfigWithQueues,
+  state: Pick<CampaignState, 'policyVersion' | 'trainingDomains'>,
+  step: number,
+): EvaluationInput {
+  return {
+    campaignId: config.campaignId,
+    resultSet: `${config.campaignId}/eval-step-${step}`,
+    step,
+    source: config.tasks.eval,
+    k: config.evaluation.k,
+    window: config.evaluation.window,
+    episodesPerRun: config.episodesPerChildRun,
+    ...(state.trainingDomains ? { trainingDomains: state.trainingDomains } : {}),
+    settings: episodeSettings(config, policyAt(config.policy, state.policyVersion)),
+  };
+}
+
+/** Add a child's episodes and cost to the campaign's totals. */
+export function addChildTotals(
+  state: Pick<CampaignState, 'episodes' | 'costUsd'>,
+  child: { episodes: EpisodeCounts; costUsd: number },
+): void {
+  state.episodes = {
+    done: state.episodes.done + child.episodes.done,
+    infraFailed: state.episodes.infraFailed + child.episodes.infraFailed,
+  };
+  state.costUsd += child.costUsd;
 }
