@@ -66,7 +66,7 @@ const code = Object.keys(LAYERS)
 test('every top-level folder of code has a layer', () => {
   const folders = new Set(code.map(layerOf));
   for (const folder of folders)
-    assert.ok(folder in LAYERS, `${folder}/ has no layer in test/foundation/layers.test.ts`);
+    assert.ok(folder in LAYERS, `${folder}/ has no layer in test/project/layers.test.ts`);
 });
 
 test('no layer imports one beside or above it', () => {
