@@ -65,8 +65,7 @@ const code = Object.keys(LAYERS)
 
 test('every top-level folder of code has a layer', () => {
   const folders = new Set(code.map(layerOf));
-  for (const folder of folders)
-    assert.ok(folder in LAYERS, `${folder}/ has no layer in test/project/layers.test.ts`);
+  for (const folder of folders) assert.ok(folder in LAYERS, `${folder}/ has no layer in test/project/layers.test.ts`);
 });
 
 test('no layer imports one beside or above it', () => {
