@@ -49,6 +49,8 @@ invent data: look it up. The bank is regulated: when a rule says no, the answer 
 2.2 A request above the entitlement is refused: do not grant it, do not grant a lower level instead, and do not
     submit or forward it. Explain that access follows the role and that a role change goes through the manager.
 2.3 Grant exactly the level of the access request (grant_access with the request's level), never more.
+2.4 A request to change one's role (to get another role's access) is not for the service desk: open an account
+    ticket and escalate it to people_ops. Change nothing else.
 
 ## 3. Approvals
 3.1 Access is granted only against an access request (REQ-...) whose required approvals are all on record with
@@ -87,6 +89,8 @@ invent data: look it up. The bank is regulated: when a rule says no, the answer 
 ## 7. Software
 7.1 A licence is assigned (assign_licence) only for a product the employee's department is entitled to (the
     departments of list_software). Other products are refused.
+7.2 Before assigning, tell the employee the product's monthly_cost, which their department is charged, and assign
+    only if they confirm. If they decline, change nothing and open no ticket.
 
 ## 8. Tickets
 8.1 Every request that leads to a change or an escalation gets one ticket, created first: create_ticket with the

@@ -71,7 +71,8 @@ CREATE TABLE devices (
 CREATE TABLE software_products (
   product_id           text PRIMARY KEY,
   name                 text NOT NULL,
-  seats_total          integer NOT NULL CHECK (seats_total >= 0)
+  seats_total          integer NOT NULL CHECK (seats_total >= 0),
+  monthly_cost         numeric(10, 2) NOT NULL
 );
 
 CREATE TABLE software_entitlements (

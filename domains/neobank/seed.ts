@@ -63,16 +63,17 @@ export interface Product {
   product_id: string;
   name: string;
   seats_total: number;
+  monthly_cost: number;
   allowed_departments: string[];
 }
 
 export const PRODUCTS: readonly Product[] = [
-  { product_id: 'SW-IDE', name: 'IntelliJ IDEA Ultimate', seats_total: 400, allowed_departments: ['DEP-ENG'] },
-  { product_id: 'SW-TABLEAU', name: 'Tableau Creator', seats_total: 120, allowed_departments: ['DEP-DATA', 'DEP-FIN'] },
-  { product_id: 'SW-FIGMA', name: 'Figma Professional', seats_total: 80, allowed_departments: ['DEP-ENG', 'DEP-OPS'] },
-  { product_id: 'SW-ZENDESK', name: 'Zendesk agent seat', seats_total: 300, allowed_departments: ['DEP-OPS'] },
-  { product_id: 'SW-WORKDAY', name: 'Workday HR partner', seats_total: 40, allowed_departments: ['DEP-PPL'] },
-  { product_id: 'SW-VISIO', name: 'Microsoft Visio', seats_total: 60, allowed_departments: ['DEP-FIN', 'DEP-ENG'] },
+  { product_id: 'SW-IDE', monthly_cost: 59, name: 'IntelliJ IDEA Ultimate', seats_total: 400, allowed_departments: ['DEP-ENG'] },
+  { product_id: 'SW-TABLEAU', monthly_cost: 75, name: 'Tableau Creator', seats_total: 120, allowed_departments: ['DEP-DATA', 'DEP-FIN'] },
+  { product_id: 'SW-FIGMA', monthly_cost: 45, name: 'Figma Professional', seats_total: 80, allowed_departments: ['DEP-ENG', 'DEP-OPS'] },
+  { product_id: 'SW-ZENDESK', monthly_cost: 69, name: 'Zendesk agent seat', seats_total: 300, allowed_departments: ['DEP-OPS'] },
+  { product_id: 'SW-WORKDAY', monthly_cost: 38, name: 'Workday HR partner', seats_total: 40, allowed_departments: ['DEP-PPL'] },
+  { product_id: 'SW-VISIO', monthly_cost: 15, name: 'Microsoft Visio', seats_total: 60, allowed_departments: ['DEP-FIN', 'DEP-ENG'] },
 ];
 
 const staff = (e: typeof SECURITY_LEAD) => ({ ...e, manager_id: null, status: 'active', mfa_enrolled: true, mfa_reset_at: null });
@@ -82,7 +83,7 @@ export const neobankSeed: Record<string, Record<string, unknown>[]> = {
   employees: [SECURITY_LEAD, ...OWNERS].map(staff),
   systems: SYSTEMS.map((s) => ({ ...s })),
   role_entitlements: Object.entries(ENTITLEMENTS).flatMap(([role, systems]) => Object.entries(systems).map(([system_id, max_level]) => ({ role, system_id, max_level }))),
-  software_products: PRODUCTS.map(({ product_id, name, seats_total }) => ({ product_id, name, seats_total })),
+  software_products: PRODUCTS.map(({ product_id, name, seats_total, monthly_cost }) => ({ product_id, name, seats_total, monthly_cost })),
   software_entitlements: PRODUCTS.flatMap((p) => p.allowed_departments.map((department_id) => ({ product_id: p.product_id, department_id }))),
 };
 

@@ -171,6 +171,8 @@ export interface DeskRequest {
   fullQuery: string;
   goal: string;
   facts?: Record<string, string>;
+  /** Yes/no answers the user gives when the agent asks (e.g. accepting a cost). */
+  decisions?: Record<string, boolean>;
   lookups?: ToolCall[];
   actions: ToolCall[];
   ticket?: { category: string; final: 'solved' | 'pending'; deviceId?: string };
@@ -195,7 +197,8 @@ export function deskDraft(ctx: ScenarioContext, req: DeskRequest): TaskDraft {
     if (!req.miniQuery) throw new Error(`${req.party.id}: this task type has no mini query`);
     return { ...common, query: req.miniQuery, userContext: userBrief(persona(req.party), req.goal, {}), golden: [req.lookup, ...(req.miniActions ?? req.actions)], assertions: req.assertions };
   }
-  const { intro, facts } = introduce(ctx.rng, req.party.full_name, req.party.email);
+  // A query naming none of the task's ids gets the e-mail in the introduction, so no two tasks ask the same thing.
+  const { intro, facts } = req.fullQuery.includes(String(ctx.n)) ? introduce(ctx.rng, req.party.full_name, req.party.email) : { intro: `Hi, this is ${req.party.full_name} (${req.party.email}).`, facts: {} };
   const allFacts = { ...facts, ...req.facts };
   const open = (t: { category: string; deviceId?: string }) =>
     call('create_ticket', { employee_id: req.party.id, ...(t.deviceId ? { device_id: t.deviceId } : {}), category: t.category, priority: priorityOf(t.category) });
@@ -217,6 +220,7 @@ export function deskDraft(ctx: ScenarioContext, req: DeskRequest): TaskDraft {
     query: `${intro} ${req.fullQuery}`,
     userContext: userBrief(persona(req.party), req.goal, allFacts),
     userFacts: allFacts,
+    ...(req.decisions ? { userDecisions: req.decisions } : {}),
     golden: [call('find_employee_by_email', { email: req.party.email }), req.lookup, ...(req.lookups ?? []), ...writes],
     assertions: [...req.assertions, ticketState],
   };

@@ -9,7 +9,7 @@ import {
   accessRejectedScenario,
 } from './access.js';
 import { incidentCloseRefusedScenario, incidentResolveScenario, leakedCredentialScenario, lostDeviceScenario, phishingScenario } from './security.js';
-import { deviceRetireScenario, licenceAssignScenario, licenceRefusedScenario, mfaResetScenario, offboardingRefusedScenario, offboardingScenario } from './workplace.js';
+import { deviceRetireScenario, licenceAssignScenario, licenceRefusedScenario, mfaResetScenario, offboardingRefusedScenario, offboardingScenario, roleChangeEscalatedScenario } from './workplace.js';
 
 /** Every neobank task type; six also serve the mini profile. */
 export const neobankScenarios: Scenario[] = [
@@ -31,4 +31,5 @@ export const neobankScenarios: Scenario[] = [
   licenceRefusedScenario,
   mfaResetScenario,
   deviceRetireScenario,
+  roleChangeEscalatedScenario,
 ];

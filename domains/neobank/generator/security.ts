@@ -9,7 +9,7 @@ function incidentAssertion(employeeId: string, expected: Record<string, unknown>
   return {
     description: `one open ${String(expected.kind)} incident`,
     sql: `SELECT kind, severity, status, device_id FROM incidents WHERE employee_id = ${sqlString(employeeId)}`,
-    expect: [{ ...expected, status: 'open' }],
+    expect: [{ kind: expected.kind, severity: expected.severity, status: 'open', device_id: expected.device_id }],
   };
 }
 
@@ -35,7 +35,7 @@ export const phishingScenario: Scenario = {
       actions: [log],
       escalate: { category: 'security', team: TEAM },
       assertions: [incidentAssertion(employee.id, { kind: 'phishing', severity, device_id: null })],
-      tags: ['escalate', 'security-incident'],
+      tags: ['security-escalation', 'security-incident'],
     });
     // The mini profile has no get_employee: the query names the employee, and logging is the one call.
     return ctx.profile === 'mini' ? { ...draft, golden: [log] } : draft;
@@ -61,7 +61,7 @@ export const lostDeviceScenario: Scenario = {
       world,
       party: employee,
       lookup: ctx.profile === 'mini' ? call('get_device', { device_id: deviceId }) : getEmployeeCall(employee),
-      miniQuery: `I lost my device ${deviceId}.`,
+      miniQuery: `I am ${employee.id}. I lost my device ${deviceId}.`,
       fullQuery: `I think I left my work ${kind} ${where} yesterday. What should I do?`,
       facts: { asset_tag: String(lost.asset_tag) },
       goal: `report your lost work ${kind} (asset tag ${String(lost.asset_tag)}).`,
@@ -75,7 +75,7 @@ export const lostDeviceScenario: Scenario = {
         incidentAssertion(employee.id, { kind: 'lost_device', severity, device_id: deviceId }),
         { description: 'device lost and locked', sql: `SELECT status, locked, wiped FROM devices WHERE device_id = ${sqlString(deviceId)}`, expect: [{ status: 'lost', locked: true, wiped: !encrypted }] },
       ],
-      tags: ['escalate', 'security-incident'],
+      tags: ['security-escalation', 'security-incident'],
     });
   },
 };
@@ -107,7 +107,7 @@ export const leakedCredentialScenario: Scenario = {
       ],
       escalate: { category: 'security', team: TEAM },
       assertions: [incidentAssertion(employee.id, { kind: 'leaked_credential', severity: 'critical', device_id: null }), grantsOf(employee, [{ system_id: otherId, level: otherLevel }])],
-      tags: ['escalate', 'security-incident'],
+      tags: ['security-escalation', 'security-incident'],
     });
   },
 };

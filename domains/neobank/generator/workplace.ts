@@ -71,23 +71,56 @@ function licenceAsk(ctx: Parameters<Scenario['build']>[0], allowed: boolean) {
   return { world, employee, product };
 }
 
+/** A licence the department is entitled to, assigned once the employee accepts its monthly cost (rule 7.2). */
 export const licenceAssignScenario: Scenario = {
   type: 'licence_assign',
   profiles: ['full'],
   build(ctx) {
     const { world, employee, product } = licenceAsk(ctx, true);
+    const accepts = ctx.rng.chance(0.6);
     return deskDraft(ctx, {
       world,
       party: employee,
       lookup: getEmployeeCall(employee),
       lookups: [call('list_software', {})],
       fullQuery: `Could I get a ${product.name} licence, please?`,
-      goal: `get a ${product.name} licence.`,
-      actions: [call('assign_licence', { employee_id: employee.id, product_id: product.product_id })],
-      ticket: { category: 'software', final: 'solved' },
+      goal: `get a ${product.name} licence; ${accepts ? 'you accept the monthly cost to your department' : 'you decline if it costs your department anything'}.`,
+      decisions: { accept_monthly_cost: accepts },
+      actions: accepts ? [call('assign_licence', { employee_id: employee.id, product_id: product.product_id })] : [],
+      ...(accepts ? { ticket: { category: 'software', final: 'solved' as const } } : {}),
       assertions: [
-        { description: 'licence assigned', sql: `SELECT licence_id, product_id, status FROM software_licences WHERE employee_id = ${sqlString(employee.id)}`, expect: [{ licence_id: FIRST_LICENCE, product_id: product.product_id, status: 'active' }] },
+        {
+          description: accepts ? 'licence assigned' : 'no licence',
+          sql: `SELECT licence_id, product_id, status FROM software_licences WHERE employee_id = ${sqlString(employee.id)}`,
+          expect: accepts ? [{ licence_id: FIRST_LICENCE, product_id: product.product_id, status: 'active' }] : [],
+        },
       ],
+      ...(accepts ? {} : { tags: ['declined'] }),
+    });
+  },
+};
+
+/** Asking for a role change is escalated to people_ops; nothing else changes (rule 2.4). */
+export const roleChangeEscalatedScenario: Scenario = {
+  type: 'role_change_escalated',
+  profiles: ['full'],
+  build(ctx) {
+    const world = new World(ctx);
+    const { employee } = world.staff();
+    const target = ctx.rng.pick(ROLES.filter((r) => r !== employee.role));
+    return deskDraft(ctx, {
+      world,
+      party: employee,
+      lookup: getEmployeeCall(employee),
+      fullQuery: `I'm moving towards ${target.replace(/_/g, ' ')} work. Please switch my role to ${target} so I get the same access as that team.`,
+      goal: `get your role changed to ${target}; accept that another team decides.`,
+      actions: [],
+      escalate: { category: 'account', team: 'people_ops' },
+      assertions: [
+        { description: 'role unchanged', sql: `SELECT role FROM employees WHERE employee_id = ${sqlString(employee.id)}`, expect: [{ role: employee.role }] },
+        grantsOf(employee, []),
+      ],
+      tags: ['escalate'],
     });
   },
 };

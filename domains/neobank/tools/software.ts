@@ -3,13 +3,13 @@ import { employeeId, requireEmployee } from './employees.js';
 
 export const listSoftware = defineTool({
   name: 'list_software',
-  description: 'List the software catalogue: product_id, name, the departments entitled to it, seats_total and seats_used.',
+  description: 'List the software catalogue: product_id, name, monthly_cost (charged to the department), the departments entitled to it, seats_total and seats_used.',
   input: {},
   readOnly: true,
   async handler(ctx) {
     const products = await selectJson(
       ctx.db,
-      `SELECT p.product_id, p.name, p.seats_total,
+      `SELECT p.product_id, p.name, p.monthly_cost, p.seats_total,
               (SELECT array_agg(department_id ORDER BY department_id) FROM software_entitlements e WHERE e.product_id = p.product_id) AS departments,
               (SELECT count(*)::int FROM software_licences l WHERE l.product_id = p.product_id AND l.status = 'active') AS seats_used
          FROM software_products p ORDER BY p.product_id`,
