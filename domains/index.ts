@@ -1,9 +1,10 @@
 import { normalizePack, type DomainDefinition } from '../environment/domain.js';
 import { insurance } from './insurance/index.js';
+import { neobank } from './neobank/index.js';
 import { retail } from './retail/index.js';
 import { travel } from './travel/index.js';
 
-export const domains: DomainDefinition[] = [retail, travel, normalizePack(insurance)];
+export const domains: DomainDefinition[] = [retail, travel, normalizePack(insurance), normalizePack(neobank)];
 
 /**
  * Where `tasks generate` writes a built-in pack's sets when no --dir is given. The demo reads tasks/ (not its
@@ -13,4 +14,5 @@ export const builtInTaskDirs: Record<string, string> = {
   retail: 'tasks',
   travel: 'tasks',
   insurance: 'tasks/insurance',
+  neobank: 'tasks/neobank',
 };

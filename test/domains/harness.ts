@@ -3,6 +3,9 @@
  * a scratch database built from a pack's schema, seed and sequences; task init applied by primary key; tool calls
  * run through the real handlers; and a small snapshot diff. It is a test harness, not the production backend.
  */
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before } from 'node:test';
 import pg from 'pg';
 import { z } from 'zod';
 import type { DomainDefinition, ToolContext } from '../../environment/domain.js';
@@ -209,4 +212,36 @@ export async function finalState(
   } finally {
     await client.query('ROLLBACK');
   }
+}
+
+/** Every import specifier of a TypeScript source file (static imports and re-exports). */
+const importsOf = (source: string) => [...source.matchAll(/^\s*(?:import|export)\s[^'"]*?from\s+'([^']+)'/gm)].map((m) => m[1]!);
+
+function typeScriptFiles(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? typeScriptFiles(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : []));
+}
+
+/** Where a pack under `root` imports anything but `finalstate/domain` and its own files: one line per import. */
+export function foreignImports(root: string): { files: number; foreign: string[] } {
+  const files = typeScriptFiles(root);
+  const foreign: string[] = [];
+  for (const file of files) {
+    for (const specifier of importsOf(fs.readFileSync(file, 'utf8'))) {
+      if (specifier === 'finalstate/domain') continue;
+      if (!specifier.startsWith('.') || !path.resolve(path.dirname(file), specifier).startsWith(root + path.sep)) foreign.push(`${path.relative(root, file)} imports ${specifier}`);
+    }
+  }
+  return { files: files.length, foreign };
+}
+
+/** A scratch database of `domain` for the tests of one suite: created before them, dropped after. */
+export function scratchDbHook(domain: DomainDefinition): () => ScratchDb {
+  let db: ScratchDb | undefined;
+  before(async () => {
+    db = await createScratchDb(domain);
+  });
+  after(async () => {
+    await db?.drop();
+  });
+  return () => db!;
 }
