@@ -1,12 +1,13 @@
 import { normalizePack, type DomainDefinition } from '../environment/domain.js';
+import { consulting } from './consulting/index.js';
 import { insurance } from './insurance/index.js';
 import { retail } from './retail/index.js';
 import { travel } from './travel/index.js';
 
-export const domains: DomainDefinition[] = [retail, travel, normalizePack(insurance)];
+export const domains: DomainDefinition[] = [retail, travel, normalizePack(insurance), normalizePack(consulting)];
 
 /**
  * Where `tasks generate` writes a built-in pack's sets when no --dir is given. The demo reads tasks/ (not its
  * subfolders), so a pack outside the demo keeps its sets in a folder of its own.
  */
-export const builtInTaskDirs: Record<string, string> = { retail: 'tasks', travel: 'tasks', insurance: 'tasks/insurance' };
+export const builtInTaskDirs: Record<string, string> = { retail: 'tasks', travel: 'tasks', insurance: 'tasks/insurance', consulting: 'tasks/consulting' };
