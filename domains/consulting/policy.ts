@@ -50,9 +50,10 @@ you need (months_unaccrued, starts_in_days). Never invent data: look it up.
 3.1 Expense limits per claim by grade: ${limits}.
 3.2 A claim above $${R.receiptThreshold}.00 needs a receipt. Ask whether the employee has one; without it, do not file the claim.
 3.3 File the claim with file_expense_claim (the engagement_id when the employee names one). Within the grade's
-    limit, approve it with approve_expense_claim. Above the limit, approve it only with a manager approval on record
+    limit, approve it with approve_expense_claim. Check the limit and the approvals before filing. Above the limit, approve it only with a manager approval on record
     (kind expense, by the employee's own manager, max_amount at least the claim's amount), passing its approval_id;
-    otherwise route it to the manager with route_expense_to_manager.
+    otherwise tell the employee it needs their manager's approval and ask whether to send it: if they agree, route
+    it with route_expense_to_manager; if they decline, file nothing.
 3.4 Processing an existing submitted claim follows the same rules: reject a claim above $${R.receiptThreshold}.00 without a receipt
     (reason missing_receipt).
 

@@ -27,7 +27,7 @@ describe('consulting pack', () => {
     for (const t of ['employees', 'engagements', 'timesheets', 'leave_balances', 'leave_requests', 'equipment', 'expense_claims', 'access_grants', 'manager_approvals', 'tickets', 'audit_log']) assert.ok(tables.includes(t), t);
     assert.ok(domain.tools.length >= 15, `${domain.tools.length} tools`);
     assert.ok(new Set(full.map((t) => t.tags?.[0])).size >= 10);
-    for (const tag of ['refuse', 'escalate', 'approval', 'privacy', 'multi-write', 'needs-private-facts', 'read-only', 'accrual', 'manager-exception']) assert.ok(full.some((t) => t.tags?.includes(tag)), tag);
+    for (const tag of ['refuse', 'escalate', 'declined', 'approval', 'privacy', 'multi-write', 'needs-private-facts', 'read-only', 'accrual', 'manager-exception']) assert.ok(full.some((t) => t.tags?.includes(tag)), tag);
     const mini = domain.generateTasks({ seed: 5, split: 'train', profile: 'mini', count: 60 });
     assert.ok(mini.every((t) => t.golden.length >= 1 && t.golden.length <= 3));
     assert.ok(domain.policy.mini!.length <= 1500 && domain.profileTools.mini!.length <= 6);

@@ -60,8 +60,26 @@ const fullQuery = (e: Expense) => `I need to expense ${STORY[e.category]} for en
 const claimState = (claimId: string, expected: Record<string, unknown>) => rowAssertion(`claim ${claimId} is ${JSON.stringify(expected)}`, 'expense_claims', byId('claim_id', claimId), expected);
 
 /** One expense request: in mini the claim exists and is decided; in full it is filed first (claim EXP-7000). */
-function expenseDraft(ctx: ScenarioContext, e: Expense, spec: { decide: (claimId: string) => ReturnType<typeof call>; expected: Record<string, unknown>; goal: string; lookups?: ReturnType<typeof call>[]; tags?: string[] }) {
+function expenseDraft(
+  ctx: ScenarioContext,
+  e: Expense,
+  spec: { decide: (claimId: string) => ReturnType<typeof call>; expected: Record<string, unknown>; goal: string; lookups?: ReturnType<typeof call>[]; tags?: string[]; decisions?: Record<string, boolean> },
+) {
   const mini = ctx.profile === 'mini';
+  if (!mini && spec.decisions && Object.values(spec.decisions).includes(false)) {
+    return deskDraft(ctx, {
+      who: e.person,
+      world: e.world,
+      lookups: spec.lookups ?? [],
+      fullQuery: fullQuery(e),
+      facts: facts(e),
+      decisions: spec.decisions,
+      goal: spec.goal,
+      actions: [],
+      assertions: [{ description: 'no claim filed', sql: 'SELECT count(*)::int AS n FROM expense_claims', expect: [{ n: 0 }] }, nothingAudited],
+      tags: [...(spec.tags ?? []), 'declined'],
+    });
+  }
   const claimId = mini ? existingClaim(ctx, e) : FIRST_EXPENSE;
   const filed = { category: e.category, amount: e.amount, receipt_attached: e.receipt, ...spec.expected };
   return deskDraft(ctx, {
@@ -71,6 +89,7 @@ function expenseDraft(ctx: ScenarioContext, e: Expense, spec: { decide: (claimId
     miniQuery: `Please process expense claim ${claimId}.`,
     fullQuery: fullQuery(e),
     facts: facts(e),
+    ...(!mini && spec.decisions ? { decisions: spec.decisions } : {}),
     goal: spec.goal,
     actions: mini ? [spec.decide(claimId)] : [fileCall(e), spec.decide(claimId)],
     ticket: { category: 'expense', final: 'solved' },
@@ -93,20 +112,22 @@ export const expenseWithinLimitScenario: Scenario = {
   },
 };
 
-/** Above the limit and no covering approval: file and route to the manager. */
+/** Above the limit and no covering approval: file and route to the manager if the employee agrees (full), else nothing. */
 export const expenseAboveLimitRoutedScenario: Scenario = {
   type: 'expense_above_limit_routed',
   profiles: ['full', 'mini'],
   build(ctx) {
     const e = expense(ctx, (limit) => [limit + 10, limit * 2], true);
+    const agrees = ctx.rng.chance(0.6);
     // A decoy in full: an approval for less than the claim.
     if (ctx.profile === 'full' && ctx.rng.chance(0.5)) addApproval(ctx, e.world, { suffix: '-1', employee: e.person, approver: e.manager.id, kind: 'expense', max_amount: Math.floor(e.amount) - 5 });
     return expenseDraft(ctx, e, {
       decide: (id) => call('route_expense_to_manager', { claim_id: id }),
       expected: { status: 'pending_manager', routed_to: e.manager.id },
-      goal: `get your ${e.category} expense of $${e.amount.toFixed(2)} reimbursed; accept that your manager must approve it.`,
+      goal: `get your ${e.category} expense of $${e.amount.toFixed(2)} reimbursed; ${agrees ? 'accept' : 'if your manager must approve it, you would rather not file it now'}.`,
       lookups: [call('list_manager_approvals', { employee_id: e.person.id })],
       tags: ['authority-limit'],
+      decisions: { route_to_manager: agrees },
     });
   },
 };

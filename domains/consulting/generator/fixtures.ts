@@ -181,6 +181,8 @@ export interface DeskRequest {
   fullQuery: string;
   goal: string;
   facts?: Record<string, string>;
+  /** Yes/no answers the full-profile user gives when the agent asks (e.g. agreeing to a manager's review). */
+  decisions?: Record<string, boolean>;
   actions: ToolCall[];
   ticket?: { category: string; final: 'solved' | 'hold'; asset?: string };
   escalate?: { category: string; team: string };
@@ -196,7 +198,10 @@ export function deskDraft(ctx: ScenarioContext, req: DeskRequest): TaskDraft {
     if (!req.miniQuery) throw new Error(`${req.who.id}: this task type has no mini query`);
     return { ...common, query: req.miniQuery, userContext: userBrief(persona, req.goal, {}), golden: [...req.lookups, ...req.actions], assertions: req.assertions };
   }
-  const { intro, facts } = introduce(ctx.rng, req.who.full_name, req.who.email);
+  const introduced = introduce(ctx.rng, req.who.full_name, req.who.email);
+  const { facts } = introduced;
+  // Without the e-mail, the employee id keeps every query unique to its task (and to its split).
+  const intro = facts.email ? `${introduced.intro} My employee id is ${req.who.id}.` : introduced.intro;
   const allFacts = { ...facts, ...req.facts };
   if (req.actions.length > 0 && !req.ticket) throw new Error(`${req.who.id}: a full-profile write needs a ticket`);
   const v = consultingVocabulary;
@@ -215,6 +220,7 @@ export function deskDraft(ctx: ScenarioContext, req: DeskRequest): TaskDraft {
     query: `${intro} ${req.fullQuery}`,
     userContext: userBrief(persona, req.goal, allFacts),
     userFacts: allFacts,
+    ...(req.decisions ? { userDecisions: req.decisions } : {}),
     golden: [call(v.identifyTool, { email: req.who.email }), ...req.lookups, ...writes],
     assertions: [...req.assertions, ticketState],
   };
