@@ -1,6 +1,4 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { insurance } from '../../domains/insurance/index.js';
 import { INSURANCE_RULES } from '../../domains/insurance/policy.js';
@@ -9,38 +7,14 @@ import { invariantViolations, sampleInvariants } from '../../environment/invaria
 import { readTaskSets } from '../../environment/task-set.js';
 import { fromRoot } from '../../core/paths.js';
 import { Task } from '../../schemas/task.js';
+import { assertPublicApiOnly } from './pack-imports.js';
 import { createScratchDb, finalState, type ScratchDb, type Snapshot } from './harness.js';
 
 const domain = normalizePack(insurance);
 
-/** Every import specifier of a TypeScript source file (static imports and re-exports). */
-const importsOf = (source: string) =>
-  [...source.matchAll(/^\s*(?:import|export)\s[^'"]*?from\s+'([^']+)'/gm)].map((m) => m[1]!);
-
-function sources(dir: string): string[] {
-  return fs
-    .readdirSync(dir, { withFileTypes: true })
-    .flatMap((e) =>
-      e.isDirectory() ? sources(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : [],
-    );
-}
-
 describe('insurance pack', () => {
   test('is written against the public API only: it imports finalstate/domain and its own files, nothing else', () => {
-    const root = fromRoot('domains', 'insurance');
-    const files = sources(root);
-    assert.ok(files.length >= 10, `${files.length} files`);
-    for (const file of files) {
-      for (const specifier of importsOf(fs.readFileSync(file, 'utf8'))) {
-        if (specifier === 'finalstate/domain') continue;
-        assert.ok(specifier.startsWith('.'), `${path.relative(root, file)} imports ${specifier}`);
-        const target = path.resolve(path.dirname(file), specifier);
-        assert.ok(
-          target.startsWith(root + path.sep),
-          `${path.relative(root, file)} imports ${specifier}, outside the pack`,
-        );
-      }
-    }
+    assertPublicApiOnly(fromRoot('domains', 'insurance'));
   });
 
   test('covers the required tables, tools and task types, with refusals, escalations, authority limits, multi-writes and private facts', () => {

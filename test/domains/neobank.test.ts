@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { neobank } from '../../domains/neobank/index.js';
 import { normalizePack } from '../../environment/domain.js';
 import { invariantViolations, sampleInvariants } from '../../environment/invariants.js';
-import { fromRoot } from '../../infra/paths.js';
+import { fromRoot } from '../../core/paths.js';
 import type { TaskInput } from '../../schemas/task.js';
 import { finalState, foreignImports, scratchDbHook } from './harness.js';
 
