@@ -166,8 +166,6 @@ export interface DeskRequest {
   party: Employee;
   lookup: ToolCall;
   miniQuery?: string;
-  /** Mini golden writes, when they differ from `actions` (no tickets there either way). */
-  miniActions?: ToolCall[];
   fullQuery: string;
   goal: string;
   facts?: Record<string, string>;
@@ -195,7 +193,7 @@ export function deskDraft(ctx: ScenarioContext, req: DeskRequest): TaskDraft {
   const common = { tags: req.tags ?? [], init: req.world.init(), ...(req.rubrics ? { rubrics: req.rubrics } : {}) };
   if (ctx.profile === 'mini') {
     if (!req.miniQuery) throw new Error(`${req.party.id}: this task type has no mini query`);
-    return { ...common, query: req.miniQuery, userContext: userBrief(persona(req.party), req.goal, {}), golden: [req.lookup, ...(req.miniActions ?? req.actions)], assertions: req.assertions };
+    return { ...common, query: req.miniQuery, userContext: userBrief(persona(req.party), req.goal, {}), golden: [req.lookup, ...req.actions], assertions: req.assertions };
   }
   // A query naming none of the task's ids gets the e-mail in the introduction, so no two tasks ask the same thing.
   const { intro, facts } = req.fullQuery.includes(String(ctx.n)) ? introduce(ctx.rng, req.party.full_name, req.party.email) : { intro: `Hi, this is ${req.party.full_name} (${req.party.email}).`, facts: {} };
