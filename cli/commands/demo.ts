@@ -18,7 +18,7 @@ import { compareCampaign, renderComparison } from '../demo/summary.js';
 import { watchCampaign, type PhaseTime } from '../demo/watch.js';
 import { startCampaign } from './campaign.js';
 import { checkBaseModel, describeCheck } from '../base-model-check.js';
-import { buildBaseModel } from './model.js';
+import { buildBaseModel } from '../../wiring/base-model.js';
 import { campaignStateOf, writeCampaignReport } from './report.js';
 
 const usage = `finalstate demo [--preset mini|smoke|FILE] [--fresh] [--json]

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { buildBaseModel } from '../../cli/commands/model.js';
+import { buildBaseModel } from '../../wiring/base-model.js';
 import { loadConfig } from '../../infra/config.js';
 import { fromRoot } from '../../core/paths.js';
 import * as stack from '../../infra/stack/index.js';

@@ -1,0 +1,216 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { InfrastructureError, UserError } from '../core/errors.js';
+import { fromRoot } from '../core/paths.js';
+import { readTaskSets, type LoadedTaskSet } from '../environment/task-set.js';
+import {
+  demonstrationsKey,
+  generatedTrainingSets,
+  isDemonstrationTask,
+  oracleDemonstrations,
+} from '../runtime/demonstrations/demonstrations.js';
+import { getRenderer } from '../runtime/interpreter/index.js';
+import { type LoadedConfig } from '../schemas/config.js';
+import { createEpisodeRuntime } from './episode-runtime.js';
+import { defaultRegistry } from './registry.js';
+
+/**
+ * 40 generator seeds whose entity-number offsets (seed x 7919 mod 400000) scatter over the training range, a few tasks
+ * each: every digit position of the ids varies, so copying them has to be learned. (Three seeds with 75 consecutive
+ * ids each were not enough: the middle digits stayed constants per seed.)
+ */
+export const DEFAULT_EXTRA_SEEDS = Array.from({ length: 40 }, (_, i) => 5 + 37 * i);
+
+interface PythonBuild {
+  dir: string;
+  hash: string;
+  cached: boolean;
+  report: {
+    paramCount: number;
+    finalLoss: number;
+    buildSeconds: number;
+    sftSteps: number;
+    meanTokensPerExample: number;
+    [key: string]: unknown;
+  };
+}
+
+/**
+ * The demonstrations file for these task sets. Each task set is rendered once per content hash into its own file
+ * (adding a task set renders only that one); the build reads their concatenation. With `maxDemos`, one sample spread
+ * over all sets is rendered instead.
+ */
+async function demonstrationsFile(
+  config: LoadedConfig,
+  dir: string,
+  cacheDir: string,
+  extra: { seeds: number[]; count: number },
+  maxDemos: number | undefined,
+  concurrency: number,
+  log: (line: string) => void,
+) {
+  const registry = await defaultRegistry();
+  const shipped = readTaskSets(dir).filter((s) => s.tasks.some(isDemonstrationTask));
+  if (shipped.length === 0)
+    throw new UserError(
+      `finalstate model build-base: no training-split mini tasks in ${dir}; run \`finalstate tasks generate\``,
+    );
+  // The domains the task directory trains on: a pack without training tasks there adds no demonstrations.
+  const domains = registry.all().filter((d) => shipped.some((s) => s.tasks.some((t) => t.domain === d.name)));
+  const sets = [
+    ...shipped,
+    ...generatedTrainingSets(domains, path.join(cacheDir, 'demonstration-tasks'), extra.seeds, extra.count),
+  ];
+  const renderer = getRenderer('qwen3');
+  const fileOf = (group: LoadedTaskSet[], name: string) =>
+    path.join(cacheDir, 'demonstrations', `${name}-${demonstrationsKey(group, domains, renderer).slice(0, 16)}.jsonl`);
+  const groups =
+    maxDemos === undefined
+      ? sets.map((set) => ({ sets: [set], file: fileOf([set], set.manifest.name) }))
+      : [{ sets, file: fileOf(sets, `sample${maxDemos}`) }];
+  const missing = groups.filter((g) => !fs.existsSync(g.file));
+  const started = performance.now();
+  const failed: string[] = [];
+  const episodePrefix = `demo-${Date.now().toString(36)}`;
+  if (missing.length > 0) {
+    const runtime = await createEpisodeRuntime(config);
+    try {
+      for (const group of missing) {
+        const run = await oracleDemonstrations(runtime, renderer, group.sets, {
+          ...(maxDemos !== undefined ? { maxTasks: maxDemos } : {}),
+          concurrency,
+          episodePrefix,
+          onEpisode: (done, total) => {
+            if (done % 50 === 0 || done === total)
+              log(`demonstrations ${path.basename(group.file)}: ${done}/${total} oracle episodes`);
+          },
+        });
+        if (run.demonstrations.length === 0)
+          throw new UserError(
+            `finalstate model build-base: no oracle episode of ${group.sets.map((s) => s.file).join(', ')} earned reward 1`,
+          );
+        failed.push(...run.failedTaskIds);
+        writeAtomically(group.file, run.demonstrations.map((d) => `${JSON.stringify(d.demonstration)}\n`).join(''));
+      }
+    } finally {
+      await runtime.close();
+    }
+  }
+  const combined = groups.length === 1 ? groups[0]!.file : fileOf(sets, 'demos');
+  if (!fs.existsSync(combined)) writeAtomically(combined, groups.map((g) => fs.readFileSync(g.file, 'utf8')).join(''));
+  const count = fs.readFileSync(combined, 'utf8').trim().split('\n').length;
+  return {
+    file: combined,
+    cached: missing.length === 0,
+    count,
+    failed,
+    seconds: (performance.now() - started) / 1000,
+    episodePrefix: missing.length ? episodePrefix : null,
+  };
+}
+
+function writeAtomically(file: string, text: string): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const temporary = `${file}.tmp-${process.pid}`;
+  fs.writeFileSync(temporary, text);
+  fs.renameSync(temporary, file);
+}
+
+function runPythonBuild(config: LoadedConfig, args: string[], log: (line: string) => void): Promise<PythonBuild> {
+  const python = fromRoot(config.python.venv, 'bin', 'python');
+  if (!fs.existsSync(python))
+    throw new UserError(`finalstate model build-base: Python not found at ${python}; run \`npm run setup\``);
+  return new Promise((resolve, reject) => {
+    const child = spawn(python, ['-m', 'finalstate.base_model', 'build', ...args], {
+      env: { ...process.env, PYTHONPATH: fromRoot('python') },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderrTail = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => {
+      const text = chunk.toString();
+      stderrTail = (stderrTail + text).slice(-4000);
+      for (const line of text.split('\n')) if (line.trim()) log(line);
+    });
+    child.on('error', (err) =>
+      reject(new InfrastructureError(`base model build could not start: ${err.message}`, 'python')),
+    );
+    child.on('close', (code) => {
+      if (code !== 0)
+        return reject(
+          new UserError(`finalstate model build-base: the Python build failed (exit ${code}):\n${stderrTail}`),
+        );
+      try {
+        resolve(JSON.parse(stdout.trim().split('\n').pop()!) as PythonBuild);
+      } catch {
+        reject(new InfrastructureError(`base model build printed no result: ${stdout.slice(-500)}`, 'python'));
+      }
+    });
+  });
+}
+
+export interface BaseModelOptions {
+  steps?: number;
+  batchSize?: number;
+  maxDemos?: number;
+  seed?: number;
+  concurrency?: number;
+  extraSeeds?: number[];
+  extraCount?: number;
+  /** Task-set directory of the demonstrations (default tasks/). */
+  dir?: string;
+  /** Where demonstrations/ and models/ live (default <dataDir>). */
+  cacheDir?: string;
+  log?: (line: string) => void;
+}
+
+/** Builds (or finds in its cache) the tiny base model: oracle demonstrations, then the Python tokenizer + SFT build. */
+export async function buildBaseModel(config: LoadedConfig, options: BaseModelOptions = {}) {
+  const dir = options.dir ?? fromRoot('tasks');
+  const cacheDir = options.cacheDir ?? config.dataPath;
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const started = performance.now();
+  const extra = { seeds: options.extraSeeds ?? DEFAULT_EXTRA_SEEDS, count: options.extraCount ?? 8 };
+  const demos = await demonstrationsFile(config, dir, cacheDir, extra, options.maxDemos, options.concurrency ?? 2, log);
+  log(`demonstrations: ${demos.count} in ${demos.file}${demos.cached ? ' (cached)' : ''}`);
+  const build = await runPythonBuild(
+    config,
+    [
+      '--demos',
+      demos.file,
+      '--cache-dir',
+      path.join(cacheDir, 'models'),
+      '--seed',
+      String(options.seed ?? 0),
+      ...(options.steps !== undefined ? ['--steps', String(options.steps)] : []),
+      ...(options.batchSize !== undefined ? ['--batch-size', String(options.batchSize)] : []),
+    ],
+    log,
+  );
+  const curve = (
+    JSON.parse(fs.readFileSync(path.join(build.dir, 'build_report.json'), 'utf8')) as {
+      lossCurve: { step: number; loss: number }[];
+    }
+  ).lossCurve;
+  const lossCurve = curve.filter(
+    (_, i) => i % Math.max(1, Math.floor(curve.length / 10)) === 0 || i === curve.length - 1,
+  );
+  return {
+    checkpointDir: build.dir,
+    contentHash: build.hash,
+    cached: build.cached,
+    demonstrations: {
+      file: demos.file,
+      count: demos.count,
+      cached: demos.cached,
+      failedOracleTasks: demos.failed,
+      episodePrefix: demos.episodePrefix,
+      seconds: Math.round(demos.seconds * 10) / 10,
+    },
+    report: build.report,
+    lossCurve,
+    totalSeconds: Math.round((performance.now() - started) / 100) / 10,
+  };
+}
