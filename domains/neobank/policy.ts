@@ -9,7 +9,15 @@ export const NEOBANK_RULES = {
   /** Incidents the service desk never closes: they are escalated to the security team. */
   securityKinds: ['phishing', 'lost_device', 'leaked_credential', 'malware'] as IncidentKind[],
   securityTeam: 'security',
-  priority: { security: 'urgent', access: 'normal', device: 'normal', account: 'normal', offboarding: 'normal', software: 'low', general: 'low' } as Record<string, string>,
+  priority: {
+    security: 'urgent',
+    access: 'normal',
+    device: 'normal',
+    account: 'normal',
+    offboarding: 'normal',
+    software: 'low',
+    general: 'low',
+  } as Record<string, string>,
   /** Rule 3.2: who must approve an access request, by the system's sensitivity and the level asked. */
   requiredApprovers(sensitivity: Sensitivity, level: Level): ApproverRole[] {
     const roles: ApproverRole[] = ['manager'];
@@ -18,14 +26,18 @@ export const NEOBANK_RULES = {
     return roles;
   },
   /** Rule 5.2: the severity an incident is logged with. */
-  severity(kind: IncidentKind, facts: { clicked?: boolean; encrypted?: boolean }): 'low' | 'medium' | 'high' | 'critical' {
+  severity(
+    kind: IncidentKind,
+    facts: { clicked?: boolean; encrypted?: boolean },
+  ): 'low' | 'medium' | 'high' | 'critical' {
     if (kind === 'leaked_credential') return 'critical';
     if (kind === 'phishing') return facts.clicked ? 'high' : 'medium';
     if (kind === 'lost_device') return facts.encrypted ? 'medium' : 'high';
     if (kind === 'malware') return 'high';
     return 'low';
   },
-  withinEntitlement: (level: Level, max: Level | undefined) => max !== undefined && LEVEL_RANK[level] <= LEVEL_RANK[max],
+  withinEntitlement: (level: Level, max: Level | undefined) =>
+    max !== undefined && LEVEL_RANK[level] <= LEVEL_RANK[max],
 };
 
 const P = NEOBANK_RULES.priority;

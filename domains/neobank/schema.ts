@@ -12,7 +12,14 @@ export const neobankTickets: TicketSystem = {
   teams: ['security', 'it_operations', 'people_ops'],
 };
 
-export const ROLES = ['software_engineer', 'site_reliability', 'data_analyst', 'support_agent', 'finance_analyst', 'hr_partner'] as const;
+export const ROLES = [
+  'software_engineer',
+  'site_reliability',
+  'data_analyst',
+  'support_agent',
+  'finance_analyst',
+  'hr_partner',
+] as const;
 /** Access levels, least to most privileged. */
 export const ACCESS_LEVELS = ['read', 'write', 'admin'] as const;
 export const SENSITIVITIES = ['standard', 'confidential', 'production'] as const;

@@ -10,13 +10,48 @@ export const DEPARTMENTS = [
 ] as const;
 
 /** The security lead approves every admin right. */
-export const SECURITY_LEAD = { employee_id: 'EMP-SEC-1', full_name: 'Priya Raman', email: 'priya.raman@ledgerly.example', employee_number: 'E-0001', department_id: 'DEP-SEC', role: 'security_lead' };
+export const SECURITY_LEAD = {
+  employee_id: 'EMP-SEC-1',
+  full_name: 'Priya Raman',
+  email: 'priya.raman@ledgerly.example',
+  employee_number: 'E-0001',
+  department_id: 'DEP-SEC',
+  role: 'security_lead',
+};
 
 const OWNERS = [
-  { employee_id: 'EMP-OWN-1', full_name: 'Tomas Berg', email: 'tomas.berg@ledgerly.example', employee_number: 'E-0002', department_id: 'DEP-ENG', role: 'data_owner' },
-  { employee_id: 'EMP-OWN-2', full_name: 'Grace Okafor', email: 'grace.okafor@ledgerly.example', employee_number: 'E-0003', department_id: 'DEP-DATA', role: 'data_owner' },
-  { employee_id: 'EMP-OWN-3', full_name: 'Hugo Lindqvist', email: 'hugo.lindqvist@ledgerly.example', employee_number: 'E-0004', department_id: 'DEP-FIN', role: 'data_owner' },
-  { employee_id: 'EMP-OWN-4', full_name: 'Amara Diallo', email: 'amara.diallo@ledgerly.example', employee_number: 'E-0005', department_id: 'DEP-PPL', role: 'data_owner' },
+  {
+    employee_id: 'EMP-OWN-1',
+    full_name: 'Tomas Berg',
+    email: 'tomas.berg@ledgerly.example',
+    employee_number: 'E-0002',
+    department_id: 'DEP-ENG',
+    role: 'data_owner',
+  },
+  {
+    employee_id: 'EMP-OWN-2',
+    full_name: 'Grace Okafor',
+    email: 'grace.okafor@ledgerly.example',
+    employee_number: 'E-0003',
+    department_id: 'DEP-DATA',
+    role: 'data_owner',
+  },
+  {
+    employee_id: 'EMP-OWN-3',
+    full_name: 'Hugo Lindqvist',
+    email: 'hugo.lindqvist@ledgerly.example',
+    employee_number: 'E-0004',
+    department_id: 'DEP-FIN',
+    role: 'data_owner',
+  },
+  {
+    employee_id: 'EMP-OWN-4',
+    full_name: 'Amara Diallo',
+    email: 'amara.diallo@ledgerly.example',
+    employee_number: 'E-0005',
+    department_id: 'DEP-PPL',
+    role: 'data_owner',
+  },
 ];
 
 export type Sensitivity = 'standard' | 'confidential' | 'production';
@@ -30,15 +65,26 @@ export interface System {
 export const SYSTEMS: readonly System[] = [
   { system_id: 'SYS-CRM', name: 'Customer CRM', sensitivity: 'standard', data_owner_id: 'EMP-OWN-1' },
   { system_id: 'SYS-GIT', name: 'Source code hosting', sensitivity: 'standard', data_owner_id: 'EMP-OWN-1' },
-  { system_id: 'SYS-LEDGER', name: 'Production ledger database', sensitivity: 'production', data_owner_id: 'EMP-OWN-3' },
-  { system_id: 'SYS-PAYOPS', name: 'Payments operations console', sensitivity: 'production', data_owner_id: 'EMP-OWN-3' },
+  {
+    system_id: 'SYS-LEDGER',
+    name: 'Production ledger database',
+    sensitivity: 'production',
+    data_owner_id: 'EMP-OWN-3',
+  },
+  {
+    system_id: 'SYS-PAYOPS',
+    name: 'Payments operations console',
+    sensitivity: 'production',
+    data_owner_id: 'EMP-OWN-3',
+  },
   { system_id: 'SYS-AWS', name: 'Cloud console', sensitivity: 'production', data_owner_id: 'EMP-OWN-1' },
   { system_id: 'SYS-DWH', name: 'Data warehouse', sensitivity: 'confidential', data_owner_id: 'EMP-OWN-2' },
   { system_id: 'SYS-HRIS', name: 'HR information system', sensitivity: 'confidential', data_owner_id: 'EMP-OWN-4' },
 ];
 
 export type Level = 'read' | 'write' | 'admin';
-export type Role = 'software_engineer' | 'site_reliability' | 'data_analyst' | 'support_agent' | 'finance_analyst' | 'hr_partner';
+export type Role =
+  'software_engineer' | 'site_reliability' | 'data_analyst' | 'support_agent' | 'finance_analyst' | 'hr_partner';
 
 /** Least privilege: the most each role may hold on each system; a system not listed is not needed by the role at all. */
 export const ENTITLEMENTS: Record<Role, Record<string, Level>> = {
@@ -68,23 +114,74 @@ export interface Product {
 }
 
 export const PRODUCTS: readonly Product[] = [
-  { product_id: 'SW-IDE', monthly_cost: 59, name: 'IntelliJ IDEA Ultimate', seats_total: 400, allowed_departments: ['DEP-ENG'] },
-  { product_id: 'SW-TABLEAU', monthly_cost: 75, name: 'Tableau Creator', seats_total: 120, allowed_departments: ['DEP-DATA', 'DEP-FIN'] },
-  { product_id: 'SW-FIGMA', monthly_cost: 45, name: 'Figma Professional', seats_total: 80, allowed_departments: ['DEP-ENG', 'DEP-OPS'] },
-  { product_id: 'SW-ZENDESK', monthly_cost: 69, name: 'Zendesk agent seat', seats_total: 300, allowed_departments: ['DEP-OPS'] },
-  { product_id: 'SW-WORKDAY', monthly_cost: 38, name: 'Workday HR partner', seats_total: 40, allowed_departments: ['DEP-PPL'] },
-  { product_id: 'SW-VISIO', monthly_cost: 15, name: 'Microsoft Visio', seats_total: 60, allowed_departments: ['DEP-FIN', 'DEP-ENG'] },
+  {
+    product_id: 'SW-IDE',
+    monthly_cost: 59,
+    name: 'IntelliJ IDEA Ultimate',
+    seats_total: 400,
+    allowed_departments: ['DEP-ENG'],
+  },
+  {
+    product_id: 'SW-TABLEAU',
+    monthly_cost: 75,
+    name: 'Tableau Creator',
+    seats_total: 120,
+    allowed_departments: ['DEP-DATA', 'DEP-FIN'],
+  },
+  {
+    product_id: 'SW-FIGMA',
+    monthly_cost: 45,
+    name: 'Figma Professional',
+    seats_total: 80,
+    allowed_departments: ['DEP-ENG', 'DEP-OPS'],
+  },
+  {
+    product_id: 'SW-ZENDESK',
+    monthly_cost: 69,
+    name: 'Zendesk agent seat',
+    seats_total: 300,
+    allowed_departments: ['DEP-OPS'],
+  },
+  {
+    product_id: 'SW-WORKDAY',
+    monthly_cost: 38,
+    name: 'Workday HR partner',
+    seats_total: 40,
+    allowed_departments: ['DEP-PPL'],
+  },
+  {
+    product_id: 'SW-VISIO',
+    monthly_cost: 15,
+    name: 'Microsoft Visio',
+    seats_total: 60,
+    allowed_departments: ['DEP-FIN', 'DEP-ENG'],
+  },
 ];
 
-const staff = (e: typeof SECURITY_LEAD) => ({ ...e, manager_id: null, status: 'active', mfa_enrolled: true, mfa_reset_at: null });
+const staff = (e: typeof SECURITY_LEAD) => ({
+  ...e,
+  manager_id: null,
+  status: 'active',
+  mfa_enrolled: true,
+  mfa_reset_at: null,
+});
 
 export const neobankSeed: Record<string, Record<string, unknown>[]> = {
   departments: DEPARTMENTS.map((d) => ({ ...d })),
   employees: [SECURITY_LEAD, ...OWNERS].map(staff),
   systems: SYSTEMS.map((s) => ({ ...s })),
-  role_entitlements: Object.entries(ENTITLEMENTS).flatMap(([role, systems]) => Object.entries(systems).map(([system_id, max_level]) => ({ role, system_id, max_level }))),
-  software_products: PRODUCTS.map(({ product_id, name, seats_total, monthly_cost }) => ({ product_id, name, seats_total, monthly_cost })),
-  software_entitlements: PRODUCTS.flatMap((p) => p.allowed_departments.map((department_id) => ({ product_id: p.product_id, department_id }))),
+  role_entitlements: Object.entries(ENTITLEMENTS).flatMap(([role, systems]) =>
+    Object.entries(systems).map(([system_id, max_level]) => ({ role, system_id, max_level })),
+  ),
+  software_products: PRODUCTS.map(({ product_id, name, seats_total, monthly_cost }) => ({
+    product_id,
+    name,
+    seats_total,
+    monthly_cost,
+  })),
+  software_entitlements: PRODUCTS.flatMap((p) =>
+    p.allowed_departments.map((department_id) => ({ product_id: p.product_id, department_id })),
+  ),
 };
 
 export const neobankSequences = {

@@ -215,10 +215,19 @@ export async function finalState(
 }
 
 /** Every import specifier of a TypeScript source file (static imports and re-exports). */
-const importsOf = (source: string) => [...source.matchAll(/^\s*(?:import|export)\s[^'"]*?from\s+'([^']+)'/gm)].map((m) => m[1]!);
+const importsOf = (source: string) =>
+  [...source.matchAll(/^\s*(?:import|export)\s[^'"]*?from\s+'([^']+)'/gm)].map((m) => m[1]!);
 
 function typeScriptFiles(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? typeScriptFiles(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : []));
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .flatMap((e) =>
+      e.isDirectory()
+        ? typeScriptFiles(path.join(dir, e.name))
+        : e.name.endsWith('.ts')
+          ? [path.join(dir, e.name)]
+          : [],
+    );
 }
 
 /** Where a pack under `root` imports anything but `finalstate/domain` and its own files: one line per import. */
@@ -228,7 +237,8 @@ export function foreignImports(root: string): { files: number; foreign: string[]
   for (const file of files) {
     for (const specifier of importsOf(fs.readFileSync(file, 'utf8'))) {
       if (specifier === 'finalstate/domain') continue;
-      if (!specifier.startsWith('.') || !path.resolve(path.dirname(file), specifier).startsWith(root + path.sep)) foreign.push(`${path.relative(root, file)} imports ${specifier}`);
+      if (!specifier.startsWith('.') || !path.resolve(path.dirname(file), specifier).startsWith(root + path.sep))
+        foreign.push(`${path.relative(root, file)} imports ${specifier}`);
     }
   }
   return { files: files.length, foreign };

@@ -1,6 +1,19 @@
 import { fromCents, iso, type Scenario, type ScenarioContext } from 'finalstate/domain';
 import { CONSULTING_RULES } from '../policy.js';
-import { FIRST_EXPENSE, addApproval, addEngagement, addTeam, byId, call, deskDraft, emptyWorld, nothingAudited, rowAssertion, type Person, type World } from './fixtures.js';
+import {
+  FIRST_EXPENSE,
+  addApproval,
+  addEngagement,
+  addTeam,
+  byId,
+  call,
+  deskDraft,
+  emptyWorld,
+  nothingAudited,
+  rowAssertion,
+  type Person,
+  type World,
+} from './fixtures.js';
 
 const R = CONSULTING_RULES;
 const STORY = {
@@ -32,7 +45,16 @@ function expense(ctx: ScenarioContext, range: (limit: number) => [number, number
   const [low, high] = range(limit);
   const amount = fromCents(ctx.rng.int(low * 100, high * 100));
   const category = ctx.rng.pick(Object.keys(STORY) as Category[]);
-  return { world, person, manager, engagementId: String(engagement.engagement_id), category, amount, receipt: receipt ?? (amount > R.receiptThreshold || ctx.rng.chance(0.5)), limit };
+  return {
+    world,
+    person,
+    manager,
+    engagementId: String(engagement.engagement_id),
+    category,
+    amount,
+    receipt: receipt ?? (amount > R.receiptThreshold || ctx.rng.chance(0.5)),
+    limit,
+  };
 }
 
 /** Mini: the claim exists, submitted. Full: the employee files it. */
@@ -54,16 +76,36 @@ function existingClaim(ctx: ScenarioContext, e: Expense): string {
   return claimId;
 }
 
-const fileCall = (e: Expense) => call('file_expense_claim', { employee_id: e.person.id, category: e.category, amount: e.amount, receipt_attached: e.receipt, engagement_id: e.engagementId });
+const fileCall = (e: Expense) =>
+  call('file_expense_claim', {
+    employee_id: e.person.id,
+    category: e.category,
+    amount: e.amount,
+    receipt_attached: e.receipt,
+    engagement_id: e.engagementId,
+  });
 const facts = (e: Expense) => ({ amount: `$${e.amount.toFixed(2)}`, has_receipt: e.receipt ? 'yes' : 'no' });
 const fullQuery = (e: Expense) => `I need to expense ${STORY[e.category]} for engagement ${e.engagementId}.`;
-const claimState = (claimId: string, expected: Record<string, unknown>) => rowAssertion(`claim ${claimId} is ${JSON.stringify(expected)}`, 'expense_claims', byId('claim_id', claimId), expected);
+const claimState = (claimId: string, expected: Record<string, unknown>) =>
+  rowAssertion(
+    `claim ${claimId} is ${JSON.stringify(expected)}`,
+    'expense_claims',
+    byId('claim_id', claimId),
+    expected,
+  );
 
 /** One expense request: in mini the claim exists and is decided; in full it is filed first (claim EXP-7000). */
 function expenseDraft(
   ctx: ScenarioContext,
   e: Expense,
-  spec: { decide: (claimId: string) => ReturnType<typeof call>; expected: Record<string, unknown>; goal: string; lookups?: ReturnType<typeof call>[]; tags?: string[]; decisions?: Record<string, boolean> },
+  spec: {
+    decide: (claimId: string) => ReturnType<typeof call>;
+    expected: Record<string, unknown>;
+    goal: string;
+    lookups?: ReturnType<typeof call>[];
+    tags?: string[];
+    decisions?: Record<string, boolean>;
+  },
 ) {
   const mini = ctx.profile === 'mini';
   if (!mini && spec.decisions && Object.values(spec.decisions).includes(false)) {
@@ -76,7 +118,10 @@ function expenseDraft(
       decisions: spec.decisions,
       goal: spec.goal,
       actions: [],
-      assertions: [{ description: 'no claim filed', sql: 'SELECT count(*)::int AS n FROM expense_claims', expect: [{ n: 0 }] }, nothingAudited],
+      assertions: [
+        { description: 'no claim filed', sql: 'SELECT count(*)::int AS n FROM expense_claims', expect: [{ n: 0 }] },
+        nothingAudited,
+      ],
       tags: [...(spec.tags ?? []), 'declined'],
     });
   }
@@ -120,7 +165,14 @@ export const expenseAboveLimitRoutedScenario: Scenario = {
     const e = expense(ctx, (limit) => [limit + 10, limit * 2], true);
     const agrees = ctx.rng.chance(0.6);
     // A decoy in full: an approval for less than the claim.
-    if (ctx.profile === 'full' && ctx.rng.chance(0.5)) addApproval(ctx, e.world, { suffix: '-1', employee: e.person, approver: e.manager.id, kind: 'expense', max_amount: Math.floor(e.amount) - 5 });
+    if (ctx.profile === 'full' && ctx.rng.chance(0.5))
+      addApproval(ctx, e.world, {
+        suffix: '-1',
+        employee: e.person,
+        approver: e.manager.id,
+        kind: 'expense',
+        max_amount: Math.floor(e.amount) - 5,
+      });
     return expenseDraft(ctx, e, {
       decide: (id) => call('route_expense_to_manager', { claim_id: id }),
       expected: { status: 'pending_manager', routed_to: e.manager.id },
@@ -138,8 +190,22 @@ export const expenseAboveLimitApprovedScenario: Scenario = {
   profiles: ['full'],
   build(ctx) {
     const e = expense(ctx, (limit) => [limit + 10, limit * 2], true);
-    if (ctx.rng.chance(0.4)) addApproval(ctx, e.world, { suffix: '-1', employee: e.person, approver: 'EMP-000001', kind: 'access', system: 'crm', role: 'write' });
-    const approval = addApproval(ctx, e.world, { suffix: '-2', employee: e.person, approver: e.manager.id, kind: 'expense', max_amount: Math.ceil(e.amount) + ctx.rng.int(0, 200) });
+    if (ctx.rng.chance(0.4))
+      addApproval(ctx, e.world, {
+        suffix: '-1',
+        employee: e.person,
+        approver: 'EMP-000001',
+        kind: 'access',
+        system: 'crm',
+        role: 'write',
+      });
+    const approval = addApproval(ctx, e.world, {
+      suffix: '-2',
+      employee: e.person,
+      approver: e.manager.id,
+      kind: 'expense',
+      max_amount: Math.ceil(e.amount) + ctx.rng.int(0, 200),
+    });
     const approvalId = String(approval.approval_id);
     return expenseDraft(ctx, e, {
       decide: (id) => call('approve_expense_claim', { claim_id: id, approval_id: approvalId }),
@@ -165,9 +231,18 @@ export const expenseNoReceiptRefusedScenario: Scenario = {
       facts: facts(e),
       goal: `get your ${e.category} expense of $${e.amount.toFixed(2)} reimbursed without a receipt.`,
       actions: [],
-      assertions: [{ description: 'no claim filed', sql: 'SELECT count(*)::int AS n FROM expense_claims', expect: [{ n: 0 }] }, nothingAudited],
+      assertions: [
+        { description: 'no claim filed', sql: 'SELECT count(*)::int AS n FROM expense_claims', expect: [{ n: 0 }] },
+        nothingAudited,
+      ],
       tags: ['refuse'],
-      rubrics: [{ kind: 'judge', description: 'refusal explained', question: `Does the agent decline to file the claim because a receipt is required above $${R.receiptThreshold}?` }],
+      rubrics: [
+        {
+          kind: 'judge',
+          description: 'refusal explained',
+          question: `Does the agent decline to file the claim because a receipt is required above $${R.receiptThreshold}?`,
+        },
+      ],
     });
   },
 };

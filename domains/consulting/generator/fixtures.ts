@@ -24,12 +24,66 @@ import { MANAGING_PARTNER, consultingSequences } from '../seed.js';
 type Row = Record<string, unknown>;
 export type Grade = 'analyst' | 'consultant' | 'manager' | 'partner';
 
-const FIRST = ['Alex', 'Sam', 'Jordan', 'Noor', 'Elena', 'Mateo', 'Aiko', 'Femi', 'Ines', 'Ravi', 'Chloe', 'Oskar', 'Leila', 'Diego', 'Hana', 'Marek', 'Dana', 'Yusuf'];
-const LAST = ['Kim', 'Novak', 'Silva', 'Haddad', 'Rossi', 'Moreau', 'Tanaka', 'Adeyemi', 'Costa', 'Iyer', 'Dubois', 'Larsen', 'Farah', 'Ortiz', 'Sato', 'Kowalski', 'Brennan', 'Okafor'];
-const STREETS = ['Larkspur Lane', 'Quarry Road', 'Willow Crescent', 'Foundry Street', 'Orchard Close', 'Beacon Hill', 'Mill Lane', 'Juniper Avenue'];
+const FIRST = [
+  'Alex',
+  'Sam',
+  'Jordan',
+  'Noor',
+  'Elena',
+  'Mateo',
+  'Aiko',
+  'Femi',
+  'Ines',
+  'Ravi',
+  'Chloe',
+  'Oskar',
+  'Leila',
+  'Diego',
+  'Hana',
+  'Marek',
+  'Dana',
+  'Yusuf',
+];
+const LAST = [
+  'Kim',
+  'Novak',
+  'Silva',
+  'Haddad',
+  'Rossi',
+  'Moreau',
+  'Tanaka',
+  'Adeyemi',
+  'Costa',
+  'Iyer',
+  'Dubois',
+  'Larsen',
+  'Farah',
+  'Ortiz',
+  'Sato',
+  'Kowalski',
+  'Brennan',
+  'Okafor',
+];
+const STREETS = [
+  'Larkspur Lane',
+  'Quarry Road',
+  'Willow Crescent',
+  'Foundry Street',
+  'Orchard Close',
+  'Beacon Hill',
+  'Mill Lane',
+  'Juniper Avenue',
+];
 const TOWNS = ['Bristol', 'Leeds', 'Norwich', 'Bath', 'York', 'Exeter'];
 const DEPARTMENTS = ['Strategy', 'Technology', 'Operations', 'Finance Advisory', 'People Advisory'];
-export const CLIENTS = ['Northwind Foods', 'Contoso Energy', 'Fabrikam Health', 'Tailspin Airways', 'Woodgrove Bank', 'Litware Retail'];
+export const CLIENTS = [
+  'Northwind Foods',
+  'Contoso Energy',
+  'Fabrikam Health',
+  'Tailspin Airways',
+  'Woodgrove Bank',
+  'Litware Retail',
+];
 
 export const FIRST_TICKET = `${consultingSequences.ticket.prefix}${consultingSequences.ticket.start}`;
 export const FIRST_LEAVE = `${consultingSequences.leave.prefix}${consultingSequences.leave.start}`;
@@ -81,7 +135,11 @@ function birthDate(rng: Prng, now: Date): string {
 export const addressOf = (rng: Prng) => `${rng.int(2, 98)} ${rng.pick(STREETS)}, ${rng.pick(TOWNS)}`;
 
 /** An employee `EMP-<n><suffix>`; the manager defaults to the managing partner. */
-export function addPerson(ctx: ScenarioContext, world: World, spec: { suffix?: string; grade?: Grade; manager?: Person | null; lastName?: string } = {}): Person {
+export function addPerson(
+  ctx: ScenarioContext,
+  world: World,
+  spec: { suffix?: string; grade?: Grade; manager?: Person | null; lastName?: string } = {},
+): Person {
   const first = ctx.rng.pick(FIRST);
   const last = spec.lastName ?? ctx.rng.pick(LAST);
   const id = `EMP-${ctx.n}${spec.suffix ?? ''}`;
@@ -95,7 +153,8 @@ export function addPerson(ctx: ScenarioContext, world: World, spec: { suffix?: s
     department: ctx.rng.pick(DEPARTMENTS),
     manager_id: spec.manager === null ? null : (spec.manager?.id ?? MANAGING_PARTNER.employee_id),
     date_of_birth: birthDate(ctx.rng, ctx.now),
-    salary: { analyst: 52_000, consultant: 78_000, manager: 115_000, partner: 240_000 }[grade] + ctx.rng.int(0, 80) * 250,
+    salary:
+      { analyst: 52_000, consultant: 78_000, manager: 115_000, partner: 240_000 }[grade] + ctx.rng.int(0, 80) * 250,
     home_address: addressOf(ctx.rng),
   };
   world.employees.push(person);
@@ -105,11 +164,23 @@ export function addPerson(ctx: ScenarioContext, world: World, spec: { suffix?: s
 /** A requester with a manager of their own (both task rows). */
 export function addTeam(ctx: ScenarioContext, world: World, grade?: Grade): { person: Person; manager: Person } {
   const manager = addPerson(ctx, world, { suffix: '-M', grade: 'manager' });
-  return { person: addPerson(ctx, world, { grade: grade ?? ctx.rng.pick(['analyst', 'consultant', 'consultant', 'manager'] as const), manager }), manager };
+  return {
+    person: addPerson(ctx, world, {
+      grade: grade ?? ctx.rng.pick(['analyst', 'consultant', 'consultant', 'manager'] as const),
+      manager,
+    }),
+    manager,
+  };
 }
 
 /** The annual and sick balances; `monthsUnaccrued` whole months of accrual not yet posted. */
-export function addBalances(ctx: ScenarioContext, world: World, person: Person, annual: number, monthsUnaccrued = 0): void {
+export function addBalances(
+  ctx: ScenarioContext,
+  world: World,
+  person: Person,
+  annual: number,
+  monthsUnaccrued = 0,
+): void {
   const through = isoDate(addDays(ctx.now, -(monthsUnaccrued * CONSULTING_RULES.daysPerMonth + ctx.rng.int(2, 25))));
   world.leave_balances.push(
     { employee_id: person.id, leave_type: 'annual', balance_days: annual, accrued_through: through },
@@ -117,7 +188,20 @@ export function addBalances(ctx: ScenarioContext, world: World, person: Person, 
   );
 }
 
-export function addApproval(ctx: ScenarioContext, world: World, spec: { suffix: string; employee: Person; approver: string; kind: string; max_days?: number; max_amount?: number; system?: string; role?: string }): Row {
+export function addApproval(
+  ctx: ScenarioContext,
+  world: World,
+  spec: {
+    suffix: string;
+    employee: Person;
+    approver: string;
+    kind: string;
+    max_days?: number;
+    max_amount?: number;
+    system?: string;
+    role?: string;
+  },
+): Row {
   const row = {
     approval_id: `APR-${ctx.n}${spec.suffix}`,
     employee_id: spec.employee.id,
@@ -134,7 +218,12 @@ export function addApproval(ctx: ScenarioContext, world: World, spec: { suffix: 
 }
 
 export function addEngagement(ctx: ScenarioContext, world: World, manager: Person, members: Person[]): Row {
-  const row = { engagement_id: `ENG-${ctx.n}`, client_name: ctx.rng.pick(CLIENTS), manager_id: manager.id, status: 'active' };
+  const row = {
+    engagement_id: `ENG-${ctx.n}`,
+    client_name: ctx.rng.pick(CLIENTS),
+    manager_id: manager.id,
+    status: 'active',
+  };
   world.engagements.push(row);
   for (const m of members) world.engagement_members.push({ engagement_id: row.engagement_id, employee_id: m.id });
   return row;
@@ -196,7 +285,13 @@ export function deskDraft(ctx: ScenarioContext, req: DeskRequest): TaskDraft {
   const persona = consultingVocabulary.persona(req.who);
   if (ctx.profile === 'mini') {
     if (!req.miniQuery) throw new Error(`${req.who.id}: this task type has no mini query`);
-    return { ...common, query: req.miniQuery, userContext: userBrief(persona, req.goal, {}), golden: [...req.lookups, ...req.actions], assertions: req.assertions };
+    return {
+      ...common,
+      query: req.miniQuery,
+      userContext: userBrief(persona, req.goal, {}),
+      golden: [...req.lookups, ...req.actions],
+      assertions: req.assertions,
+    };
   }
   const introduced = introduce(ctx.rng, req.who.full_name, req.who.email);
   const { facts } = introduced;
@@ -227,10 +322,25 @@ export function deskDraft(ctx: ScenarioContext, req: DeskRequest): TaskDraft {
 }
 
 /** Refusals and answers leave no trace: nothing audited. */
-export const nothingAudited: Assertion = { description: 'nothing audited', sql: 'SELECT count(*)::int AS n FROM audit_log', expect: [{ n: 0 }] };
+export const nothingAudited: Assertion = {
+  description: 'nothing audited',
+  sql: 'SELECT count(*)::int AS n FROM audit_log',
+  expect: [{ n: 0 }],
+};
 
-export function rowAssertion(description: string, table: string, where: string, expected: Record<string, unknown>): Assertion {
-  const columns = Object.keys(expected).map((c) => (['balance_days', 'days', 'amount', 'hours'].includes(c) ? `${c}::float8 AS ${c}` : c.endsWith('_date') || c === 'accrued_through' ? `to_char(${c}, 'YYYY-MM-DD') AS ${c}` : c));
+export function rowAssertion(
+  description: string,
+  table: string,
+  where: string,
+  expected: Record<string, unknown>,
+): Assertion {
+  const columns = Object.keys(expected).map((c) =>
+    ['balance_days', 'days', 'amount', 'hours'].includes(c)
+      ? `${c}::float8 AS ${c}`
+      : c.endsWith('_date') || c === 'accrued_through'
+        ? `to_char(${c}, 'YYYY-MM-DD') AS ${c}`
+        : c,
+  );
   return { description, sql: `SELECT ${columns.join(', ')} FROM ${table} WHERE ${where}`, expect: [expected] };
 }
 
@@ -238,6 +348,11 @@ export const byId = (column: string, id: string) => `${column} = ${sqlString(id)
 
 /** The annual balance row as an assertion. */
 export const annualBalance = (person: Person, balance: number) =>
-  rowAssertion(`${person.id} has ${balance} annual days`, 'leave_balances', `${byId('employee_id', person.id)} AND leave_type = 'annual'`, { balance_days: balance });
+  rowAssertion(
+    `${person.id} has ${balance} annual days`,
+    'leave_balances',
+    `${byId('employee_id', person.id)} AND leave_type = 'annual'`,
+    { balance_days: balance },
+  );
 
 export { call, sqlString };

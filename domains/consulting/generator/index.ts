@@ -1,7 +1,18 @@
 import type { Scenario } from 'finalstate/domain';
-import { expenseAboveLimitApprovedScenario, expenseAboveLimitRoutedScenario, expenseMissingReceiptRejectedScenario, expenseNoReceiptRefusedScenario, expenseWithinLimitScenario } from './expenses.js';
+import {
+  expenseAboveLimitApprovedScenario,
+  expenseAboveLimitRoutedScenario,
+  expenseMissingReceiptRejectedScenario,
+  expenseNoReceiptRefusedScenario,
+  expenseWithinLimitScenario,
+} from './expenses.js';
 import { addressUpdateScenario, privacyRefusedScenario } from './hr.js';
-import { accessEscalatedScenario, accessGrantScenario, equipmentReplacementScenario, timesheetDecisionScenario } from './it.js';
+import {
+  accessEscalatedScenario,
+  accessGrantScenario,
+  equipmentReplacementScenario,
+  timesheetDecisionScenario,
+} from './it.js';
 import {
   approveLeaveNotReportRefusedScenario,
   approveReportLeaveScenario,

@@ -1,6 +1,18 @@
 import { addDays, isoDate, type Scenario, type ScenarioContext } from 'finalstate/domain';
 import { CONSULTING_RULES } from '../policy.js';
-import { addApproval, addEngagement, addPerson, addTeam, byId, call, deskDraft, emptyWorld, rowAssertion, type Person, type World } from './fixtures.js';
+import {
+  addApproval,
+  addEngagement,
+  addPerson,
+  addTeam,
+  byId,
+  call,
+  deskDraft,
+  emptyWorld,
+  rowAssertion,
+  type Person,
+  type World,
+} from './fixtures.js';
 
 const R = CONSULTING_RULES;
 const RESTRICTED: [string, string][] = [
@@ -34,14 +46,32 @@ export const accessGrantScenario: Scenario = {
   build(ctx) {
     const open = ctx.rng.chance(0.4);
     const a = accessAsk(ctx, open ? OPEN : RESTRICTED);
-    const approvalId = open ? null : String(addApproval(ctx, a.world, { suffix: '-1', employee: a.person, approver: a.manager.id, kind: 'access', system: a.system, role: a.role }).approval_id);
+    const approvalId = open
+      ? null
+      : String(
+          addApproval(ctx, a.world, {
+            suffix: '-1',
+            employee: a.person,
+            approver: a.manager.id,
+            kind: 'access',
+            system: a.system,
+            role: a.role,
+          }).approval_id,
+        );
     return deskDraft(ctx, {
       who: a.person,
       world: a.world,
       lookups: open ? [] : [approvalsCall(a.person)],
       fullQuery: `Could you give me ${a.role} access to ${a.system}? ${open ? 'I need it for my new engagement.' : 'My manager has signed it off.'}`,
       goal: `get ${a.role} access to ${a.system}.`,
-      actions: [call('grant_access', { employee_id: a.person.id, system: a.system, role: a.role, ...(approvalId ? { approval_id: approvalId } : {}) })],
+      actions: [
+        call('grant_access', {
+          employee_id: a.person.id,
+          system: a.system,
+          role: a.role,
+          ...(approvalId ? { approval_id: approvalId } : {}),
+        }),
+      ],
       ticket: { category: 'access', final: 'solved' },
       assertions: [grantState(a.person, [{ system: a.system, role: a.role, approval_id: approvalId }])],
       ...(open ? {} : { tags: ['approval'] }),
@@ -57,8 +87,24 @@ export const accessEscalatedScenario: Scenario = {
     const a = accessAsk(ctx, RESTRICTED);
     const decoy = ctx.rng.int(0, 2);
     // Decoys that do not cover it: another role, or an approver who is not the manager.
-    if (decoy === 1) addApproval(ctx, a.world, { suffix: '-1', employee: a.person, approver: a.manager.id, kind: 'access', system: a.system, role: a.role === 'read' ? 'admin' : 'read' });
-    if (decoy === 2) addApproval(ctx, a.world, { suffix: '-1', employee: a.person, approver: 'EMP-000001', kind: 'access', system: a.system, role: a.role });
+    if (decoy === 1)
+      addApproval(ctx, a.world, {
+        suffix: '-1',
+        employee: a.person,
+        approver: a.manager.id,
+        kind: 'access',
+        system: a.system,
+        role: a.role === 'read' ? 'admin' : 'read',
+      });
+    if (decoy === 2)
+      addApproval(ctx, a.world, {
+        suffix: '-1',
+        employee: a.person,
+        approver: 'EMP-000001',
+        kind: 'access',
+        system: a.system,
+        role: a.role,
+      });
     return deskDraft(ctx, {
       who: a.person,
       world: a.world,
@@ -73,11 +119,28 @@ export const accessEscalatedScenario: Scenario = {
   },
 };
 
-const MODELS: Record<string, string[]> = { laptop: ['ThinkPad T14', 'MacBook Pro 14', 'Latitude 7440'], monitor: ['Dell U2723', 'LG 27UP850'], phone: ['iPhone 15', 'Pixel 8'], headset: ['Jabra Evolve2 65', 'Poly Voyager'] };
-const FAULT: Record<string, string> = { laptop: "won't boot any more", monitor: 'keeps flickering', phone: 'has a shattered screen', headset: 'lost its microphone' };
+const MODELS: Record<string, string[]> = {
+  laptop: ['ThinkPad T14', 'MacBook Pro 14', 'Latitude 7440'],
+  monitor: ['Dell U2723', 'LG 27UP850'],
+  phone: ['iPhone 15', 'Pixel 8'],
+  headset: ['Jabra Evolve2 65', 'Poly Voyager'],
+};
+const FAULT: Record<string, string> = {
+  laptop: "won't boot any more",
+  monitor: 'keeps flickering',
+  phone: 'has a shattered screen',
+  headset: 'lost its microphone',
+};
 
 function device(world: World, asset: string, kind: string, ctx: ScenarioContext, holder: Person | null) {
-  world.equipment.push({ asset_id: asset, kind, model: ctx.rng.pick(MODELS[kind]!), employee_id: holder?.id ?? null, status: holder ? 'assigned' : 'in_stock', purchased_on: isoDate(addDays(ctx.now, -ctx.rng.int(30, 1200))) });
+  world.equipment.push({
+    asset_id: asset,
+    kind,
+    model: ctx.rng.pick(MODELS[kind]!),
+    employee_id: holder?.id ?? null,
+    status: holder ? 'assigned' : 'in_stock',
+    purchased_on: isoDate(addDays(ctx.now, -ctx.rng.int(30, 1200))),
+  });
 }
 
 /** A faulty device: report it and hand out the first stock unit of its kind. Two writes besides the ticket. */
@@ -101,12 +164,25 @@ export const equipmentReplacementScenario: Scenario = {
       lookups: [call('get_employee', { employee_id: person.id }), call('list_equipment_stock', { kind })],
       fullQuery: `My ${kind} ${FAULT[kind]}. Can I get a replacement?`,
       goal: `get your faulty ${kind} replaced.`,
-      actions: [call('report_equipment_fault', { asset_id: faulty }), call('assign_equipment', { asset_id: `AST-${ctx.n}-S1`, employee_id: person.id })],
+      actions: [
+        call('report_equipment_fault', { asset_id: faulty }),
+        call('assign_equipment', { asset_id: `AST-${ctx.n}-S1`, employee_id: person.id }),
+      ],
       ticket: { category: 'equipment', final: 'solved', asset: faulty },
       assertions: [
-        rowAssertion(`${faulty} in repair`, 'equipment', byId('asset_id', faulty), { status: 'repair', employee_id: null }),
-        rowAssertion('the first stock unit is assigned', 'equipment', byId('asset_id', `AST-${ctx.n}-S1`), { status: 'assigned', employee_id: person.id }),
-        { description: 'the ticket names the faulty asset', sql: `SELECT asset_id FROM tickets WHERE ${byId('employee_id', person.id)}`, expect: [{ asset_id: faulty }] },
+        rowAssertion(`${faulty} in repair`, 'equipment', byId('asset_id', faulty), {
+          status: 'repair',
+          employee_id: null,
+        }),
+        rowAssertion('the first stock unit is assigned', 'equipment', byId('asset_id', `AST-${ctx.n}-S1`), {
+          status: 'assigned',
+          employee_id: person.id,
+        }),
+        {
+          description: 'the ticket names the faulty asset',
+          sql: `SELECT asset_id FROM tickets WHERE ${byId('employee_id', person.id)}`,
+          expect: [{ asset_id: faulty }],
+        },
       ],
       tags: ['equipment'],
     });
@@ -120,12 +196,33 @@ export const timesheetDecisionScenario: Scenario = {
   build(ctx) {
     const world = emptyWorld();
     const manager = addPerson(ctx, world, { grade: ctx.rng.pick(['manager', 'partner'] as const) });
-    const worker = addPerson(ctx, world, { suffix: '-W', grade: ctx.rng.pick(['analyst', 'consultant'] as const), manager });
+    const worker = addPerson(ctx, world, {
+      suffix: '-W',
+      grade: ctx.rng.pick(['analyst', 'consultant'] as const),
+      manager,
+    });
     const outcome = ctx.rng.pick(['approve', 'approve', 'over_hours_limit', 'not_engagement_member'] as const);
-    const engagement = addEngagement(ctx, world, manager, outcome === 'not_engagement_member' ? [manager] : [manager, worker]);
+    const engagement = addEngagement(
+      ctx,
+      world,
+      manager,
+      outcome === 'not_engagement_member' ? [manager] : [manager, worker],
+    );
     const timesheetId = `TS-${ctx.n}`;
-    const hours = outcome === 'over_hours_limit' ? ctx.rng.int(R.weeklyHoursLimit + 2, 80) : ctx.rng.int(20, R.weeklyHoursLimit - 2);
-    world.timesheets.push({ timesheet_id: timesheetId, employee_id: worker.id, engagement_id: engagement.engagement_id, week_start: isoDate(addDays(ctx.now, -ctx.rng.int(7, 14))), hours, status: 'submitted', decided_by: null, rejection_reason: null });
+    const hours =
+      outcome === 'over_hours_limit'
+        ? ctx.rng.int(R.weeklyHoursLimit + 2, 80)
+        : ctx.rng.int(20, R.weeklyHoursLimit - 2);
+    world.timesheets.push({
+      timesheet_id: timesheetId,
+      employee_id: worker.id,
+      engagement_id: engagement.engagement_id,
+      week_start: isoDate(addDays(ctx.now, -ctx.rng.int(7, 14))),
+      hours,
+      status: 'submitted',
+      decided_by: null,
+      rejection_reason: null,
+    });
     const decide =
       outcome === 'approve'
         ? call('approve_timesheet', { timesheet_id: timesheetId, approver_id: manager.id })

@@ -16,14 +16,16 @@ async function requireClaim(ctx: ToolContext, id: string) {
 
 async function requireSubmitted(ctx: ToolContext, id: string) {
   const claim = await requireClaim(ctx, id);
-  if (claim.status !== 'submitted') throw new ToolRejection(`Expense claim ${id} is ${String(claim.status)}; only submitted claims can be decided.`);
+  if (claim.status !== 'submitted')
+    throw new ToolRejection(`Expense claim ${id} is ${String(claim.status)}; only submitted claims can be decided.`);
   return claim;
 }
 
 export const getExpenseClaim = defineTool({
   name: 'get_expense_claim',
   miniDescription: 'Get an expense claim.',
-  description: "Get an expense claim: employee_id, the employee's grade, grade_limit and manager_id, engagement, category, amount, receipt_attached and status.",
+  description:
+    "Get an expense claim: employee_id, the employee's grade, grade_limit and manager_id, engagement, category, amount, receipt_attached and status.",
   input: { claim_id: claimId },
   readOnly: true,
   async handler(ctx, args) {
@@ -45,7 +47,8 @@ export const getExpenseClaim = defineTool({
 
 export const fileExpenseClaim = defineTool({
   name: 'file_expense_claim',
-  description: 'File an expense claim (status submitted) for an employee. Returns the claim_id; approve or route it afterwards as the policy says.',
+  description:
+    'File an expense claim (status submitted) for an employee. Returns the claim_id; approve or route it afterwards as the policy says.',
   input: {
     employee_id: employeeId,
     category: z.enum(EXPENSE_CATEGORIES).describe('What the money was spent on.'),
@@ -56,11 +59,25 @@ export const fileExpenseClaim = defineTool({
   readOnly: false,
   async handler(ctx, args) {
     await requireEmployee(ctx, args.employee_id);
-    if (args.engagement_id !== undefined) await selectOne(ctx.db, 'SELECT 1 AS found FROM engagements WHERE engagement_id = $1', [args.engagement_id], `No engagement ${args.engagement_id}.`);
+    if (args.engagement_id !== undefined)
+      await selectOne(
+        ctx.db,
+        'SELECT 1 AS found FROM engagements WHERE engagement_id = $1',
+        [args.engagement_id],
+        `No engagement ${args.engagement_id}.`,
+      );
     const id = await ctx.nextId('expense');
     await ctx.db.query(
       "INSERT INTO expense_claims (claim_id, employee_id, engagement_id, category, amount, receipt_attached, status, created_at) VALUES ($1, $2, $3, $4, $5, $6, 'submitted', $7)",
-      [id, args.employee_id, args.engagement_id ?? null, args.category, toCents(args.amount) / 100, args.receipt_attached, ctx.now],
+      [
+        id,
+        args.employee_id,
+        args.engagement_id ?? null,
+        args.category,
+        toCents(args.amount) / 100,
+        args.receipt_attached,
+        ctx.now,
+      ],
     );
     await writeAudit(ctx, { entityType: 'employee', entityId: args.employee_id, action: 'file_expense' });
     return { claim_id: id, status: 'submitted' };
@@ -70,13 +87,20 @@ export const fileExpenseClaim = defineTool({
 export const approveExpenseClaim = defineTool({
   name: 'approve_expense_claim',
   miniDescription: 'Approve an expense claim.',
-  description: "Approve a submitted expense claim. Above the grade's limit, pass the approval_id of the manager approval on record.",
-  input: { claim_id: claimId, approval_id: z.string().optional().describe('The manager approval that covers the claim, if one is needed.') },
+  description:
+    "Approve a submitted expense claim. Above the grade's limit, pass the approval_id of the manager approval on record.",
+  input: {
+    claim_id: claimId,
+    approval_id: z.string().optional().describe('The manager approval that covers the claim, if one is needed.'),
+  },
   readOnly: false,
   async handler(ctx, args) {
     const claim = await requireSubmitted(ctx, args.claim_id);
     if (args.approval_id !== undefined) await requireApprovalOf(ctx, args.approval_id, String(claim.employee_id));
-    await ctx.db.query("UPDATE expense_claims SET status = 'approved', approval_id = $2 WHERE claim_id = $1", [args.claim_id, args.approval_id ?? null]);
+    await ctx.db.query("UPDATE expense_claims SET status = 'approved', approval_id = $2 WHERE claim_id = $1", [
+      args.claim_id,
+      args.approval_id ?? null,
+    ]);
     await writeAudit(ctx, { entityType: 'expense', entityId: args.claim_id, action: 'approve' });
     return { claim_id: args.claim_id, status: 'approved' };
   },
@@ -90,7 +114,10 @@ export const rejectExpenseClaim = defineTool({
   readOnly: false,
   async handler(ctx, args) {
     await requireSubmitted(ctx, args.claim_id);
-    await ctx.db.query("UPDATE expense_claims SET status = 'rejected', rejection_reason = $2 WHERE claim_id = $1", [args.claim_id, args.reason]);
+    await ctx.db.query("UPDATE expense_claims SET status = 'rejected', rejection_reason = $2 WHERE claim_id = $1", [
+      args.claim_id,
+      args.reason,
+    ]);
     await writeAudit(ctx, { entityType: 'expense', entityId: args.claim_id, action: 'reject' });
     return { claim_id: args.claim_id, status: 'rejected', reason: args.reason };
   },
@@ -105,7 +132,10 @@ export const routeExpenseToManager = defineTool({
   async handler(ctx, args) {
     const claim = await requireSubmitted(ctx, args.claim_id);
     if (!claim.manager_id) throw new ToolRejection(`The employee of claim ${args.claim_id} has no manager on record.`);
-    await ctx.db.query("UPDATE expense_claims SET status = 'pending_manager', routed_to = $2 WHERE claim_id = $1", [args.claim_id, claim.manager_id]);
+    await ctx.db.query("UPDATE expense_claims SET status = 'pending_manager', routed_to = $2 WHERE claim_id = $1", [
+      args.claim_id,
+      claim.manager_id,
+    ]);
     await writeAudit(ctx, { entityType: 'expense', entityId: args.claim_id, action: 'route' });
     return { claim_id: args.claim_id, status: 'pending_manager', routed_to: claim.manager_id };
   },

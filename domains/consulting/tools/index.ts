@@ -1,9 +1,36 @@
 import { ticketTools, type ToolDefinition } from 'finalstate/domain';
 import { consultingTickets } from '../schema.js';
-import { findEmployeeByEmail, getEmployee, listManagerApprovals, updateHomeAddress, verifyEmployeeIdentity } from './employees.js';
-import { approveExpenseClaim, fileExpenseClaim, getExpenseClaim, rejectExpenseClaim, routeExpenseToManager } from './expenses.js';
-import { accrueLeave, approveLeaveRequest, getLeaveBalance, getLeaveRequest, postLeaveDeduction, submitLeaveRequest } from './leave.js';
-import { approveTimesheet, assignEquipment, getTimesheet, grantAccess, listEquipmentStock, rejectTimesheet, reportEquipmentFault } from './operations.js';
+import {
+  findEmployeeByEmail,
+  getEmployee,
+  listManagerApprovals,
+  updateHomeAddress,
+  verifyEmployeeIdentity,
+} from './employees.js';
+import {
+  approveExpenseClaim,
+  fileExpenseClaim,
+  getExpenseClaim,
+  rejectExpenseClaim,
+  routeExpenseToManager,
+} from './expenses.js';
+import {
+  accrueLeave,
+  approveLeaveRequest,
+  getLeaveBalance,
+  getLeaveRequest,
+  postLeaveDeduction,
+  submitLeaveRequest,
+} from './leave.js';
+import {
+  approveTimesheet,
+  assignEquipment,
+  getTimesheet,
+  grantAccess,
+  listEquipmentStock,
+  rejectTimesheet,
+  reportEquipmentFault,
+} from './operations.js';
 
 export const consultingTools: ToolDefinition[] = [
   findEmployeeByEmail,
@@ -33,4 +60,11 @@ export const consultingTools: ToolDefinition[] = [
 ];
 
 /** The tiny model's tool set: look the balance or the claim up, then write or refuse. */
-export const consultingMiniTools = ['get_leave_balance', 'submit_leave_request', 'get_expense_claim', 'approve_expense_claim', 'reject_expense_claim', 'route_expense_to_manager'];
+export const consultingMiniTools = [
+  'get_leave_balance',
+  'submit_leave_request',
+  'get_expense_claim',
+  'approve_expense_claim',
+  'reject_expense_claim',
+  'route_expense_to_manager',
+];

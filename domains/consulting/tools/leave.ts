@@ -1,4 +1,15 @@
-import { addDays, daysBetween, defineTool, isoDate, selectJson, selectOne, ToolRejection, writeAudit, z, type ToolContext } from 'finalstate/domain';
+import {
+  addDays,
+  daysBetween,
+  defineTool,
+  isoDate,
+  selectJson,
+  selectOne,
+  ToolRejection,
+  writeAudit,
+  z,
+  type ToolContext,
+} from 'finalstate/domain';
 import { CONSULTING_RULES } from '../policy.js';
 import { LEAVE_TYPES } from '../schema.js';
 import { employeeId, requireApprovalOf, requireEmployee } from './employees.js';
@@ -12,7 +23,11 @@ export function monthsUnaccrued(accruedThrough: string, now: Date): number {
 }
 
 async function balances(ctx: ToolContext, employee: string) {
-  return selectJson(ctx.db, "SELECT leave_type, balance_days, to_char(accrued_through, 'YYYY-MM-DD') AS accrued_through FROM leave_balances WHERE employee_id = $1 ORDER BY leave_type", [employee]);
+  return selectJson(
+    ctx.db,
+    "SELECT leave_type, balance_days, to_char(accrued_through, 'YYYY-MM-DD') AS accrued_through FROM leave_balances WHERE employee_id = $1 ORDER BY leave_type",
+    [employee],
+  );
 }
 
 async function requireRequest(ctx: ToolContext, id: string) {
@@ -22,7 +37,10 @@ async function requireRequest(ctx: ToolContext, id: string) {
 /** The mini profile's balance: available days per leave type. */
 function miniBalance(result: unknown): unknown {
   const r = result as { employee_id: string; balances: { leave_type: string; available_days: number }[] };
-  return { employee_id: r.employee_id, balances: r.balances.map((b) => ({ leave_type: b.leave_type, available_days: b.available_days })) };
+  return {
+    employee_id: r.employee_id,
+    balances: r.balances.map((b) => ({ leave_type: b.leave_type, available_days: b.available_days })),
+  };
 }
 
 export const getLeaveBalance = defineTool({
@@ -40,7 +58,13 @@ export const getLeaveBalance = defineTool({
       balances: rows.map((b) => {
         const months = b.leave_type === 'annual' ? monthsUnaccrued(String(b.accrued_through), ctx.now) : 0;
         const pending = months * R.accrualDaysPerMonth;
-        return { leave_type: b.leave_type, balance_days: Number(b.balance_days), months_unaccrued: months, accrual_pending_days: pending, available_days: Number(b.balance_days) + pending };
+        return {
+          leave_type: b.leave_type,
+          balance_days: Number(b.balance_days),
+          months_unaccrued: months,
+          accrual_pending_days: pending,
+          available_days: Number(b.balance_days) + pending,
+        };
       }),
     };
   },
@@ -58,7 +82,10 @@ export const accrueLeave = defineTool({
     if (months === 0) throw new ToolRejection('Nothing to accrue: the balance is accrued up to date.');
     const through = isoDate(addDays(new Date(`${String(annual.accrued_through)}T00:00:00Z`), months * R.daysPerMonth));
     const balance = Number(annual.balance_days) + months * R.accrualDaysPerMonth;
-    await ctx.db.query("UPDATE leave_balances SET balance_days = $2, accrued_through = $3 WHERE employee_id = $1 AND leave_type = 'annual'", [args.employee_id, balance, through]);
+    await ctx.db.query(
+      "UPDATE leave_balances SET balance_days = $2, accrued_through = $3 WHERE employee_id = $1 AND leave_type = 'annual'",
+      [args.employee_id, balance, through],
+    );
     await writeAudit(ctx, { entityType: 'leave_balance', entityId: args.employee_id, action: 'accrue' });
     return { employee_id: args.employee_id, leave_type: 'annual', months_accrued: months, balance_days: balance };
   },
@@ -67,7 +94,8 @@ export const accrueLeave = defineTool({
 export const submitLeaveRequest = defineTool({
   name: 'submit_leave_request',
   miniDescription: 'Submit a leave request.',
-  description: 'Submit a leave request (status pending) for an employee: the leave type, the number of days, and in how many days it starts. Pass the approval_id of a manager exception when the policy requires one. Returns the request_id.',
+  description:
+    'Submit a leave request (status pending) for an employee: the leave type, the number of days, and in how many days it starts. Pass the approval_id of a manager exception when the policy requires one. Returns the request_id.',
   input: {
     employee_id: employeeId,
     leave_type: z.enum(LEAVE_TYPES).describe('annual or sick.'),
@@ -84,7 +112,16 @@ export const submitLeaveRequest = defineTool({
     const id = await ctx.nextId('leave');
     await ctx.db.query(
       "INSERT INTO leave_requests (request_id, employee_id, leave_type, start_date, days, reason, status, approval_id, created_at) VALUES ($1, $2, $3, $4, $5, $6, 'pending', $7, $8)",
-      [id, args.employee_id, args.leave_type, isoDate(addDays(ctx.now, args.starts_in_days)), args.days, args.reason ?? '', args.approval_id ?? null, ctx.now],
+      [
+        id,
+        args.employee_id,
+        args.leave_type,
+        isoDate(addDays(ctx.now, args.starts_in_days)),
+        args.days,
+        args.reason ?? '',
+        args.approval_id ?? null,
+        ctx.now,
+      ],
     );
     await writeAudit(ctx, { entityType: 'employee', entityId: args.employee_id, action: 'submit_leave' });
     return { request_id: id, status: 'pending' };
@@ -93,7 +130,8 @@ export const submitLeaveRequest = defineTool({
 
 export const getLeaveRequest = defineTool({
   name: 'get_leave_request',
-  description: "Get a leave request: employee_id, the employee's manager_id, type, starts_in_days, days, status, approval_id, whether it was deducted, and the (confidential) reason.",
+  description:
+    "Get a leave request: employee_id, the employee's manager_id, type, starts_in_days, days, status, approval_id, whether it was deducted, and the (confidential) reason.",
   input: { request_id: requestId },
   readOnly: true,
   async handler(ctx, args) {
@@ -103,20 +141,29 @@ export const getLeaveRequest = defineTool({
       [args.request_id],
       `No leave request ${args.request_id}.`,
     );
-    return { ...r, days: Number(r.days), starts_in_days: daysBetween(ctx.now, new Date(`${String(r.start_date)}T23:59:59Z`)) };
+    return {
+      ...r,
+      days: Number(r.days),
+      starts_in_days: daysBetween(ctx.now, new Date(`${String(r.start_date)}T23:59:59Z`)),
+    };
   },
 });
 
 export const approveLeaveRequest = defineTool({
   name: 'approve_leave_request',
-  description: 'Approve a pending leave request on behalf of the approving manager. The balance is not deducted by this tool: post the deduction with post_leave_deduction.',
+  description:
+    'Approve a pending leave request on behalf of the approving manager. The balance is not deducted by this tool: post the deduction with post_leave_deduction.',
   input: { request_id: requestId, approver_id: employeeId.describe('The approving manager.') },
   readOnly: false,
   async handler(ctx, args) {
     const r = await requireRequest(ctx, args.request_id);
-    if (r.status !== 'pending') throw new ToolRejection(`Leave request ${args.request_id} is ${String(r.status)}, not pending.`);
+    if (r.status !== 'pending')
+      throw new ToolRejection(`Leave request ${args.request_id} is ${String(r.status)}, not pending.`);
     await requireEmployee(ctx, args.approver_id);
-    await ctx.db.query("UPDATE leave_requests SET status = 'approved', decided_by = $2 WHERE request_id = $1", [args.request_id, args.approver_id]);
+    await ctx.db.query("UPDATE leave_requests SET status = 'approved', decided_by = $2 WHERE request_id = $1", [
+      args.request_id,
+      args.approver_id,
+    ]);
     await writeAudit(ctx, { entityType: 'leave_request', entityId: args.request_id, action: 'approve' });
     return { request_id: args.request_id, status: 'approved' };
   },
@@ -124,15 +171,23 @@ export const approveLeaveRequest = defineTool({
 
 export const postLeaveDeduction = defineTool({
   name: 'post_leave_deduction',
-  description: "Deduct an approved leave request's days from the employee's balance of its type. Each request is deducted once.",
+  description:
+    "Deduct an approved leave request's days from the employee's balance of its type. Each request is deducted once.",
   input: { request_id: requestId },
   readOnly: false,
   async handler(ctx, args) {
     const r = await requireRequest(ctx, args.request_id);
-    if (r.status !== 'approved') throw new ToolRejection(`Leave request ${args.request_id} is ${String(r.status)}; only approved requests are deducted.`);
+    if (r.status !== 'approved')
+      throw new ToolRejection(
+        `Leave request ${args.request_id} is ${String(r.status)}; only approved requests are deducted.`,
+      );
     if (r.deducted) throw new ToolRejection(`Leave request ${args.request_id} is already deducted.`);
-    const updated = await ctx.db.query('UPDATE leave_balances SET balance_days = balance_days - $3 WHERE employee_id = $1 AND leave_type = $2', [r.employee_id, r.leave_type, r.days]);
-    if (updated.rowCount === 0) throw new ToolRejection(`Employee ${String(r.employee_id)} has no ${String(r.leave_type)} balance.`);
+    const updated = await ctx.db.query(
+      'UPDATE leave_balances SET balance_days = balance_days - $3 WHERE employee_id = $1 AND leave_type = $2',
+      [r.employee_id, r.leave_type, r.days],
+    );
+    if (updated.rowCount === 0)
+      throw new ToolRejection(`Employee ${String(r.employee_id)} has no ${String(r.leave_type)} balance.`);
     await ctx.db.query('UPDATE leave_requests SET deducted = true WHERE request_id = $1', [args.request_id]);
     await writeAudit(ctx, { entityType: 'leave_request', entityId: args.request_id, action: 'deduct' });
     return { request_id: args.request_id, deducted: Number(r.days) };

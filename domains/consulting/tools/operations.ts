@@ -6,7 +6,8 @@ import { employeeId, requireApprovalOf, requireEmployee } from './employees.js';
 
 export const grantAccess = defineTool({
   name: 'grant_access',
-  description: 'Grant an employee access to a system at a role. Pass the approval_id of the manager approval when the policy requires one. Returns the grant_id.',
+  description:
+    'Grant an employee access to a system at a role. Pass the approval_id of the manager approval when the policy requires one. Returns the grant_id.',
   input: {
     employee_id: employeeId,
     system: z.enum(SYSTEMS).describe('The system.'),
@@ -17,18 +18,25 @@ export const grantAccess = defineTool({
   async handler(ctx, args) {
     await requireEmployee(ctx, args.employee_id);
     if (args.approval_id !== undefined) await requireApprovalOf(ctx, args.approval_id, args.employee_id);
-    const held = await selectJson(ctx.db, "SELECT grant_id FROM access_grants WHERE employee_id = $1 AND system = $2 AND role = $3 AND status = 'active'", [args.employee_id, args.system, args.role]);
-    if (held.length) throw new ToolRejection(`Employee ${args.employee_id} already has ${args.role} access to ${args.system} (${String(held[0]!.grant_id)}).`);
+    const held = await selectJson(
+      ctx.db,
+      "SELECT grant_id FROM access_grants WHERE employee_id = $1 AND system = $2 AND role = $3 AND status = 'active'",
+      [args.employee_id, args.system, args.role],
+    );
+    if (held.length)
+      throw new ToolRejection(
+        `Employee ${args.employee_id} already has ${args.role} access to ${args.system} (${String(held[0]!.grant_id)}).`,
+      );
     const id = await ctx.nextId('grant');
-    await ctx.db.query("INSERT INTO access_grants (grant_id, employee_id, system, role, status, approval_id, granted_at) VALUES ($1, $2, $3, $4, 'active', $5, $6)", [
-      id,
-      args.employee_id,
-      args.system,
-      args.role,
-      args.approval_id ?? null,
-      ctx.now,
-    ]);
-    await writeAudit(ctx, { entityType: 'employee', entityId: args.employee_id, action: `grant:${args.system}:${args.role}` });
+    await ctx.db.query(
+      "INSERT INTO access_grants (grant_id, employee_id, system, role, status, approval_id, granted_at) VALUES ($1, $2, $3, $4, 'active', $5, $6)",
+      [id, args.employee_id, args.system, args.role, args.approval_id ?? null, ctx.now],
+    );
+    await writeAudit(ctx, {
+      entityType: 'employee',
+      entityId: args.employee_id,
+      action: `grant:${args.system}:${args.role}`,
+    });
     return { grant_id: id, status: 'active' };
   },
 });
@@ -37,11 +45,16 @@ const assetId = z.string().describe('The asset tag, e.g. AST-104233-1.');
 
 export const listEquipmentStock = defineTool({
   name: 'list_equipment_stock',
-  description: 'List the in-stock units of one kind of device (laptop, monitor, phone, headset), in the order they are to be handed out.',
+  description:
+    'List the in-stock units of one kind of device (laptop, monitor, phone, headset), in the order they are to be handed out.',
   input: { kind: z.enum(EQUIPMENT_KINDS).describe('The kind of device.') },
   readOnly: true,
   async handler(ctx, args) {
-    const units = await selectJson(ctx.db, "SELECT asset_id, kind, model, to_char(purchased_on, 'YYYY-MM-DD') AS purchased_on FROM equipment WHERE kind = $1 AND status = 'in_stock' ORDER BY asset_id", [args.kind]);
+    const units = await selectJson(
+      ctx.db,
+      "SELECT asset_id, kind, model, to_char(purchased_on, 'YYYY-MM-DD') AS purchased_on FROM equipment WHERE kind = $1 AND status = 'in_stock' ORDER BY asset_id",
+      [args.kind],
+    );
     return { kind: args.kind, units };
   },
 });
@@ -52,13 +65,17 @@ async function requireAsset(ctx: ToolContext, id: string) {
 
 export const reportEquipmentFault = defineTool({
   name: 'report_equipment_fault',
-  description: "Report an assigned device as faulty: it goes to repair (status repair) and leaves the employee's equipment.",
+  description:
+    "Report an assigned device as faulty: it goes to repair (status repair) and leaves the employee's equipment.",
   input: { asset_id: assetId },
   readOnly: false,
   async handler(ctx, args) {
     const asset = await requireAsset(ctx, args.asset_id);
-    if (asset.status !== 'assigned') throw new ToolRejection(`Asset ${args.asset_id} is ${String(asset.status)}, not assigned to anyone.`);
-    await ctx.db.query("UPDATE equipment SET status = 'repair', employee_id = NULL WHERE asset_id = $1", [args.asset_id]);
+    if (asset.status !== 'assigned')
+      throw new ToolRejection(`Asset ${args.asset_id} is ${String(asset.status)}, not assigned to anyone.`);
+    await ctx.db.query("UPDATE equipment SET status = 'repair', employee_id = NULL WHERE asset_id = $1", [
+      args.asset_id,
+    ]);
     await writeAudit(ctx, { entityType: 'asset', entityId: args.asset_id, action: 'fault' });
     return { asset_id: args.asset_id, status: 'repair' };
   },
@@ -71,9 +88,13 @@ export const assignEquipment = defineTool({
   readOnly: false,
   async handler(ctx, args) {
     const asset = await requireAsset(ctx, args.asset_id);
-    if (asset.status !== 'in_stock') throw new ToolRejection(`Asset ${args.asset_id} is ${String(asset.status)}, not in stock.`);
+    if (asset.status !== 'in_stock')
+      throw new ToolRejection(`Asset ${args.asset_id} is ${String(asset.status)}, not in stock.`);
     await requireEmployee(ctx, args.employee_id);
-    await ctx.db.query("UPDATE equipment SET status = 'assigned', employee_id = $2 WHERE asset_id = $1", [args.asset_id, args.employee_id]);
+    await ctx.db.query("UPDATE equipment SET status = 'assigned', employee_id = $2 WHERE asset_id = $1", [
+      args.asset_id,
+      args.employee_id,
+    ]);
     await writeAudit(ctx, { entityType: 'asset', entityId: args.asset_id, action: 'assign' });
     return { asset_id: args.asset_id, employee_id: args.employee_id, status: 'assigned' };
   },
@@ -90,7 +111,8 @@ async function requireSubmittedTimesheet(ctx: ToolContext, id: string, approver:
 
 export const getTimesheet = defineTool({
   name: 'get_timesheet',
-  description: "Get a timesheet: employee, engagement and the engagement's manager_id, week_start, hours, status, and whether the employee is a member of the engagement.",
+  description:
+    "Get a timesheet: employee, engagement and the engagement's manager_id, week_start, hours, status, and whether the employee is a member of the engagement.",
   input: { timesheet_id: timesheetId },
   readOnly: true,
   async handler(ctx, args) {
@@ -113,7 +135,10 @@ export const approveTimesheet = defineTool({
   readOnly: false,
   async handler(ctx, args) {
     await requireSubmittedTimesheet(ctx, args.timesheet_id, args.approver_id);
-    await ctx.db.query("UPDATE timesheets SET status = 'approved', decided_by = $2 WHERE timesheet_id = $1", [args.timesheet_id, args.approver_id]);
+    await ctx.db.query("UPDATE timesheets SET status = 'approved', decided_by = $2 WHERE timesheet_id = $1", [
+      args.timesheet_id,
+      args.approver_id,
+    ]);
     await writeAudit(ctx, { entityType: 'timesheet', entityId: args.timesheet_id, action: 'approve' });
     return { timesheet_id: args.timesheet_id, status: 'approved' };
   },
@@ -121,12 +146,20 @@ export const approveTimesheet = defineTool({
 
 export const rejectTimesheet = defineTool({
   name: 'reject_timesheet',
-  description: 'Reject a submitted timesheet with a reason (over_hours_limit, not_engagement_member) on behalf of the deciding manager.',
-  input: { timesheet_id: timesheetId, approver_id: employeeId.describe('The deciding manager.'), reason: z.enum(TIMESHEET_REJECTIONS).describe('Why it is rejected.') },
+  description:
+    'Reject a submitted timesheet with a reason (over_hours_limit, not_engagement_member) on behalf of the deciding manager.',
+  input: {
+    timesheet_id: timesheetId,
+    approver_id: employeeId.describe('The deciding manager.'),
+    reason: z.enum(TIMESHEET_REJECTIONS).describe('Why it is rejected.'),
+  },
   readOnly: false,
   async handler(ctx, args) {
     await requireSubmittedTimesheet(ctx, args.timesheet_id, args.approver_id);
-    await ctx.db.query("UPDATE timesheets SET status = 'rejected', decided_by = $2, rejection_reason = $3 WHERE timesheet_id = $1", [args.timesheet_id, args.approver_id, args.reason]);
+    await ctx.db.query(
+      "UPDATE timesheets SET status = 'rejected', decided_by = $2, rejection_reason = $3 WHERE timesheet_id = $1",
+      [args.timesheet_id, args.approver_id, args.reason],
+    );
     await writeAudit(ctx, { entityType: 'timesheet', entityId: args.timesheet_id, action: 'reject' });
     return { timesheet_id: args.timesheet_id, status: 'rejected', reason: args.reason };
   },

@@ -1,11 +1,64 @@
-import { call, introduce, sqlString, userBrief, type Assertion, type Party, type ScenarioContext, type TaskDraft, type ToolCall } from 'finalstate/domain';
+import {
+  call,
+  introduce,
+  sqlString,
+  userBrief,
+  type Assertion,
+  type Party,
+  type ScenarioContext,
+  type TaskDraft,
+  type ToolCall,
+} from 'finalstate/domain';
 import { NEOBANK_RULES, type ApproverRole } from '../policy.js';
-import { ENTITLEMENTS, ROLE_DEPARTMENT, SECURITY_LEAD, SYSTEMS, neobankSequences, type Level, type Role, type System } from '../seed.js';
+import {
+  ENTITLEMENTS,
+  ROLE_DEPARTMENT,
+  SECURITY_LEAD,
+  SYSTEMS,
+  neobankSequences,
+  type Level,
+  type Role,
+  type System,
+} from '../seed.js';
 
 type Row = Record<string, unknown>;
 
-const FIRST = ['Alex', 'Sam', 'Jordan', 'Noor', 'Elena', 'Mateo', 'Aiko', 'Femi', 'Ines', 'Ravi', 'Chloe', 'Oskar', 'Leila', 'Diego', 'Hana', 'Marek'];
-const LAST = ['Kim', 'Novak', 'Silva', 'Haddad', 'Rossi', 'Moreau', 'Tanaka', 'Adeyemi', 'Costa', 'Iyer', 'Dubois', 'Larsen', 'Farah', 'Ortiz', 'Sato', 'Kowalski'];
+const FIRST = [
+  'Alex',
+  'Sam',
+  'Jordan',
+  'Noor',
+  'Elena',
+  'Mateo',
+  'Aiko',
+  'Femi',
+  'Ines',
+  'Ravi',
+  'Chloe',
+  'Oskar',
+  'Leila',
+  'Diego',
+  'Hana',
+  'Marek',
+];
+const LAST = [
+  'Kim',
+  'Novak',
+  'Silva',
+  'Haddad',
+  'Rossi',
+  'Moreau',
+  'Tanaka',
+  'Adeyemi',
+  'Costa',
+  'Iyer',
+  'Dubois',
+  'Larsen',
+  'Farah',
+  'Ortiz',
+  'Sato',
+  'Kowalski',
+];
 export const ROLES = Object.keys(ENTITLEMENTS) as Role[];
 
 const first = (prefix: string, key: keyof typeof neobankSequences) => `${prefix}${neobankSequences[key].start}`;
@@ -67,7 +120,12 @@ export class World {
   device(owner: Employee, spec: { kind?: string; encrypted?: boolean; status?: string } = {}): Row {
     const i = this.devices.length + 1;
     const kind = spec.kind ?? 'laptop';
-    const model = kind === 'laptop' ? this.ctx.rng.pick(['MacBook Pro 14', 'ThinkPad X1 Carbon', 'Dell Latitude 7440']) : kind === 'phone' ? this.ctx.rng.pick(['iPhone 15', 'Pixel 8']) : 'YubiKey 5';
+    const model =
+      kind === 'laptop'
+        ? this.ctx.rng.pick(['MacBook Pro 14', 'ThinkPad X1 Carbon', 'Dell Latitude 7440'])
+        : kind === 'phone'
+          ? this.ctx.rng.pick(['iPhone 15', 'Pixel 8'])
+          : 'YubiKey 5';
     const d = {
       device_id: `DEV-${this.ctx.n}-${i}`,
       employee_id: owner.id,
@@ -84,33 +142,73 @@ export class World {
   }
 
   grant(owner: Employee, systemId: string, level: Level): Row {
-    const g = { grant_id: `GRT-${this.ctx.n}-${this.grants.length + 1}`, employee_id: owner.id, system_id: systemId, level, request_id: null, status: 'active', granted_at: '2025-09-01T09:00:00Z', revoked_at: null };
+    const g = {
+      grant_id: `GRT-${this.ctx.n}-${this.grants.length + 1}`,
+      employee_id: owner.id,
+      system_id: systemId,
+      level,
+      request_id: null,
+      status: 'active',
+      granted_at: '2025-09-01T09:00:00Z',
+      revoked_at: null,
+    };
     this.grants.push(g);
     return g;
   }
 
   licence(owner: Employee, productId: string): Row {
-    const l = { licence_id: `LIC-${this.ctx.n}-${this.licences.length + 1}`, product_id: productId, employee_id: owner.id, status: 'active', assigned_at: '2025-09-01T09:00:00Z', revoked_at: null };
+    const l = {
+      licence_id: `LIC-${this.ctx.n}-${this.licences.length + 1}`,
+      product_id: productId,
+      employee_id: owner.id,
+      status: 'active',
+      assigned_at: '2025-09-01T09:00:00Z',
+      revoked_at: null,
+    };
     this.licences.push(l);
     return l;
   }
 
   request(owner: Employee, system: System, level: Level): Row {
-    const r = { request_id: `REQ-${this.ctx.n}`, employee_id: owner.id, system_id: system.system_id, level, status: 'pending', created_at: '2026-01-05T10:00:00Z' };
+    const r = {
+      request_id: `REQ-${this.ctx.n}`,
+      employee_id: owner.id,
+      system_id: system.system_id,
+      level,
+      status: 'pending',
+      created_at: '2026-01-05T10:00:00Z',
+    };
     this.requests.push(r);
     return r;
   }
 
   approval(request: Row, role: ApproverRole, decision: 'requested' | 'approved' | 'rejected', manager: Employee): Row {
     const system = SYSTEMS.find((s) => s.system_id === request.system_id)!;
-    const approver = role === 'manager' ? manager.id : role === 'data_owner' ? system.data_owner_id : SECURITY_LEAD.employee_id;
-    const a = { approval_id: `${String(request.request_id)}:${role}`, request_id: request.request_id, approver_id: approver, approver_role: role, decision, decided_at: decision === 'requested' ? null : '2026-01-06T10:00:00Z' };
+    const approver =
+      role === 'manager' ? manager.id : role === 'data_owner' ? system.data_owner_id : SECURITY_LEAD.employee_id;
+    const a = {
+      approval_id: `${String(request.request_id)}:${role}`,
+      request_id: request.request_id,
+      approver_id: approver,
+      approver_role: role,
+      decision,
+      decided_at: decision === 'requested' ? null : '2026-01-06T10:00:00Z',
+    };
     this.approvals.push(a);
     return a;
   }
 
   incident(owner: Employee, kind: string, severity: string, device?: Row): Row {
-    const i = { incident_id: `INC-${this.ctx.n}`, employee_id: owner.id, device_id: device?.device_id ?? null, kind, severity, status: 'open', summary: '', created_at: '2026-01-10T10:00:00Z' };
+    const i = {
+      incident_id: `INC-${this.ctx.n}`,
+      employee_id: owner.id,
+      device_id: device?.device_id ?? null,
+      kind,
+      severity,
+      status: 'open',
+      summary: '',
+      created_at: '2026-01-10T10:00:00Z',
+    };
     this.incidents.push(i);
     return i;
   }
@@ -157,7 +255,8 @@ export function entitledAsk(ctx: ScenarioContext, role: Role): { system: System;
 export const requiredFor = (system: System, level: Level) => NEOBANK_RULES.requiredApprovers(system.sensitivity, level);
 export const priorityOf = (category: string) => NEOBANK_RULES.priority[category]!;
 
-export const persona = (e: Employee) => `${e.full_name}, ${e.role === 'manager' ? 'a manager' : `a ${e.role.replace(/_/g, ' ')}`} at Ledgerly, a digital bank`;
+export const persona = (e: Employee) =>
+  `${e.full_name}, ${e.role === 'manager' ? 'a manager' : `a ${e.role.replace(/_/g, ' ')}`} at Ledgerly, a digital bank`;
 
 /** One conversation with the service desk: mini looks up and acts; full identifies, looks up, tickets and acts. */
 export interface DeskRequest {
@@ -181,11 +280,22 @@ export interface DeskRequest {
   rubrics?: TaskDraft['rubrics'];
 }
 
-function ticketAssertion(party: Employee, expected: { category: string; status: string; team: string | null; deviceId?: string }): Assertion {
+function ticketAssertion(
+  party: Employee,
+  expected: { category: string; status: string; team: string | null; deviceId?: string },
+): Assertion {
   return {
     description: `one ${expected.category} ticket, ${expected.status}`,
     sql: `SELECT category, priority, status, assigned_team, device_id FROM tickets WHERE employee_id = ${sqlString(party.id)}`,
-    expect: [{ category: expected.category, priority: priorityOf(expected.category), status: expected.status, assigned_team: expected.team, device_id: expected.deviceId ?? null }],
+    expect: [
+      {
+        category: expected.category,
+        priority: priorityOf(expected.category),
+        status: expected.status,
+        assigned_team: expected.team,
+        device_id: expected.deviceId ?? null,
+      },
+    ],
   };
 }
 
@@ -193,25 +303,60 @@ export function deskDraft(ctx: ScenarioContext, req: DeskRequest): TaskDraft {
   const common = { tags: req.tags ?? [], init: req.world.init(), ...(req.rubrics ? { rubrics: req.rubrics } : {}) };
   if (ctx.profile === 'mini') {
     if (!req.miniQuery) throw new Error(`${req.party.id}: this task type has no mini query`);
-    return { ...common, query: req.miniQuery, userContext: userBrief(persona(req.party), req.goal, {}), golden: [req.lookup, ...req.actions], assertions: req.assertions };
+    return {
+      ...common,
+      query: req.miniQuery,
+      userContext: userBrief(persona(req.party), req.goal, {}),
+      golden: [req.lookup, ...req.actions],
+      assertions: req.assertions,
+    };
   }
   // A query naming none of the task's ids gets the e-mail in the introduction, so no two tasks ask the same thing.
-  const { intro, facts } = req.fullQuery.includes(String(ctx.n)) ? introduce(ctx.rng, req.party.full_name, req.party.email) : { intro: `Hi, this is ${req.party.full_name} (${req.party.email}).`, facts: {} };
+  const { intro, facts } = req.fullQuery.includes(String(ctx.n))
+    ? introduce(ctx.rng, req.party.full_name, req.party.email)
+    : { intro: `Hi, this is ${req.party.full_name} (${req.party.email}).`, facts: {} };
   const allFacts = { ...facts, ...req.facts };
   const open = (t: { category: string; deviceId?: string }) =>
-    call('create_ticket', { employee_id: req.party.id, ...(t.deviceId ? { device_id: t.deviceId } : {}), category: t.category, priority: priorityOf(t.category) });
+    call('create_ticket', {
+      employee_id: req.party.id,
+      ...(t.deviceId ? { device_id: t.deviceId } : {}),
+      category: t.category,
+      priority: priorityOf(t.category),
+    });
   let writes: ToolCall[] = [];
   let ticketState: Assertion;
   if (req.escalate) {
-    writes = [open(req.escalate), ...req.actions, call('escalate_ticket', { ticket_id: FIRST_TICKET, team: req.escalate.team })];
-    ticketState = ticketAssertion(req.party, { category: req.escalate.category, status: 'hold', team: req.escalate.team, ...(req.escalate.deviceId ? { deviceId: req.escalate.deviceId } : {}) });
+    writes = [
+      open(req.escalate),
+      ...req.actions,
+      call('escalate_ticket', { ticket_id: FIRST_TICKET, team: req.escalate.team }),
+    ];
+    ticketState = ticketAssertion(req.party, {
+      category: req.escalate.category,
+      status: 'hold',
+      team: req.escalate.team,
+      ...(req.escalate.deviceId ? { deviceId: req.escalate.deviceId } : {}),
+    });
   } else if (req.ticket) {
     if (req.actions.length === 0) throw new Error(`${req.party.id}: a ticket without a write`);
-    writes = [open(req.ticket), ...req.actions, call('update_ticket', { ticket_id: FIRST_TICKET, status: req.ticket.final })];
-    ticketState = ticketAssertion(req.party, { category: req.ticket.category, status: req.ticket.final, team: null, ...(req.ticket.deviceId ? { deviceId: req.ticket.deviceId } : {}) });
+    writes = [
+      open(req.ticket),
+      ...req.actions,
+      call('update_ticket', { ticket_id: FIRST_TICKET, status: req.ticket.final }),
+    ];
+    ticketState = ticketAssertion(req.party, {
+      category: req.ticket.category,
+      status: req.ticket.final,
+      team: null,
+      ...(req.ticket.deviceId ? { deviceId: req.ticket.deviceId } : {}),
+    });
   } else {
     if (req.actions.length > 0) throw new Error(`${req.party.id}: a full-profile write needs a ticket`);
-    ticketState = { description: 'no ticket was opened', sql: `SELECT count(*)::int AS n FROM tickets WHERE employee_id = ${sqlString(req.party.id)}`, expect: [{ n: 0 }] };
+    ticketState = {
+      description: 'no ticket was opened',
+      sql: `SELECT count(*)::int AS n FROM tickets WHERE employee_id = ${sqlString(req.party.id)}`,
+      expect: [{ n: 0 }],
+    };
   }
   return {
     ...common,
@@ -236,7 +381,11 @@ export function grantsOf(employee: Employee, expected: Row[]): Assertion {
 }
 
 export function requestState(requestId: string, status: string): Assertion {
-  return { description: `request ${requestId} is ${status}`, sql: `SELECT status FROM access_requests WHERE request_id = ${sqlString(requestId)}`, expect: [{ status }] };
+  return {
+    description: `request ${requestId} is ${status}`,
+    sql: `SELECT status FROM access_requests WHERE request_id = ${sqlString(requestId)}`,
+    expect: [{ status }],
+  };
 }
 
 export function approvalsOf(requestId: string, expected: { approver_role: string; decision: string }[]): Assertion {

@@ -8,8 +8,22 @@ import {
   accessNewRequestScenario,
   accessRejectedScenario,
 } from './access.js';
-import { incidentCloseRefusedScenario, incidentResolveScenario, leakedCredentialScenario, lostDeviceScenario, phishingScenario } from './security.js';
-import { deviceRetireScenario, licenceAssignScenario, licenceRefusedScenario, mfaResetScenario, offboardingRefusedScenario, offboardingScenario, roleChangeEscalatedScenario } from './workplace.js';
+import {
+  incidentCloseRefusedScenario,
+  incidentResolveScenario,
+  leakedCredentialScenario,
+  lostDeviceScenario,
+  phishingScenario,
+} from './security.js';
+import {
+  deviceRetireScenario,
+  licenceAssignScenario,
+  licenceRefusedScenario,
+  mfaResetScenario,
+  offboardingRefusedScenario,
+  offboardingScenario,
+  roleChangeEscalatedScenario,
+} from './workplace.js';
 
 /** Every neobank task type; six also serve the mini profile. */
 export const neobankScenarios: Scenario[] = [

@@ -30,7 +30,9 @@ export const phishingScenario: Scenario = {
       lookup: getEmployeeCall(employee),
       miniQuery: `I am ${employee.id}. I got a phishing e-mail and ${clicked ? 'clicked the link' : 'did not click anything'}.`,
       fullQuery: `I got a suspicious e-mail pretending to be from our payroll provider, asking me to log in.`,
-      facts: { clicked_the_link: clicked ? 'yes, and I typed my password on the page' : 'no, I did not click anything' },
+      facts: {
+        clicked_the_link: clicked ? 'yes, and I typed my password on the page' : 'no, I did not click anything',
+      },
       goal: 'report the phishing e-mail.',
       actions: [log],
       escalate: { category: 'security', team: TEAM },
@@ -73,7 +75,11 @@ export const lostDeviceScenario: Scenario = {
       escalate: { category: 'security', team: TEAM, deviceId },
       assertions: [
         incidentAssertion(employee.id, { kind: 'lost_device', severity, device_id: deviceId }),
-        { description: 'device lost and locked', sql: `SELECT status, locked, wiped FROM devices WHERE device_id = ${sqlString(deviceId)}`, expect: [{ status: 'lost', locked: true, wiped: !encrypted }] },
+        {
+          description: 'device lost and locked',
+          sql: `SELECT status, locked, wiped FROM devices WHERE device_id = ${sqlString(deviceId)}`,
+          expect: [{ status: 'lost', locked: true, wiped: !encrypted }],
+        },
       ],
       tags: ['security-escalation', 'security-incident'],
     });
@@ -94,7 +100,11 @@ export const leakedCredentialScenario: Scenario = {
     const [otherId, otherLevel] = ctx.rng.pick(others);
     world.grant(employee, otherId, otherLevel);
     const system = systemOf(leakedId);
-    const how = ctx.rng.pick(['pushed it to a public repository', 'pasted it into a public chat channel', 'shared my screen with it visible on a customer call']);
+    const how = ctx.rng.pick([
+      'pushed it to a public repository',
+      'pasted it into a public chat channel',
+      'shared my screen with it visible on a customer call',
+    ]);
     return deskDraft(ctx, {
       world,
       party: employee,
@@ -106,7 +116,10 @@ export const leakedCredentialScenario: Scenario = {
         call('revoke_access', { grant_id: String(leaked.grant_id) }),
       ],
       escalate: { category: 'security', team: TEAM },
-      assertions: [incidentAssertion(employee.id, { kind: 'leaked_credential', severity: 'critical', device_id: null }), grantsOf(employee, [{ system_id: otherId, level: otherLevel }])],
+      assertions: [
+        incidentAssertion(employee.id, { kind: 'leaked_credential', severity: 'critical', device_id: null }),
+        grantsOf(employee, [{ system_id: otherId, level: otherLevel }]),
+      ],
       tags: ['security-escalation', 'security-incident'],
     });
   },
@@ -121,9 +134,18 @@ export const incidentCloseRefusedScenario: Scenario = {
     const { employee } = world.staff();
     const device = world.device(employee);
     const kind = ctx.rng.pick(['phishing', 'malware', 'lost_device'] as const);
-    const incident = world.incident(employee, kind, NEOBANK_RULES.severity(kind, { clicked: true, encrypted: true }), kind === 'lost_device' ? device : undefined);
+    const incident = world.incident(
+      employee,
+      kind,
+      NEOBANK_RULES.severity(kind, { clicked: true, encrypted: true }),
+      kind === 'lost_device' ? device : undefined,
+    );
     const id = String(incident.incident_id);
-    const why = { phishing: 'the e-mail was just a test from marketing', malware: 'the antivirus already removed the file', lost_device: 'I found the laptop in my bag' }[kind];
+    const why = {
+      phishing: 'the e-mail was just a test from marketing',
+      malware: 'the antivirus already removed the file',
+      lost_device: 'I found the laptop in my bag',
+    }[kind];
     return deskDraft(ctx, {
       world,
       party: employee,
@@ -131,9 +153,23 @@ export const incidentCloseRefusedScenario: Scenario = {
       fullQuery: `Please close my incident ${id}: ${why}.`,
       goal: `get incident ${id} closed; accept that the security team decides.`,
       actions: [],
-      assertions: [{ description: 'incident still open', sql: `SELECT status FROM incidents WHERE incident_id = ${sqlString(id)}`, expect: [{ status: 'open' }] }, nothingAudited()],
+      assertions: [
+        {
+          description: 'incident still open',
+          sql: `SELECT status FROM incidents WHERE incident_id = ${sqlString(id)}`,
+          expect: [{ status: 'open' }],
+        },
+        nothingAudited(),
+      ],
       tags: ['refuse', 'security-incident'],
-      rubrics: [{ kind: 'judge', description: 'refusal explained', question: 'Does the agent decline to close the incident because only the security team closes security incidents?' }],
+      rubrics: [
+        {
+          kind: 'judge',
+          description: 'refusal explained',
+          question:
+            'Does the agent decline to close the incident because only the security team closes security incidents?',
+        },
+      ],
     });
   },
 };
@@ -156,7 +192,13 @@ export const incidentResolveScenario: Scenario = {
       goal: `get incident ${id} closed.`,
       actions: [call('resolve_incident', { incident_id: id })],
       ticket: { category: 'device', final: 'solved', deviceId: String(device.device_id) },
-      assertions: [{ description: 'incident resolved', sql: `SELECT status FROM incidents WHERE incident_id = ${sqlString(id)}`, expect: [{ status: 'resolved' }] }],
+      assertions: [
+        {
+          description: 'incident resolved',
+          sql: `SELECT status FROM incidents WHERE incident_id = ${sqlString(id)}`,
+          expect: [{ status: 'resolved' }],
+        },
+      ],
     });
   },
 };

@@ -1,6 +1,17 @@
 import type { Scenario } from 'finalstate/domain';
 import { ENTITLEMENTS, PRODUCTS, ROLE_DEPARTMENT, type Level, type Role } from '../seed.js';
-import { FIRST_LICENCE, ROLES, call, sample, deskDraft, getEmployeeCall, grantsOf, nothingAudited, sqlString, World } from './fixtures.js';
+import {
+  FIRST_LICENCE,
+  ROLES,
+  call,
+  sample,
+  deskDraft,
+  getEmployeeCall,
+  grantsOf,
+  nothingAudited,
+  sqlString,
+  World,
+} from './fixtures.js';
 
 /** A manager offboards a direct report: every grant and licence revoked, a handed-in laptop wiped and retired. */
 export const offboardingScenario: Scenario = {
@@ -11,9 +22,13 @@ export const offboardingScenario: Scenario = {
     const { employee: leaver, manager } = world.staff();
     leaver.status = 'leaving';
     const entries = Object.entries(ENTITLEMENTS[leaver.role as Role]) as [string, Level][];
-    const grants = sample(ctx.rng, entries, ctx.rng.int(1, Math.min(3, entries.length))).map(([s, l]) => world.grant(leaver, s, l));
+    const grants = sample(ctx.rng, entries, ctx.rng.int(1, Math.min(3, entries.length))).map(([s, l]) =>
+      world.grant(leaver, s, l),
+    );
     const products = PRODUCTS.filter((p) => p.allowed_departments.includes(leaver.department_id));
-    const licences = sample(ctx.rng, products, ctx.rng.int(1, products.length)).map((p) => world.licence(leaver, p.product_id));
+    const licences = sample(ctx.rng, products, ctx.rng.int(1, products.length)).map((p) =>
+      world.licence(leaver, p.product_id),
+    );
     const handedIn = ctx.rng.chance(0.5);
     const laptop = world.device(leaver, { status: handedIn ? 'returned' : 'active' });
     const laptopId = String(laptop.device_id);
@@ -26,13 +41,23 @@ export const offboardingScenario: Scenario = {
       actions: [
         ...grants.map((g) => call('revoke_access', { grant_id: String(g.grant_id) })),
         ...licences.map((l) => call('revoke_licence', { licence_id: String(l.licence_id) })),
-        ...(handedIn ? [call('wipe_device', { device_id: laptopId }), call('retire_device', { device_id: laptopId })] : []),
+        ...(handedIn
+          ? [call('wipe_device', { device_id: laptopId }), call('retire_device', { device_id: laptopId })]
+          : []),
       ],
       ticket: { category: 'offboarding', final: 'solved' },
       assertions: [
         grantsOf(leaver, []),
-        { description: 'no active licence', sql: `SELECT count(*)::int AS n FROM software_licences WHERE employee_id = ${sqlString(leaver.id)} AND status = 'active'`, expect: [{ n: 0 }] },
-        { description: 'laptop', sql: `SELECT status, wiped FROM devices WHERE device_id = ${sqlString(laptopId)}`, expect: [{ status: handedIn ? 'retired' : 'active', wiped: handedIn }] },
+        {
+          description: 'no active licence',
+          sql: `SELECT count(*)::int AS n FROM software_licences WHERE employee_id = ${sqlString(leaver.id)} AND status = 'active'`,
+          expect: [{ n: 0 }],
+        },
+        {
+          description: 'laptop',
+          sql: `SELECT status, wiped FROM devices WHERE device_id = ${sqlString(laptopId)}`,
+          expect: [{ status: handedIn ? 'retired' : 'active', wiped: handedIn }],
+        },
       ],
       tags: ['offboarding'],
     });
@@ -57,7 +82,13 @@ export const offboardingRefusedScenario: Scenario = {
       actions: [],
       assertions: [grantsOf(leaver, [{ system_id: grant.system_id, level: grant.level }]), nothingAudited()],
       tags: ['refuse', 'offboarding'],
-      rubrics: [{ kind: 'judge', description: 'refusal explained', question: "Does the agent decline because only the employee's manager may request an offboarding?" }],
+      rubrics: [
+        {
+          kind: 'judge',
+          description: 'refusal explained',
+          question: "Does the agent decline because only the employee's manager may request an offboarding?",
+        },
+      ],
     });
   },
 };
@@ -117,7 +148,11 @@ export const roleChangeEscalatedScenario: Scenario = {
       actions: [],
       escalate: { category: 'account', team: 'people_ops' },
       assertions: [
-        { description: 'role unchanged', sql: `SELECT role FROM employees WHERE employee_id = ${sqlString(employee.id)}`, expect: [{ role: employee.role }] },
+        {
+          description: 'role unchanged',
+          sql: `SELECT role FROM employees WHERE employee_id = ${sqlString(employee.id)}`,
+          expect: [{ role: employee.role }],
+        },
         grantsOf(employee, []),
       ],
       tags: ['escalate'],
@@ -138,9 +173,22 @@ export const licenceRefusedScenario: Scenario = {
       fullQuery: `I'd like a ${product.name} licence for a side project.`,
       goal: `get a ${product.name} licence; accept a refusal that follows the policy.`,
       actions: [],
-      assertions: [{ description: 'no licence', sql: `SELECT count(*)::int AS n FROM software_licences WHERE employee_id = ${sqlString(employee.id)}`, expect: [{ n: 0 }] }, nothingAudited()],
+      assertions: [
+        {
+          description: 'no licence',
+          sql: `SELECT count(*)::int AS n FROM software_licences WHERE employee_id = ${sqlString(employee.id)}`,
+          expect: [{ n: 0 }],
+        },
+        nothingAudited(),
+      ],
       tags: ['refuse', 'least-privilege'],
-      rubrics: [{ kind: 'judge', description: 'refusal explained', question: "Does the agent decline because the employee's department is not entitled to the product?" }],
+      rubrics: [
+        {
+          kind: 'judge',
+          description: 'refusal explained',
+          question: "Does the agent decline because the employee's department is not entitled to the product?",
+        },
+      ],
     });
   },
 };
@@ -152,7 +200,11 @@ export const mfaResetScenario: Scenario = {
   build(ctx) {
     const world = new World(ctx);
     const { employee } = world.staff();
-    const why = ctx.rng.pick(['I got a new phone', 'my authenticator app was wiped', 'my phone was replaced under warranty']);
+    const why = ctx.rng.pick([
+      'I got a new phone',
+      'my authenticator app was wiped',
+      'my phone was replaced under warranty',
+    ]);
     return deskDraft(ctx, {
       world,
       party: employee,
@@ -162,7 +214,13 @@ export const mfaResetScenario: Scenario = {
       goal: 'get your MFA reset.',
       actions: [call('reset_mfa', { employee_id: employee.id })],
       ticket: { category: 'account', final: 'solved' },
-      assertions: [{ description: 'MFA reset', sql: `SELECT mfa_enrolled, mfa_reset_at IS NOT NULL AS reset FROM employees WHERE employee_id = ${sqlString(employee.id)}`, expect: [{ mfa_enrolled: false, reset: true }] }],
+      assertions: [
+        {
+          description: 'MFA reset',
+          sql: `SELECT mfa_enrolled, mfa_reset_at IS NOT NULL AS reset FROM employees WHERE employee_id = ${sqlString(employee.id)}`,
+          expect: [{ mfa_enrolled: false, reset: true }],
+        },
+      ],
     });
   },
 };
@@ -186,7 +244,13 @@ export const deviceRetireScenario: Scenario = {
       goal: `get your old laptop (asset tag ${String(old.asset_tag)}) retired.`,
       actions: [call('wipe_device', { device_id: id }), call('retire_device', { device_id: id })],
       ticket: { category: 'device', final: 'solved', deviceId: id },
-      assertions: [{ description: 'retired and wiped', sql: `SELECT status, wiped FROM devices WHERE device_id = ${sqlString(id)}`, expect: [{ status: 'retired', wiped: true }] }],
+      assertions: [
+        {
+          description: 'retired and wiped',
+          sql: `SELECT status, wiped FROM devices WHERE device_id = ${sqlString(id)}`,
+          expect: [{ status: 'retired', wiped: true }],
+        },
+      ],
     });
   },
 };

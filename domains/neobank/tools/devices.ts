@@ -3,13 +3,19 @@ import { defineTool, selectOne, ToolRejection, writeAudit, z, type ToolContext }
 const deviceId = z.string().describe('The device id, e.g. DEV-104233-1.');
 
 async function requireDevice(ctx: ToolContext, id: string) {
-  return selectOne(ctx.db, 'SELECT * FROM devices WHERE device_id = $1', [id], `No device ${id}. Use get_employee to list the employee's devices.`);
+  return selectOne(
+    ctx.db,
+    'SELECT * FROM devices WHERE device_id = $1',
+    [id],
+    `No device ${id}. Use get_employee to list the employee's devices.`,
+  );
 }
 
 export const getDevice = defineTool({
   name: 'get_device',
   miniDescription: 'Get a device.',
-  description: 'Get a device: its holder (employee_id), kind, model, asset_tag, whether its disk is encrypted, status (active, lost, returned, retired), and whether it is wiped and locked.',
+  description:
+    'Get a device: its holder (employee_id), kind, model, asset_tag, whether its disk is encrypted, status (active, lost, returned, retired), and whether it is wiped and locked.',
   input: { device_id: deviceId },
   readOnly: true,
   miniResult: (result) => {
@@ -18,7 +24,17 @@ export const getDevice = defineTool({
   },
   async handler(ctx, args) {
     const d = await requireDevice(ctx, args.device_id);
-    return { device_id: d.device_id, employee_id: d.employee_id, kind: d.kind, model: d.model, asset_tag: d.asset_tag, encrypted: d.encrypted, status: d.status, wiped: d.wiped, locked: d.locked };
+    return {
+      device_id: d.device_id,
+      employee_id: d.employee_id,
+      kind: d.kind,
+      model: d.model,
+      asset_tag: d.asset_tag,
+      encrypted: d.encrypted,
+      status: d.status,
+      wiped: d.wiped,
+      locked: d.locked,
+    };
   },
 });
 
@@ -30,7 +46,10 @@ export const reportDeviceLost = defineTool({
   readOnly: false,
   async handler(ctx, args) {
     const d = await requireDevice(ctx, args.device_id);
-    if (d.status !== 'active') throw new ToolRejection(`Device ${args.device_id} is ${String(d.status)}; only active devices can be reported lost.`);
+    if (d.status !== 'active')
+      throw new ToolRejection(
+        `Device ${args.device_id} is ${String(d.status)}; only active devices can be reported lost.`,
+      );
     await ctx.db.query("UPDATE devices SET status = 'lost', locked = true WHERE device_id = $1", [args.device_id]);
     await writeAudit(ctx, { entityType: 'device', entityId: args.device_id, action: 'lost' });
     return { device_id: args.device_id, status: 'lost', locked: true };
@@ -59,7 +78,8 @@ export const retireDevice = defineTool({
   readOnly: false,
   async handler(ctx, args) {
     const d = await requireDevice(ctx, args.device_id);
-    if (d.status !== 'returned') throw new ToolRejection(`Device ${args.device_id} is ${String(d.status)}; only returned devices can be retired.`);
+    if (d.status !== 'returned')
+      throw new ToolRejection(`Device ${args.device_id} is ${String(d.status)}; only returned devices can be retired.`);
     if (!d.wiped) throw new ToolRejection(`Device ${args.device_id} is not wiped; wipe it before retiring it.`);
     await ctx.db.query("UPDATE devices SET status = 'retired' WHERE device_id = $1", [args.device_id]);
     await writeAudit(ctx, { entityType: 'device', entityId: args.device_id, action: 'retire' });

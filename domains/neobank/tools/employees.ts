@@ -8,7 +8,8 @@ export async function requireEmployee(ctx: ToolContext, id: string) {
 
 export const findEmployeeByEmail = defineTool({
   name: 'find_employee_by_email',
-  description: 'Find an employee by work e-mail address. Returns the employee (id, name, role, department, manager_id, status). Use it first to identify who you are talking to.',
+  description:
+    'Find an employee by work e-mail address. Returns the employee (id, name, role, department, manager_id, status). Use it first to identify who you are talking to.',
   input: { email: z.string().describe('The e-mail address the employee gives.') },
   readOnly: true,
   async handler(ctx, args) {
@@ -23,12 +24,19 @@ export const findEmployeeByEmail = defineTool({
 
 export const verifyEmployeeIdentity = defineTool({
   name: 'verify_employee_identity',
-  description: 'Check the employee number an employee gives (from their badge) against the one on file. Returns verified: true or false. Required before an MFA reset.',
-  input: { employee_id: employeeId, employee_number: z.string().describe('The employee number as the employee states it, e.g. E-104233.') },
+  description:
+    'Check the employee number an employee gives (from their badge) against the one on file. Returns verified: true or false. Required before an MFA reset.',
+  input: {
+    employee_id: employeeId,
+    employee_number: z.string().describe('The employee number as the employee states it, e.g. E-104233.'),
+  },
   readOnly: true,
   async handler(ctx, args) {
     const employee = await requireEmployee(ctx, args.employee_id);
-    return { employee_id: args.employee_id, verified: String(employee.employee_number).toLowerCase() === args.employee_number.trim().toLowerCase() };
+    return {
+      employee_id: args.employee_id,
+      verified: String(employee.employee_number).toLowerCase() === args.employee_number.trim().toLowerCase(),
+    };
   },
 });
 
@@ -49,24 +57,51 @@ export const getEmployee = defineTool({
       manager_id: e.manager_id,
       status: e.status,
       mfa_enrolled: e.mfa_enrolled,
-      devices: await selectJson(ctx.db, 'SELECT device_id, kind, model, asset_tag, encrypted, status FROM devices WHERE employee_id = $1 ORDER BY device_id', id),
-      access_grants: await selectJson(ctx.db, "SELECT grant_id, system_id, level FROM access_grants WHERE employee_id = $1 AND status = 'active' ORDER BY grant_id", id),
-      licences: await selectJson(ctx.db, "SELECT licence_id, product_id FROM software_licences WHERE employee_id = $1 AND status = 'active' ORDER BY licence_id", id),
-      incidents: await selectJson(ctx.db, 'SELECT incident_id, kind, severity, status FROM incidents WHERE employee_id = $1 ORDER BY incident_id', id),
-      open_access_requests: await selectJson(ctx.db, "SELECT request_id, system_id, level FROM access_requests WHERE employee_id = $1 AND status = 'pending' ORDER BY request_id", id),
+      devices: await selectJson(
+        ctx.db,
+        'SELECT device_id, kind, model, asset_tag, encrypted, status FROM devices WHERE employee_id = $1 ORDER BY device_id',
+        id,
+      ),
+      access_grants: await selectJson(
+        ctx.db,
+        "SELECT grant_id, system_id, level FROM access_grants WHERE employee_id = $1 AND status = 'active' ORDER BY grant_id",
+        id,
+      ),
+      licences: await selectJson(
+        ctx.db,
+        "SELECT licence_id, product_id FROM software_licences WHERE employee_id = $1 AND status = 'active' ORDER BY licence_id",
+        id,
+      ),
+      incidents: await selectJson(
+        ctx.db,
+        'SELECT incident_id, kind, severity, status FROM incidents WHERE employee_id = $1 ORDER BY incident_id',
+        id,
+      ),
+      open_access_requests: await selectJson(
+        ctx.db,
+        "SELECT request_id, system_id, level FROM access_requests WHERE employee_id = $1 AND status = 'pending' ORDER BY request_id",
+        id,
+      ),
     };
   },
 });
 
 export const resetMfa = defineTool({
   name: 'reset_mfa',
-  description: "Reset an employee's multi-factor authentication: removes the enrolled factor so that the employee enrols a new one at the next sign-in. The policy says what must be checked first.",
+  description:
+    "Reset an employee's multi-factor authentication: removes the enrolled factor so that the employee enrols a new one at the next sign-in. The policy says what must be checked first.",
   input: { employee_id: employeeId },
   readOnly: false,
   async handler(ctx, args) {
     const e = await requireEmployee(ctx, args.employee_id);
-    if (e.status !== 'active') throw new ToolRejection(`Employee ${args.employee_id} is ${String(e.status)}; only active employees can sign in.`);
-    await ctx.db.query('UPDATE employees SET mfa_enrolled = false, mfa_reset_at = $2 WHERE employee_id = $1', [args.employee_id, ctx.now]);
+    if (e.status !== 'active')
+      throw new ToolRejection(
+        `Employee ${args.employee_id} is ${String(e.status)}; only active employees can sign in.`,
+      );
+    await ctx.db.query('UPDATE employees SET mfa_enrolled = false, mfa_reset_at = $2 WHERE employee_id = $1', [
+      args.employee_id,
+      ctx.now,
+    ]);
     await writeAudit(ctx, { entityType: 'employee', entityId: args.employee_id, action: 'mfa_reset' });
     return { employee_id: args.employee_id, mfa_enrolled: false };
   },
