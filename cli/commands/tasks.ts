@@ -24,7 +24,8 @@ import { parse, printJson, type Command } from '../command.js';
 
 const usage = `finalstate tasks <subcommand> [--json]
 
-  list [--domain D] [--split S] [--profile P]     the tasks of every task set in --dir
+  list [--domain D] [--split S] [--profile P]     every task of the task sets in --dir (default: every
+                                                  built-in pack's sets, tasks/ and its pack folders)
   show ID                                         one task in full
   validate FILE                                   check a task-set file: format, manifest, domain tables/columns/tools,
                                                   argument types, golden calls replayed on a real backend
@@ -184,8 +185,10 @@ export const tasksCommand: Command = {
       console.log(usage);
       return 0;
     }
-    const dir = values.dir ?? fromRoot('tasks');
-    const allTasks = () => readTaskSets(dir).flatMap((s) => s.tasks);
+    // Without --dir: every built-in pack's task sets (tasks/ and the folders of packs kept outside the demo's tasks/).
+    const dirs = values.dir ? [values.dir] : [...new Set(Object.values(builtInTaskDirs))].map((d) => fromRoot(d));
+    const dir = dirs.join(', ');
+    const allTasks = () => dirs.flatMap((d) => readTaskSets(d)).flatMap((s) => s.tasks);
     switch (positionals[0]) {
       case 'list': {
         const tasks = filterTasks(allTasks(), values);

@@ -30,6 +30,7 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): CliResult {
     encoding: 'utf8',
     env: { ...process.env, ...env },
     timeout: 180_000,
+    maxBuffer: 64 * 1024 * 1024,
   });
   return { status: res.status ?? -1, stdout: res.stdout, stderr: res.stderr };
 }

@@ -30,3 +30,17 @@ test('dev status --json reports every component of the running stack', () => {
   );
   assert.equal(res.status, parsed.components.every((c) => c.healthy) ? 0 : 1);
 });
+
+test('tasks list without --dir shows the five built-in business domains, each with both splits and profiles', () => {
+  const res = runCli(['tasks', 'list', '--json']);
+  assert.equal(res.status, 0, res.stderr);
+  const counts = new Map<string, number>();
+  for (const t of JSON.parse(res.stdout) as Array<{ domain: string; split: string; profile: string }>) {
+    const key = `${t.domain}/${t.split}/${t.profile}`;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  for (const domain of ['retail', 'travel', 'insurance', 'neobank', 'consulting'])
+    for (const split of ['train', 'eval'])
+      for (const profile of ['full', 'mini'])
+        assert.ok((counts.get(`${domain}/${split}/${profile}`) ?? 0) >= 300, `${domain}/${split}/${profile}`);
+});
