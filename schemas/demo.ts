@@ -5,7 +5,7 @@ import { ModelPrices } from './runtime.js';
 const Positive = z.number().int().positive();
 
 /**
- * A demo preset (infra/presets/*.json): everything `finalstate demo` needs to run a campaign on embedded defaults.
+ * A demo preset (cli/demo/presets/*.json): everything `finalstate demo` needs to run a campaign on embedded defaults.
  * The campaign part is a CampaignConfig without what the demo fills in itself: the id (derived from the preset), the
  * served policy (its own policy server), the base model (its own build) and the task queues.
  */

@@ -29,7 +29,7 @@ tasks with the base policy, freeze a pool by difficulty, evaluate the base polic
 evaluate the trained policy, and print base against trained with intervals, the per-task flips and the HTML report.
 
   --preset P   mini (default; the learning demo, about 37 minutes on 2 cores the first time), smoke (every phase on
-               tiny counts, a few minutes), or the path of a preset file (copy infra/presets/mini.json and edit it)
+               tiny counts, a few minutes), or the path of a preset file (copy cli/demo/presets/mini.json and edit it)
   --fresh      start a new campaign instead of continuing the one this preset and base model already started
 
 Ctrl-C stops the workers; the same command continues the same campaign (its id is derived from the preset and the

@@ -9,9 +9,9 @@ import { CampaignConfig, type TaskSource } from '../../schemas/campaign.js';
 import { DemoPreset } from '../../schemas/demo.js';
 import type { TaskQueues } from '../../schemas/pipeline.js';
 
-export const PRESET_DIR = fromRoot('infra', 'presets');
+export const PRESET_DIR = fromRoot('cli', 'demo', 'presets');
 
-/** A preset by name (infra/presets/<name>.json) or by path to a copy the user edited. */
+/** A preset by name (cli/demo/presets/<name>.json) or by path to a copy the user edited. */
 export function loadPreset(nameOrFile: string): { preset: DemoPreset; file: string } {
   const file = /[/\\]|\.json$/.test(nameOrFile)
     ? path.resolve(nameOrFile)
