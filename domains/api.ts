@@ -30,6 +30,7 @@ export {
   type TaskDraft,
 } from './common/generator.js';
 export { Prng } from './common/prng.js';
+export { FIRST_NAMES, LAST_NAMES } from './common/names.js';
 export { fromCents, percentOf, toCents } from './common/money.js';
 export { addDays, addHours, daysBetween, hoursBetween, iso, isoDate } from './common/time.js';
 export { selectJson, selectOne, writeRows, type JsonRow } from './common/sql.js';

@@ -19,6 +19,8 @@ import {
   type ScenarioContext,
   type TaskDraft,
   type ToolCall,
+  FIRST_NAMES,
+  LAST_NAMES,
 } from 'finalstate/domain';
 import { INSURANCE_RULES } from '../policy.js';
 import { CITIES, REPAIR_SHOPS, insuranceSequences, type RepairShop } from '../seed.js';
@@ -26,42 +28,6 @@ import { CITIES, REPAIR_SHOPS, insuranceSequences, type RepairShop } from '../se
 type Row = Record<string, unknown>;
 export type Tier = 'standard' | 'preferred';
 
-const FIRST = [
-  'Alex',
-  'Sam',
-  'Jordan',
-  'Noor',
-  'Elena',
-  'Mateo',
-  'Aiko',
-  'Femi',
-  'Ines',
-  'Ravi',
-  'Chloe',
-  'Oskar',
-  'Leila',
-  'Diego',
-  'Hana',
-  'Marek',
-];
-const LAST = [
-  'Kim',
-  'Novak',
-  'Silva',
-  'Haddad',
-  'Rossi',
-  'Moreau',
-  'Tanaka',
-  'Adeyemi',
-  'Costa',
-  'Iyer',
-  'Dubois',
-  'Larsen',
-  'Farah',
-  'Ortiz',
-  'Sato',
-  'Kowalski',
-];
 const CARS = [
   ['Toyota', 'Corolla'],
   ['Honda', 'Civic'],
@@ -122,8 +88,8 @@ export function birthDate(rng: Prng, now: Date, years: number): string {
 }
 
 export function makeHolder(ctx: ScenarioContext): Holder {
-  const first = ctx.rng.pick(FIRST);
-  const last = ctx.rng.pick(LAST);
+  const first = ctx.rng.pick(FIRST_NAMES);
+  const last = ctx.rng.pick(LAST_NAMES);
   return {
     id: `PH-${ctx.n}`,
     full_name: `${first} ${last}`,
@@ -180,7 +146,7 @@ export function makePolicy(ctx: ScenarioContext, holder: Holder, spec: PolicySpe
   if (spec.excludedDriver) {
     drivers.push({
       driver_id: `DRV-${ctx.n}-2`,
-      full_name: `${ctx.rng.pick(FIRST)} ${holder.last_name}`,
+      full_name: `${ctx.rng.pick(FIRST_NAMES)} ${holder.last_name}`,
       date_of_birth: birthDate(ctx.rng, ctx.now, ctx.rng.int(19, 30)),
       license_number: `DL${ctx.n}2`,
       relation: ctx.rng.pick(['child', 'spouse', 'other']),

@@ -8,6 +8,8 @@ import {
   type ScenarioContext,
   type TaskDraft,
   type ToolCall,
+  FIRST_NAMES,
+  LAST_NAMES,
 } from 'finalstate/domain';
 import { NEOBANK_RULES, type ApproverRole } from '../policy.js';
 import {
@@ -23,42 +25,6 @@ import {
 
 type Row = Record<string, unknown>;
 
-const FIRST = [
-  'Alex',
-  'Sam',
-  'Jordan',
-  'Noor',
-  'Elena',
-  'Mateo',
-  'Aiko',
-  'Femi',
-  'Ines',
-  'Ravi',
-  'Chloe',
-  'Oskar',
-  'Leila',
-  'Diego',
-  'Hana',
-  'Marek',
-];
-const LAST = [
-  'Kim',
-  'Novak',
-  'Silva',
-  'Haddad',
-  'Rossi',
-  'Moreau',
-  'Tanaka',
-  'Adeyemi',
-  'Costa',
-  'Iyer',
-  'Dubois',
-  'Larsen',
-  'Farah',
-  'Ortiz',
-  'Sato',
-  'Kowalski',
-];
 export const ROLES = Object.keys(ENTITLEMENTS) as Role[];
 
 const first = (prefix: string, key: keyof typeof neobankSequences) => `${prefix}${neobankSequences[key].start}`;
@@ -91,8 +57,8 @@ export class World {
 
   person(suffix: string, role: Employee['role'], department: string, manager: Employee | null): Employee {
     const { rng, n } = this.ctx;
-    const firstName = rng.pick(FIRST);
-    const last = rng.pick(LAST);
+    const firstName = rng.pick(FIRST_NAMES);
+    const last = rng.pick(LAST_NAMES);
     const id = `EMP-${n}${suffix}`;
     const e: Employee = {
       id,

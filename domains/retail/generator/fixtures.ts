@@ -2,6 +2,7 @@ import type { ScenarioContext, TaskDraft } from '../../common/generator.js';
 import { fromCents, toCents } from '../../common/money.js';
 import type { Prng } from '../../common/prng.js';
 import { addDays, addHours, iso } from '../../common/time.js';
+import { FIRST_NAMES, LAST_NAMES } from '../../common/names.js';
 import type { ToolCall } from '../../../schemas/task.js';
 import {
   call,
@@ -27,42 +28,6 @@ import { CATALOGUE, retailSequences, type CatalogueProduct } from '../seed.js';
 type Row = Record<string, unknown>;
 export type Tier = 'standard' | 'plus' | 'vip';
 
-const FIRST = [
-  'Alex',
-  'Sam',
-  'Jordan',
-  'Noor',
-  'Elena',
-  'Mateo',
-  'Aiko',
-  'Femi',
-  'Ines',
-  'Ravi',
-  'Chloe',
-  'Oskar',
-  'Leila',
-  'Diego',
-  'Hana',
-  'Marek',
-];
-const LAST = [
-  'Kim',
-  'Novak',
-  'Silva',
-  'Haddad',
-  'Rossi',
-  'Moreau',
-  'Tanaka',
-  'Adeyemi',
-  'Costa',
-  'Iyer',
-  'Dubois',
-  'Larsen',
-  'Farah',
-  'Ortiz',
-  'Sato',
-  'Kowalski',
-];
 const STREETS = ['Maple Ave', 'Harbor Rd', 'Elm St', 'Sunset Blvd', 'Cedar Ln', 'Mill St', 'Park Pl', 'Riverside Dr'];
 const CITIES = [
   ['Portland', 'OR', '97201'],
@@ -91,8 +56,8 @@ export function address(rng: Prng): string {
 }
 
 export function makeCustomer(ctx: ScenarioContext, options: { tier?: Tier; fraud?: boolean } = {}): Customer {
-  const first = ctx.rng.pick(FIRST);
-  const last = ctx.rng.pick(LAST);
+  const first = ctx.rng.pick(FIRST_NAMES);
+  const last = ctx.rng.pick(LAST_NAMES);
   const [, , zip] = ctx.rng.pick(CITIES);
   return {
     customer_id: `CUS-${ctx.n}`,

@@ -1,0 +1,38 @@
+/** People's names for generated tasks: a shared pool, so every pack's customers and staff read alike. */
+export const FIRST_NAMES: readonly string[] = [
+  'Alex',
+  'Sam',
+  'Jordan',
+  'Noor',
+  'Elena',
+  'Mateo',
+  'Aiko',
+  'Femi',
+  'Ines',
+  'Ravi',
+  'Chloe',
+  'Oskar',
+  'Leila',
+  'Diego',
+  'Hana',
+  'Marek',
+];
+
+export const LAST_NAMES: readonly string[] = [
+  'Kim',
+  'Novak',
+  'Silva',
+  'Haddad',
+  'Rossi',
+  'Moreau',
+  'Tanaka',
+  'Adeyemi',
+  'Costa',
+  'Iyer',
+  'Dubois',
+  'Larsen',
+  'Farah',
+  'Ortiz',
+  'Sato',
+  'Kowalski',
+];
