@@ -7,8 +7,7 @@ import { invariantViolations, sampleInvariants } from '../../environment/invaria
 import { evaluateRubrics } from '../../environment/rubrics.js';
 import { fromRoot } from '../../core/paths.js';
 import type { TaskInput } from '../../schemas/task.js';
-import { assertPublicApiOnly } from './pack-imports.js';
-import { createScratchDb, finalState, type ScratchDb, type Snapshot } from './harness.js';
+import { assertPublicApiOnly, createScratchDb, finalState, type ScratchDb, type Snapshot } from './harness.js';
 
 const domain = normalizePack(consulting);
 

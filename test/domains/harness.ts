@@ -3,6 +3,7 @@
  * a scratch database built from a pack's schema, seed and sequences; task init applied by primary key; tool calls
  * run through the real handlers; and a small snapshot diff. It is a test harness, not the production backend.
  */
+import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before } from 'node:test';
@@ -242,6 +243,13 @@ export function foreignImports(root: string): { files: number; foreign: string[]
     }
   }
   return { files: files.length, foreign };
+}
+
+/** A pack written against the public API imports `finalstate/domain` and its own files, nothing else. */
+export function assertPublicApiOnly(root: string, minFiles = 10): void {
+  const { files, foreign } = foreignImports(root);
+  assert.ok(files >= minFiles, `${files} files`);
+  assert.deepEqual(foreign, []);
 }
 
 /** A scratch database of `domain` for the tests of one suite: created before them, dropped after. */

@@ -7,8 +7,7 @@ import { invariantViolations, sampleInvariants } from '../../environment/invaria
 import { readTaskSets } from '../../environment/task-set.js';
 import { fromRoot } from '../../core/paths.js';
 import { Task } from '../../schemas/task.js';
-import { assertPublicApiOnly } from './pack-imports.js';
-import { createScratchDb, finalState, type ScratchDb, type Snapshot } from './harness.js';
+import { assertPublicApiOnly, createScratchDb, finalState, type ScratchDb, type Snapshot } from './harness.js';
 
 const domain = normalizePack(insurance);
 
