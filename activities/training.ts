@@ -149,7 +149,7 @@ export function createTrainingActivities({
         const err = outcome.reason as Error;
         if (err instanceof EndpointRequestError) {
           throw ApplicationFailure.create({
-            type: 'PolicyServerRejected',
+            type: FailureType.policyServerRejected,
             nonRetryable: true,
             message: `publishing policy version ${input.version} to ${server.kind} server ${server.url}: ${err.message}`,
             cause: err,

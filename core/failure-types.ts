@@ -21,4 +21,6 @@ export const FailureType = {
    * together (torchrun) and the retry resumes from the last complete checkpoint.
    */
   gpuRankFailure: 'GpuRankFailure',
+  /** A policy server refused a publish request (a 4xx, e.g. vLLM without its admin routes): not retried. */
+  policyServerRejected: 'PolicyServerRejected',
 } as const;
