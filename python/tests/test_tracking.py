@@ -4,6 +4,7 @@ Weights & Biases offline run written without a network."""
 from __future__ import annotations
 
 import os
+import re
 import socket
 from pathlib import Path
 
@@ -70,9 +71,12 @@ def test_wandb_offline_writes_a_run_directory_without_a_network(tmp_path, monkey
 
     assert connections == []
     run_id = wandb_run_id("camp-1")
-    runs = sorted((tmp_path / "wandb" / "wandb").glob(f"offline-run-*-{run_id}"))
+    # wandb names an offline run directory by the second it started; a second start within the same second gets a
+    # numeric suffix ("…-<id>-1"), still under the same run id.
+    runs = sorted((tmp_path / "wandb" / "wandb").glob(f"offline-run-*-{run_id}*"))
     assert first["wandbRunDir"] and Path(first["wandbRunDir"]) in runs and Path(second["wandbRunDir"]) in runs
     # Each offline run directory holds the run's data file, which `wandb sync` uploads later, under the same run id.
     for run in runs:
         assert (run / f"run-{run_id}.wandb").stat().st_size > 0
     assert os.path.basename(str(runs[0])).endswith(run_id)
+    assert all(re.search(rf"-{run_id}(-\d+)?$", str(run)) for run in runs)
