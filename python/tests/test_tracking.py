@@ -16,7 +16,12 @@ from finalstate.tracking.read_back import read_scalars
 
 
 def payload(tmp_path: Path, step: int, scalars: dict, **tracking) -> dict:
-    return {"campaignId": "camp-1", "step": step, "scalars": scalars, "tracking": {"tensorboard": {"dir": str(tmp_path / "tb")}, **tracking}}
+    return {
+        "campaignId": "camp-1",
+        "step": step,
+        "scalars": scalars,
+        "tracking": {"tensorboard": {"dir": str(tmp_path / "tb")}, **tracking},
+    }
 
 
 def test_scalars_read_back_from_the_event_files_and_a_resumed_logger_continues_the_run(tmp_path):
