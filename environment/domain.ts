@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { z } from 'zod';
 import type { TableGrading } from '../schemas/domain.js';
-import type { Profile, Split, TaskInput } from '../schemas/task.js';
+import type { Profile, Split, TaskInput, ToolCall } from '../schemas/task.js';
 
 /**
  * What a tool handler may touch: the episode's own database (inside the call's transaction), the task's fixed clock
@@ -78,6 +78,14 @@ export interface DomainDefinition {
   generateTasks(options: TaskGeneratorOptions): TaskInput[];
   /** Rules every generated task must keep, checked by `finalstate tasks check` over a large sample and by `tasks generate`. */
   invariants?: TaskInvariant[];
+  /**
+   * Optional: a plausible path through a task that breaks one of the domain's rules, for the base model's
+   * demonstrations (a stated share of training tasks takes it, so the base applies the rules inconsistently, as a
+   * pretrained model does). Every call must be one the tools accept, and the grader must reject the final state:
+   * cancelling what the policy forbids, skipping a required approval or fee, acting on the user's word alone.
+   * Return nothing for tasks without such a path. Only training-split tasks are ever asked.
+   */
+  ruleBreakingPath?(task: TaskInput): ToolCall[] | undefined;
 }
 
 /**

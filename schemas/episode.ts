@@ -3,13 +3,22 @@ import { JudgeConfig, PolicyClientConfig, UserSimulatorConfig } from './clients.
 import { Conversation } from './conversation.js';
 import { GradeReport } from './grading.js';
 import { ResultRow } from './results.js';
+import { ToolCall } from './task.js';
 import { InterpretedBy, RubricVerdict } from './runtime.js';
 import { TrajectoryDrift } from './trajectory.js';
 
 /** Which policy drives the agent: a served model (token in, token out), or the task's golden calls (oracle). */
 export const PolicyRef = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('served'), client: PolicyClientConfig, version: z.string().min(1).optional() }).strict(),
-  z.object({ kind: z.literal('oracle') }).strict(),
+  z
+    .object({
+      kind: z.literal('oracle'),
+      calls: z
+        .array(ToolCall)
+        .optional()
+        .describe("Tool calls played instead of the task's golden ones (a demonstration's rule-breaking path)."),
+    })
+    .strict(),
 ]);
 export type PolicyRef = z.infer<typeof PolicyRef>;
 

@@ -46,7 +46,7 @@ export interface EpisodeRunnerDeps {
 export type PolicyFactory = (request: EpisodeRequest, task: Task) => AgentPolicy;
 
 export function policyFor(request: EpisodeRequest, task: Task): AgentPolicy {
-  if (request.policy.kind === 'oracle') return new OraclePolicy(task, getRenderer('qwen3'));
+  if (request.policy.kind === 'oracle') return new OraclePolicy(task, getRenderer('qwen3'), request.policy.calls);
   const { client, version } = request.policy;
   return new CompletionsAgentPolicy(
     new PolicyClient(client, version === undefined ? {} : { policyVersion: version }),

@@ -1,5 +1,5 @@
 import type { AssistantTurn, Conversation } from '../../schemas/conversation.js';
-import type { Task } from '../../schemas/task.js';
+import type { Task, ToolCall } from '../../schemas/task.js';
 import { renderPrompt, type ChatRenderer } from '../interpreter/renderer.js';
 import { NO_USAGE } from '../clients/user-simulator.js';
 import type { PolicyState } from '../../schemas/checkpoint.js';
@@ -8,7 +8,8 @@ import { stateOfKind, type AgentPolicy, type AgentStep } from './agent-policy.js
 export const ORACLE_MODEL = 'oracle';
 
 /**
- * Drives the loop with the task's golden calls, one per turn, then a closing message. Each message is written as
+ * Drives the loop with the task's golden calls (or the calls it is given instead), one per turn, then a closing
+ * message. Each message is written as
  * model text by the renderer and read back by the same parser a sampled completion goes through, so an oracle
  * episode exercises everything but sampling. The closing message states what the task's must_mention rubrics ask.
  */
@@ -16,10 +17,15 @@ export class OraclePolicy implements AgentPolicy {
   readonly interpretedBy = 'finalstate' as const;
   private next_ = 0;
 
+  private readonly calls: readonly ToolCall[];
+
   constructor(
     private readonly task: Task,
     private readonly renderer: ChatRenderer,
-  ) {}
+    calls?: readonly ToolCall[],
+  ) {
+    this.calls = calls ?? task.golden;
+  }
 
   /** The model text of one assistant turn, exactly as the renderer writes it inside the conversation. */
   private asModelText(conversation: Conversation, turn: AssistantTurn): string {
@@ -32,7 +38,7 @@ export class OraclePolicy implements AgentPolicy {
   }
 
   async next(conversation: Conversation): Promise<AgentStep> {
-    const call = this.task.golden[this.next_];
+    const call = this.calls[this.next_];
     let turn: AssistantTurn;
     if (call) {
       this.next_++;
