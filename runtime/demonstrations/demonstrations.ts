@@ -4,11 +4,12 @@ import { readTaskSet, writeTaskSet, type LoadedTaskSet } from '../../environment
 import { InfrastructureError } from '../../core/errors.js';
 import type { Conversation } from '../../schemas/conversation.js';
 import { EpisodeRequest } from '../../schemas/episode.js';
-import type { Task } from '../../schemas/task.js';
+import type { Task, ToolCall } from '../../schemas/task.js';
 import { SftDemonstration } from '../../schemas/training.js';
 import { EpisodeStore } from '../episode/episode-store.js';
 import type { EpisodeRuntime } from '../episode/runtime.js';
 import { renderPrompt, type ChatRenderer } from '../interpreter/renderer.js';
+import { ruleBreakingPlan, ruleBreakingProblem } from './rule-breaking.js';
 
 /** Bump when what a demonstration contains changes for reasons the content hash below cannot see. */
 export const DEMONSTRATION_FORMAT = 'finalstate-sft-demonstrations/2'; // 2: records keep tool-schema key order (json, not jsonb)
@@ -70,10 +71,17 @@ export function demonstrationsKey(
   sets: readonly LoadedTaskSet[],
   domains: readonly DomainDefinition[],
   renderer: ChatRenderer,
+  ruleBreakingShare = 0,
 ): string {
   return contentHash({
     format: DEMONSTRATION_FORMAT,
     renderer: renderer.family,
+    ...(ruleBreakingShare > 0
+      ? {
+          ruleBreakingShare,
+          ruleBreakingPaths: domains.map((d) => d.ruleBreakingPath?.toString() ?? null),
+        }
+      : {}),
     tasks: sets.flatMap((s) => s.tasks.filter(isDemonstrationTask).map((t) => t.id + ':' + contentHash(t))),
     domains: domains.map((d) => ({
       name: d.name,
@@ -94,6 +102,8 @@ export function demonstrationsKey(
 
 export interface RenderedDemonstration {
   taskId: string;
+  /** True when the episode played the pack's rule-breaking path instead of the golden calls. */
+  ruleBreaking: boolean;
   /** The oracle episode whose stored transcript was rendered. */
   episodeId: string;
   demonstration: SftDemonstration;
@@ -101,8 +111,10 @@ export interface RenderedDemonstration {
 
 export interface DemonstrationRun {
   demonstrations: RenderedDemonstration[];
-  /** Oracle episodes that did not earn reward 1 (left out: a demonstration must be a correct solution). */
+  /** Golden oracle episodes that did not earn reward 1 (left out: a golden demonstration must be a correct solution). */
   failedTaskIds: string[];
+  /** Planned rule-breaking paths that could not serve (a tool refused a call, or the grader accepted): demonstrated by their golden calls instead. */
+  rejectedRuleBreaking: { taskId: string; problem: string }[];
 }
 
 /**
@@ -118,48 +130,83 @@ export async function oracleDemonstrations(
     maxTasks?: number;
     concurrency?: number;
     episodePrefix: string;
+    /** This share of every task family with a rule-breaking path (ruleBreakingPlan) is demonstrated by that path. */
+    ruleBreaking?: { share: number; domains: readonly DomainDefinition[] };
     onEpisode?(done: number, total: number): void;
   },
 ): Promise<DemonstrationRun> {
   const jobs = sets.flatMap((set) => set.tasks.filter(isDemonstrationTask).map((task) => ({ set, task })));
   const chosen = options.maxTasks === undefined ? jobs : evenlySpaced(jobs, options.maxTasks);
+  const plan = options.ruleBreaking
+    ? ruleBreakingPlan(
+        chosen.map((j) => j.task),
+        options.ruleBreaking.domains,
+        options.ruleBreaking.share,
+      )
+    : new Map<string, ToolCall[]>();
   const store = new EpisodeStore(runtime.control);
   const results: (RenderedDemonstration | null)[] = new Array(chosen.length).fill(null);
   const failedTaskIds: string[] = [];
+  const rejectedRuleBreaking: DemonstrationRun['rejectedRuleBreaking'] = [];
+  const runOracle = async (set: LoadedTaskSet, task: Task, calls?: ToolCall[]) => {
+    const request = EpisodeRequest.parse({
+      episodeId: `${options.episodePrefix}-${task.id}${calls ? '-rule-breaking' : ''}`,
+      taskId: task.id,
+      taskSet: set.manifestFile,
+      trial: 0,
+      policy: calls ? { kind: 'oracle', calls } : { kind: 'oracle' },
+      user: { kind: 'scripted' },
+      seed: 0,
+    });
+    await runtime.runner.run(request);
+    const record = await store.load(request.episodeId);
+    if (!record)
+      throw new InfrastructureError(
+        `episode ${request.episodeId} was run but its record is not in the control database`,
+        'postgres',
+      );
+    return { episodeId: request.episodeId, record };
+  };
   let next = 0;
   let done = 0;
   const worker = async () => {
     while (next < chosen.length) {
       const index = next++;
       const { set, task } = chosen[index]!;
-      const request = EpisodeRequest.parse({
-        episodeId: `${options.episodePrefix}-${task.id}`,
-        taskId: task.id,
-        taskSet: set.manifestFile,
-        trial: 0,
-        policy: { kind: 'oracle' },
-        user: { kind: 'scripted' },
-        seed: 0,
-      });
-      const outcome = await runtime.runner.run(request);
-      const record = await store.load(request.episodeId);
-      if (!record)
-        throw new InfrastructureError(
-          `episode ${request.episodeId} was run but its record is not in the control database`,
-          'postgres',
-        );
-      if (outcome.reward === 1)
+      const calls = plan.get(task.id);
+      if (calls) {
+        const broken = await runOracle(set, task, calls);
+        const problem = ruleBreakingProblem(broken.record, calls);
+        if (!problem) {
+          results[index] = {
+            taskId: task.id,
+            ruleBreaking: true,
+            episodeId: broken.episodeId,
+            demonstration: renderDemonstration(renderer, broken.record.transcript),
+          };
+          options.onEpisode?.(++done, chosen.length);
+          continue;
+        }
+        rejectedRuleBreaking.push({ taskId: task.id, problem });
+      }
+      const golden = await runOracle(set, task);
+      if (golden.record.outcome.reward === 1)
         results[index] = {
           taskId: task.id,
-          episodeId: request.episodeId,
-          demonstration: renderDemonstration(renderer, record.transcript),
+          ruleBreaking: false,
+          episodeId: golden.episodeId,
+          demonstration: renderDemonstration(renderer, golden.record.transcript),
         };
       else failedTaskIds.push(task.id);
       options.onEpisode?.(++done, chosen.length);
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 2) }, worker));
-  return { demonstrations: results.filter((d): d is RenderedDemonstration => d !== null), failedTaskIds };
+  return {
+    demonstrations: results.filter((d): d is RenderedDemonstration => d !== null),
+    failedTaskIds,
+    rejectedRuleBreaking,
+  };
 }
 
 /** `count` items spread evenly over `items` (every task family stays represented in a small sample). */
