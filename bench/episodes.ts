@@ -7,7 +7,7 @@
 // workflow's fan-out on the real Temporal dev server (a grpoStep would discard the oracle's groups: their rewards are
 // all equal and it writes no token trajectory). Baseline, in the same process and through the same fan-out: the
 // seeded random stand-in runner, which does nothing, so its cost per episode is Temporal's dispatch and the rows.
-// The tasks come from the training pool (tasks/rl-pool), never the eval split. Prints figures; asserts nothing.
+// The tasks come from the training pool (pools/rl-pool), never the eval split. Prints figures; asserts nothing.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -44,7 +44,7 @@ const { values } = parseArgs({
 const concurrency = Number(values.concurrency);
 const standInModelMs = Number(values['model-ms']);
 const TRIALS = 8;
-const source: TaskSource = { taskSet: fromRoot('tasks', 'rl-pool'), split: 'train', profile: 'mini', limit: 9 };
+const source: TaskSource = { taskSet: fromRoot('pools', 'rl-pool'), split: 'train', profile: 'mini', limit: 9 };
 
 /** The real runner, timed from outside: its wall time and what it reports after the record is stored. */
 class TimedRunner implements EpisodeRunner {

@@ -14,8 +14,8 @@ export const domains: DomainDefinition[] = [
 ];
 
 /**
- * Where `tasks generate` writes a built-in pack's sets when no --dir is given. The demo reads tasks/ (not its
- * subfolders), so a pack outside the demo keeps its sets in a folder of its own.
+ * Where `tasks generate` writes a built-in pack's sets when no --dir is given. Every folder is inside tasks/, which
+ * the demo's evaluation reads with its sub-folders.
  */
 export const builtInTaskDirs: Record<string, string> = {
   retail: 'tasks',

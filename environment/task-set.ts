@@ -260,8 +260,8 @@ export function writeTaskSet(
 }
 
 /**
- * The task sets a task source names: one task-set file (or its manifest), or a directory whose task sets are all read
- * (ids unique across them). A campaign over several domains points its split at a directory.
+ * The task sets a task source names: one task-set file (or its manifest), or a directory whose task sets are all read,
+ * sub-folders included (ids unique across them). A campaign over several domains points its split at a directory.
  */
 export function readTaskSource(fileOrDir: string): LoadedTaskSet[] {
   if (fs.existsSync(fileOrDir) && fs.statSync(fileOrDir).isDirectory()) {
@@ -275,17 +275,16 @@ export function readTaskSource(fileOrDir: string): LoadedTaskSet[] {
   return [readTaskSet(fileOrDir)];
 }
 
-/** Every task-set file (*.jsonl with a manifest beside it) in a directory, sorted. */
+/** Every task-set file (*.jsonl with a manifest beside it) in a directory and its sub-folders, sorted by path. */
 export function findTaskSetFiles(dir: string): string[] {
   if (!fs.existsSync(dir)) return [];
-  return fs
-    .readdirSync(dir)
+  return (fs.readdirSync(dir, { recursive: true, encoding: 'utf8' }) as string[])
     .filter((f) => f.endsWith('.jsonl'))
     .sort()
     .map((f) => path.join(dir, f));
 }
 
-/** Load every task set in a directory; all or nothing, and ids must be unique across sets. */
+/** Load every task set in a directory and its sub-folders; all or nothing, and ids must be unique across sets. */
 export function readTaskSets(dir: string): LoadedTaskSet[] {
   const sets: LoadedTaskSet[] = [];
   const issues: TaskIssue[] = [];

@@ -16,7 +16,7 @@ export const TaskSource = z
       .string()
       .min(1)
       .describe(
-        'Path (relative to the working directory) or file:// URI of a task-set JSONL file, or of a directory whose task sets are all read (one per domain, say).',
+        'Path (relative to the working directory) or file:// URI of a task-set JSONL file, or of a directory whose task sets are all read, sub-folders included (one per domain, say).',
       ),
     split: z.enum(['train', 'eval']),
     profile: z.enum(['full', 'mini']).optional().describe('Keep only tasks of this profile.'),

@@ -5,6 +5,29 @@ import { ModelPrices } from './runtime.js';
 const Positive = z.number().int().positive();
 
 /**
+ * What the trained policy may not pay for its gain in, fixed before a run and judged on training-split episodes only
+ * (stats/unfinished.ts): its rollouts of the last steps against the base policy's probe of the same candidates.
+ */
+export const UnfinishedCriterion = z
+  .object({
+    lastSteps: Positive.default(10).describe('Rollouts of this many last GRPO steps stand for the trained policy.'),
+    maxRisePoints: z
+      .number()
+      .min(0)
+      .default(5)
+      .describe(
+        'Share of unfinished episodes (turn limit, token limit, context overflow, timeout) may rise by at most this many points.',
+      ),
+    maxCostRatio: z
+      .number()
+      .min(1)
+      .default(1.3)
+      .describe('Agent tokens and cost per episode may grow by at most this factor.'),
+  })
+  .strict();
+export type UnfinishedCriterion = z.infer<typeof UnfinishedCriterion>;
+
+/**
  * A demo preset (cli/demo/presets/*.json): everything `finalstate demo` needs to run a campaign on embedded defaults.
  * The campaign part is a CampaignConfig without what the demo fills in itself: the id (derived from the preset), the
  * served policy (its own policy server), the base model (its own build) and the task queues.
@@ -20,6 +43,14 @@ export const DemoPreset = z
           'Train on at most N oracle demonstrations (default: all training-split mini tasks).',
         ),
         seed: z.number().int().default(0),
+        ruleBreakingShare: z
+          .number()
+          .min(0)
+          .max(1)
+          .default(0)
+          .describe(
+            'Share of every training task family with a pack-stated rule-breaking path that is demonstrated by that path (the base model then applies the domain rules inconsistently). Fixed before a run; eval tasks are never demonstrated.',
+          ),
       })
       .strict()
       .prefault({}),
@@ -53,6 +84,9 @@ export const DemoPreset = z
       'US dollars per million tokens by model name; the local policy is served as "policy". A notional price of local compute, so that cost per dependable task means something.',
     ),
     episodeConcurrency: Positive.default(8).describe("Episodes the demo's episode worker runs at once."),
+    unfinished: UnfinishedCriterion.prefault({}).describe(
+      'The criterion over unfinished episodes and cost that the demo judges and prints after training.',
+    ),
     campaign: CampaignConfig.omit({
       campaignId: true,
       policy: true,

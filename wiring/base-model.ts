@@ -11,6 +11,7 @@ import {
   oracleDemonstrations,
 } from '../runtime/demonstrations/demonstrations.js';
 import { getRenderer } from '../runtime/interpreter/index.js';
+import { ruleBreakingPlan } from '../runtime/demonstrations/rule-breaking.js';
 import { type LoadedConfig } from '../schemas/config.js';
 import { createEpisodeRuntime } from './episode-runtime.js';
 import { defaultRegistry } from './registry.js';
@@ -48,6 +49,7 @@ async function demonstrationsFile(
   extra: { seeds: number[]; count: number },
   maxDemos: number | undefined,
   concurrency: number,
+  ruleBreakingShare: number,
   log: (line: string) => void,
 ) {
   const registry = await defaultRegistry();
@@ -63,8 +65,18 @@ async function demonstrationsFile(
     ...generatedTrainingSets(domains, path.join(cacheDir, 'demonstration-tasks'), extra.seeds, extra.count),
   ];
   const renderer = getRenderer('qwen3');
+  // One plan over every set, so that a family's share holds across the shipped and the small generated sets.
+  const plan = ruleBreakingPlan(
+    sets.flatMap((s) => s.tasks.filter(isDemonstrationTask)),
+    domains,
+    ruleBreakingShare,
+  );
   const fileOf = (group: LoadedTaskSet[], name: string) =>
-    path.join(cacheDir, 'demonstrations', `${name}-${demonstrationsKey(group, domains, renderer).slice(0, 16)}.jsonl`);
+    path.join(
+      cacheDir,
+      'demonstrations',
+      `${name}-${demonstrationsKey(group, domains, renderer, plan).slice(0, 16)}.jsonl`,
+    );
   const groups =
     maxDemos === undefined
       ? sets.map((set) => ({ sets: [set], file: fileOf([set], set.manifest.name) }))
@@ -72,6 +84,7 @@ async function demonstrationsFile(
   const missing = groups.filter((g) => !fs.existsSync(g.file));
   const started = performance.now();
   const failed: string[] = [];
+  const rejectedRuleBreaking: { taskId: string; problem: string }[] = [];
   const episodePrefix = `demo-${Date.now().toString(36)}`;
   if (missing.length > 0) {
     const runtime = await createEpisodeRuntime(config);
@@ -81,6 +94,7 @@ async function demonstrationsFile(
           ...(maxDemos !== undefined ? { maxTasks: maxDemos } : {}),
           concurrency,
           episodePrefix,
+          ...(plan.size > 0 ? { ruleBreaking: plan } : {}),
           onEpisode: (done, total) => {
             if (done % 50 === 0 || done === total)
               log(`demonstrations ${path.basename(group.file)}: ${done}/${total} oracle episodes`);
@@ -91,7 +105,16 @@ async function demonstrationsFile(
             `finalstate model build-base: no oracle episode of ${group.sets.map((s) => s.file).join(', ')} earned reward 1`,
           );
         failed.push(...run.failedTaskIds);
+        rejectedRuleBreaking.push(...run.rejectedRuleBreaking);
         writeAtomically(group.file, run.demonstrations.map((d) => `${JSON.stringify(d.demonstration)}\n`).join(''));
+        writeAtomically(
+          ruleBreakingListOf(group.file),
+          `${JSON.stringify({
+            ruleBreakingShare,
+            ruleBreaking: run.demonstrations.filter((d) => d.ruleBreaking).map((d) => d.taskId),
+            rejected: run.rejectedRuleBreaking,
+          })}\n`,
+        );
       }
     } finally {
       await runtime.close();
@@ -100,8 +123,15 @@ async function demonstrationsFile(
   const combined = groups.length === 1 ? groups[0]!.file : fileOf(sets, 'demos');
   if (!fs.existsSync(combined)) writeAtomically(combined, groups.map((g) => fs.readFileSync(g.file, 'utf8')).join(''));
   const count = fs.readFileSync(combined, 'utf8').trim().split('\n').length;
+  const ruleBreaking = groups
+    .map((g) => ruleBreakingListOf(g.file))
+    .filter((f) => fs.existsSync(f))
+    .map((f) => JSON.parse(fs.readFileSync(f, 'utf8')) as { ruleBreaking: string[] })
+    .reduce((n, list) => n + list.ruleBreaking.length, 0);
   return {
     file: combined,
+    ruleBreaking,
+    rejectedRuleBreaking,
     cached: missing.length === 0,
     count,
     failed,
@@ -109,6 +139,9 @@ async function demonstrationsFile(
     episodePrefix: missing.length ? episodePrefix : null,
   };
 }
+
+/** Beside each demonstrations file: which of its tasks were demonstrated by their rule-breaking path. */
+const ruleBreakingListOf = (file: string) => file.replace(/\.jsonl$/, '.rule-breaking.json');
 
 function writeAtomically(file: string, text: string): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -159,7 +192,12 @@ export interface BaseModelOptions {
   concurrency?: number;
   extraSeeds?: number[];
   extraCount?: number;
-  /** Task-set directory of the demonstrations (default tasks/). */
+  /**
+   * Share of every task family with a rule-breaking path (DomainDefinition.ruleBreakingPath) demonstrated by that
+   * path instead of the golden calls (default 0): the base then applies the domain rules inconsistently.
+   */
+  ruleBreakingShare?: number;
+  /** Task-set directory of the demonstrations, sub-folders included (default tasks/: every built-in pack). */
   dir?: string;
   /** Where demonstrations/ and models/ live (default <dataDir>). */
   cacheDir?: string;
@@ -173,8 +211,19 @@ export async function buildBaseModel(config: LoadedConfig, options: BaseModelOpt
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const started = performance.now();
   const extra = { seeds: options.extraSeeds ?? DEFAULT_EXTRA_SEEDS, count: options.extraCount ?? 8 };
-  const demos = await demonstrationsFile(config, dir, cacheDir, extra, options.maxDemos, options.concurrency ?? 2, log);
-  log(`demonstrations: ${demos.count} in ${demos.file}${demos.cached ? ' (cached)' : ''}`);
+  const demos = await demonstrationsFile(
+    config,
+    dir,
+    cacheDir,
+    extra,
+    options.maxDemos,
+    options.concurrency ?? 2,
+    options.ruleBreakingShare ?? 0,
+    log,
+  );
+  log(
+    `demonstrations: ${demos.count} in ${demos.file}${demos.cached ? ' (cached)' : ''}, ${demos.ruleBreaking} by a rule-breaking path`,
+  );
   const build = await runPythonBuild(
     config,
     [
@@ -206,6 +255,8 @@ export async function buildBaseModel(config: LoadedConfig, options: BaseModelOpt
       count: demos.count,
       cached: demos.cached,
       failedOracleTasks: demos.failed,
+      ruleBreaking: demos.ruleBreaking,
+      rejectedRuleBreaking: demos.rejectedRuleBreaking,
       episodePrefix: demos.episodePrefix,
       seconds: Math.round(demos.seconds * 10) / 10,
     },

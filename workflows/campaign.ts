@@ -158,7 +158,7 @@ export async function campaign(input: CampaignInput): Promise<CampaignResult> {
     { key: SplitKey, value: split },
   ];
   /** The child's line in the Temporal UI, and where its episodes are read. */
-  /** A task set's last two path segments ("tasks/rl-pool"): enough to recognise it in a one-line summary. */
+  /** A task set's last two path segments ("pools/rl-pool"): enough to recognise it in a one-line summary. */
   const shortPath = (p: string) =>
     p
       .replace(/^file:\/\//, '')

@@ -19,6 +19,10 @@ import { watchCampaign, type PhaseTime } from '../demo/watch.js';
 import { startCampaign } from './campaign.js';
 import { checkBaseModel, describeCheck } from '../base-model-check.js';
 import { buildBaseModel } from '../../wiring/base-model.js';
+import { controlPool } from '../../wiring/stores.js';
+import { renderText } from '../../stats/tables/table.js';
+import { unfinishedTable } from '../../stats/unfinished.js';
+import { judgeCampaignUnfinished } from '../demo/unfinished.js';
 import { campaignStateOf, writeCampaignReport } from './report.js';
 
 const usage = `finalstate demo [--preset mini|smoke|FILE] [--fresh] [--json]
@@ -69,6 +73,7 @@ export const demoCommand: Command = {
       ...(preset.baseModel.steps !== undefined ? { steps: preset.baseModel.steps } : {}),
       ...(preset.baseModel.maxDemos !== undefined ? { maxDemos: preset.baseModel.maxDemos } : {}),
       seed: preset.baseModel.seed,
+      ruleBreakingShare: preset.baseModel.ruleBreakingShare,
       log: (line) => (/loss|demonstrations|step/.test(line) ? log(`  ${line}`) : undefined),
     });
     phases.push({ phase: 'base model', seconds: seconds(t) });
@@ -155,6 +160,10 @@ export const demoCommand: Command = {
       const k = campaignConfig.evaluation.k;
       const { comparison, trainedStep } = await compareCampaign(config, campaignId, state, k);
       const report = await writeCampaignReport(config, campaignId, state);
+      const control = controlPool(config, 1);
+      const unfinished = await judgeCampaignUnfinished(control, campaignId, state.step, preset.unfinished).finally(() =>
+        control.end(),
+      );
       const total = seconds(started);
       if (json) {
         printJson({
@@ -168,9 +177,11 @@ export const demoCommand: Command = {
           totalSeconds: total,
           report: report.html,
           comparison,
+          unfinished,
         });
       } else {
         log(`\n${renderComparison(comparison)}`);
+        log(`\n${renderText(unfinishedTable(unfinished, preset.unfinished))}`);
         log(
           `\nwall time: ${phases.map((p) => `${p.phase} ${p.seconds.toFixed(0)} s`).join(', ')}; total ${total.toFixed(0)} s`,
         );

@@ -3,7 +3,11 @@ import { UserError } from '../../core/errors.js';
 import { readJsonConfig } from '../../infra/json-config.js';
 import { workflowUrl } from '../../infra/stack/temporal.js';
 import { connectClient } from '../../infra/temporal-client.js';
+import { isDeepStrictEqual } from 'node:util';
 import { EvaluationConfig } from '../../schemas/campaign.js';
+import { PolicyClientConfig } from '../../schemas/clients.js';
+import { EpisodeLimits } from '../../schemas/episode.js';
+import { loadPreset, presetConditions } from '../demo/preset.js';
 import type { EvaluationInput } from '../../schemas/pipeline.js';
 import { progressQuery } from '../../workflows/definitions.js';
 import { evaluation } from '../../workflows/evaluation.js';
@@ -11,18 +15,51 @@ import { CampaignIdKey, StepKey } from '../../workflows/search-attributes.js';
 import { parse, printJson, type Command } from '../command.js';
 import { childProgressText } from '../progress.js';
 
-const usage = `finalstate eval CONFIG [--json]
+const usage = `finalstate eval CONFIG [--preset NAME|FILE] [--json]
 
   Evaluate a policy on every task of a split, k trials each (schemas/campaign.ts EvaluationConfig), as the
   \`evaluation\` workflow with id eval/<evaluationId>. Rows go to the control database (result set eval/<evaluationId>);
-  prints pass@1 with its interval, pass@k and tasks passed k/k. Workers must be running (control and episodes).`;
+  prints pass@1 with its interval, pass@k and tasks passed k/k. Workers must be running (control and episodes).
+
+  --preset NAME|FILE  episode limits and the served policy's sampling come from this demo preset, as in its campaign
+                      (the config must then leave them out, or state the same ones)`;
+
+/**
+ * An evaluation config with a preset's conditions filled in: its limits, and the served policy's sampling. A config
+ * that states other ones is refused, naming the field, rather than silently measured under two sets of conditions.
+ */
+export function withPresetConditions(raw: unknown, conditions: ReturnType<typeof presetConditions>, where: string) {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return raw;
+  const config = { ...(raw as Record<string, unknown>) };
+  const clash = (field: string, stated: unknown, wanted: unknown) => {
+    if (stated !== undefined && !isDeepStrictEqual(withSchemaDefaults(field, stated), wanted))
+      throw new UserError(
+        `${where}: ${field} is ${JSON.stringify(stated)}, but --preset sets ${JSON.stringify(wanted)}; leave it out to use the preset's`,
+      );
+  };
+  clash('limits', config.limits, conditions.limits);
+  config.limits = conditions.limits;
+  const policy = config.policy as { kind?: unknown; client?: Record<string, unknown> } | undefined;
+  if (policy?.kind === 'served' && policy.client && typeof policy.client === 'object') {
+    clash('policy.client.sampling', policy.client.sampling, conditions.sampling);
+    config.policy = { ...policy, client: { ...policy.client, sampling: conditions.sampling } };
+  }
+  return config;
+}
+
+/** A stated field, with its schema defaults filled in, so that a config stating part of the preset's values agrees. */
+function withSchemaDefaults(field: string, stated: unknown): unknown {
+  const schema = field === 'limits' ? EpisodeLimits : PolicyClientConfig.shape.sampling;
+  const parsed = schema.safeParse(stated);
+  return parsed.success ? parsed.data : stated;
+}
 
 export const evalCommand: Command = {
   name: 'eval',
   summary: 'evaluate a policy on a split, k trials per task, as a standalone evaluation workflow',
   usage,
   async run(argv) {
-    const { values, positionals } = parse('eval', argv, {});
+    const { values, positionals } = parse('eval', argv, { preset: { type: 'string' } });
     if (values.help) {
       console.log(usage);
       return 0;
@@ -30,7 +67,14 @@ export const evalCommand: Command = {
     if (positionals.length !== 1)
       throw new UserError(`finalstate eval: expected one CONFIG file, got ${positionals.length}\n\n${usage}`);
     const config = loadConfig();
-    const evalConfig = readJsonConfig(positionals[0]!, EvaluationConfig, 'evaluation config');
+    const file = positionals[0]!;
+    const conditions = values.preset ? presetConditions(loadPreset(values.preset).preset) : undefined;
+    const evalConfig = readJsonConfig(
+      file,
+      EvaluationConfig,
+      'evaluation config',
+      conditions ? (raw) => withPresetConditions(raw, conditions, `evaluation config ${file}`) : undefined,
+    );
     const queues = evalConfig.taskQueues ?? config.taskQueues;
     const workflowId = `eval/${evalConfig.evaluationId}`;
     const input: EvaluationInput = {

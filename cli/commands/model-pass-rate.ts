@@ -9,14 +9,18 @@ import { Profile, Split } from '../../schemas/task.js';
 import { parse, printJson } from '../command.js';
 import { integerOption, numberOption } from '../number-option.js';
 import { firstModel } from './run.js';
+import { loadPreset, presetConditions } from '../demo/preset.js';
 
-export const passRateUsage = `finalstate model pass-rate --policy URL [--split eval] [--profile mini] [--tasks N] [--trials K] [--json]
+export const passRateUsage = `finalstate model pass-rate --policy URL [--preset mini] [--split eval] [--profile mini] [--tasks N] [--trials K] [--json]
 
 Measures a served policy: K sampled episodes on each of N tasks (spread evenly over the task sets of that split and
 profile), through the episode runtime. Prints pass@1 and how many tasks were passed k times out of K.
 
-  --temperature T   sampling temperature (default 1)
-  --concurrency N   episodes at once (default 2)`;
+  --preset NAME|FILE  the demo preset whose episode limits and sampling apply (default mini): the same conditions as
+                      that preset's campaign evaluations
+  --temperature T     sampling temperature (default: the preset's; printed when it departs from it)
+  --dir DIR           task sets, sub-folders included (default tasks/)
+  --concurrency N     episodes at once (default 2)`;
 
 /** pass@1 of a served policy on a sample of tasks (measuring only: nothing is tuned on what it reports). */
 export async function passRate(argv: string[]): Promise<number> {
@@ -27,7 +31,8 @@ export async function passRate(argv: string[]): Promise<number> {
     profile: { type: 'string', default: 'mini' },
     tasks: { type: 'string', default: '40' },
     trials: { type: 'string', default: '2' },
-    temperature: { type: 'string', default: '1' },
+    preset: { type: 'string', default: 'mini' },
+    temperature: { type: 'string' },
     concurrency: { type: 'string', default: '2' },
     dir: { type: 'string' },
   });
@@ -43,7 +48,9 @@ export async function passRate(argv: string[]): Promise<number> {
   const taskCount = integerOption(values.tasks, 'tasks', 'model pass-rate', 1)!;
   const trials = integerOption(values.trials, 'trials', 'model pass-rate', 1)!;
   const concurrency = integerOption(values.concurrency, 'concurrency', 'model pass-rate', 1)!;
-  const temperature = numberOption(values.temperature, 'temperature', 'model pass-rate', 0, 10)!;
+  const conditions = presetConditions(loadPreset(values.preset!).preset);
+  const temperature =
+    numberOption(values.temperature, 'temperature', 'model pass-rate', 0, 10) ?? conditions.sampling.temperature;
   const dir = values.dir ? path.resolve(values.dir) : fromRoot('tasks');
   const pool = readTaskSets(dir).flatMap((set) =>
     set.tasks.filter((t) => t.split === split.data && t.profile === profile.data).map((task) => ({ set, task })),
@@ -71,9 +78,10 @@ export async function passRate(argv: string[]): Promise<number> {
             model,
             family: 'qwen3',
             timeoutMs: 120_000,
-            sampling: { maxTokens: 256, temperature, topP: 1, stop: [] },
+            sampling: { ...conditions.sampling, temperature },
           },
         },
+        limits: conditions.limits,
       }),
     ),
   );
@@ -119,6 +127,8 @@ export async function passRate(argv: string[]): Promise<number> {
     profile: profile.data,
     tasks: chosen.length,
     trials,
+    preset: values.preset,
+    conditions: { limits: conditions.limits, sampling: { ...conditions.sampling, temperature } },
     episodes: all.length,
     passed: all.filter((r) => r === 1).length,
     passAt1: all.filter((r) => r === 1).length / all.length,
@@ -131,6 +141,9 @@ export async function passRate(argv: string[]): Promise<number> {
   else {
     console.log(
       `pass@1 ${result.passAt1.toFixed(3)} (${result.passed}/${result.episodes}) on ${result.tasks} ${split.data}/${profile.data} tasks x ${trials}`,
+    );
+    console.log(
+      `conditions of preset ${values.preset}: ${conditions.limits.maxAgentTurns} agent turns, ${conditions.sampling.maxTokens} tokens per turn, temperature ${temperature}${temperature === conditions.sampling.temperature ? '' : ` (the preset samples at ${conditions.sampling.temperature})`}`,
     );
     console.log(
       `tasks by passes: ${Object.entries(tasksByPasses)

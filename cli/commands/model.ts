@@ -3,7 +3,7 @@ import { UserError } from '../../core/errors.js';
 import { loadConfig } from '../../infra/config.js';
 import { buildBaseModel, DEFAULT_EXTRA_SEEDS } from '../../wiring/base-model.js';
 import { parse, printJson, type Command } from '../command.js';
-import { integerOption } from '../number-option.js';
+import { integerOption, numberOption } from '../number-option.js';
 import { passRate, passRateUsage } from './model-pass-rate.js';
 
 const usage = `finalstate model build-base [--steps N] [--max-demos N] [--seed N] [--json]
@@ -19,6 +19,8 @@ content hash). Prints the parameter count, the SFT loss curve, the build time an
   --extra-seeds LIST generator seeds of additional training-split mini task sets (default: 40 seeds scattered over the id range; none: '')
   --extra-count N    tasks per domain and extra seed (default 8)
   --seed N           build seed (default 0)
+  --rule-breaking-share X  share of every task family with a pack-stated rule-breaking path demonstrated by that
+                     path (default 0; see docs/domain-packs.md)
   --concurrency N    oracle episodes at once while rendering demonstrations (default 2)
   --dir DIR          task-set directory (default tasks/)
   --cache-dir DIR    where demonstrations/ and models/ live (default <dataDir>)`;
@@ -31,6 +33,7 @@ async function buildBase(argv: string[]): Promise<number> {
     'extra-seeds': { type: 'string', default: DEFAULT_EXTRA_SEEDS.join(',') },
     'extra-count': { type: 'string', default: '8' },
     seed: { type: 'string', default: '0' },
+    'rule-breaking-share': { type: 'string', default: '0' },
     concurrency: { type: 'string', default: '2' },
     dir: { type: 'string' },
     'cache-dir': { type: 'string' },
@@ -45,6 +48,13 @@ async function buildBase(argv: string[]): Promise<number> {
   const maxDemos = integerOption(values['max-demos'], 'max-demos', 'model build-base', 1);
   const seed = integerOption(values.seed, 'seed', 'model build-base', 0) ?? 0;
   const concurrency = integerOption(values.concurrency, 'concurrency', 'model build-base', 1) ?? 2;
+  const ruleBreakingShare = numberOption(
+    values['rule-breaking-share'],
+    'rule-breaking-share',
+    'model build-base',
+    0,
+    1,
+  )!;
   const extraCount = integerOption(values['extra-count'], 'extra-count', 'model build-base', 1)!;
   const extraSeeds = values['extra-seeds']!.split(',')
     .filter((v) => v.trim() !== '')
@@ -55,6 +65,7 @@ async function buildBase(argv: string[]): Promise<number> {
     ...(maxDemos !== undefined ? { maxDemos } : {}),
     seed,
     concurrency,
+    ruleBreakingShare,
     extraSeeds,
     extraCount,
     ...(values.dir ? { dir: path.resolve(values.dir) } : {}),
@@ -65,7 +76,7 @@ async function buildBase(argv: string[]): Promise<number> {
   else {
     console.log(`base model ${result.cached ? '(cached) ' : ''}${result.checkpointDir}`);
     console.log(
-      `  parameters ${r.paramCount.toLocaleString('en-US')}, ${result.demonstrations.count} demonstrations, ${r.meanTokensPerExample.toFixed(0)} tokens each on average`,
+      `  parameters ${r.paramCount.toLocaleString('en-US')}, ${result.demonstrations.count} demonstrations (${result.demonstrations.ruleBreaking} by a rule-breaking path), ${r.meanTokensPerExample.toFixed(0)} tokens each on average`,
     );
     console.log(`  SFT loss ${lossCurve.map((p) => `${p.step}:${p.loss.toFixed(3)}`).join(' ')}`);
     console.log(

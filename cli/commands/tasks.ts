@@ -185,8 +185,12 @@ export const tasksCommand: Command = {
       console.log(usage);
       return 0;
     }
-    // Without --dir: every built-in pack's task sets (tasks/ and the folders of packs kept outside the demo's tasks/).
-    const dirs = values.dir ? [values.dir] : [...new Set(Object.values(builtInTaskDirs))].map((d) => fromRoot(d));
+    // Without --dir: every built-in pack's task sets (a directory is read with its sub-folders, so a pack's folder
+    // inside another listed one is read once).
+    const builtIn = [...new Set(Object.values(builtInTaskDirs))].map((d) => fromRoot(d));
+    const dirs = values.dir
+      ? [values.dir]
+      : builtIn.filter((d) => !builtIn.some((other) => other !== d && d.startsWith(`${other}${path.sep}`)));
     const dir = dirs.join(', ');
     const allTasks = () => dirs.flatMap((d) => readTaskSets(d)).flatMap((s) => s.tasks);
     switch (positionals[0]) {

@@ -8,6 +8,8 @@ import { fromRoot } from '../../core/paths.js';
 import { CampaignConfig, type TaskSource } from '../../schemas/campaign.js';
 import { DemoPreset } from '../../schemas/demo.js';
 import type { TaskQueues } from '../../schemas/pipeline.js';
+import { EpisodeLimits } from '../../schemas/episode.js';
+import type { PolicyClientConfig } from '../../schemas/clients.js';
 
 export const PRESET_DIR = fromRoot('cli', 'demo', 'presets');
 
@@ -34,7 +36,7 @@ export function loadPreset(nameOrFile: string): { preset: DemoPreset; file: stri
  */
 export function derivedCampaignId(preset: DemoPreset, baseModelHash: string): string {
   const { maxBatchSize: _batch, batchWaitMs: _wait, threads: _threads, ...server } = preset.policyServer;
-  const { episodeConcurrency: _concurrency, description: _description, ...shaping } = preset;
+  const { episodeConcurrency: _concurrency, description: _description, unfinished: _criterion, ...shaping } = preset;
   return `demo-${preset.name}-${contentHash({ ...shaping, policyServer: server, baseModelHash }).slice(0, 10)}`;
 }
 
@@ -57,6 +59,21 @@ export function demoQueues(campaignId: string): TaskQueues {
 
 export const SERVED_MODEL_NAME = 'policy';
 
+/**
+ * The conditions every episode of a preset runs under: its limits and its sampling. The campaign (probe, rollouts and
+ * evaluations), `finalstate model pass-rate --preset` and `finalstate eval --preset` all take them from here, so one
+ * checkpoint is never measured under two sets of conditions.
+ */
+export function presetConditions(preset: DemoPreset): {
+  limits: EpisodeLimits;
+  sampling: PolicyClientConfig['sampling'];
+} {
+  return {
+    limits: EpisodeLimits.parse(preset.campaign.limits),
+    sampling: { maxTokens: preset.sampling.maxTokens, temperature: preset.sampling.temperature, topP: 1, stop: [] },
+  };
+}
+
 /** The full campaign config of a preset: its campaign part plus the demo's own policy server, base model and queues. */
 export function campaignConfigOf(preset: DemoPreset, campaignId: string, baseModelDir: string): CampaignConfig {
   const { campaign } = preset;
@@ -77,7 +94,7 @@ export function campaignConfigOf(preset: DemoPreset, campaignId: string, baseMod
         model: SERVED_MODEL_NAME,
         family: 'qwen3',
         timeoutMs: 300_000,
-        sampling: { maxTokens: preset.sampling.maxTokens, temperature: preset.sampling.temperature, topP: 1, stop: [] },
+        sampling: presetConditions(preset).sampling,
       },
     },
     update: { ...campaign.update, baseModel: baseModelDir },

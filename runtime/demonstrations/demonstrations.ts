@@ -9,7 +9,7 @@ import { SftDemonstration } from '../../schemas/training.js';
 import { EpisodeStore } from '../episode/episode-store.js';
 import type { EpisodeRuntime } from '../episode/runtime.js';
 import { renderPrompt, type ChatRenderer } from '../interpreter/renderer.js';
-import { ruleBreakingPlan, ruleBreakingProblem } from './rule-breaking.js';
+import { ruleBreakingProblem } from './rule-breaking.js';
 
 /** Bump when what a demonstration contains changes for reasons the content hash below cannot see. */
 export const DEMONSTRATION_FORMAT = 'finalstate-sft-demonstrations/2'; // 2: records keep tool-schema key order (json, not jsonb)
@@ -71,15 +71,17 @@ export function demonstrationsKey(
   sets: readonly LoadedTaskSet[],
   domains: readonly DomainDefinition[],
   renderer: ChatRenderer,
-  ruleBreakingShare = 0,
+  ruleBreaking?: ReadonlyMap<string, ToolCall[]>,
 ): string {
   return contentHash({
     format: DEMONSTRATION_FORMAT,
     renderer: renderer.family,
-    ...(ruleBreakingShare > 0
+    // The planned paths of these tasks themselves, whatever code computes them.
+    ...(ruleBreaking && ruleBreaking.size > 0
       ? {
-          ruleBreakingShare,
-          ruleBreakingPaths: domains.map((d) => d.ruleBreakingPath?.toString() ?? null),
+          ruleBreaking: sets.flatMap((s) =>
+            s.tasks.flatMap((t) => (ruleBreaking.has(t.id) ? [[t.id, ruleBreaking.get(t.id)]] : [])),
+          ),
         }
       : {}),
     tasks: sets.flatMap((s) => s.tasks.filter(isDemonstrationTask).map((t) => t.id + ':' + contentHash(t))),
@@ -130,20 +132,14 @@ export async function oracleDemonstrations(
     maxTasks?: number;
     concurrency?: number;
     episodePrefix: string;
-    /** This share of every task family with a rule-breaking path (ruleBreakingPlan) is demonstrated by that path. */
-    ruleBreaking?: { share: number; domains: readonly DomainDefinition[] };
+    /** Tasks demonstrated by a rule-breaking path instead of their golden calls (a ruleBreakingPlan). */
+    ruleBreaking?: ReadonlyMap<string, ToolCall[]>;
     onEpisode?(done: number, total: number): void;
   },
 ): Promise<DemonstrationRun> {
   const jobs = sets.flatMap((set) => set.tasks.filter(isDemonstrationTask).map((task) => ({ set, task })));
   const chosen = options.maxTasks === undefined ? jobs : evenlySpaced(jobs, options.maxTasks);
-  const plan = options.ruleBreaking
-    ? ruleBreakingPlan(
-        chosen.map((j) => j.task),
-        options.ruleBreaking.domains,
-        options.ruleBreaking.share,
-      )
-    : new Map<string, ToolCall[]>();
+  const plan = options.ruleBreaking ?? new Map<string, ToolCall[]>();
   const store = new EpisodeStore(runtime.control);
   const results: (RenderedDemonstration | null)[] = new Array(chosen.length).fill(null);
   const failedTaskIds: string[] = [];

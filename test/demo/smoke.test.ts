@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import type { UnfinishedVerdict } from '../../stats/unfinished.js';
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -30,6 +31,7 @@ interface DemoOutput {
   poolSize: number;
   phases: { phase: string; seconds: number }[];
   report: string;
+  unfinished: UnfinishedVerdict;
 }
 
 const { preset } = loadPreset('smoke');
@@ -87,6 +89,10 @@ describe('finalstate demo --preset smoke', () => {
     assert.ok(evaluated.includes(0), `the base policy was evaluated (evaluated steps ${evaluated.join(', ')})`);
     assert.ok(evaluated.includes(configured.steps), 'the trained policy was evaluated after the last step');
     assert.equal(out.trainedStep, configured.steps);
+    // The unfinished-episodes criterion reads the probe (base policy) and the last steps' rollouts from the episodes.
+    assert.ok(out.unfinished.base.episodes > 0, 'probe episodes judged');
+    assert.ok(out.unfinished.trained.episodes > 0, 'rollout episodes judged');
+    assert.equal(typeof out.unfinished.met, 'boolean');
 
     const printed = out.phases.map((p) => p.phase);
     for (const phase of [

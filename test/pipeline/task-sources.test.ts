@@ -7,16 +7,26 @@ import { TaskCatalog } from '../../runtime/episode/task-catalog.js';
 
 const typeOf = (tags: string[], taskId: string) => taskId.split('.')[3] ?? tags[0];
 
-test('a directory task source reads every task set in it: one per domain, split and profile filtered', async () => {
+test('a directory task source reads every task set in it and its sub-folders: one per domain, split and profile filtered', async () => {
   const tasks = await listSourceTasks(manifestTaskCatalog, {
     taskSet: fromRoot('tasks'),
     split: 'eval',
     profile: 'mini',
   });
-  const retail = readTaskSet(fromRoot('tasks', 'retail-eval-mini.jsonl')).tasks.length;
-  const travel = readTaskSet(fromRoot('tasks', 'travel-eval-mini.jsonl')).tasks.length;
-  assert.equal(tasks.length, retail + travel);
-  assert.deepEqual([...new Set(tasks.map((t) => t.domain))].sort(), ['retail', 'travel']);
+  const sizes = ['retail', 'travel', 'insurance/insurance', 'neobank/neobank', 'consulting/consulting'].map(
+    (name) => readTaskSet(fromRoot('tasks', `${name}-eval-mini.jsonl`)).tasks.length,
+  );
+  assert.equal(
+    tasks.length,
+    sizes.reduce((a, b) => a + b, 0),
+  );
+  assert.deepEqual([...new Set(tasks.map((t) => t.domain))].sort(), [
+    'consulting',
+    'insurance',
+    'neobank',
+    'retail',
+    'travel',
+  ]);
   assert.ok(tasks.every((t) => t.split === 'eval' && t.taskId.includes('.mini.')));
   assert.deepEqual(
     tasks.map((t) => t.taskId),
@@ -65,5 +75,5 @@ test('the runtime catalog finds a task by id in a directory source, and names th
   const catalog = new TaskCatalog();
   const some = readTaskSet(fromRoot('tasks', 'travel-eval-mini.jsonl')).tasks[5]!;
   assert.equal(catalog.get(fromRoot('tasks'), some.id).id, some.id);
-  assert.throws(() => catalog.get(fromRoot('tasks', 'rl-pool'), some.id), /is not in task set .*rl-pool/);
+  assert.throws(() => catalog.get(fromRoot('pools', 'rl-pool'), some.id), /is not in task set .*rl-pool/);
 });
