@@ -9,8 +9,10 @@ import { CONSULTING_RULES } from './policy.js';
  * - expense_above_limit_routed: approves a claim above the grade's limit instead of routing it to the manager.
  * - expense_missing_receipt_rejected: skips the receipt check, deciding on the amount alone (approve within the
  *   grade's limit, route above it) instead of rejecting with missing_receipt.
- * The other mini families have no rule a careless agent breaks by its calls (book_leave and expense_within_limit
- * are the permissive choice; leave_balance_info can only go wrong in the answer).
+ * - expense_within_limit, when the claim has no receipt (so is at most the receipt threshold): applies the receipt
+ *   rule below its threshold, rejecting with missing_receipt a claim the policy approves.
+ * The other mini families have no rule a careless agent breaks by its calls (book_leave is the permissive choice;
+ * leave_balance_info can only go wrong in the answer).
  */
 export function consultingRuleBreakingPath(task: TaskInput): ToolCall[] | undefined {
   if (task.profile !== 'mini') return undefined;
@@ -30,6 +32,12 @@ export function consultingRuleBreakingPath(task: TaskInput): ToolCall[] | undefi
     case 'expense_above_limit_routed':
       if (lookup?.tool !== 'get_expense_claim') return undefined;
       return [lookup, { tool: 'approve_expense_claim', arguments: { claim_id: lookup.arguments.claim_id } }];
+    case 'expense_within_limit': {
+      const claimId = lookup?.arguments.claim_id;
+      const claim = task.init?.upsert?.expense_claims?.find((c) => c.claim_id === claimId);
+      if (lookup?.tool !== 'get_expense_claim' || claim?.receipt_attached !== false) return undefined;
+      return [lookup, { tool: 'reject_expense_claim', arguments: { claim_id: claimId, reason: 'missing_receipt' } }];
+    }
     case 'expense_missing_receipt_rejected': {
       if (lookup?.tool !== 'get_expense_claim') return undefined;
       const claimId = lookup.arguments.claim_id;
