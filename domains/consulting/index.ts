@@ -3,6 +3,7 @@ import { consultingScenarios } from './generator/index.js';
 import { consultingGrading } from './grading.js';
 import { consultingInvariants } from './invariants.js';
 import { consultingPolicy } from './policy.js';
+import { consultingRuleBreakingPath } from './rule-breaking.js';
 import { consultingSchemaSql } from './schema.js';
 import { consultingSeed, consultingSequences } from './seed.js';
 import { consultingMiniTools, consultingTools } from './tools/index.js';
@@ -25,6 +26,7 @@ export const consulting = defineDomain({
   tools: consultingTools,
   profileTools,
   invariants: consultingInvariants,
+  ruleBreakingPath: consultingRuleBreakingPath,
   generateTasks: (options) =>
     generateFromScenarios(
       {
