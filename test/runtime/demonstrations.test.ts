@@ -20,6 +20,7 @@ import { EpisodeRequest } from '../../schemas/episode.js';
 import { Trajectory } from '../../schemas/trajectory.js';
 import { retail } from '../../domains/retail/index.js';
 import { travel } from '../../domains/travel/index.js';
+import { domains } from '../../domains/index.js';
 import { freePort, runCli, startProcess, uniqueName } from '../helpers/index.js';
 
 // Demonstrations for the tiny base model come from real oracle episodes (fresh PostgreSQL backend, MCP tools, the
@@ -41,6 +42,50 @@ after(async () => {
 
 const ASSISTANT_OPEN = '<|im_start|>assistant\n';
 
+test('a planned rule-breaking path is demonstrated when the tools accept it and the grader rejects it; otherwise the golden calls are', async () => {
+  const set = readTaskSets(fromRoot('tasks')).find((s) => s.manifest.name === 'retail-train-mini')!;
+  const cancel = set.tasks.find((t) => t.tags[0] === 'cancel_order')!;
+  const refused = set.tasks.find((t) => t.tags[0] === 'cancel_refused')!;
+  const orderOf = (t: typeof cancel) => (t.golden[0]!.arguments as { order_id: string }).order_id;
+  const plan = new Map([
+    // Reads the order and says it is done: every call runs, and the order is not cancelled.
+    [cancel.id, [cancel.golden[0]!]],
+    // Cancels a delivered order: the tool refuses, so this path is not plausible and the golden calls demonstrate.
+    [
+      refused.id,
+      [
+        refused.golden[0]!,
+        { tool: 'cancel_order', arguments: { order_id: orderOf(refused), reason: 'customer_request' } },
+      ],
+    ],
+  ]);
+  const only = { ...set, tasks: [cancel, refused] };
+  const prefix = uniqueName('demo-rule-breaking');
+  prefixes.push(prefix);
+  const run = await oracleDemonstrations(runtime, qwen3Renderer, [only], {
+    concurrency: 1,
+    episodePrefix: prefix,
+    ruleBreaking: plan,
+  });
+  assert.equal(run.demonstrations.length, 2);
+  const [broken, golden] = run.demonstrations;
+  assert.deepEqual([broken!.taskId, broken!.ruleBreaking], [cancel.id, true]);
+  assert.deepEqual([golden!.taskId, golden!.ruleBreaking], [refused.id, false]);
+  assert.deepEqual(
+    run.rejectedRuleBreaking.map((r) => r.taskId),
+    [refused.id],
+  );
+  assert.match(run.rejectedRuleBreaking[0]!.problem, /cancel_order answered an error/);
+  const store = new EpisodeStore(runtime.control);
+  const record = (await store.load(broken!.episodeId))!;
+  assert.equal(record.outcome.reward, 0);
+  assert.deepEqual(
+    record.toolCalls.map((c) => c.tool),
+    [cancel.golden[0]!.tool],
+  );
+  assert.equal(broken!.demonstration.text, qwen3Renderer.renderConversation(record.transcript));
+});
+
 test('demonstrations are the interpreter rendering of stored oracle transcripts, trained on train-split mini tasks only', async () => {
   const sets = readTaskSets(fromRoot('tasks')); // every split and profile: the module must pick train/mini itself
   assert.ok(
@@ -50,14 +95,19 @@ test('demonstrations are the interpreter rendering of stored oracle transcripts,
   const prefix = uniqueName('demo-test');
   prefixes.push(prefix);
   const run = await oracleDemonstrations(runtime, qwen3Renderer, sets, {
-    maxTasks: 4,
+    maxTasks: 5,
     concurrency: 2,
     episodePrefix: prefix,
   });
   assert.equal(run.failedTaskIds.length, 0);
-  assert.equal(run.demonstrations.length, 4);
+  assert.equal(run.demonstrations.length, 5);
+  assert.ok(run.demonstrations.every((d) => !d.ruleBreaking));
   const byId = new Map(sets.flatMap((s) => s.tasks.map((t) => [t.id, t] as const)));
-  assert.deepEqual(new Set(run.demonstrations.map((d) => byId.get(d.taskId)!.domain)), new Set(['retail', 'travel']));
+  // tasks/ is read with its sub-folders: every built-in domain's training split.
+  assert.deepEqual(
+    new Set(run.demonstrations.map((d) => byId.get(d.taskId)!.domain)),
+    new Set(['consulting', 'insurance', 'neobank', 'retail', 'travel']),
+  );
 
   const store = new EpisodeStore(runtime.control);
   for (const { taskId, episodeId, demonstration } of run.demonstrations) {
@@ -86,9 +136,11 @@ test('demonstrations are the interpreter rendering of stored oracle transcripts,
       assert.deepEqual(parsed.turn.toolCalls, assistantTurns[i]!.toolCalls);
     });
     // The mini profile shows the short tool descriptions, never the full pack text.
-    const domain = task.domain === 'retail' ? retail : travel;
-    for (const tool of record.transcript.tools)
-      assert.equal(tool.description, domain.tools.find((t) => t.name === tool.name)!.miniDescription);
+    const domain = domains.find((d) => d.name === task.domain)!;
+    for (const tool of record.transcript.tools) {
+      const defined = domain.tools.find((t) => t.name === tool.name)!;
+      assert.equal(tool.description, defined.miniDescription ?? defined.description);
+    }
   }
 });
 
