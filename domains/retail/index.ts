@@ -4,6 +4,7 @@ import { addDays, addHours } from '../common/time.js';
 import { retailScenarios } from './generator/index.js';
 import { retailGrading } from './grading.js';
 import { retailPolicy } from './policy.js';
+import { retailRuleBreakingPath } from './rule-breaking.js';
 import { retailSchemaSql } from './schema.js';
 import { retailSeed, retailSequences } from './seed.js';
 import { retailMiniTools, retailTools } from './tools/index.js';
@@ -32,4 +33,5 @@ export const retail: DomainDefinition = {
       },
       options,
     ),
+  ruleBreakingPath: retailRuleBreakingPath,
 };

@@ -4,6 +4,7 @@ import { addDays, addHours } from '../common/time.js';
 import { travelScenarios } from './generator/index.js';
 import { travelGrading } from './grading.js';
 import { travelPolicy } from './policy.js';
+import { travelRuleBreakingPath } from './rule-breaking.js';
 import { travelSchemaSql } from './schema.js';
 import { travelSeed, travelSequences } from './seed.js';
 import { travelMiniTools, travelTools } from './tools/index.js';
@@ -32,4 +33,5 @@ export const travel: DomainDefinition = {
       },
       options,
     ),
+  ruleBreakingPath: travelRuleBreakingPath,
 };
