@@ -42,6 +42,14 @@ function fileAnyway(task: TaskInput) {
   return claim && [...lookups(task), call('file_claim', claim)];
 }
 
+/** Approves the claim for its payable amount, although the policy says the desk must not approve it. */
+function approvePayable(task: TaskInput) {
+  const claim = claimOf(task);
+  const amount = claim && fromCents(toCents(claim.estimate) - toCents(claim.deductible));
+  if (!claim || !amount || amount <= 0) return undefined;
+  return [...lookups(task), call('approve_claim', { claim_id: claim.id, amount })];
+}
+
 const paths: Record<string, (task: TaskInput) => ToolCall[] | undefined> = {
   /** Rule 2.1 broken: files a claim reported after the 30-day window. */
   late_claim_refused: fileAnyway,
@@ -54,12 +62,11 @@ const paths: Record<string, (task: TaskInput) => ToolCall[] | undefined> = {
     return [...lookups(task), call('approve_claim', { claim_id: claim.id, amount: claim.estimate })];
   },
   /** Rule 3.4 broken: approves the payable amount of a claim whose driver is excluded. */
-  deny_excluded_driver: (task) => {
-    const claim = claimOf(task);
-    const amount = claim && fromCents(toCents(claim.estimate) - toCents(claim.deductible));
-    if (!claim || !amount || amount <= 0) return undefined;
-    return [...lookups(task), call('approve_claim', { claim_id: claim.id, amount })];
-  },
+  deny_excluded_driver: approvePayable,
+  /** Rule 3.2 broken (full profile): approves above the desk's authority limit instead of escalating. */
+  approval_above_limit: approvePayable,
+  /** Rule 3.5 broken (full profile): decides a theft claim instead of escalating it to special investigations. */
+  theft_escalated: approvePayable,
   /** Rule 4.3 broken: cancels a policy that still has an unsettled claim. */
   cancel_refused_open_claim: (task) => {
     const claim = rows(task, 'claims').find((c) => INSURANCE_RULES.openClaimStatuses.includes(String(c.status)));
