@@ -3,6 +3,7 @@ import { insuranceScenarios } from './generator/index.js';
 import { insuranceGrading } from './grading.js';
 import { insuranceInvariants } from './invariants.js';
 import { insurancePolicy } from './policy.js';
+import { insuranceRuleBreakingPath } from './rule-breaking.js';
 import { insuranceSchemaSql } from './schema.js';
 import { insuranceSeed, insuranceSequences } from './seed.js';
 import { insuranceMiniTools, insuranceTools } from './tools/index.js';
@@ -24,6 +25,7 @@ export const insurance = defineDomain({
   tools: insuranceTools,
   profileTools,
   invariants: insuranceInvariants,
+  ruleBreakingPath: insuranceRuleBreakingPath,
   generateTasks: (options) =>
     generateFromScenarios(
       {

@@ -3,6 +3,7 @@ import { neobankScenarios } from './generator/index.js';
 import { neobankGrading } from './grading.js';
 import { neobankInvariants } from './invariants.js';
 import { neobankPolicy } from './policy.js';
+import { neobankRuleBreakingPath } from './rule-breaking.js';
 import { neobankSchemaSql } from './schema.js';
 import { neobankSeed, neobankSequences } from './seed.js';
 import { neobankMiniTools, neobankTools } from './tools/index.js';
@@ -25,6 +26,7 @@ export const neobank = defineDomain({
   tools: neobankTools,
   profileTools,
   invariants: neobankInvariants,
+  ruleBreakingPath: neobankRuleBreakingPath,
   generateTasks: (options) =>
     generateFromScenarios(
       {
