@@ -2,8 +2,8 @@ import type pg from 'pg';
 import type { ArtifactStore } from '../storage/artifacts.js';
 import { UserError } from '../core/errors.js';
 import type { PoolChange, SelectionConfig } from '../schemas/campaign.js';
-import type { PoolRecord, PoolSwap } from '../schemas/results.js';
-import { swapPool } from '../stats/pool-swap.js';
+import type { PoolSwap } from '../schemas/results.js';
+import { poolChangeOf, swapPool } from '../stats/pool-swap.js';
 import { subSeed } from '../stats/random.js';
 import { groupByTask } from '../stats/result-set.js';
 import { selectPool } from '../stats/selection.js';
@@ -41,16 +41,6 @@ export interface ReprobePoolResult {
   entered: PoolChange[];
   unreplaced: number;
 }
-
-const change = ({ taskId, domain, k, n, bin, mean, interval }: PoolRecord): PoolChange => ({
-  taskId,
-  domain,
-  k,
-  n,
-  bin,
-  mean,
-  interval,
-});
 
 /** Select: the probe's rows -> Jeffreys difficulty per task -> the frozen pool, written to the artifact store. */
 export function createSelectionActivities({ pool, artifacts }: { pool: pg.Pool; artifacts: ArtifactStore }) {
@@ -94,8 +84,8 @@ export function createSelectionActivities({ pool, artifacts }: { pool: pg.Pool; 
         return {
           uri,
           pool: swapped.pool,
-          left: swapped.left.map(change),
-          entered: swapped.entered.map(change),
+          left: swapped.left.map(poolChangeOf),
+          entered: swapped.entered.map(poolChangeOf),
           unreplaced: swapped.unreplaced.length,
         };
       });

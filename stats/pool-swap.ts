@@ -1,3 +1,4 @@
+import type { PoolChange } from '../schemas/campaign.js';
 import type { PoolRecord, PoolSwap } from '../schemas/results.js';
 import type { TaskOutcomes } from './result-set.js';
 import { selectPool, stratifiedSample } from './selection.js';
@@ -59,4 +60,9 @@ export function swapPool(
     unreplaced: outside.slice(swaps),
     selection,
   };
+}
+
+/** What the campaign state keeps of a task that left or entered: its id, domain and the re-probe's posterior. */
+export function poolChangeOf({ taskId, domain, k, n, bin, mean, interval }: PoolRecord): PoolChange {
+  return { taskId, domain, k, n, bin, mean, interval };
 }

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { PoolSwap, type ResultRow } from '../../schemas/results.js';
-import { swapPool } from '../../stats/pool-swap.js';
+import { poolChangeOf, swapPool } from '../../stats/pool-swap.js';
 import { groupByTask } from '../../stats/result-set.js';
+import { poolVersionsTable } from '../../stats/tables/layouts.js';
+import { renderText } from '../../stats/tables/table.js';
 import { row, taskRows } from './rows.js';
 
 const rewards = (c: number, n: number) => Array.from({ length: n }, (_, i) => (i < c ? 1 : 0) as 0 | 1);
@@ -94,4 +96,25 @@ test('the kept bins are the selection config’s: a wider keep swaps nothing out
   const swapped = swapPool(['p-solved'], groupByTask(reprobe), { seed: 0, keep: [1, 2, 3, 4] });
   assert.deepEqual(swapped.pool, ['p-solved']);
   assert.deepEqual(swapped.left, []);
+});
+
+test("the report's pool section lists every version: the tasks out and in, each with its re-probe's k/n", () => {
+  const reprobe = [...taskRows('p-solved', rewards(8, 8)), ...taskRows('c-mid', rewards(4, 8))];
+  const swapped = swapPool(['p-solved'], groupByTask(reprobe), { seed: 0 });
+  const history = [
+    { version: 0, step: 0, size: 1, probeResultSet: 'c/probe', uri: 'file:///p', left: [], entered: [], unreplaced: 0 },
+    {
+      version: 1,
+      step: 12,
+      size: 1,
+      probeResultSet: 'c/reprobe-step-12',
+      uri: 'file:///q',
+      left: swapped.left.map(poolChangeOf),
+      entered: swapped.entered.map(poolChangeOf),
+      unreplaced: 0,
+    },
+  ];
+  const text = renderText(poolVersionsTable(history));
+  assert.match(text, /Pool versions: 1 re-probes, 1 tasks swapped/);
+  assert.match(text, /1\s+12\s+1\s+p-solved 8\/8\s+c-mid 4\/8\s+0/);
 });
