@@ -184,6 +184,7 @@ export const demoCommand: Command = {
           trainedStep,
           steps: state.steps,
           poolSize: state.pool?.length ?? 0,
+          ...(state.poolHistory ? { poolHistory: state.poolHistory } : {}),
           phases,
           totalSeconds: total,
           report: report.html,
