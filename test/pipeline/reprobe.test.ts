@@ -7,6 +7,7 @@ import { swapPool } from '../../stats/pool-swap.js';
 import { subSeed } from '../../stats/random.js';
 import { campaign, statusOf } from '../../workflows/campaign.js';
 import { drawTasks } from '../../workflows/sampling.js';
+import { poolVersionText } from '../../cli/progress.js';
 import { startPipeline, task, type Pipeline } from './harness.js';
 import type { SamplerState } from '../../schemas/campaign.js';
 import { groupByTask } from '../../stats/result-set.js';
@@ -108,6 +109,12 @@ test('re-probing after step 2 swaps the solved task for the one training made le
     left: swapped.left.length,
     entered: swapped.entered.length,
   });
+  assert.match(
+    poolVersionText(statusOf(id, state, null).poolVersion!),
+    new RegExp(
+      `^pool v1 after step 2: ${swapped.left.length} tasks out \\(solved or hopeless\\), ${swapped.entered.length} in$`,
+    ),
+  );
   const probeRows = await p.rows(`${id}/probe`);
   let stepRows = 0;
   for (const s of [1, 2, 3]) stepRows += (await p.rows(`${id}/step-${s}`)).length;
