@@ -1,7 +1,10 @@
 import type pg from 'pg';
 import type { ArtifactStore } from '../storage/artifacts.js';
 import { UserError } from '../core/errors.js';
-import type { SelectionConfig } from '../schemas/campaign.js';
+import type { PoolChange, SelectionConfig } from '../schemas/campaign.js';
+import type { PoolSwap } from '../schemas/results.js';
+import { poolChangeOf, swapPool } from '../stats/pool-swap.js';
+import { subSeed } from '../stats/random.js';
 import { groupByTask } from '../stats/result-set.js';
 import { selectPool } from '../stats/selection.js';
 import { failFastOnUserError } from './failures.js';
@@ -19,6 +22,24 @@ export interface FreezePoolResult {
   /** The domains of the pool's tasks: what GRPO trains on. */
   domains: string[];
   probed: number;
+}
+
+export interface ReprobePoolInput {
+  campaignId: string;
+  step: number;
+  probeResultSet: string;
+  pool: string[];
+  selection: SelectionConfig;
+  /** Only candidates of these domains may enter. */
+  trainingDomains?: string[];
+}
+
+export interface ReprobePoolResult {
+  uri: string;
+  pool: string[];
+  left: PoolChange[];
+  entered: PoolChange[];
+  unreplaced: number;
 }
 
 /** Select: the probe's rows -> Jeffreys difficulty per task -> the frozen pool, written to the artifact store. */
@@ -43,6 +64,30 @@ export function createSelectionActivities({ pool, artifacts }: { pool: pg.Pool; 
         const domainOf = new Map(probed.map((t) => [t.taskId, t.domain]));
         const domains = [...new Set(frozen.pool.map((id) => domainOf.get(id)!))].sort();
         return { poolUri, pool: frozen.pool, domains, probed: frozen.records.length };
+      });
+    },
+    /** After a re-probe: swap the pool's tasks that left the kept bins (stats/pool-swap.ts), written beside the pool. */
+    async reprobePool(input: ReprobePoolInput): Promise<ReprobePoolResult> {
+      return failFastOnUserError(async () => {
+        const rows = await readResultSet(pool, input.probeResultSet);
+        const swapped = swapPool(input.pool, groupByTask(rows, input.probeResultSet), {
+          edges: input.selection.edges,
+          ...(input.selection.keep ? { keep: input.selection.keep } : {}),
+          seed: subSeed(input.selection.seed, `reprobe-step-${input.step}`),
+          ...(input.trainingDomains ? { domains: input.trainingDomains } : {}),
+        });
+        const file: PoolSwap = { step: input.step, probeResultSet: input.probeResultSet, ...swapped };
+        const uri = await artifacts.put(
+          `${input.campaignId}/pool-step-${input.step}.json`,
+          `${JSON.stringify(file, null, 2)}\n`,
+        );
+        return {
+          uri,
+          pool: swapped.pool,
+          left: swapped.left.map(poolChangeOf),
+          entered: swapped.entered.map(poolChangeOf),
+          unreplaced: swapped.unreplaced.length,
+        };
       });
     },
   };

@@ -1,4 +1,4 @@
-import type { ChildProgress } from '../schemas/campaign.js';
+import type { CampaignStatus, ChildProgress } from '../schemas/campaign.js';
 
 /** A text progress bar: "[#######.............]  35/100". */
 export function progressBar(done: number, total: number, width = 24): string {
@@ -42,4 +42,11 @@ export function childProgressText(c: ChildProgress, now = Date.now()): string {
     c.unit === 'episodes' ? `${c.inFlight} in flight` : `${c.done} episodes done, ${c.inFlight} in flight`;
   const left = timeLeft(c.finished, c.total, c.startedAt, now);
   return `${progressBar(c.finished, c.total)} ${FINISHED_WORDS[c.unit]}, ${episodes}${infra}${left ? ` · ${left}` : ''}`;
+}
+
+/** A re-probe's outcome in one line. */
+export function poolVersionText(v: NonNullable<CampaignStatus['poolVersion']>): string {
+  return v.left === 0
+    ? `pool v${v.version} after step ${v.step}: unchanged`
+    : `pool v${v.version} after step ${v.step}: ${v.left} tasks out (solved or hopeless), ${v.entered} in`;
 }

@@ -3,7 +3,7 @@ import { TrackingConfig } from './tracking.js';
 import { FsdpConfig, LossConfig, MiniBatchGroups, OptimizerConfig } from './training.js';
 import { JudgeConfig, PolicyServerRef, UserSimulatorConfig } from './clients.js';
 import { EpisodeLimits, PolicyRef } from './episode.js';
-import { BinEdges, DEFAULT_EDGES, EvalPoint, StepSummary } from './results.js';
+import { BinEdges, DEFAULT_EDGES, EvalPoint, PoolRecord, StepSummary } from './results.js';
 
 const Count = z.number().int().nonnegative();
 const Positive = z.number().int().positive();
@@ -61,6 +61,23 @@ export const SelectionConfig = z
   })
   .strict();
 export type SelectionConfig = z.infer<typeof SelectionConfig>;
+
+/**
+ * Re-probing during training (off unless given): every `everySteps` steps the current policy probes every candidate
+ * task again, n episodes each, and the selection rule (selection.edges / keep) swaps pool tasks that left the kept bins
+ * for candidates now in them; the pool keeps its size (stats/pool-swap.ts).
+ */
+export const ReprobeConfig = z
+  .object({
+    everySteps: Positive.describe(
+      'Re-probe after every N-th GRPO step (only when more steps follow), with the policy that step published.',
+    ),
+    n: Positive.optional().describe(
+      'Episodes per candidate task (the pool and the other candidates alike), fixed: no adaptive stopping. Default probing.n, so that one re-probe costs at most what the first probe did.',
+    ),
+  })
+  .strict();
+export type ReprobeConfig = z.infer<typeof ReprobeConfig>;
 
 /**
  * Optimiser and loss settings, passed through to the `policyUpdate` activity, which validates them against
@@ -136,6 +153,9 @@ export const CampaignConfig = z
     tasks: z.object({ train: TaskSource, eval: TaskSource }).strict(),
     probing: ProbingConfig.prefault({}),
     selection: SelectionConfig.prefault({}),
+    reprobe: ReprobeConfig.optional().describe(
+      'Re-probe the candidates with the current policy every N steps and swap out pool tasks that became solved or stayed hopeless, for candidates now of middle difficulty. Absent: the pool stays frozen.',
+    ),
     steps: Positive.describe('GRPO steps to run (changeable while running with the setMaxSteps update).'),
     groupsPerStep: Positive.default(18),
     rolloutsPerGroup: z.number().int().min(2).default(8),
@@ -209,6 +229,7 @@ export const CampaignPhase = z.enum([
   'base-eval',
   'train',
   'eval',
+  'reprobe',
   'step-failed',
   'done',
   'stopped',
@@ -223,6 +244,33 @@ export type SamplerState = z.infer<typeof SamplerState>;
 export const EpisodeCounts = z.object({ done: Count, infraFailed: Count }).strict();
 export type EpisodeCounts = z.infer<typeof EpisodeCounts>;
 
+/** A task that left or joined the pool at a re-probe, with the re-probe's Jeffreys posterior. */
+export const PoolChange = PoolRecord.pick({
+  taskId: true,
+  domain: true,
+  k: true,
+  n: true,
+  bin: true,
+  mean: true,
+  interval: true,
+});
+export type PoolChange = z.infer<typeof PoolChange>;
+
+/** One version of the training pool: the frozen one (version 0) or the result of a re-probe. */
+export const PoolVersion = z
+  .object({
+    version: Count.describe('0 for the frozen pool, then one more per re-probe (whether or not it swapped a task).'),
+    step: Count.describe('The step after which the pool took this version (0: frozen before training).'),
+    size: Count.describe('Tasks in the pool of this version.'),
+    probeResultSet: z.string().describe('The probe whose rows decided this version.'),
+    uri: z.string().describe('Version 0: the FrozenPool; later ones: the PoolSwap (schemas/results.ts).'),
+    left: z.array(PoolChange).describe('Pool tasks whose re-probe fell outside the kept bins, swapped out.'),
+    entered: z.array(PoolChange).describe('Candidates whose re-probe fell in the kept bins, swapped in.'),
+    unreplaced: Count.describe('Pool tasks outside the kept bins that stayed for want of candidates.'),
+  })
+  .strict();
+export type PoolVersion = z.infer<typeof PoolVersion>;
+
 /** Everything a campaign carries into a continued run (continueAsNew): small by construction. */
 export const CampaignState = z
   .object({
@@ -230,14 +278,21 @@ export const CampaignState = z
     step: Count.describe('The last completed step.'),
     maxSteps: Positive,
     probeResultSet: z.string().optional(),
-    pool: z.array(z.string()).optional().describe("Ids of the frozen pool's tasks."),
+    pool: z
+      .array(z.string())
+      .optional()
+      .describe("Ids of the pool's tasks: the frozen pool, or with reprobe its latest version."),
     trainingDomains: z
       .array(z.string())
       .optional()
       .describe(
         'Domains GRPO trains on: tasks.train.domains, else the domains of the frozen pool; evaluation domains outside them are out-of-domain.',
       ),
-    poolUri: z.string().optional(),
+    poolUri: z.string().optional().describe('The frozen pool (FrozenPool) chosen before training.'),
+    poolHistory: z
+      .array(PoolVersion)
+      .optional()
+      .describe('With reprobe: every version of the pool, the frozen one first.'),
     sampler: SamplerState,
     episodes: EpisodeCounts,
     costUsd: z.number().nonnegative(),
@@ -264,6 +319,11 @@ export const CampaignStatus = z
     step: Count,
     maxSteps: Positive,
     poolSize: Count.nullable(),
+    poolVersion: z
+      .object({ version: Count, step: Count, left: Count, entered: Count })
+      .strict()
+      .optional()
+      .describe('With reprobe: the current pool version, the step it was made after and how many tasks it swapped.'),
     episodes: EpisodeCounts,
     lastMetrics: z.record(z.string(), z.number()).nullable(),
     paused: z.boolean(),

@@ -6,7 +6,7 @@ import { StackConfig } from './config.js';
 import { TableGrading } from './domain.js';
 import { EpisodeOutcome, EpisodeRecord, EpisodeRequest } from './episode.js';
 import { FailureTypeName } from './failures.js';
-import { EvalPoint, FrozenPool, PriceTable, ResultRow, StepSummary } from './results.js';
+import { EvalPoint, FrozenPool, PoolSwap, PriceTable, ResultRow, StepSummary } from './results.js';
 import { GradeReport } from './grading.js';
 import { ModelCheckRequest } from './model-check.js';
 import { Task, TaskSetManifest } from './task.js';
@@ -27,6 +27,7 @@ export const exportedSchemas: Record<string, z.ZodType> = {
   ResultRow,
   PriceTable,
   FrozenPool,
+  PoolSwap,
   StepSummary,
   EvalPoint,
   TrainingBatch,

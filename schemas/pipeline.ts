@@ -58,6 +58,12 @@ export const ProbeInput = z
       .positive()
       .optional()
       .describe('Renew the history (continueAsNew) after this many episodes.'),
+    step: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe('A re-probe: the training step of the probed policy (absent: the base policy, step 0).'),
     settings: EpisodeSettings,
   })
   .strict();

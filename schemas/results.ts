@@ -127,6 +127,21 @@ export const FrozenPool = z
   .strict();
 export type FrozenPool = z.infer<typeof FrozenPool>;
 
+/** A re-probe's pool swap (`<campaignId>/pool-step-<n>.json`): the pool before and after, and why. */
+export const PoolSwap = z
+  .object({
+    step: z.number().int().positive().describe('The step whose policy was re-probed.'),
+    probeResultSet: z.string(),
+    before: z.array(z.string()),
+    pool: z.array(z.string()).describe('Ids of the pool after the swap, sorted.'),
+    left: z.array(PoolRecord).describe('Pool tasks outside the kept bins, swapped out (most confident first).'),
+    entered: z.array(PoolRecord).describe('Candidates in the kept bins, swapped in (seeded, stratified sample).'),
+    unreplaced: z.array(PoolRecord).describe('Pool tasks outside the kept bins that stayed for want of candidates.'),
+    selection: FrozenPool.describe('The selection rule (no cap) on the re-probe: every re-probed task.'),
+  })
+  .strict();
+export type PoolSwap = z.infer<typeof PoolSwap>;
+
 /** What one GRPO step reports, for the training curves. */
 export const StepSummary = z
   .object({

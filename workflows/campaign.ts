@@ -13,7 +13,7 @@ import {
 } from '@temporalio/workflow';
 import type { ControlActivities } from '../activities/index.js';
 import { FailureType } from '../core/failure-types.js';
-import type { CampaignConfig, CampaignState, CampaignStatus } from '../schemas/campaign.js';
+import type { CampaignConfig, CampaignState, CampaignStatus, PoolVersion } from '../schemas/campaign.js';
 import type { EvaluationResult } from '../schemas/pipeline.js';
 import {
   pauseSignal,
@@ -26,13 +26,20 @@ import {
 } from './definitions.js';
 import { evaluation } from './evaluation.js';
 import { grpoStep } from './grpo-step.js';
-import { addChildTotals, evaluationInput, grpoStepInput, probeInput, type CampaignConfigWithQueues } from './inputs.js';
+import {
+  addChildTotals,
+  evaluationInput,
+  grpoStepInput,
+  probeInput,
+  reprobeInput,
+  type CampaignConfigWithQueues,
+} from './inputs.js';
 import type { TrackingActivities } from './gpu.js';
 import { probe } from './probe.js';
 import { evaluationScalars, stepScalars } from './tracking.js';
 import { CampaignIdKey, SplitKey, StepKey } from './search-attributes.js';
 
-const { freezePool } = proxyActivities<ControlActivities>({
+const { freezePool, reprobePool } = proxyActivities<ControlActivities>({
   startToCloseTimeout: '10 minutes',
   retry: { maximumAttempts: 5, nonRetryableErrorTypes: [FailureType.userError] },
 });
@@ -68,6 +75,12 @@ export function initialState(config: CampaignConfig): CampaignState {
   };
 }
 
+/** The current pool version in brief: its number, the step it was made after, how many tasks it swapped. */
+export function poolVersionOf(history: readonly PoolVersion[]) {
+  const last = history[history.length - 1]!;
+  return { version: last.version, step: last.step, left: last.left.length, entered: last.entered.length };
+}
+
 /** What the status query answers (and what `campaign status` shows for a finished campaign, from its result). */
 export function statusOf(campaignId: string, state: CampaignState, currentChild: string | null): CampaignStatus {
   return {
@@ -76,6 +89,7 @@ export function statusOf(campaignId: string, state: CampaignState, currentChild:
     step: state.step,
     maxSteps: state.maxSteps,
     poolSize: state.pool ? state.pool.length : null,
+    ...(state.poolHistory?.length ? { poolVersion: poolVersionOf(state.poolHistory) } : {}),
     episodes: state.episodes,
     lastMetrics: state.lastMetrics,
     paused: state.paused,
@@ -266,6 +280,19 @@ export async function campaign(input: CampaignInput): Promise<CampaignResult> {
     state.pool = frozen.pool;
     state.poolUri = frozen.poolUri;
     state.trainingDomains = config.tasks.train.domains ? [...config.tasks.train.domains].sort() : frozen.domains;
+    if (config.reprobe)
+      state.poolHistory = [
+        {
+          version: 0,
+          step: 0,
+          size: frozen.pool.length,
+          probeResultSet: state.probeResultSet!,
+          uri: frozen.poolUri,
+          left: [],
+          entered: [],
+          unreplaced: 0,
+        },
+      ];
     state.phase = 'base-eval';
   }
   if (state.phase === 'base-eval') {
@@ -273,6 +300,52 @@ export async function campaign(input: CampaignInput): Promise<CampaignResult> {
     await evaluate(0);
     state.phase = 'train';
   }
+
+  /**
+   * Re-probe every candidate with the step-`step` policy (the probe child, fixed n) and swap the pool's tasks that
+   * left the kept bins (reprobePool). A changed pool starts a fresh sampler epoch, so every task of the new pool is
+   * drawn once before any is drawn twice.
+   */
+  const reprobe = async (step: number) => {
+    const workflowId = `${id}/reprobe-step-${step}`;
+    const input = reprobeInput(config, state, step);
+    const result = await runChild(workflowId, () =>
+      executeChild(probe, {
+        workflowId,
+        typedSearchAttributes: childSearchAttributes(step, config.tasks.train.split),
+        ...childMetadata(
+          `re-probe the step-${step} policy · ${shortPath(config.tasks.train.taskSet)} (${config.tasks.train.split}) · ${input.n} episodes per task`,
+          step,
+        ),
+        args: [input],
+      }),
+    );
+    addChildTotals(state, result);
+    const swapped = await reprobePool({
+      campaignId: id,
+      step,
+      probeResultSet: result.resultSet,
+      pool: state.pool ?? [],
+      selection: config.selection,
+      ...(state.trainingDomains ? { trainingDomains: state.trainingDomains } : {}),
+    });
+    const history = state.poolHistory ?? [];
+    history.push({
+      version: history.length,
+      step,
+      size: swapped.pool.length,
+      probeResultSet: result.resultSet,
+      uri: swapped.uri,
+      left: swapped.left,
+      entered: swapped.entered,
+      unreplaced: swapped.unreplaced,
+    });
+    state.poolHistory = history;
+    if (swapped.left.length > 0) {
+      state.pool = swapped.pool;
+      state.sampler = { epoch: state.sampler.epoch + 1, cursor: 0 };
+    }
+  };
 
   const overBudget = () =>
     (config.budgets.maxEpisodes !== undefined && state.episodes.done >= config.budgets.maxEpisodes) ||
@@ -334,6 +407,11 @@ export async function campaign(input: CampaignInput): Promise<CampaignResult> {
     if (more && step % config.evaluation.everySteps === 0) {
       state.phase = 'eval';
       await evaluate(step);
+      state.phase = 'train';
+    }
+    if (more && config.reprobe && step % config.reprobe.everySteps === 0) {
+      state.phase = 'reprobe';
+      await reprobe(step);
       state.phase = 'train';
     }
     if (more && (step % config.continueAsNewEverySteps === 0 || workflowInfo().continueAsNewSuggested)) {

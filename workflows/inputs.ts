@@ -72,6 +72,27 @@ export function probeInput(config: CampaignConfigWithQueues): ProbeInput {
   };
 }
 
+/**
+ * The input of the re-probe after step `step`: every candidate of the training source again, with that step's policy,
+ * a fixed `reprobe.n` (default probing.n) episodes each.
+ */
+export function reprobeInput(
+  config: CampaignConfigWithQueues,
+  state: Pick<CampaignState, 'policyVersion'>,
+  step: number,
+): ProbeInput {
+  const n = config.reprobe?.n ?? config.probing.n;
+  return {
+    ...probeInput(config),
+    resultSet: `${config.campaignId}/reprobe-step-${step}`,
+    step,
+    n,
+    nMax: n,
+    adaptive: false,
+    settings: episodeSettings(config, policyAt(config.policy, state.policyVersion)),
+  };
+}
+
 /** The input of the evaluation child after step `step` (0: the base policy), on the evaluation source. */
 export function evaluationInput(
   config: CampaignConfigWithQueues,

@@ -114,7 +114,7 @@ export async function probe(input: ProbeInput & { carried?: ProbeCarry }): Promi
     campaignId: input.campaignId,
     resultSet: input.resultSet,
     taskSet: input.source.taskSet,
-    step: 0,
+    step: input.step ?? 0,
     window: input.window,
     settings: input.settings,
     planner,

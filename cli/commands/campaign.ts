@@ -21,7 +21,7 @@ import { CampaignIdKey, StepKey } from '../../workflows/search-attributes.js';
 import { checkBaseModel, describeCheck } from '../base-model-check.js';
 import { parse, printJson, type Command } from '../command.js';
 import { integerOption } from '../number-option.js';
-import { childProgressText, progressBar } from '../progress.js';
+import { childProgressText, poolVersionText, progressBar } from '../progress.js';
 
 const usage = `finalstate campaign <subcommand> [--json]
 
@@ -120,7 +120,7 @@ function renderStatus(s: CampaignStatus & { child: ChildProgress | null }, confi
   const lines = [
     `campaign ${s.campaignId}  phase ${s.phase}${s.paused ? ' (paused)' : ''}  run ${s.run}`,
     `  steps     ${progressBar(s.step, s.maxSteps)}`,
-    `  pool      ${s.poolSize ?? '(not selected yet)'} tasks`,
+    `  pool      ${s.poolSize ?? '(not selected yet)'} tasks${s.poolVersion ? `; ${poolVersionText(s.poolVersion)}` : ''}`,
     `  episodes  ${s.episodes.done} done, ${s.episodes.infraFailed} without outcome (infrastructure), $${s.costUsd.toFixed(4)}`,
   ];
   if (s.child && s.currentChild)

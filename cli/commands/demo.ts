@@ -13,7 +13,9 @@ import {
   derivedCampaignId,
   loadPreset,
   SERVED_MODEL_NAME,
+  withReprobe,
 } from '../demo/preset.js';
+import { integerOption } from '../number-option.js';
 import { compareCampaign, renderComparison } from '../demo/summary.js';
 import { watchCampaign, type PhaseTime } from '../demo/watch.js';
 import { startCampaign } from './campaign.js';
@@ -25,7 +27,7 @@ import { unfinishedTable } from '../../stats/unfinished.js';
 import { judgeCampaignUnfinished } from '../demo/unfinished.js';
 import { campaignStateOf, writeCampaignReport } from './report.js';
 
-const usage = `finalstate demo [--preset mini|smoke|FILE] [--fresh] [--json]
+const usage = `finalstate demo [--preset mini|smoke|FILE] [--fresh] [--reprobe-every N [--reprobe-n M]] [--json]
 
 The main job on embedded defaults, on one machine: starts the stack, builds (or reuses) the tiny base model, starts a
 policy server, the gpu worker (Python) and the control and episode workers, then runs a campaign: probe the training
@@ -35,6 +37,11 @@ evaluate the trained policy, and print base against trained with intervals, the 
   --preset P   mini (default; the learning demo, about 37 minutes on 2 cores the first time), smoke (every phase on
                tiny counts, a few minutes), or the path of a preset file (copy cli/demo/presets/mini.json and edit it)
   --fresh      start a new campaign instead of continuing the one this preset and base model already started
+  --reprobe-every N
+               re-probe every candidate with the current policy after every N-th step and swap out pool tasks that
+               became solved or stayed hopeless (campaign key reprobe); a different campaign than the frozen pool's
+  --reprobe-n M
+               episodes per task in each re-probe (default the preset's probing.n)
 
 Ctrl-C stops the workers; the same command continues the same campaign (its id is derived from the preset and the
 base model) without redoing finished steps.`;
@@ -49,6 +56,8 @@ export const demoCommand: Command = {
     const { values } = parse('demo', argv, {
       preset: { type: 'string', default: 'mini' },
       fresh: { type: 'boolean', default: false },
+      'reprobe-every': { type: 'string' },
+      'reprobe-n': { type: 'string' },
     });
     if (values.help) {
       console.log(usage);
@@ -58,9 +67,20 @@ export const demoCommand: Command = {
     const log = (line: string) => (json ? process.stderr.write(`${line}\n`) : console.log(line));
     const started = performance.now();
     const phases: PhaseTime[] = [];
-    const { preset, file } = loadPreset(values.preset!);
+    const loaded = loadPreset(values.preset!);
+    const { file } = loaded;
+    const everySteps = integerOption(values['reprobe-every'], 'reprobe-every', 'demo', 1);
+    const n = integerOption(values['reprobe-n'], 'reprobe-n', 'demo', 1);
+    const preset = withReprobe(loaded.preset, {
+      ...(everySteps !== undefined ? { everySteps } : {}),
+      ...(n !== undefined ? { n } : {}),
+    });
     const config = loadConfig();
     log(`preset ${preset.name} (${file}): ${preset.description}`);
+    if (preset.campaign.reprobe)
+      log(
+        `re-probing: every ${preset.campaign.reprobe.everySteps} steps, ${preset.campaign.reprobe.n ?? preset.campaign.probing.n} episodes per candidate`,
+      );
 
     let t = performance.now();
     await stack.up(config);
@@ -175,6 +195,7 @@ export const demoCommand: Command = {
           trainedStep,
           steps: state.steps,
           poolSize: state.pool?.length ?? 0,
+          ...(state.poolHistory ? { poolHistory: state.poolHistory } : {}),
           phases,
           totalSeconds: total,
           report: report.html,

@@ -5,7 +5,7 @@ import type { LoadedConfig } from '../../schemas/config.js';
 import { UserError } from '../../core/errors.js';
 import { readJsonConfig } from '../../infra/json-config.js';
 import { fromRoot } from '../../core/paths.js';
-import { CampaignConfig, type TaskSource } from '../../schemas/campaign.js';
+import { CampaignConfig, ReprobeConfig, type TaskSource } from '../../schemas/campaign.js';
 import { DemoPreset } from '../../schemas/demo.js';
 import type { TaskQueues } from '../../schemas/pipeline.js';
 import { EpisodeLimits } from '../../schemas/episode.js';
@@ -28,6 +28,20 @@ export function loadPreset(nameOrFile: string): { preset: DemoPreset; file: stri
     );
   }
   return { preset: readJsonConfig(file, DemoPreset, 'demo preset'), file };
+}
+
+/**
+ * The preset with re-probing set from the command line (`demo --reprobe-every N [--reprobe-n M]`), the preset file
+ * untouched. The campaign config differs, so the derived campaign id does too: a frozen-pool run and a re-probing run
+ * of the same preset are two campaigns from the same base model.
+ */
+export function withReprobe(preset: DemoPreset, reprobe: { everySteps?: number; n?: number }): DemoPreset {
+  if (reprobe.everySteps === undefined) {
+    if (reprobe.n !== undefined) throw new UserError('finalstate demo: --reprobe-n needs --reprobe-every');
+    return preset;
+  }
+  const parsed = ReprobeConfig.parse({ ...preset.campaign.reprobe, ...reprobe });
+  return { ...preset, campaign: { ...preset.campaign, reprobe: parsed } };
 }
 
 /**

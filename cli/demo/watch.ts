@@ -3,7 +3,7 @@ import type { LoadedConfig } from '../../schemas/config.js';
 import { workflowUrl } from '../../infra/stack/temporal.js';
 import type { CampaignPhase, CampaignStatus, ChildProgress } from '../../schemas/campaign.js';
 import { campaignStatus } from '../commands/campaign.js';
-import { childProgressText } from '../progress.js';
+import { childProgressText, poolVersionText } from '../progress.js';
 
 type Status = CampaignStatus & { child: ChildProgress | null };
 
@@ -20,6 +20,8 @@ export function phaseLabel(s: Pick<Status, 'phase' | 'step' | 'maxSteps'>): stri
       return `train step ${Math.min(s.step + 1, s.maxSteps)}/${s.maxSteps}`;
     case 'eval':
       return `evaluate after step ${s.step}`;
+    case 'reprobe':
+      return `re-probe after step ${s.step}`;
     default:
       return s.phase;
   }
@@ -27,7 +29,7 @@ export function phaseLabel(s: Pick<Status, 'phase' | 'step' | 'maxSteps'>): stri
 
 export function statusLine(s: Status): string {
   const child = s.child ? childProgressText(s.child) : '';
-  const pool = s.poolSize !== null ? `  pool ${s.poolSize}` : '';
+  const pool = s.poolSize !== null ? `  pool ${s.poolSize}${s.poolVersion ? ` v${s.poolVersion.version}` : ''}` : '';
   return `${phaseLabel(s).padEnd(22)} ${child}${pool}  (${s.episodes.done + (s.child?.done ?? 0)} episodes so far)`;
 }
 
@@ -52,6 +54,7 @@ export async function watchCampaign(
   let lastChild: string | null = null;
   // Freezing the pool takes less than a poll, so the select phase is reported by its result.
   let poolSeen = false;
+  let poolVersionSeen = 0;
   let lastPrinted = 0;
   let redrawn = false;
   const endLine = () => {
@@ -76,6 +79,11 @@ export async function watchCampaign(
       endLine();
       log(`select: pool of ${s.poolSize} tasks frozen`);
       poolSeen = true;
+    }
+    if (s.poolVersion && s.poolVersion.version > poolVersionSeen) {
+      endLine();
+      log(`  ${poolVersionText(s.poolVersion)}`);
+      poolVersionSeen = s.poolVersion.version;
     }
     if (terminal.includes(s.phase)) {
       endLine();

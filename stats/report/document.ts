@@ -2,7 +2,13 @@ import { DEFAULT_EDGES } from '../bins.js';
 import { compareResults, type Comparison } from '../compare.js';
 import { percent, usd } from '../format.js';
 import type { FrozenPool } from '../../schemas/results.js';
-import { comparisonBreakdownTables, comparisonTable, flipsTable, poolSummaryTable } from '../tables/layouts.js';
+import {
+  comparisonBreakdownTables,
+  comparisonTable,
+  flipsTable,
+  poolSummaryTable,
+  poolVersionsTable,
+} from '../tables/layouts.js';
 import type { Table } from '../tables/table.js';
 import { evalChart, poolHistogram, trainingCurves, type Chart } from './charts.js';
 import { failuresTable, flippedTasksTable } from './episodes.js';
@@ -142,7 +148,13 @@ export function buildReport(input: ReportInput): ReportDocument {
         tables: [stepsTable(input)],
         charts: trainingCurves(input.steps),
       },
-      { id: 'pool', title: 'Training pool', paragraphs: [], tables: [poolTable], charts: [poolHistogram(input.pool)] },
+      {
+        id: 'pool',
+        title: 'Training pool',
+        paragraphs: [],
+        tables: [poolTable, ...(input.poolHistory ? [poolVersionsTable(input.poolHistory)] : [])],
+        charts: [poolHistogram(input.pool)],
+      },
     ],
   };
 }

@@ -1,5 +1,6 @@
 import type { DomainEvalPoint } from './charts.js';
 import type { ReportEpisodes } from './episodes.js';
+import type { PoolVersion } from '../../schemas/campaign.js';
 import type { EvalPoint, PoolRecord, PriceTable, ResultRow, StepSummary } from '../../schemas/results.js';
 
 /** Everything a campaign report shows. */
@@ -18,6 +19,8 @@ export interface ReportInput {
   episodes?: ReportEpisodes;
   /** The probed tasks' difficulty records (kept and dropped), for the pool histogram. */
   pool: PoolRecord[];
+  /** With re-probing: every version of the pool (the frozen one first). */
+  poolHistory?: PoolVersion[];
   /** Difficulty bin edges of the pool; default the standard ones. */
   edges?: number[];
   k?: number;

@@ -2,6 +2,7 @@ import { binLabel } from '../bins.js';
 import type { Comparison, DomainComparison, MetricDelta } from '../compare.js';
 import { percent, percentInterval, points, pointsInterval, usd } from '../format.js';
 import type { MetricsReport, SetMetrics } from '../metrics.js';
+import type { PoolChange, PoolVersion } from '../../schemas/campaign.js';
 import type { FrozenPool } from '../../schemas/results.js';
 import type { Table } from './table.js';
 
@@ -215,6 +216,33 @@ export function selectionTable(pool: FrozenPool): Table {
       `[${r.interval[0].toFixed(3)}, ${r.interval[1].toFixed(3)}]`,
       r.reason,
     ]),
+  };
+}
+
+/** Every version of a re-probed pool: which tasks left and entered after which step, each with its re-probe's k/n. */
+export function poolVersionsTable(history: readonly PoolVersion[]): Table {
+  const tasks = (changes: readonly PoolChange[]) => changes.map((c) => `${c.taskId} ${c.k}/${c.n}`).join(', ') || '-';
+  return {
+    id: 'pool-versions',
+    title: `Pool versions: ${history.length - 1} re-probes, ${history.reduce((s, v) => s + v.left.length, 0)} tasks swapped`,
+    headers: [
+      'Version',
+      'After step',
+      'Tasks',
+      'Out (solved or hopeless)',
+      'In (now of middle difficulty)',
+      'Stayed for want of candidates',
+    ],
+    rows: history.map((v) => [
+      String(v.version),
+      String(v.step),
+      String(v.size),
+      tasks(v.left),
+      tasks(v.entered),
+      String(v.unreplaced),
+    ]),
+    leftColumns: [3, 4],
+    note: 'k/n: successes of the re-probe with the policy of that step; the pool keeps its size.',
   };
 }
 

@@ -86,6 +86,45 @@ try {
   await steeredHandle.result();
   written.push(await saveHistory(p.client, 'campaign-steered', steered.campaignId));
 
+  // A campaign that re-probes its pool after step 1 (a task solved by then leaves, one made learnable enters), then
+  // continues as new. Its own pipeline, so that the tasks that change with training leave the scenarios above alone.
+  const q = await startPipeline(
+    [
+      { ...task('half-a', 0.5), trainedSuccessRate: 0.5 },
+      { ...task('half-b', 0.5), trainedSuccessRate: 1 },
+      { ...task('learnable', 0), trainedSuccessRate: 0.5 },
+      task('e-1', 0.5, 'eval'),
+    ],
+    { seed: 1 },
+  );
+  try {
+    const reprobing = q.campaignConfig({
+      campaignId: 'replay-reprobe',
+      steps: 2,
+      reprobe: { everySteps: 1, n: 6 },
+      continueAsNewEverySteps: 1,
+      keepZeroVarianceGroups: true,
+      seed: 2,
+    });
+    const reprobeHandle = await q.client.workflow.start(campaign, {
+      taskQueue: q.queues.control,
+      workflowId: reprobing.campaignId,
+      args: [{ config: reprobing }],
+    });
+    await reprobeHandle.result();
+    written.push(
+      await saveHistory(
+        q.client,
+        'campaign-reprobe-first-run',
+        reprobing.campaignId,
+        reprobeHandle.firstExecutionRunId,
+      ),
+    );
+    written.push(await saveHistory(q.client, 'campaign-reprobe-step-1', `${reprobing.campaignId}/reprobe-step-1`));
+  } finally {
+    await q.close();
+  }
+
   for (const file of written) console.log(`recorded ${file} (${(fs.statSync(file).size / 1024).toFixed(0)} KiB)`);
 } finally {
   await p.close();

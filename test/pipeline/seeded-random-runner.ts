@@ -15,7 +15,11 @@ import { seededRandom, subSeed } from '../../stats/random.js';
  * given episodes and attempts, to simulate outages.
  */
 export interface SeededRandomRunnerOptions {
-  tasks: ReadonlyMap<string, TaskInfo & { successRate: number }>;
+  /**
+   * Each task's success rate; `trainedSuccessRate`, when given, replaces it for every policy version after the base
+   * (a task the training made easier or harder, so that a re-probe sees it move).
+   */
+  tasks: ReadonlyMap<string, TaskInfo & { successRate: number; trainedSuccessRate?: number }>;
   artifacts: ArtifactStore;
   seed?: number;
   turns?: number;
@@ -59,8 +63,10 @@ export class SeededRandomEpisodeRunner implements EpisodeRunner {
       request.campaignId && request.episodeId.startsWith(request.campaignId)
         ? request.episodeId.slice(request.campaignId.length)
         : request.episodeId;
-    const reward = seededRandom(subSeed(this.options.seed ?? 0, key))() < task.successRate ? 1 : 0;
     const version = request.policy.kind === 'served' ? (request.policy.version ?? 'base') : 'oracle';
+    const rate =
+      version !== 'base' && version !== 'oracle' ? (task.trainedSuccessRate ?? task.successRate) : task.successRate;
+    const reward = seededRandom(subSeed(this.options.seed ?? 0, key))() < rate ? 1 : 0;
     let trajectoryUri: string | undefined;
     if (!this.options.withoutTrajectory) {
       // A failed episode ends with a turn cut off by the token limit, as failing tiny policies often do.
