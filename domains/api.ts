@@ -31,6 +31,14 @@ export {
 } from './common/generator.js';
 export { Prng } from './common/prng.js';
 export { FIRST_NAMES, LAST_NAMES } from './common/names.js';
+export {
+  goldenArguments,
+  goldenLookups,
+  initRow,
+  initRows,
+  withArguments,
+  withoutCall,
+} from './common/golden-edits.js';
 export { fromCents, percentOf, toCents } from './common/money.js';
 export { addDays, addHours, daysBetween, hoursBetween, iso, isoDate } from './common/time.js';
 export { selectJson, selectOne, writeRows, type JsonRow } from './common/sql.js';

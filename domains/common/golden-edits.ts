@@ -1,4 +1,6 @@
+import type { ToolDefinition } from '../../environment/domain.js';
 import type { TaskInput, ToolCall } from '../../schemas/task.js';
+import type { JsonRow } from './sql.js';
 
 /**
  * Reading a task and editing its golden calls, for the packs' rule-breaking paths (DomainDefinition.ruleBreakingPath):
@@ -29,4 +31,15 @@ export function withArguments(task: TaskInput, tool: string, change: Record<stri
 /** The golden calls without those of `tool`, or nothing when there is no such call. */
 export function withoutCall(task: TaskInput, tool: string): ToolCall[] | undefined {
   return task.golden.some((c) => c.tool === tool) ? task.golden.filter((c) => c.tool !== tool) : undefined;
+}
+
+/** Every row of `table` in the task's init. */
+export function initRows(task: TaskInput, table: string): JsonRow[] {
+  return (task.init?.upsert?.[table] ?? []) as JsonRow[];
+}
+
+/** The look-ups of the golden solution: a careless agent reads what a careful one reads, then decides wrongly. */
+export function goldenLookups(task: TaskInput, tools: readonly ToolDefinition[]): ToolCall[] {
+  const readOnly = new Set(tools.filter((t) => t.readOnly).map((t) => t.name));
+  return task.golden.filter((c) => readOnly.has(c.tool));
 }

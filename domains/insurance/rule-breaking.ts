@@ -1,13 +1,9 @@
-import { fromCents, toCents, type JsonRow, type TaskInput, type ToolCall } from 'finalstate/domain';
+import { call, goldenLookups, initRows, fromCents, toCents, type TaskInput, type ToolCall } from 'finalstate/domain';
 import { INSURANCE_RULES } from './policy.js';
 import { insuranceTools } from './tools/index.js';
 
-const readOnly = new Set(insuranceTools.filter((t) => t.readOnly).map((t) => t.name));
-const call = (tool: string, args: Record<string, unknown>): ToolCall => ({ tool, arguments: args });
-
-/** The look-ups of the golden solution: the careless agent reads what the careful one reads, then decides wrongly. */
-const lookups = (task: TaskInput) => task.golden.filter((c) => readOnly.has(c.tool));
-const rows = (task: TaskInput, table: string): JsonRow[] => (task.init?.upsert?.[table] ?? []) as JsonRow[];
+const lookups = (task: TaskInput) => goldenLookups(task, insuranceTools);
+const rows = initRows;
 
 /** The claim of a decision task and the deductible of the coverage it falls under (rule 3.1). */
 function claimOf(task: TaskInput) {

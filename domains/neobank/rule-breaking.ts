@@ -1,14 +1,10 @@
-import type { JsonRow, TaskInput, ToolCall } from 'finalstate/domain';
+import { call, goldenLookups, initRows, type TaskInput, type ToolCall } from 'finalstate/domain';
 import { LEVEL_RANK } from './policy.js';
 import { ENTITLEMENTS, type Level, type Role } from './seed.js';
 import { neobankTools } from './tools/index.js';
 
-const readOnly = new Set(neobankTools.filter((t) => t.readOnly).map((t) => t.name));
-const call = (tool: string, args: Record<string, unknown>): ToolCall => ({ tool, arguments: args });
-
-/** The look-ups of the golden solution: the careless agent reads what the careful one reads, then decides wrongly. */
-const lookups = (task: TaskInput) => task.golden.filter((c) => readOnly.has(c.tool));
-const rows = (task: TaskInput, table: string): JsonRow[] => (task.init?.upsert?.[table] ?? []) as JsonRow[];
+const lookups = (task: TaskInput) => goldenLookups(task, neobankTools);
+const rows = initRows;
 
 /** The pending access request of the task, with the most its requester's role may hold on that system. */
 function pendingRequest(task: TaskInput) {
