@@ -76,6 +76,12 @@ export const StackConfig = z
         user: z.string().min(1).default('finalstate').describe('Superuser of the local cluster.'),
         password: z.string().min(1).default('finalstate').describe('Password of that superuser (local cluster only).'),
         database: z.string().min(1).default('finalstate').describe('Control database name.'),
+        durable: z
+          .boolean()
+          .default(false)
+          .describe(
+            'Local cluster only: fsync its writes (on). Off by default: every episode copies and drops a database, each drop forces a checkpoint, and with fsync those checkpoints bound the embedded stack near 1.5 episodes/s on this machine (3-6x slower provisioning). Off, a crash of PostgreSQL loses nothing; a crash of the machine itself can corrupt the cluster. A managed server (postgres.url) is never touched.',
+          ),
         episodeBounds: EpisodeSqlBounds.default(EPISODE_SQL_BOUNDS_DEFAULTS),
       })
       .strict()
@@ -85,6 +91,7 @@ export const StackConfig = z
         user: 'finalstate',
         password: 'finalstate',
         database: 'finalstate',
+        durable: false,
         episodeBounds: EPISODE_SQL_BOUNDS_DEFAULTS,
       }),
     python: z
@@ -142,6 +149,7 @@ export const ENV_OVERRIDES: ReadonlyArray<{ env: string; path: string; type: 'st
   { env: 'FINALSTATE_PG_USER', path: 'postgres.user', type: 'string' },
   { env: 'FINALSTATE_PG_PASSWORD', path: 'postgres.password', type: 'string' },
   { env: 'FINALSTATE_PG_DATABASE', path: 'postgres.database', type: 'string' },
+  { env: 'FINALSTATE_PG_DURABLE', path: 'postgres.durable', type: 'boolean' },
   { env: 'FINALSTATE_VENV', path: 'python.venv', type: 'string' },
   { env: 'FINALSTATE_EPISODE_CONCURRENCY', path: 'workers.episodeConcurrency', type: 'number' },
 ];

@@ -26,6 +26,15 @@ const RUNTIME_SETTINGS: Record<string, string> = {
   log_min_messages: 'warning',
 };
 
+/**
+ * `postgres.durable` false (the default): no fsync and no full-page images. Episode databases are scratch, and each
+ * DROP DATABASE forces a checkpoint whose fsyncs dominated provisioning; a PostgreSQL crash still loses nothing
+ * (the OS has the writes), a machine crash may corrupt the cluster.
+ */
+export function durabilitySettings(config: LoadedConfig): Record<string, string> {
+  return config.postgres.durable ? { fsync: 'on', full_page_writes: 'on' } : { fsync: 'off', full_page_writes: 'off' };
+}
+
 export function isManaged(config: LoadedConfig): boolean {
   return !config.postgres.url;
 }
@@ -128,7 +137,7 @@ export async function startLocal(config: LoadedConfig): Promise<'started' | 'run
   chownToServerUser(c.logFile);
   const options = [
     `-p ${config.postgres.port}`,
-    ...Object.entries(RUNTIME_SETTINGS).map(([k, v]) => `-c ${k}=${v}`),
+    ...Object.entries({ ...RUNTIME_SETTINGS, ...durabilitySettings(config) }).map(([k, v]) => `-c ${k}=${v}`),
   ].join(' ');
   const res = pgCtl(c, ['-l', c.logFile, '-w', '-t', '60', '-o', options, 'start']);
   if (res.status !== 0) {
