@@ -8,10 +8,10 @@
 // slowed by --model-ms per turn, a STAND-IN FOR MODEL TIME (0 skips that run). The episodes go through the evaluation
 // workflow's fan-out on a real Temporal dev server (a grpoStep would discard the oracle's groups: their rewards are
 // all equal and it writes no token trajectory).
-// Before against after, back to back in one run (they share the machine's load, printed from os.loadavg()): `before`
-// is the old setup, a dev server on SQLite's default rollback journal and the SDK's worker defaults; `after` is
-// DEV_SERVER_SQLITE_PRAGMAS (infra/stack/temporal.ts) and EPISODE_WORKER_TUNING (workers/episodes.ts; --pollers and
-// --heartbeat-throttle override it, to explore). With --server scratch (the default) each gets a fresh dev server of
+// Before against after, back to back in one run, taking turns at going first (they share the machine's load, printed
+// from os.loadavg()): `before` is the old setup, a dev server on SQLite's default rollback journal and the SDK's
+// worker defaults; `after` is DEV_SERVER_SQLITE_PRAGMAS (infra/stack/temporal.ts) and EPISODE_WORKER_TUNING
+// (workers/episodes.ts; --pollers and --heartbeat-throttle override it, to explore). With --server scratch (the default) each gets a fresh dev server of
 // its own (bench/scratch-temporal.ts); with --server stack both use the stack's, and only the worker knobs differ.
 // Baselines in the same run: the seeded random stand-in runner, which does nothing (its cost per episode is Temporal's
 // dispatch and the rows), with and without the same model time; and the reference anchor, a fresh Python process per
@@ -310,7 +310,8 @@ try {
         ...(standInModelMs > 0 ? [[`${standInModelMs} ms/turn`, standInModelMs] as const] : []),
       ]) as (readonly [string, number])[]) {
     modelMsPerTurn = perTurn;
-    for (const name of chosen)
+    // Alternate which setup goes first, so a drift in the machine's load favours neither.
+    for (const name of perTurn > 0 ? [...chosen].reverse() : chosen)
       rows[`${workload}, ${name}`] = await withEpisodeWorker(name, real, setups[name]!.worker, (q) =>
         realFanOut(name, `${workload.replace(/\W+/g, '-')}-${name}`, q),
       );
@@ -360,7 +361,9 @@ try {
       ),
     );
 
-  const columns = Object.keys(rows);
+  const columns = [...new Set(Object.keys(rows).map((c) => c.slice(0, c.lastIndexOf(', '))))].flatMap((w) =>
+    chosen.map((name) => `${w}, ${name}`),
+  );
   const f = (x: number, digits = 1) => (Number.isFinite(x) ? x.toFixed(digits) : '—');
   const table: [string, (r: Row) => string][] = [
     ['episodes/s, one worker', (r) => f(r.episodesPerSecond, 2)],
@@ -478,7 +481,7 @@ try {
   for (const name of chosen) console.log(`  ${name}: ${JSON.stringify(setupLine(setups[name]!))}`);
   if (anchor)
     console.log(
-      `\nReference anchor, a fresh Python process per session (\`.venv/bin/python -c "${SESSION_IMPORTS}"\`), ${anchor.sessions} sessions, ${concurrency} at once:\n` +
+      `\nReference anchor, a fresh Python process per session (\`.venv/bin/python -c "${SESSION_IMPORTS}"\`), ${anchor.sessions} sessions, ${Math.min(concurrency, anchor.sessions)} at once:\n` +
         `  ${f(anchor.meanMs)} ms per process (p95 ${f(anchor.p95Ms)}), ${f(anchor.slotMsPerSession)} ms of a slot per session; ` +
         columns.map((c) => `provisioning ${c} = ${f(rows[c]!.provisionMs / anchor.meanMs, 2)}x`).join(', '),
     );
