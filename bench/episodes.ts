@@ -1,13 +1,23 @@
 // Orchestration overhead per REAL episode, for the episode fan-out of a 144-episode step (18 tasks x 8 trials):
-//   npx tsc -p tsconfig.json && node dist/bench/episodes.js [--concurrency 8] [--model-ms 1000] [--admin-connections N]
+//   npm run build && node dist/bench/episodes.js [--concurrency 16] [--model-ms 1000] [--tunings before,after]
+//     [--server scratch|stack] [--pollers N|slots] [--heartbeat-throttle 30s] [--window N] [--anchor-sessions 144]
+//     [--sweep] [--stand-in-only] [--admin-connections N] [--json]
 // One episode worker in this process runs the real DatabaseEpisodeRunner (createEpisodeRuntime: a PostgreSQL episode
 // database per episode, the domain's MCP tools, the scripted user, grading, the record in the control database) with
 // the oracle policy, so model time is about 0 and nearly everything measured is overhead; then again with the oracle
 // slowed by --model-ms per turn, a STAND-IN FOR MODEL TIME (0 skips that run). The episodes go through the evaluation
-// workflow's fan-out on the real Temporal dev server (a grpoStep would discard the oracle's groups: their rewards are
-// all equal and it writes no token trajectory). Baseline, in the same process and through the same fan-out: the
-// seeded random stand-in runner, which does nothing, so its cost per episode is Temporal's dispatch and the rows.
-// The tasks come from the training pool (pools/rl-pool), never the eval split. Prints figures; asserts nothing.
+// workflow's fan-out on a real Temporal dev server (a grpoStep would discard the oracle's groups: their rewards are
+// all equal and it writes no token trajectory).
+// Before against after, back to back in one run, taking turns at going first (they share the machine's load, printed
+// from os.loadavg()): `before` is the old setup, a dev server on SQLite's default rollback journal and the SDK's
+// worker defaults; `after` is DEV_SERVER_SQLITE_PRAGMAS (infra/stack/temporal.ts) and EPISODE_WORKER_TUNING
+// (workers/episodes.ts; --pollers and --heartbeat-throttle override it, to explore). With --server scratch (the default) each gets a fresh dev server of
+// its own (bench/scratch-temporal.ts); with --server stack both use the stack's, and only the worker knobs differ.
+// Baselines in the same run: the seeded random stand-in runner, which does nothing (its cost per episode is Temporal's
+// dispatch and the rows), with and without the same model time; and the reference anchor, a fresh Python process per
+// session (bench/session-process.ts). --sweep adds a table of the episode-worker knobs (pollers, heartbeat throttle,
+// sliding window) on the after setup, with the stand-in runner and the model time. --stand-in-only skips the real
+// runner. The tasks come from the training pool (tasks/rl-pool), never the eval split. Prints figures; asserts nothing.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -26,51 +36,100 @@ import type { EpisodeRecord, EpisodeRequest } from '../schemas/episode.js';
 import type { TaskQueues } from '../schemas/pipeline.js';
 import { evaluation } from '../workflows/evaluation.js';
 import { startControlWorker, type RunningWorker } from '../workers/control.js';
-import { startEpisodeWorker } from '../workers/episodes.js';
+import { EPISODE_WORKER_TUNING, startEpisodeWorker, type EpisodeWorkerTuning } from '../workers/episodes.js';
+import { DEV_SERVER_SQLITE_PRAGMAS } from '../infra/stack/temporal.js';
+import type { LoadedConfig } from '../schemas/config.js';
+import type { Client } from '@temporalio/client';
 import { uniqueName } from '../test/helpers/index.js';
 import { sharedWorkflowBundle } from '../test/pipeline/bundle.js';
 import { oracleSettings } from '../test/pipeline/oracle-episodes.js';
 import { SeededRandomEpisodeRunner } from '../test/pipeline/seeded-random-runner.js';
 import { SlowedPolicy, sleep } from '../test/pipeline/slowed-policy.js';
+import { fanOutHistory, mean, quantile } from './fan-out-history.js';
+import { startScratchTemporal } from './scratch-temporal.js';
+import { SESSION_IMPORTS, sessionProcesses } from './session-process.js';
 
 process.env.FINALSTATE_LOG_LEVEL ??= 'ERROR';
 const { values } = parseArgs({
   options: {
-    concurrency: { type: 'string', default: '8' },
+    concurrency: { type: 'string', default: '16' },
     'model-ms': { type: 'string', default: '1000' },
     'admin-connections': { type: 'string' },
+    tunings: { type: 'string', default: 'before,after' },
+    pollers: { type: 'string' },
+    'heartbeat-throttle': { type: 'string' },
+    window: { type: 'string' },
+    'anchor-sessions': { type: 'string' },
+    json: { type: 'boolean', default: false },
+    'stand-in-only': { type: 'boolean', default: false },
+    server: { type: 'string', default: 'scratch' },
+    sweep: { type: 'boolean', default: false },
   },
 });
 const concurrency = Number(values.concurrency);
 const standInModelMs = Number(values['model-ms']);
 const TRIALS = 8;
+<<<<<<< HEAD
 const source: TaskSource = { taskSet: fromRoot('pools', 'rl-pool'), split: 'train', profile: 'mini', limit: 9 };
+=======
+const TURNS = 3; // the oracle's agent turns on these tasks; the stand-in runner plays as many
+const source: TaskSource = { taskSet: fromRoot('tasks', 'rl-pool'), split: 'train', profile: 'mini', limit: 9 };
+interface Setup {
+  worker: EpisodeWorkerTuning;
+  /** The dev server's SQLite pragmas; [] is SQLite's defaults (rollback journal, synchronous=FULL). */
+  sqlitePragmas: readonly string[];
+}
+const setups: Record<string, Setup> = {
+  before: { worker: { activityPollers: 10 }, sqlitePragmas: [] },
+  after: {
+    worker: {
+      ...EPISODE_WORKER_TUNING,
+      ...(values.pollers ? { activityPollers: values.pollers === 'slots' ? 'slots' : Number(values.pollers) } : {}),
+      ...(values['heartbeat-throttle'] ? { heartbeatThrottle: values['heartbeat-throttle'] } : {}),
+    },
+    sqlitePragmas: DEV_SERVER_SQLITE_PRAGMAS,
+  },
+};
+const chosen = values.tunings.split(',').map((name) => {
+  if (!setups[name]) throw new Error(`--tunings: unknown setup ${name} (known: ${Object.keys(setups).join(', ')})`);
+  return name;
+});
+if (!['scratch', 'stack'].includes(values.server)) throw new Error(`--server: scratch or stack, not ${values.server}`);
+>>>>>>> i18-temporal
 
-/** The real runner, timed from outside: its wall time and what it reports after the record is stored. */
+/** The real runner, timed from outside: its wall time, what it reports after the record is stored, its heartbeats. */
 class TimedRunner implements EpisodeRunner {
-  readonly times = new Map<string, { wallMs: number; storeMs: number; teardownMs: number }>();
+  readonly times = new Map<string, { wallMs: number; storeMs: number; teardownMs: number; heartbeats: number }>();
   constructor(private readonly inner: EpisodeRunner) {}
   async run(request: EpisodeRequest, hooks: EpisodeHooks = {}) {
     const t0 = performance.now();
     let after = { storeMs: NaN, teardownMs: NaN };
-    const outcome = await this.inner.run(request, { ...hooks, onStored: (t) => void (after = t) });
-    this.times.set(request.episodeId, { wallMs: performance.now() - t0, ...after });
+    let heartbeats = 0;
+    const outcome = await this.inner.run(request, {
+      ...hooks,
+      onTurn: (turn) => {
+        heartbeats += 1;
+        hooks.onTurn?.(turn);
+      },
+      onStored: (t) => void (after = t),
+    });
+    this.times.set(request.episodeId, { wallMs: performance.now() - t0, ...after, heartbeats });
     return outcome;
   }
 }
 
-const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-const quantile = (xs: number[], q: number) =>
-  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
-const ms = (t: { seconds?: unknown; nanos?: number | null } | null | undefined) =>
-  Number(t?.seconds ?? 0) * 1000 + (t?.nanos ?? 0) / 1e6;
-const r1 = (x: number) => Math.round(x * 10) / 10;
+const load = () =>
+  os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
 
 const config = loadConfig();
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'finalstate-bench-episodes-'));
 const campaignId = uniqueName('bench-episodes');
 const tasks = await listSourceTasks(manifestTaskCatalog, source);
 const episodes = tasks.length * TRIALS;
+const window = values.window ? Number(values.window) : episodes;
 let modelMsPerTurn = 0;
 const runtime = await createEpisodeRuntime(config, {
   controlConnections: concurrency + 2,
@@ -82,22 +141,24 @@ const runtime = await createEpisodeRuntime(config, {
       : policyFor(request, task),
 });
 const real = new TimedRunner(runtime.runner);
-const standIn = new SeededRandomEpisodeRunner({
-  tasks: new Map(tasks.map((t) => [t.taskId, { ...t, successRate: 0.5 }])),
-  artifacts: new LocalArtifactStore(path.join(dir, 'artifacts')),
-  turns: 3,
-  withoutTrajectory: true,
-});
+const standInTasks = new Map(tasks.map((t) => [t.taskId, { ...t, successRate: 0.5 }]));
+const standIn = (turnDelayMs: number) =>
+  new SeededRandomEpisodeRunner({
+    tasks: standInTasks,
+    artifacts: new LocalArtifactStore(path.join(dir, 'artifacts')),
+    turns: TURNS,
+    turnDelayMs,
+    withoutTrajectory: true,
+  });
 const control = uniqueName('bench-ep-control');
-const queues = {
-  real: { control, episodes: uniqueName('bench-ep-real'), gpu: 'unused' },
-  standIn: { control, episodes: uniqueName('bench-ep-stand-in'), gpu: 'unused' },
-};
 const workers: RunningWorker[] = [];
-const client = await connectClient(config);
+const scratchServers: { stop(): Promise<void> }[] = [];
+/** Per setup: the Temporal server's config, a client and a control worker on it. */
+const servers = new Map<string, { config: LoadedConfig; client: Client }>();
 
-/** The fan-out of `episodes` episode activities (window: all of them) on one queue; per-episode times from the history. */
-async function fanOut(label: string, taskQueues: TaskQueues) {
+/** The fan-out of `episodes` episode activities (window: all of them, unless --window) on one queue. */
+async function fanOut(setup: string, label: string, taskQueues: TaskQueues, depth = window) {
+  const { client } = servers.get(setup)!;
   const resultSet = `${campaignId}/${label}`;
   const settings = oracleSettings(taskQueues, {
     maxAttempts: 3,
@@ -107,52 +168,31 @@ async function fanOut(label: string, taskQueues: TaskQueues) {
     startToCloseTimeout: '5m',
     heartbeatTimeout: '1m',
   });
-  const t0 = performance.now();
+  const loadBefore = load();
   const result = await client.workflow.execute(evaluation, {
     taskQueue: control,
     workflowId: resultSet,
-    args: [{ campaignId, resultSet, step: 0, source, k: TRIALS, window: episodes, settings }],
+    args: [{ campaignId, resultSet, step: 0, source, k: TRIALS, window: depth, settings }],
   });
-  const wallMs = performance.now() - t0;
-  const events = (await client.workflow.getHandle(resultSet).fetchHistory()).events ?? [];
-  const scheduled = new Map<number, { at: number; type: string }>();
-  const started = new Map<number, number>();
-  const perEpisode: { queuedMs: number; activityMs: number }[] = [];
-  let first = Infinity;
-  let last = 0;
-  for (const e of events) {
-    const s = e.activityTaskScheduledEventAttributes;
-    if (s) scheduled.set(Number(e.eventId), { at: ms(e.eventTime), type: s.activityType?.name ?? '' });
-    const st = e.activityTaskStartedEventAttributes;
-    if (st) started.set(Number(st.scheduledEventId), ms(e.eventTime));
-    const c = e.activityTaskCompletedEventAttributes;
-    const from = c ? scheduled.get(Number(c.scheduledEventId)) : undefined;
-    if (c && from?.type === 'runEpisode') {
-      const at = started.get(Number(c.scheduledEventId))!;
-      perEpisode.push({ queuedMs: at - from.at, activityMs: ms(e.eventTime) - at });
-      first = Math.min(first, from.at);
-      last = Math.max(last, ms(e.eventTime));
-    }
-  }
-  const phaseMs = last - first;
+  const history = fanOutHistory((await client.workflow.getHandle(resultSet).fetchHistory()).events ?? [], concurrency);
+  /** With every slot busy for the whole phase, each episode holds a slot this long on average. */
+  const slotMs = (history.phaseMs * concurrency) / history.episodes;
   return {
     resultSet,
-    done: result.episodes.done,
     infraFailed: result.episodes.infraFailed,
     pass1: result.metrics.pass1,
-    phaseMs,
-    wallMs,
-    perEpisode,
-    /** With every slot busy for the whole phase, each episode holds a slot this long on average. */
-    slotMs: (phaseMs * concurrency) / perEpisode.length,
-    episodesPerSecond: perEpisode.length / (phaseMs / 1000),
+    history,
+    slotMs,
+    activityMs: mean(history.perEpisode.map((p) => p.activityMs)),
+    episodesPerSecond: history.episodes / (history.phaseMs / 1000),
+    load: `${loadBefore} -> ${load()}`,
   };
 }
 
 /** The real runner's fan-out, broken down per episode: Temporal, provisioning, MCP, loop, grading, persistence. */
-async function realFanOut(label: string) {
+async function realFanOut(setup: string, label: string, taskQueues: TaskQueues) {
   real.times.clear();
-  const run = await fanOut(label, queues.real);
+  const run = await fanOut(setup, label, taskQueues);
   const records = (
     await runtime.control.query<{ episode_id: string; record: EpisodeRecord }>(
       "SELECT episode_id, record FROM episodes WHERE starts_with(episode_id, $1 || '/')",
@@ -161,60 +201,78 @@ async function realFanOut(label: string) {
   ).rows;
   const timings = records.map((r) => r.record.timings);
   const outside = records.map((r) => real.times.get(r.episode_id)!);
-  const t = (pick: (x: EpisodeRecord['timings']) => number | undefined) => r1(mean(timings.map((x) => pick(x) ?? NaN)));
+  const t = (pick: (x: EpisodeRecord['timings']) => number | undefined) => mean(timings.map((x) => pick(x) ?? NaN));
   const runnerMs = mean(outside.map((o) => o.wallMs));
-  const activityMs = mean(run.perEpisode.map((p) => p.activityMs));
-  const breakdown = {
-    temporalBetweenActivitiesMs: r1(run.slotMs - activityMs),
-    temporalInActivityMs: r1(activityMs - runnerMs),
-    provisionMs: t((x) => x.provisionMs),
-    mcpSessionMs: t((x) => x.mcpSessionMs),
-    modelMs: t((x) => x.agentMs),
-    toolsMs: t((x) => x.toolsMs),
-    userMs: t((x) => x.userMs),
-    gradingMs: t((x) => x.gradingMs),
-    persistTrajectoryMs: t((x) => x.trajectoryMs),
-    persistRecordMs: r1(mean(outside.map((o) => o.storeMs))),
-    teardownMs: r1(mean(outside.map((o) => o.teardownMs))),
-    turnCheckpointsAndRestMs: r1(
-      mean(
-        timings.map(
-          (x) =>
-            x.totalMs -
-            x.agentMs -
-            x.toolsMs -
-            x.userMs -
-            x.gradingMs -
-            (x.provisionMs ?? 0) -
-            (x.mcpSessionMs ?? 0) -
-            (x.trajectoryMs ?? 0),
-        ),
-      ),
-    ),
-  };
-  const modelMs = mean(timings.map((x) => x.agentMs));
+  const modelMs = t((x) => x.agentMs);
+  const h = run.history;
   return {
     episodes: records.length,
     infraFailed: run.infraFailed,
     pass1: run.pass1,
-    turnsPerEpisode: r1(mean(records.map((r) => r.record.turns.length))),
-    slotMsPerEpisode: r1(run.slotMs),
-    runnerMsPerEpisode: r1(runnerMs),
-    breakdownMs: breakdown,
-    modelMsPerEpisode: r1(modelMs),
-    overheadMsPerEpisode: r1(run.slotMs - modelMs),
-    overheadPerModelTime: modelMs > 1 ? Number(((run.slotMs - modelMs) / modelMs).toFixed(3)) : null,
-    queuedMs: {
-      mean: r1(mean(run.perEpisode.map((p) => p.queuedMs))),
-      p95: r1(
-        quantile(
-          run.perEpisode.map((p) => p.queuedMs),
-          0.95,
-        ),
-      ),
-    },
-    phaseSeconds: r1(run.phaseMs / 1000),
-    episodesPerSecondOneWorker: Number(run.episodesPerSecond.toFixed(2)),
+    turnsPerEpisode: mean(records.map((r) => r.record.turns.length)),
+    episodesPerSecond: run.episodesPerSecond,
+    slotMs: run.slotMs,
+    provisionMs: t((x) => x.provisionMs),
+    betweenActivitiesMs: run.slotMs - run.activityMs,
+    idleWhileQueuedMs: h.idleWhileQueuedMs,
+    idleDrainMs: h.idleDrainMs,
+    inActivityMs: run.activityMs - runnerMs,
+    mcpSessionMs: t((x) => x.mcpSessionMs),
+    toolsMs: t((x) => x.toolsMs),
+    userMs: t((x) => x.userMs),
+    gradingMs: t((x) => x.gradingMs),
+    persistMs: t((x) => x.trajectoryMs ?? 0) + mean(outside.map((o) => o.storeMs)),
+    teardownMs: mean(outside.map((o) => o.teardownMs)),
+    modelMs,
+    overheadPerModelTime: modelMs > 1 ? (run.slotMs - modelMs) / modelMs : NaN,
+    overheadWithoutDrainPerModelTime: modelMs > 1 ? (run.slotMs - h.idleDrainMs - modelMs) / modelMs : NaN,
+    queuedP95Ms: quantile(
+      h.perEpisode.map((p) => p.queuedMs),
+      0.95,
+    ),
+    heartbeatsCalled: mean(outside.map((o) => o.heartbeats)),
+    workflowTaskMs: h.workflowTaskMs,
+    historyEvents: h.historyEvents,
+    inputBytes: h.inputBytes,
+    resultBytes: h.resultBytes,
+    load: run.load,
+  };
+}
+
+type Row = Awaited<ReturnType<typeof realFanOut>>;
+
+async function withEpisodeWorker<T>(
+  setup: string,
+  runner: EpisodeRunner,
+  tuning: EpisodeWorkerTuning,
+  fn: (q: TaskQueues) => Promise<T>,
+) {
+  const queues = { control, episodes: uniqueName('bench-ep'), gpu: 'unused' };
+  const worker = await startEpisodeWorker(servers.get(setup)!.config, {
+    runner,
+    taskQueue: queues.episodes,
+    concurrency,
+    shutdownGraceTime: '5 seconds',
+    tuning,
+  });
+  try {
+    return await fn(queues);
+  } finally {
+    await worker.stop();
+  }
+}
+
+function setupLine({ worker: t, sqlitePragmas }: Setup) {
+  const pollers = t.activityPollers === 'slots' ? concurrency : Math.min(concurrency, t.activityPollers);
+  return {
+    server:
+      values.server === 'scratch'
+        ? `fresh dev server, SQLite ${sqlitePragmas.join(' ') || 'defaults (rollback journal, synchronous=FULL)'}`
+        : "the stack's dev server",
+    slots: concurrency,
+    activityPollers: pollers,
+    heartbeatThrottle: t.heartbeatThrottle ?? '0.8 x heartbeat timeout, <= 60 s',
+    window,
   };
 }
 
@@ -222,83 +280,224 @@ try {
   if (tasks.length !== 18) throw new Error(`expected 18 training tasks from ${source.taskSet}, found ${tasks.length}`);
   for (const domain of new Set(tasks.map((t) => t.domain)))
     await runtime.backend.template(runtime.backend.registry.get(domain));
-  workers.push(
-    await startControlWorker(config, {
-      taskQueue: control,
-      workflowBundle: await sharedWorkflowBundle(),
-      deps: { artifacts: new LocalArtifactStore(path.join(dir, 'artifacts')) },
-    }),
-  );
-  workers.push(
-    await startEpisodeWorker(config, {
-      runner: real,
-      taskQueue: queues.real.episodes,
-      concurrency,
-      shutdownGraceTime: '5 seconds',
-    }),
-  );
-  workers.push(
-    await startEpisodeWorker(config, {
-      runner: standIn,
-      taskQueue: queues.standIn.episodes,
-      concurrency,
-      shutdownGraceTime: '5 seconds',
-    }),
-  );
-
-  const baseline = await fanOut('stand-in', queues.standIn);
-  const oracle = await realFanOut('oracle');
-  modelMsPerTurn = standInModelMs;
-  const slowed = standInModelMs > 0 ? await realFanOut(`oracle-plus-${standInModelMs}ms-per-turn`) : null;
-
-  const figures = {
-    episodes,
-    tasks: tasks.length,
-    trials: TRIALS,
-    episodeWorkerConcurrency: concurrency,
-    backendAdminConnections: runtime.backend.admin.options.max,
-    baselineStandInRunner: {
-      slotMsPerEpisode: r1(baseline.slotMs),
-      episodesPerSecondOneWorker: Number(baseline.episodesPerSecond.toFixed(1)),
-      phaseSeconds: r1(baseline.phaseMs / 1000),
-    },
-    oracle: { ...oracle, slotTimesBaseline: r1(oracle.slotMsPerEpisode / baseline.slotMs) },
-    ...(slowed
-      ? {
-          [`oraclePlusModelStandIn${standInModelMs}MsPerTurn`]: {
-            ...slowed,
-            slotTimesBaseline: r1(slowed.slotMsPerEpisode / baseline.slotMs),
-          },
-        }
-      : {}),
-  };
-  console.log(JSON.stringify(figures, null, 2));
-  const line = (name: string, x: typeof oracle) => {
-    const b = x.breakdownMs;
-    return (
-      `  ${name}: ${x.episodes} episodes (${x.turnsPerEpisode} agent turns each, pass@1 ${x.pass1.toFixed(2)}, ${x.infraFailed} infra failures)\n` +
-      `    one worker sustains ${x.episodesPerSecondOneWorker} episodes/s; a slot per episode ${x.slotMsPerEpisode} ms = ${r1(x.slotMsPerEpisode / baseline.slotMs)}x the baseline\n` +
-      `    Temporal: ${b.temporalBetweenActivitiesMs} ms between activities + ${b.temporalInActivityMs} ms in the activity around the runner (queued before start: mean ${x.queuedMs.mean} ms, p95 ${x.queuedMs.p95})\n` +
-      `    runner ${x.runnerMsPerEpisode} ms: provisioning ${b.provisionMs}, MCP session ${b.mcpSessionMs}, model ${b.modelMs}, tools ${b.toolsMs}, user ${b.userMs}, grading ${b.gradingMs}, ` +
-      `persistence ${r1(b.persistTrajectoryMs + b.persistRecordMs)} (trajectory ${b.persistTrajectoryMs}, record ${b.persistRecordMs}), teardown ${b.teardownMs}, turn checkpoints and the rest ${b.turnCheckpointsAndRestMs}\n` +
-      `    overhead ${x.overheadMsPerEpisode} ms per episode against model time ${x.modelMsPerEpisode} ms${x.overheadPerModelTime !== null ? ` (overhead / model time = ${x.overheadPerModelTime})` : ''}`
+  for (const name of chosen) {
+    let serverConfig = config;
+    if (values.server === 'scratch') {
+      const scratch = await startScratchTemporal(config, setups[name]!.sqlitePragmas);
+      scratchServers.push(scratch);
+      serverConfig = scratch.config;
+    }
+    servers.set(name, { config: serverConfig, client: await connectClient(serverConfig) });
+    workers.push(
+      await startControlWorker(serverConfig, {
+        taskQueue: control,
+        workflowBundle: await sharedWorkflowBundle(),
+        deps: { artifacts: new LocalArtifactStore(path.join(dir, 'artifacts')) },
+      }),
     );
-  };
-  console.log(
-    `\n${episodes} episodes (${tasks.length} training tasks x ${TRIALS}), one episode worker, ${concurrency} at once (backend admin pool ${figures.backendAdminConnections}), this machine (${os.cpus().length} cores):\n` +
-      `  baseline (stand-in runner, no backend): ${figures.baselineStandInRunner.slotMsPerEpisode} ms of a slot per episode, ${figures.baselineStandInRunner.episodesPerSecondOneWorker} episodes/s\n` +
-      `${line('real runner, oracle (model time ~0)', oracle)}\n` +
-      (slowed
-        ? `${line(`real runner, oracle + ${standInModelMs} ms per turn (stand-in for model time)`, slowed)}\n`
-        : ''),
+  }
+  const loadAtStart = load();
+  const standIns: Record<string, Awaited<ReturnType<typeof fanOut>>> = {};
+  const rows: Record<string, Row> = {};
+  for (const [workload, delay] of [
+    ['stand-in', 0],
+    ...(standInModelMs > 0 ? [[`stand-in + ${standInModelMs} ms/turn`, standInModelMs] as const] : []),
+  ] as const)
+    for (const name of chosen)
+      standIns[`${workload}, ${name}`] = await withEpisodeWorker(name, standIn(delay), setups[name]!.worker, (q) =>
+        fanOut(name, `${workload.replace(/\W+/g, '-')}-${name}`, q),
+      );
+  for (const [workload, perTurn] of (values['stand-in-only']
+    ? []
+    : [
+        ['oracle', 0],
+        ...(standInModelMs > 0 ? [[`${standInModelMs} ms/turn`, standInModelMs] as const] : []),
+      ]) as (readonly [string, number])[]) {
+    modelMsPerTurn = perTurn;
+    // Alternate which setup goes first, so a drift in the machine's load favours neither.
+    for (const name of perTurn > 0 ? [...chosen].reverse() : chosen)
+      rows[`${workload}, ${name}`] = await withEpisodeWorker(name, real, setups[name]!.worker, (q) =>
+        realFanOut(name, `${workload.replace(/\W+/g, '-')}-${name}`, q),
+      );
+  }
+  // The knobs one at a time on the after setup, with the stand-in runner and the model time: Temporal alone.
+  const base = setups.after!.worker;
+  const sweepRows =
+    values.sweep && standInModelMs > 0 && servers.has('after')
+      ? await (async () => {
+          const variants: [string, EpisodeWorkerTuning, number][] = [
+            ['activity pollers 4', { ...base, activityPollers: 4 }, window],
+            ['activity pollers 10 (SDK default)', { ...base, activityPollers: 10 }, window],
+            [`activity pollers = slots (${concurrency})`, { ...base, activityPollers: 'slots' }, window],
+            ['heartbeat throttle 1 s (3 heartbeats sent)', { ...base, heartbeatThrottle: '1s' }, window],
+            [`sliding window = slots (${concurrency})`, base, concurrency],
+            [`sliding window = 2 x slots (${2 * concurrency})`, base, 2 * concurrency],
+            [`sliding window = all (${episodes})`, base, episodes],
+          ];
+          const out: [string, Awaited<ReturnType<typeof fanOut>>][] = [];
+          for (const [label, tuning, depth] of variants)
+            out.push([
+              label,
+              await withEpisodeWorker('after', standIn(standInModelMs), tuning, (q) =>
+                fanOut('after', `sweep-${label.replace(/\W+/g, '-')}`, q, depth),
+              ),
+            ]);
+          return out;
+        })()
+      : [];
+  const anchorSessions = Number(values['anchor-sessions'] ?? episodes);
+  const anchor = anchorSessions > 0 ? await sessionProcesses(anchorSessions, concurrency) : null;
+
+  if (values.json)
+    console.log(
+      JSON.stringify(
+        {
+          episodes,
+          concurrency,
+          window,
+          setups: Object.fromEntries(chosen.map((n) => [n, setupLine(setups[n]!)])),
+          standIns,
+          rows,
+          anchor,
+        },
+        (k, v) => (k === 'perEpisode' ? undefined : v),
+        2,
+      ),
+    );
+
+  const columns = [...new Set(Object.keys(rows).map((c) => c.slice(0, c.lastIndexOf(', '))))].flatMap((w) =>
+    chosen.map((name) => `${w}, ${name}`),
   );
+  const f = (x: number, digits = 1) => (Number.isFinite(x) ? x.toFixed(digits) : '—');
+  const table: [string, (r: Row) => string][] = [
+    ['episodes/s, one worker', (r) => f(r.episodesPerSecond, 2)],
+    ['slot per episode', (r) => f(r.slotMs)],
+    ['provisioning', (r) => f(r.provisionMs)],
+    ['Temporal, between activities', (r) => f(r.betweenActivitiesMs)],
+    ['  slots idle, episodes queued (dispatch)', (r) => f(r.idleWhileQueuedMs)],
+    ['  slots idle, none left to start (drain)', (r) => f(r.idleDrainMs)],
+    ['Temporal, in the activity around the runner', (r) => f(r.inActivityMs)],
+    ['tools', (r) => f(r.toolsMs)],
+    ['grading', (r) => f(r.gradingMs)],
+    ['persistence + teardown + MCP session', (r) => f(r.persistMs + r.teardownMs + r.mcpSessionMs)],
+    ['model time', (r) => f(r.modelMs)],
+    ['overhead / model time', (r) => f(r.overheadPerModelTime, 3)],
+    ['  without the drain', (r) => f(r.overheadWithoutDrainPerModelTime, 3)],
+    ['queued before start, p95', (r) => f(r.queuedP95Ms, 0)],
+    ['workflow task p50 / max', (r) => `${f(r.workflowTaskMs.p50, 0)} / ${f(r.workflowTaskMs.max, 0)}`],
+    ['payload in / out (bytes per episode)', (r) => `${f(r.inputBytes, 0)} / ${f(r.resultBytes, 0)}`],
+    ['heartbeats called per episode', (r) => f(r.heartbeatsCalled)],
+    ['history events', (r) => String(r.historyEvents)],
+    ['pass@1, infra failures', (r) => `${r.pass1.toFixed(2)}, ${r.infraFailed}`],
+  ];
+  const width = 46;
+  const cell = Math.max(18, ...columns.map((c) => c.length + 2));
+  const line = (label: string, cells: string[]) => label.padEnd(width) + cells.map((c) => c.padStart(cell)).join('');
+  console.log(
+    `\n${episodes} episodes (${tasks.length} training tasks x ${TRIALS}, ${TURNS} agent turns), one episode worker with ${concurrency} slots, ` +
+      `sliding window ${window}, backend admin pool ${runtime.backend.admin.options.max}, ${os.cpus().length} cores; ms per episode unless named.\n` +
+      `loadavg (1/5/15 min) at start ${loadAtStart}; per column, before -> after it: see the last row.\n`,
+  );
+  if (columns.length) {
+    console.log(line('', columns));
+    for (const [label, pick] of table)
+      console.log(
+        line(
+          label,
+          columns.map((c) => pick(rows[c]!)),
+        ),
+      );
+    console.log(
+      line(
+        'loadavg (1 min) before -> after',
+        columns.map((c) => rows[c]!.load.replace(/ \S+ \S+ ->/, ' ->').replace(/ \S+ \S+$/, '')),
+      ),
+    );
+  }
+  console.log('\nThe stand-in runner (no backend, 3 turns), through the same fan-out: Temporal alone.');
+  const standInColumns = Object.keys(standIns);
+  const sCell = Math.max(18, ...standInColumns.map((c) => c.length + 2));
+  const sLine = (label: string, cells: string[]) => label.padEnd(width) + cells.map((c) => c.padStart(sCell)).join('');
+  console.log(sLine('', standInColumns));
+  const s = (pick: (x: Awaited<ReturnType<typeof fanOut>>) => string) => standInColumns.map((c) => pick(standIns[c]!));
+  console.log(
+    sLine(
+      'episodes/s, one worker',
+      s((x) => f(x.episodesPerSecond, 1)),
+    ),
+  );
+  console.log(
+    sLine(
+      'slot per episode',
+      s((x) => f(x.slotMs)),
+    ),
+  );
+  console.log(
+    sLine(
+      '  slots idle, episodes queued (dispatch)',
+      s((x) => f(x.history.idleWhileQueuedMs)),
+    ),
+  );
+  console.log(
+    sLine(
+      '  slots idle, none left to start (drain)',
+      s((x) => f(x.history.idleDrainMs)),
+    ),
+  );
+  console.log(
+    sLine(
+      'activity started -> completed',
+      s((x) => f(x.activityMs)),
+    ),
+  );
+  console.log(
+    sLine(
+      'workflow task p50 / max',
+      s((x) => `${f(x.history.workflowTaskMs.p50, 0)} / ${f(x.history.workflowTaskMs.max, 0)}`),
+    ),
+  );
+  if (sweepRows.length) {
+    const model = TURNS * standInModelMs;
+    console.log(
+      `\nKnob sweep on the after setup: stand-in runner, ${TURNS} turns x ${standInModelMs} ms, ${episodes} episodes, ${concurrency} slots (ms per episode):`,
+    );
+    console.log(
+      ['knob'.padEnd(width), 'slot', 'overhead', 'dispatch', 'drain', 'in activity', 'loadavg']
+        .map((x, i) => (i ? x.padStart(13) : x))
+        .join(''),
+    );
+    for (const [label, x] of sweepRows)
+      console.log(
+        label.padEnd(width) +
+          [
+            f(x.slotMs),
+            f(x.slotMs - model),
+            f(x.history.idleWhileQueuedMs),
+            f(x.history.idleDrainMs),
+            f(x.activityMs - model),
+            x.load.split(' ')[0]!,
+          ]
+            .map((c) => c.padStart(13))
+            .join(''),
+      );
+  }
+  console.log('\nSetups:');
+  for (const name of chosen) console.log(`  ${name}: ${JSON.stringify(setupLine(setups[name]!))}`);
+  if (anchor)
+    console.log(
+      `\nReference anchor, a fresh Python process per session (\`.venv/bin/python -c "${SESSION_IMPORTS}"\`), ${anchor.sessions} sessions, ${Math.min(concurrency, anchor.sessions)} at once:\n` +
+        `  ${f(anchor.meanMs)} ms per process (p95 ${f(anchor.p95Ms)}), ${f(anchor.slotMsPerSession)} ms of a slot per session; ` +
+        columns.map((c) => `provisioning ${c} = ${f(rows[c]!.provisionMs / anchor.meanMs, 2)}x`).join(', '),
+    );
+  console.log(`loadavg at the end ${load()}`);
 } finally {
   for (const w of workers.reverse()) await w.stop().catch(() => undefined);
+  for (const { client } of servers.values()) await client.connection.close().catch(() => undefined);
+  for (const server of scratchServers) await server.stop().catch(() => undefined);
   await runtime.control
     .query('DELETE FROM campaign_result_rows WHERE campaign_id = $1', [campaignId])
     .catch(() => undefined);
   await runtime.control.query('DELETE FROM episodes WHERE campaign_id = $1', [campaignId]).catch(() => undefined);
   await runtime.close();
-  await client.connection.close();
   fs.rmSync(dir, { recursive: true, force: true });
 }

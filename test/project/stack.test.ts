@@ -65,6 +65,8 @@ test('dev up, status, down and up again keep workflow history; down stops only w
     ],
   );
   assert.ok(healthy.json.components.every((c) => typeof c.address === 'string' && c.address.length > 0));
+  // WAL (DEV_SERVER_SQLITE_PRAGMAS): under the rollback journal the dev server's fsyncs set the pace of episodes.
+  assert.ok(fs.existsSync(path.join(config.dataPath, 'temporal', 'temporal.db-wal')), 'the dev server keeps a WAL');
 
   const again = runCli(['dev', 'up', '--json'], env);
   assert.deepEqual(
