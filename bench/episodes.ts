@@ -17,7 +17,7 @@
 // dispatch and the rows), with and without the same model time; and the reference anchor, a fresh Python process per
 // session (bench/session-process.ts). --sweep adds a table of the episode-worker knobs (pollers, heartbeat throttle,
 // sliding window) on the after setup, with the stand-in runner and the model time. --stand-in-only skips the real
-// runner. The tasks come from the training pool (tasks/rl-pool), never the eval split. Prints figures; asserts nothing.
+// runner. The tasks come from the training pool (pools/rl-pool), never the eval split. Prints figures; asserts nothing.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -69,11 +69,8 @@ const { values } = parseArgs({
 const concurrency = Number(values.concurrency);
 const standInModelMs = Number(values['model-ms']);
 const TRIALS = 8;
-<<<<<<< HEAD
-const source: TaskSource = { taskSet: fromRoot('pools', 'rl-pool'), split: 'train', profile: 'mini', limit: 9 };
-=======
 const TURNS = 3; // the oracle's agent turns on these tasks; the stand-in runner plays as many
-const source: TaskSource = { taskSet: fromRoot('tasks', 'rl-pool'), split: 'train', profile: 'mini', limit: 9 };
+const source: TaskSource = { taskSet: fromRoot('pools', 'rl-pool'), split: 'train', profile: 'mini', limit: 9 };
 interface Setup {
   worker: EpisodeWorkerTuning;
   /** The dev server's SQLite pragmas; [] is SQLite's defaults (rollback journal, synchronous=FULL). */
@@ -95,7 +92,6 @@ const chosen = values.tunings.split(',').map((name) => {
   return name;
 });
 if (!['scratch', 'stack'].includes(values.server)) throw new Error(`--server: scratch or stack, not ${values.server}`);
->>>>>>> i18-temporal
 
 /** The real runner, timed from outside: its wall time, what it reports after the record is stored, its heartbeats. */
 class TimedRunner implements EpisodeRunner {
