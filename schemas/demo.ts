@@ -43,6 +43,11 @@ export const DemoPreset = z
           'Train on at most N oracle demonstrations (default: all training-split mini tasks).',
         ),
         seed: z.number().int().default(0),
+        domains: z
+          .array(z.string().min(1))
+          .min(1)
+          .optional()
+          .describe("Demonstrate only these domains' training splits (default: every built-in domain's, from tasks/)."),
         ruleBreakingShare: z
           .number()
           .min(0)

@@ -50,13 +50,21 @@ async function demonstrationsFile(
   maxDemos: number | undefined,
   concurrency: number,
   ruleBreakingShare: number,
+  only: readonly string[] | undefined,
   log: (line: string) => void,
 ) {
   const registry = await defaultRegistry();
-  const shipped = readTaskSets(dir).filter((s) => s.tasks.some(isDemonstrationTask));
+  const shipped = readTaskSets(dir).filter(
+    (s) => s.tasks.some(isDemonstrationTask) && (!only || s.tasks.every((t) => only.includes(t.domain))),
+  );
   if (shipped.length === 0)
     throw new UserError(
       `finalstate model build-base: no training-split mini tasks in ${dir}; run \`finalstate tasks generate\``,
+    );
+  const absent = (only ?? []).filter((d) => !shipped.some((s) => s.tasks.some((t) => t.domain === d)));
+  if (absent.length > 0)
+    throw new UserError(
+      `finalstate model build-base: no training-split mini tasks of ${absent.join(', ')} in ${dir} (base-model domains)`,
     );
   // The domains the task directory trains on: a pack without training tasks there adds no demonstrations.
   const domains = registry.all().filter((d) => shipped.some((s) => s.tasks.some((t) => t.domain === d.name)));
@@ -197,6 +205,8 @@ export interface BaseModelOptions {
    * path instead of the golden calls (default 0): the base then applies the domain rules inconsistently.
    */
   ruleBreakingShare?: number;
+  /** Only these domains' training sets are demonstrated (default: every domain with training sets in `dir`). */
+  domains?: string[];
   /** Task-set directory of the demonstrations, sub-folders included (default tasks/: every built-in pack). */
   dir?: string;
   /** Where demonstrations/ and models/ live (default <dataDir>). */
@@ -219,6 +229,7 @@ export async function buildBaseModel(config: LoadedConfig, options: BaseModelOpt
     options.maxDemos,
     options.concurrency ?? 2,
     options.ruleBreakingShare ?? 0,
+    options.domains,
     log,
   );
   log(

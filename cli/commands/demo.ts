@@ -94,6 +94,7 @@ export const demoCommand: Command = {
       ...(preset.baseModel.maxDemos !== undefined ? { maxDemos: preset.baseModel.maxDemos } : {}),
       seed: preset.baseModel.seed,
       ruleBreakingShare: preset.baseModel.ruleBreakingShare,
+      ...(preset.baseModel.domains ? { domains: preset.baseModel.domains } : {}),
       // Oracle episodes wait on PostgreSQL more than on the CPU: four at once render the demonstrations fastest here.
       concurrency: 4,
       log: (line) => (/loss|demonstrations|step/.test(line) ? log(`  ${line}`) : undefined),

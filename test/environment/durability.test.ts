@@ -15,7 +15,8 @@ test('the local cluster runs without fsync by default, and with it when postgres
     fsync: 'on',
     full_page_writes: 'on',
   });
-  if (!isManaged(config) || config.postgres.durable) return t.skip('a server of its own (postgres.url), or a durable local one');
+  if (!isManaged(config) || config.postgres.durable)
+    return t.skip('a server of its own (postgres.url), or a durable local one');
   const shown = await withClient(config, undefined, (c) => c.query<{ fsync: string }>('SHOW fsync'));
   assert.equal(shown.rows[0]!.fsync, 'off');
 });
