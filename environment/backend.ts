@@ -14,6 +14,7 @@ import type { DomainRegistry } from './registry.js';
 import { ident, literal } from './sql.js';
 import { ensureTemplate, type TemplateInfo } from './template.js';
 import { SpareDatabases } from './spare-databases.js';
+import { recycleEpisodeDatabase } from './database-recycler.js';
 import { DropQueue } from './drop-queue.js';
 
 export type CopyStrategy = 'WAL_LOG' | 'FILE_COPY';
@@ -25,8 +26,16 @@ export interface BackendOptions {
   adminConnections?: number;
   /** Connections of each episode's pool (tool calls are serialised per episode, so 1-2 is enough). */
   episodeConnections?: number;
-  /** Template copies made ahead of time per domain (0: copy on the critical path). */
+  /**
+   * Template copies kept ready per domain (0: copy on the critical path). Default: as many as the domain's peak of
+   * live episodes in this process, up to `workers.episodeConcurrency`.
+   */
   sparesPerTemplate?: number;
+  /**
+   * What teardown does with an episode database: `reset` it to its template's state and keep it as a spare (the
+   * default; it takes a superuser admin, else teardown drops), or `drop` it. See docs/ARCHITECTURE.md, Backends.
+   */
+  reuse?: 'reset' | 'drop';
   /** Drop torn-down databases in the background (default) or before teardown() returns. */
   dropInBackground?: boolean;
   /** Background drops allowed to pile up before provisioning waits for them (default 8). */
@@ -67,6 +76,10 @@ export class EnvironmentBackend {
   readonly admin: pg.Pool;
   private readonly templates = new Map<string, Promise<TemplateInfo>>();
   private readonly live = new Set<Episode>();
+  /** The template of each live episode, and how many live episodes each template has (the spare pool grows to it). */
+  private readonly liveTemplates = new Map<Episode, string>();
+  private readonly liveCounts = new Map<string, number>();
+  private superuser?: Promise<boolean>;
   private isolationChecked?: Promise<void>;
   private readonly spares: SpareDatabases;
   private readonly drops = new DropQueue();
@@ -87,7 +100,7 @@ export class EnvironmentBackend {
     this.spares = new SpareDatabases(
       (sql, params) => this.adminQuery(sql, params),
       options.strategy ?? 'WAL_LOG',
-      options.sparesPerTemplate ?? 1,
+      options.sparesPerTemplate ?? { max: config.workers.episodeConcurrency },
     );
     const { connectionLimit } = config.postgres.episodeBounds;
     const poolSize = options.episodeConnections ?? 2;
@@ -283,7 +296,20 @@ export class EnvironmentBackend {
       reattached,
     };
     this.live.add(episode);
+    this.liveTemplates.set(episode, template.name);
+    const count = (this.liveCounts.get(template.name) ?? 0) + 1;
+    this.liveCounts.set(template.name, count);
+    this.spares.live(template.name, count);
     return episode;
+  }
+
+  /** Forget a live episode; returns its template's name. */
+  private release(episode: Episode): string | undefined {
+    this.live.delete(episode);
+    const template = this.liveTemplates.get(episode);
+    this.liveTemplates.delete(episode);
+    if (template) this.liveCounts.set(template, (this.liveCounts.get(template) ?? 1) - 1);
+    return template;
   }
 
   private async initialise(episode: Episode): Promise<void> {
@@ -362,7 +388,7 @@ export class EnvironmentBackend {
       return undefined;
     }
     if (recorded.task_sha256 !== episode.taskSha256) {
-      this.live.delete(episode);
+      this.release(episode);
       await episode.pool.end();
       throw new UserError(
         `episode ${episodeId}: its database ${database} was provisioned for a different task content (${recorded.task_sha256.slice(0, 12)})`,
@@ -376,13 +402,52 @@ export class EnvironmentBackend {
    * or before returning with `{ wait: true }`.
    */
   async teardown(episode: Episode, options: { wait?: boolean } = {}): Promise<void> {
-    this.live.delete(episode);
+    const template = this.release(episode);
     await episode.pool.end().catch(() => undefined);
-    const drop = this.drops.enqueue(episode.database, () => this.dropByName(episode.database, episode.role));
+    const drop = this.drops.enqueue(episode.database, () => this.retire(episode, template));
     if (options.wait || this.options.dropInBackground === false) {
       await drop;
       await this.drops.flush();
     }
+  }
+
+  /**
+   * Reset a torn-down episode database into a spare when the pool wants one back (see recycleEpisodeDatabase);
+   * otherwise, or when the reset fails, drop it and its role.
+   */
+  private async retire(episode: Episode, template: string | undefined): Promise<void> {
+    if (template && this.options.reuse !== 'drop' && (await this.isSuperuser()) && this.spares.reserve(template)) {
+      let spare: string | undefined;
+      try {
+        spare = await recycleEpisodeDatabase(
+          this.config,
+          (sql, params) => this.adminQuery(sql, params),
+          episode,
+          template,
+        );
+      } catch {
+        this.spares.cancel(template); // what is left of it is dropped below
+      }
+      if (spare) {
+        if (!this.spares.put(template, spare)) await this.adminQuery(`DROP DATABASE IF EXISTS ${ident(spare)}`);
+        return;
+      }
+    }
+    await this.dropByName(episode.database, episode.role);
+  }
+
+  /** A reset copies raw rows back with triggers off (session_replication_role), which takes a superuser. */
+  private isSuperuser(): Promise<boolean> {
+    this.superuser ??= this.adminQuery<{ rolsuper: boolean }>(
+      'SELECT rolsuper FROM pg_roles WHERE rolname = current_user',
+    ).then(
+      (res) => res.rows[0]?.rolsuper === true,
+      () => {
+        this.superuser = undefined; // asked again next time
+        return false;
+      },
+    );
+    return this.superuser;
   }
 
   /** Wait for every background drop (and report a failed one). */
@@ -390,9 +455,9 @@ export class EnvironmentBackend {
     return this.drops.flush();
   }
 
-  /** Fill the spare pool of a domain's template now (benchmarks measure the warm path with this). */
-  async warmSpares(domain: DomainDefinition): Promise<void> {
-    await this.spares.warm((await this.template(domain)).name);
+  /** Fill the spare pool of a domain's template now, for `episodes` at once (benchmarks measure the warm path with this). */
+  async warmSpares(domain: DomainDefinition, episodes?: number): Promise<void> {
+    await this.spares.warm((await this.template(domain)).name, episodes);
   }
 
   async dropByName(database: string, role: string): Promise<void> {
@@ -410,7 +475,7 @@ export class EnvironmentBackend {
 
   /** Release the episode's connections without dropping its database (a later attempt may reattach). */
   async detach(episode: Episode): Promise<void> {
-    this.live.delete(episode);
+    this.release(episode);
     await episode.pool.end();
   }
 }

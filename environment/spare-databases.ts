@@ -4,21 +4,53 @@ import { ident, literal } from './sql.js';
 
 type AdminQuery = (sql: string, params?: unknown[]) => Promise<unknown>;
 
+/** How many spares a template keeps: a fixed number, or as many as its peak of live episodes, up to `max`. */
+export type SparePoolSize = number | { max: number };
+
+export function spareDatabaseName(): string {
+  return `${SPARE_DB_PREFIX}${randomBytes(8).toString('hex')}`;
+}
+
+/** The comment a spare carries: the janitor's marker (when) and which template it is a copy of. */
+export function spareMarkerSql(name: string, template: string): string {
+  return `COMMENT ON DATABASE ${ident(name)} IS ${literal(JSON.stringify({ spareOf: template, createdAt: new Date().toISOString() }))}`;
+}
+
 /**
  * Copies of a template made ahead of time, so that provisioning an episode renames a spare (a catalog update)
- * instead of copying the template on the episode's critical path. Each process uses only the spares it made, so
- * two processes never race for one; spares leaked by a crashed process are dropped by the janitor.
+ * instead of copying the template on the episode's critical path. Spares come from two sources: copies made here in
+ * the background, one at a time, and torn-down episode databases reset to the template's state (`reserve` / `put`,
+ * see DatabaseRecycler), which cost far less than a copy. Each process uses only the spares it made, so two
+ * processes never race for one; spares leaked by a crashed process are dropped by the janitor.
  */
 export class SpareDatabases {
   private readonly ready = new Map<string, string[]>();
+  /** Resets under way per template: spares on their way back, which the refill counts as made. */
+  private readonly incoming = new Map<string, number>();
+  private readonly peak = new Map<string, number>();
   private readonly filling = new Map<string, Promise<void>>();
   private closed = false;
 
   constructor(
     private readonly adminQuery: AdminQuery,
     private readonly strategy: string,
-    readonly perTemplate: number,
+    readonly size: SparePoolSize,
   ) {}
+
+  /** The pool size a template aims at now. */
+  target(template: string): number {
+    if (typeof this.size === 'number') return this.size;
+    return Math.min(this.size.max, Math.max(1, this.peak.get(template) ?? 0));
+  }
+
+  /** Tell the pool how many episodes of the template are live: an adaptive pool grows to the peak. */
+  live(template: string, count: number): void {
+    if (count > (this.peak.get(template) ?? 0)) this.peak.set(template, count);
+  }
+
+  private count(template: string): number {
+    return (this.ready.get(template)?.length ?? 0) + (this.incoming.get(template) ?? 0);
+  }
 
   /** A ready spare copy of the template, removed from the pool; undefined when none is ready. */
   take(template: string): string | undefined {
@@ -27,18 +59,41 @@ export class SpareDatabases {
     return spare;
   }
 
+  /** Whether the pool wants a reset database back; if so, it is counted as incoming until `put` or `cancel`. */
+  reserve(template: string): boolean {
+    if (this.closed || this.count(template) >= this.target(template)) return false;
+    this.incoming.set(template, (this.incoming.get(template) ?? 0) + 1);
+    return true;
+  }
+
+  /** A reserved database is back in its template's state and closed to connections: ready for an episode. */
+  put(template: string, name: string): boolean {
+    this.incoming.set(template, (this.incoming.get(template) ?? 1) - 1);
+    if (this.closed) return false;
+    const list = this.ready.get(template) ?? [];
+    list.push(name);
+    this.ready.set(template, list);
+    return true;
+  }
+
+  /** A reserved database did not come back (its reset failed, and it was dropped). */
+  cancel(template: string): void {
+    this.incoming.set(template, (this.incoming.get(template) ?? 1) - 1);
+    this.refill(template);
+  }
+
   /** Top the pool up in the background (one copy at a time, so it never floods the server). */
   refill(template: string): void {
-    if (this.closed || this.perTemplate <= 0 || this.filling.has(template)) return;
+    if (this.closed || this.target(template) <= 0 || this.filling.has(template)) return;
     const run = (async () => {
-      while (!this.closed && (this.ready.get(template)?.length ?? 0) < this.perTemplate) {
-        const name = `${SPARE_DB_PREFIX}${randomBytes(8).toString('hex')}`;
+      while (!this.closed && this.count(template) < this.target(template)) {
+        const name = spareDatabaseName();
         // closed to every connection until provisioning has granted it to its episode role (see EnvironmentBackend)
         await this.adminQuery(
           `CREATE DATABASE ${ident(name)} TEMPLATE ${ident(template)} STRATEGY ${this.strategy} ALLOW_CONNECTIONS false`,
         );
         await this.adminQuery(`REVOKE CONNECT, TEMPORARY ON DATABASE ${ident(name)} FROM PUBLIC;
-          COMMENT ON DATABASE ${ident(name)} IS ${literal(JSON.stringify({ spareOf: template, createdAt: new Date().toISOString() }))}`);
+          ${spareMarkerSql(name, template)}`);
         if (this.closed) {
           await this.adminQuery(`DROP DATABASE IF EXISTS ${ident(name)}`);
           return;
@@ -54,7 +109,8 @@ export class SpareDatabases {
   }
 
   /** Wait for the pools to be full (benchmarks and tests use this to measure the warm path). */
-  async warm(template: string): Promise<void> {
+  async warm(template: string, count?: number): Promise<void> {
+    if (count !== undefined) this.live(template, count);
     this.refill(template);
     await this.filling.get(template);
   }

@@ -7,6 +7,7 @@ import { contentHash } from './canonical.js';
 import type { DomainDefinition } from './domain.js';
 import { INTERNAL_SCHEMA_VERSION, INTERNAL_TABLES_SQL, internalPrivilegesSql } from './internal-tables.js';
 import { EPISODE_GROUP_ROLE, INTERNALS_OWNER_ROLE, templateDatabaseName } from './naming.js';
+import { pristineStateSql } from './pristine-state.js';
 import { ident, insertRow, literal } from './sql.js';
 
 export interface TemplateInfo {
@@ -115,6 +116,7 @@ async function buildInto(config: LoadedConfig, database: string, domain: DomainD
       REVOKE CREATE ON SCHEMA public FROM PUBLIC`);
     await client.query(internalPrivilegesSql());
     await hideDatabaseComments(client);
+    await client.query(pristineStateSql());
     await client.query('COMMIT');
     await client.query('VACUUM (FREEZE, ANALYZE)');
     return catalog;
