@@ -64,6 +64,9 @@ const SQLSTATE_DUPLICATE_DATABASE = '42P04';
 const SQLSTATE_DUPLICATE_OBJECT = '42710';
 const SQLSTATE_INSUFFICIENT_PRIVILEGE = '42501';
 
+/** How long provisioning waits for a spare that is being reset before it copies the template itself. */
+const SPARE_WAIT_MS = 1000;
+
 /** Databases every cluster has, which PUBLIC may connect to unless revoked. */
 const SHARED_DATABASES = ['postgres', 'template1'];
 
@@ -79,10 +82,13 @@ export class EnvironmentBackend {
   /** The template of each live episode, and how many live episodes each template has (the spare pool grows to it). */
   private readonly liveTemplates = new Map<Episode, string>();
   private readonly liveCounts = new Map<string, number>();
+  /** Live episodes whose database came from the spare pool. */
+  private readonly pooled = new WeakSet<Episode>();
   private superuser?: Promise<boolean>;
   private isolationChecked?: Promise<void>;
   private readonly spares: SpareDatabases;
-  private readonly drops = new DropQueue();
+  /** Two at a time: a reset is mostly round trips, and a burst tears down as fast as it provisions. */
+  private readonly drops = new DropQueue(2);
   private key?: Buffer;
 
   constructor(
@@ -146,6 +152,7 @@ export class EnvironmentBackend {
     if (!pending) {
       pending = (async () => {
         await this.ensureIsolation();
+        if (this.options.reuse !== 'drop') this.spares.recycles = await this.isSuperuser();
         const client = surviveServerLoss(
           await this.admin.connect().catch((err) => {
             throw asInfrastructureError(err, 'admin connection');
@@ -219,7 +226,8 @@ export class EnvironmentBackend {
     const strategy = this.options.strategy ?? 'WAL_LOG';
     await this.drops.settled(database);
     await this.drops.backpressure(this.options.maxPendingDrops ?? 8);
-    const spare = this.spares.take(template.name);
+    // a spare on its way back from a reset is worth waiting for: a reset takes a fraction of a copy
+    const spare = await this.spares.take(template.name, SPARE_WAIT_MS);
     // a spare the janitor dropped meanwhile (an idle process keeps spares past the TTL) falls back to a direct copy
     const renamed =
       spare &&
@@ -264,6 +272,7 @@ export class EnvironmentBackend {
       throw err;
     }
     const episode = this.handle(episodeId, task, database, role, template, false);
+    if (renamed) this.pooled.add(episode);
     try {
       await this.initialise(episode);
     } catch (err) {
@@ -308,7 +317,10 @@ export class EnvironmentBackend {
     this.live.delete(episode);
     const template = this.liveTemplates.get(episode);
     this.liveTemplates.delete(episode);
-    if (template) this.liveCounts.set(template, (this.liveCounts.get(template) ?? 1) - 1);
+    if (template) {
+      this.liveCounts.set(template, (this.liveCounts.get(template) ?? 1) - 1);
+      if (this.pooled.delete(episode)) this.spares.returned(template);
+    }
     return template;
   }
 
@@ -403,37 +415,39 @@ export class EnvironmentBackend {
    */
   async teardown(episode: Episode, options: { wait?: boolean } = {}): Promise<void> {
     const template = this.release(episode);
+    // Only a database this process provisioned is reused: a reattached one may come from another version or have
+    // been changed by hand (the episode role cannot change the schema; a reset restores rows, not schema). Decided
+    // now, not when the job runs: until then the pool counts this database as on its way back.
+    const reserved =
+      !episode.reattached && template !== undefined && this.spares.recycles && this.spares.reserve(template);
     await episode.pool.end().catch(() => undefined);
-    const drop = this.drops.enqueue(episode.database, () => this.retire(episode, template));
+    const drop = this.drops.enqueue(
+      episode.database,
+      () => (reserved ? this.recycle(episode, template) : this.dropByName(episode.database, episode.role)),
+      !reserved,
+    );
     if (options.wait || this.options.dropInBackground === false) {
       await drop;
       await this.drops.flush();
     }
   }
 
-  /**
-   * Reset a torn-down episode database into a spare when the pool wants one back (see recycleEpisodeDatabase);
-   * otherwise, or when the reset fails, drop it and its role.
-   */
-  private async retire(episode: Episode, template: string | undefined): Promise<void> {
-    if (template && this.options.reuse !== 'drop' && (await this.isSuperuser()) && this.spares.reserve(template)) {
-      let spare: string | undefined;
-      try {
-        spare = await recycleEpisodeDatabase(
-          this.config,
-          (sql, params) => this.adminQuery(sql, params),
-          episode,
-          template,
-        );
-      } catch {
-        this.spares.cancel(template); // what is left of it is dropped below
-      }
-      if (spare) {
-        if (!this.spares.put(template, spare)) await this.adminQuery(`DROP DATABASE IF EXISTS ${ident(spare)}`);
-        return;
-      }
+  /** Reset a torn-down episode database into a spare (see recycleEpisodeDatabase); if that fails, drop it. */
+  private async recycle(episode: Episode, template: string): Promise<void> {
+    let spare: string | undefined;
+    try {
+      spare = await recycleEpisodeDatabase(
+        this.config,
+        (sql, params) => this.adminQuery(sql, params),
+        episode,
+        template,
+      );
+    } catch {
+      this.spares.cancel(template);
+      await this.dropByName(episode.database, episode.role); // what is left of it under the episode's name
+      return;
     }
-    await this.dropByName(episode.database, episode.role);
+    if (!this.spares.put(template, spare)) await this.adminQuery(`DROP DATABASE IF EXISTS ${ident(spare)}`);
   }
 
   /** A reset copies raw rows back with triggers off (session_replication_role), which takes a superuser. */
