@@ -179,7 +179,7 @@ function schemaMode(): Mode {
       }
     },
     async provision(i, task) {
-      const { database, pool, tables } = shared.get(task.domain)!;
+      const { pool, tables } = shared.get(task.domain)!;
       const schema = `fs_ep_${process.pid}_${i}`;
       const role = `fs_er_bench_${process.pid}_${i}`;
       await admin.query(
@@ -198,15 +198,10 @@ function schemaMode(): Mode {
           `COMMIT`,
         ].join(';\n'),
       );
-      return { pool, schema, role, database };
+      return { pool, schema, role };
     },
     async teardown(handle) {
-      const { pool, schema, role, database } = handle as {
-        pool: pg.Pool;
-        schema: string;
-        role: string;
-        database: string;
-      };
+      const { pool, schema, role } = handle as { pool: pg.Pool; schema: string; role: string };
       pending.push(
         (async () => {
           await pool.query(`DROP SCHEMA ${ident(schema)} CASCADE; DROP OWNED BY ${ident(role)}`);
