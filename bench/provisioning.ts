@@ -29,7 +29,7 @@ const { values } = parseArgs({
     burst: { type: 'string', default: '144' },
     concurrency: { type: 'string', default: '16' },
     'hold-ms': { type: 'string', default: '300' },
-    'admin-connections': { type: 'string', default: '3' },
+    'admin-connections': { type: 'string', default: '5' },
     modes: { type: 'string' },
     json: { type: 'boolean', default: false },
   },

@@ -22,7 +22,10 @@ export type CopyStrategy = 'WAL_LOG' | 'FILE_COPY';
 export interface BackendOptions {
   /** How CREATE DATABASE copies the template; WAL_LOG measured faster for small templates (see bench). */
   strategy?: CopyStrategy;
-  /** Connections of the shared admin pool (CREATE/DROP DATABASE, roles). */
+  /**
+   * Connections of the shared admin pool (CREATE/DROP DATABASE, roles, resets); default 5, so that the two background
+   * jobs (drops, resets) leave provisioning three.
+   */
   adminConnections?: number;
   /** Connections of each episode's pool (tool calls are serialised per episode, so 1-2 is enough). */
   episodeConnections?: number;
@@ -98,7 +101,7 @@ export class EnvironmentBackend {
   ) {
     this.admin = new pg.Pool({
       ...connectionConfig(config),
-      max: options.adminConnections ?? 3,
+      max: options.adminConnections ?? 5,
       idleTimeoutMillis: 10_000,
       connectionTimeoutMillis: 10_000,
     });
@@ -228,6 +231,12 @@ export class EnvironmentBackend {
     await this.drops.backpressure(this.options.maxPendingDrops ?? 8);
     // a spare on its way back from a reset is worth waiting for: a reset takes a fraction of a copy
     const spare = await this.spares.take(template.name, SPARE_WAIT_MS);
+    // a role can survive an earlier attempt whose database was dropped: asked first, so that no CREATE ROLE fails
+    // (asked while the spare is renamed: the two are independent, and each is a round trip)
+    const roleExists = this.adminQuery('SELECT 1 FROM pg_roles WHERE rolname = $1', [role]).then(
+      (res) => Boolean(res.rowCount),
+      (err: unknown) => err,
+    );
     // a spare the janitor dropped meanwhile (an idle process keeps spares past the TTL) falls back to a direct copy
     const renamed =
       spare &&
@@ -259,8 +268,8 @@ export class EnvironmentBackend {
       COMMENT ON DATABASE ${ident(database)} IS ${literal(marker)};
       ALTER DATABASE ${ident(database)} ALLOW_CONNECTIONS true`;
     try {
-      // a role can survive an earlier attempt whose database was dropped: asked first, so that no CREATE ROLE fails
-      const exists = Boolean((await this.adminQuery('SELECT 1 FROM pg_roles WHERE rolname = $1', [role])).rowCount);
+      const exists = await roleExists;
+      if (typeof exists !== 'boolean') throw exists;
       await this.adminQuery(`${this.roleSql(episodeId, role, database, exists)}; ${grants}`).catch(
         async (err: { code?: string }) => {
           if (err.code !== SQLSTATE_DUPLICATE_OBJECT) throw err;

@@ -12,6 +12,7 @@ import { ident, literal } from './sql.js';
  * tables); what it holds is the seed every episode sees anyway.
  */
 export const PRISTINE_SCHEMA = '_finalstate_pristine';
+// Built into every template: bump INTERNAL_SCHEMA_VERSION (internal-tables.ts) when this SQL changes.
 
 /** The tables a reset rewrites: ordinary and partitioned tables of `public` (a partition goes with its parent). */
 const PUBLIC_TABLES = `SELECT c.oid, c.relname FROM pg_class c

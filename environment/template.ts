@@ -16,8 +16,19 @@ export interface TemplateInfo {
   catalog: DatabaseCatalog;
 }
 
-/** Everything that goes into a template: when any of it changes, the template name (and so the template) changes. */
+const domainHashes = new WeakMap<DomainDefinition, string>();
+
+/**
+ * Everything that goes into a template: when any of it changes, the template name (and so the template) changes.
+ * Kept per pack object (every expected-state lookup asks): a pack is not changed once registered.
+ */
 export function domainContentHash(domain: DomainDefinition): string {
+  let hash = domainHashes.get(domain);
+  if (!hash) domainHashes.set(domain, (hash = hashDomainContent(domain)));
+  return hash;
+}
+
+function hashDomainContent(domain: DomainDefinition): string {
   return contentHash({
     name: domain.name,
     version: domain.version,
