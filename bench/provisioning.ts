@@ -158,7 +158,7 @@ function schemaMode(): Mode {
   let admin: pg.Pool;
   const shared = new Map<string, { database: string; pool: pg.Pool; tables: string[] }>();
   const pending: Promise<unknown>[] = [];
-  const group = `fs_bench_schemas_${process.pid}`;
+  const group = `bench_schemas_${process.pid}`;
   return {
     name: 'schema-per-episode',
     describe: 'PROTOTYPE: a schema + role per episode in a shared database',
@@ -180,8 +180,8 @@ function schemaMode(): Mode {
     },
     async provision(i, task) {
       const { pool, tables } = shared.get(task.domain)!;
-      const schema = `fs_ep_${process.pid}_${i}`;
-      const role = `fs_er_bench_${process.pid}_${i}`;
+      const schema = `bench_ep_${process.pid}_${i}`;
+      const role = `bench_er_${process.pid}_${i}`; // not a janitor prefix: nothing of the prototype is a real episode
       await admin.query(
         `CREATE ROLE ${ident(role)} LOGIN PASSWORD ${literal(scramVerifier(`bench-${i}`))} IN ROLE ${ident(group)}`,
       );
