@@ -68,7 +68,7 @@ const SQLSTATE_DUPLICATE_OBJECT = '42710';
 const SQLSTATE_INSUFFICIENT_PRIVILEGE = '42501';
 
 /** How long provisioning waits for a spare that is being reset before it copies the template itself. */
-const SPARE_WAIT_MS = 1000;
+const SPARE_WAIT_MS = 3000;
 
 /** Databases every cluster has, which PUBLIC may connect to unless revoked. */
 const SHARED_DATABASES = ['postgres', 'template1'];
@@ -90,8 +90,12 @@ export class EnvironmentBackend {
   private superuser?: Promise<boolean>;
   private isolationChecked?: Promise<void>;
   private readonly spares: SpareDatabases;
-  /** Two at a time: a reset is mostly round trips, and a burst tears down as fast as it provisions. */
-  private readonly drops = new DropQueue(2);
+  private readonly drops = new DropQueue();
+  /**
+   * Resets have their own queue, two at a time: a reset is mostly round trips, a burst tears down as fast as it
+   * provisions, and a drop (seconds on a busy disk) must not hold up the spares provisioning waits for.
+   */
+  private readonly resets = new DropQueue(2);
   private key?: Buffer;
 
   constructor(
@@ -228,6 +232,7 @@ export class EnvironmentBackend {
     const role = episodeRoleName(episodeId);
     const strategy = this.options.strategy ?? 'WAL_LOG';
     await this.drops.settled(database);
+    await this.resets.settled(database);
     await this.drops.backpressure(this.options.maxPendingDrops ?? 8);
     // a spare on its way back from a reset is worth waiting for: a reset takes a fraction of a copy
     const spare = await this.spares.take(template.name, SPARE_WAIT_MS);
@@ -430,14 +435,12 @@ export class EnvironmentBackend {
     const reserved =
       !episode.reattached && template !== undefined && this.spares.recycles && this.spares.reserve(template);
     await episode.pool.end().catch(() => undefined);
-    const drop = this.drops.enqueue(
-      episode.database,
-      () => (reserved ? this.recycle(episode, template) : this.dropByName(episode.database, episode.role)),
-      !reserved,
-    );
+    const job = reserved
+      ? this.resets.enqueue(episode.database, () => this.recycle(episode, template))
+      : this.drops.enqueue(episode.database, () => this.dropByName(episode.database, episode.role));
     if (options.wait || this.options.dropInBackground === false) {
-      await drop;
-      await this.drops.flush();
+      await job;
+      await this.flushDrops();
     }
   }
 
@@ -473,9 +476,10 @@ export class EnvironmentBackend {
     return this.superuser;
   }
 
-  /** Wait for every background drop (and report a failed one). */
-  flushDrops(): Promise<void> {
-    return this.drops.flush();
+  /** Wait for every background drop and reset (and report a failed one). */
+  async flushDrops(): Promise<void> {
+    await this.resets.flush();
+    await this.drops.flush();
   }
 
   /** Fill the spare pool of a domain's template now, for `episodes` at once (benchmarks measure the warm path with this). */
@@ -492,7 +496,7 @@ export class EnvironmentBackend {
   async close(): Promise<void> {
     for (const episode of [...this.live]) await this.teardown(episode).catch(() => undefined);
     await this.spares.close();
-    await this.drops.flush().catch(() => undefined);
+    await this.flushDrops().catch(() => undefined);
     await this.admin.end();
   }
 

@@ -7,16 +7,13 @@
 export class DropQueue {
   private readonly all = new Set<Promise<void>>();
   private readonly pending = new Map<string, Promise<void>>();
-  /** The pending jobs that free disk space (drops): the only ones `backpressure` waits for. */
-  private readonly drops = new Set<Promise<void>>();
   private readonly failures: Error[] = [];
   private running = 0;
   private readonly waiting: (() => void)[] = [];
 
   constructor(private readonly concurrency = 1) {}
 
-  /** `frees`: the job drops a database (a reset one keeps it, for reuse). */
-  enqueue(name: string, drop: () => Promise<void>, frees = true): Promise<void> {
+  enqueue(name: string, drop: () => Promise<void>): Promise<void> {
     const run = this.slot()
       .then(drop)
       .catch((err: Error) => {
@@ -24,11 +21,9 @@ export class DropQueue {
       })
       .finally(() => this.release());
     this.all.add(run);
-    if (frees) this.drops.add(run);
     this.pending.set(name, run);
     void run.finally(() => {
       this.all.delete(run);
-      this.drops.delete(run);
       if (this.pending.get(name) === run) this.pending.delete(name);
     });
     return run;
@@ -49,11 +44,11 @@ export class DropQueue {
   }
 
   /**
-   * Waits while more than `max` drops are pending, so a fast producer (verify, a large step) cannot outrun the drops
-   * and fill the disk with torn-down databases. Resets do not count: they keep their database for the next episode.
+   * Waits while more than `max` jobs are pending, so a fast producer (verify, a large step) cannot outrun the drops
+   * and fill the disk with torn-down databases.
    */
   async backpressure(max: number): Promise<void> {
-    while (this.drops.size > max) await Promise.race(this.drops);
+    while (this.pending.size > max) await Promise.race(this.pending.values());
   }
 
   /** Resolves once a pending job of this name (if any) is done. */
