@@ -1,41 +1,58 @@
 /**
- * Environment benchmark: provisioning, teardown, tool calls and grading on the real PostgreSQL, beside a bare
- * `CREATE DATABASE ... TEMPLATE` baseline measured in the same run. Run after building:
- *   node dist/bench/provisioning.js [--iterations N] [--json]
- * Uses the built-in domain packs, or the test-fixture pack when none is registered yet.
+ * Provisioning under a burst, each way of making an episode database side by side on the same burst, in one run:
+ *   node dist/bench/provisioning.js [--burst 144] [--concurrency 16] [--hold-ms 300] [--modes a,b] [--json]
+ * A burst is --burst episodes of the training pool (tasks/rl-pool: its 18 tasks in turn), --concurrency at once;
+ * each provisions (the tasks' own init included), holds its database --hold-ms (the rest of an episode), and tears down. Every mode starts from
+ * the same state: templates built, spare pools warmed (untimed) to the size the mode keeps, nothing in flight.
+ * The baseline is the bare `CREATE DATABASE ... TEMPLATE ... STRATEGY WAL_LOG` and `DROP DATABASE` on an admin pool
+ * of the backend's size, measured in the same run; ratios are against it. Episodes/s counts until the background
+ * work (drops, resets) of the burst is done. Prints figures; asserts nothing.
  */
+import os from 'node:os';
 import { parseArgs } from 'node:util';
-import { pathToFileURL } from 'node:url';
+import pg from 'pg';
+import { listSourceTasks, manifestTaskCatalog } from '../activities/tasks.js';
 import { loadConfig } from '../infra/config.js';
+import type { TaskSource } from '../schemas/campaign.js';
 import { fromRoot } from '../core/paths.js';
-import { Task } from '../schemas/task.js';
+import type { LoadedConfig } from '../schemas/config.js';
+import type { Task } from '../schemas/task.js';
 import { EnvironmentBackend, type BackendOptions } from '../environment/backend.js';
-import type { DomainDefinition } from '../environment/domain.js';
-import { connectEpisodeTools } from '../environment/episode-tools.js';
-import { ExpectedStates } from '../environment/expected-state.js';
-import { gradeEpisode } from '../environment/grader.js';
-import { type DomainRegistry } from '../environment/registry.js';
+import { connectionConfig } from '../environment/connection.js';
+import { scramVerifier } from '../environment/episode-credentials.js';
+import { readTaskSource } from '../environment/task-set.js';
+import { ident, literal } from '../environment/sql.js';
 import { defaultRegistry } from '../wiring/registry.js';
-import { ident } from '../environment/sql.js';
+
+const { values } = parseArgs({
+  options: {
+    burst: { type: 'string', default: '144' },
+    concurrency: { type: 'string', default: '16' },
+    'hold-ms': { type: 'string', default: '300' },
+    'admin-connections': { type: 'string', default: '5' },
+    modes: { type: 'string' },
+    json: { type: 'boolean', default: false },
+  },
+});
+const burstSize = Number(values.burst);
+const concurrency = Number(values.concurrency);
+const holdMs = Number(values['hold-ms']);
+const adminConnections = Number(values['admin-connections']);
 
 interface Stats {
-  n: number;
   p50: number;
   p95: number;
   mean: number;
 }
 
+const r1 = (x: number) => Math.round(x * 10) / 10;
 function stats(samples: number[]): Stats {
   const sorted = [...samples].sort((a, b) => a - b);
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-  const round = (x: number) => Math.round(x * 10) / 10;
-  return {
-    n: sorted.length,
-    p50: round(at(0.5)),
-    p95: round(at(0.95)),
-    mean: round(sorted.reduce((a, b) => a + b, 0) / sorted.length),
-  };
+  return { p50: r1(at(0.5)), p95: r1(at(0.95)), mean: r1(sorted.reduce((a, b) => a + b, 0) / sorted.length) };
 }
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function timed<T>(fn: () => Promise<T>): Promise<[T, number]> {
   const start = performance.now();
@@ -43,143 +60,258 @@ async function timed<T>(fn: () => Promise<T>): Promise<[T, number]> {
   return [value, performance.now() - start];
 }
 
-async function registryWithSomething(): Promise<{ registry: DomainRegistry; usingFixture: boolean }> {
-  const registry = await defaultRegistry();
-  if (registry.names().length) return { registry, usingFixture: false };
-  const fixture = (await import(
-    pathToFileURL(fromRoot('dist', 'test', 'fixtures', 'fixture-helpdesk-domain.js')).href
-  )) as { domains: DomainDefinition[] };
-  for (const d of fixture.domains) registry.register(d);
-  return { registry, usingFixture: true };
-}
-
-async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: { iterations: { type: 'string', default: '30' }, json: { type: 'boolean', default: false } },
-  });
-  const iterations = Number(values.iterations);
-  const config = loadConfig();
-  const { registry, usingFixture } = await registryWithSomething();
-  const domain = registry.all()[0]!;
-  const tasks = domain.generateTasks({ seed: 1, split: 'train', profile: 'mini', count: 50 }).map((t) => Task.parse(t));
-  const results: Record<string, unknown> = { domain: domain.name, usingFixture, iterations };
-
-  const make = (options: BackendOptions) => new EnvironmentBackend(config, registry, options);
-  const backend = make({});
-  const template = await backend.template(domain);
-
-  // Interleaved, so that the baseline and each provisioning mode see the same load on this shared machine:
-  // per iteration, the bare copy + drop, then an episode on each backend mode.
-  const direct = make({ sparesPerTemplate: 0, dropInBackground: false });
-  const samples: Record<string, number[]> = {};
-  const push = (key: string, ms: number) => (samples[key] ??= []).push(ms);
-  const episodeCycle = async (b: EnvironmentBackend, label: string, i: number) => {
-    const [episode, p] = await timed(() => b.provision(`bench-${label}-${process.pid}-${i}`, tasks[i % tasks.length]!));
-    const [, t] = await timed(() => b.teardown(episode));
-    push(`${label}.provision`, p);
-    push(`${label}.teardown`, t);
-    push(`${label}.total`, p + t);
-  };
-  await backend.warmSpares(domain);
-  for (let i = 0; i < iterations; i++) {
-    const name = `fs_bench_${process.pid}_${i}`;
-    const [, c] = await timed(() =>
-      backend.admin.query(`CREATE DATABASE ${ident(name)} TEMPLATE ${ident(template.name)} STRATEGY WAL_LOG`),
-    );
-    const [, d] = await timed(() => backend.admin.query(`DROP DATABASE ${ident(name)}`));
-    push('baseline.create', c);
-    push('baseline.drop', d);
-    push('baseline.total', c + d);
-    await episodeCycle(direct, 'direct', i);
-    await backend.flushDrops();
-    await backend.warmSpares(domain);
-    await episodeCycle(backend, 'warm', i);
-    await backend.flushDrops(); // background work of this iteration never overlaps the next one's timings
-    await backend.warmSpares(domain);
-  }
-  await backend.flushDrops();
-  await direct.close();
-  // back-to-back: no time for spares to refill or drops to finish between episodes (a throughput bound)
-  for (let i = 0; i < iterations; i++) await episodeCycle(backend, 'b2b', i);
-  await backend.flushDrops();
-  // FILE_COPY forces checkpoints, which would disturb everything else: measured last, a few times
-  for (let i = 0; i < Math.min(5, iterations); i++) {
-    const name = `fs_bench_fc_${process.pid}_${i}`;
-    const [, c] = await timed(() =>
-      backend.admin.query(`CREATE DATABASE ${ident(name)} TEMPLATE ${ident(template.name)} STRATEGY FILE_COPY`),
-    );
-    const [, d] = await timed(() => backend.admin.query(`DROP DATABASE ${ident(name)}`));
-    push('filecopy.total', c + d);
-  }
-  for (const [key, list] of Object.entries(samples)) results[key] = stats(list);
-
-  // tool calls through the in-process MCP session, and grading with a warm expected-state cache
-  const expected = new ExpectedStates(backend, fromRoot('.data', 'bench-expected-states', String(process.pid)));
-  const readCalls: number[] = [];
-  const writeCalls: number[] = [];
-  const grading: number[] = [];
-  const expectedCold: number[] = [];
-  for (const task of tasks.slice(0, Math.min(tasks.length, 10))) {
-    const [, cold] = await timed(() => expected.get(task));
-    expectedCold.push(cold);
-  }
-  for (let i = 0; i < Math.max(3, Math.floor(iterations / 3)); i++) {
-    const task = tasks[i % Math.min(tasks.length, 10)]!;
-    const episode = await backend.provision(`bench-tools-${process.pid}-${i}`, task);
-    const tools = await connectEpisodeTools(backend, episode);
-    for (const call of task.golden) {
-      const readOnly = domain.tools.find((t) => t.name === call.tool)?.readOnly;
-      const [, ms] = await timed(() => tools.client.callTool(call.tool, call.arguments));
-      (readOnly ? readCalls : writeCalls).push(ms);
-    }
-    const [report, g] = await timed(() => gradeEpisode(backend, expected, { episode }));
-    if (!report.pass) throw new Error(`bench: oracle replay of ${task.id} did not pass grading`);
-    grading.push(g);
-    await tools.close();
-    await backend.teardown(episode);
-  }
-  results.tool_call_read = stats(readCalls);
-  results.tool_call_write = stats(writeCalls);
-  results.grading_mini_warm_cache = stats(grading);
-  results.expected_state_cold = stats(expectedCold);
-  await backend.close();
-  const { rmSync } = await import('node:fs');
-  rmSync(expected.cacheDir, { recursive: true, force: true });
-
-  if (values.json) {
-    console.log(JSON.stringify(results, null, 2));
-    return;
-  }
-  const base = results['baseline.total'] as Stats;
-  const { loadavg } = await import('node:os');
-  console.log(
-    `environment benchmark: domain ${domain.name}${usingFixture ? ' (test fixture: no built-in pack yet)' : ''}, ${iterations} iterations, all times ms, load average ${loadavg()
-      .map((l) => l.toFixed(1))
-      .join(' ')}`,
+async function inParallel(count: number, limit: number, fn: (i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  let failed = false;
+  const settled = await Promise.allSettled(
+    Array.from({ length: limit }, async () => {
+      while (next < count && !failed) await fn(next++).catch((err) => ((failed = true), Promise.reject(err)));
+    }),
   );
-  const line = (label: string, key: string, ratio = false) => {
-    const s = results[key] as Stats;
-    console.log(
-      `  ${label.padEnd(58)} p50 ${String(s.p50).padStart(7)}  p95 ${String(s.p95).padStart(7)}  (n=${s.n})${ratio ? `  ${(s.p50 / base.p50).toFixed(2)}x baseline` : ''}`,
-    );
-  };
-  line('baseline: bare CREATE DATABASE ... TEMPLATE (WAL_LOG)', 'baseline.create');
-  line('baseline: bare DROP DATABASE', 'baseline.drop');
-  line('baseline: create + drop (WAL_LOG)', 'baseline.total', true);
-  line('baseline: create + drop (FILE_COPY)', 'filecopy.total', true);
-  for (const [key, label] of [
-    ['warm', 'episode, spare ready, background drop'],
-    ['b2b', 'episode, back-to-back'],
-    ['direct', 'episode, direct copy, drop waited'],
-  ] as const) {
-    line(`${label}: provision`, `${key}.provision`);
-    line(`${label}: teardown`, `${key}.teardown`);
-    line(`${label}: provision + teardown`, `${key}.total`, true);
-  }
-  line('tool call via in-process MCP (read)', 'tool_call_read');
-  line('tool call via in-process MCP (write)', 'tool_call_write');
-  line('grading per episode (mini, expected state cached)', 'grading_mini_warm_cache');
-  line('expected state, cold (golden replay on a fresh db)', 'expected_state_cold');
+  const failure = settled.find((s) => s.status === 'rejected');
+  if (failure) throw (failure as PromiseRejectedResult).reason;
 }
 
-await main();
+/** How one mode makes and removes an episode's database. */
+interface Mode {
+  name: string;
+  describe: string;
+  /** Build what the mode needs and warm it; untimed. */
+  setUp(): Promise<void>;
+  provision(i: number, task: Task): Promise<unknown>;
+  teardown(handle: unknown): Promise<void>;
+  /** Wait for the mode's background work (drops, resets). */
+  drain(): Promise<void>;
+  close(): Promise<void>;
+}
+
+const config = loadConfig();
+/** The configuration of a worker running --concurrency episodes at once (the default spare pool is sized from it). */
+const workerConfig: LoadedConfig = { ...config, workers: { ...config.workers, episodeConcurrency: concurrency } };
+const registry = await defaultRegistry({ config });
+// the 18 training tasks bench/episodes.ts runs
+const source: TaskSource = { taskSet: fromRoot('tasks', 'rl-pool'), split: 'train', profile: 'mini', limit: 9 };
+const chosen = new Set((await listSourceTasks(manifestTaskCatalog, source)).map((t) => t.taskId));
+const tasks = readTaskSource(source.taskSet)
+  .flatMap((set) => set.tasks)
+  .filter((t) => chosen.has(t.id));
+const domains = [...new Set(tasks.map((t) => t.domain))].map((d) => registry.get(d));
+const templates = new Map<string, string>();
+{
+  const backend = new EnvironmentBackend(config, registry, { sparesPerTemplate: 0 });
+  for (const d of domains) templates.set(d.name, (await backend.template(d)).name);
+  await backend.close();
+}
+const adminPool = () => new pg.Pool({ ...connectionConfig(config), max: adminConnections });
+
+function backendMode(name: string, describe: string, options: BackendOptions, warmTo: number): Mode {
+  let backend: EnvironmentBackend;
+  return {
+    name,
+    describe,
+    async setUp() {
+      backend = new EnvironmentBackend(workerConfig, registry, { adminConnections, ...options });
+      for (const d of domains) await backend.warmSpares(d, warmTo);
+    },
+    provision: (i, task) => backend.provision(`bench-prov-${name}-${process.pid}-${i}`, task),
+    teardown: (episode) => backend.teardown(episode as Awaited<ReturnType<EnvironmentBackend['provision']>>),
+    drain: () => backend.flushDrops(),
+    close: () => backend.close(),
+  };
+}
+
+/** The baseline: the bare statements, nothing else (no role, no grants, no init, no spare). */
+function bareMode(): Mode {
+  let admin: pg.Pool;
+  const drops: Promise<unknown>[] = [];
+  return {
+    name: 'bare-create',
+    describe: 'bare CREATE DATABASE ... TEMPLATE (WAL_LOG) + DROP DATABASE',
+    async setUp() {
+      admin = adminPool();
+    },
+    async provision(i, task) {
+      const name = `fs_bench_bare_${process.pid}_${i}`;
+      await admin.query(
+        `CREATE DATABASE ${ident(name)} TEMPLATE ${ident(templates.get(task.domain)!)} STRATEGY WAL_LOG`,
+      );
+      return name;
+    },
+    async teardown(name) {
+      drops.push(admin.query(`DROP DATABASE ${ident(name as string)}`));
+    },
+    async drain() {
+      await Promise.all(drops.splice(0));
+    },
+    close: () => admin.end(),
+  };
+}
+
+/**
+ * PROTOTYPE, not adopted: a schema per episode in one shared database per domain, with a role per schema. Each
+ * episode's schema gets a copy of every table (LIKE ... INCLUDING ALL, then the rows); its role gets CONNECT on the
+ * shared database (through a group role), USAGE on its schema and the table privileges. It leaves out what a real one would need (foreign
+ * keys, the internal SECURITY DEFINER functions, which name `public.` tables; domain functions and triggers;
+ * revoking the other schemas), so it is a lower bound of its cost.
+ */
+function schemaMode(): Mode {
+  let admin: pg.Pool;
+  const shared = new Map<string, { database: string; pool: pg.Pool; tables: string[] }>();
+  const pending: Promise<unknown>[] = [];
+  const group = `bench_schemas_${process.pid}`;
+  return {
+    name: 'schema-per-episode',
+    describe: 'PROTOTYPE: a schema + role per episode in a shared database',
+    async setUp() {
+      admin = adminPool();
+      // CONNECT through a group: concurrent GRANTs on one database fail ("tuple concurrently updated")
+      await admin.query(`CREATE ROLE ${ident(group)} NOLOGIN`);
+      for (const [domain, template] of templates) {
+        const database = `fs_bench_shared_${process.pid}_${domain}`;
+        await admin.query(`CREATE DATABASE ${ident(database)} TEMPLATE ${ident(template)} STRATEGY WAL_LOG`);
+        await admin.query(`GRANT CONNECT ON DATABASE ${ident(database)} TO ${ident(group)}`);
+        const pool = new pg.Pool({ ...connectionConfig(config, database), max: adminConnections });
+        pool.on('error', () => undefined);
+        const res = await pool.query<{ relname: string }>(
+          "SELECT relname FROM pg_class WHERE relnamespace = 'public'::regnamespace AND relkind = 'r' ORDER BY relname",
+        );
+        shared.set(domain, { database, pool, tables: res.rows.map((r) => r.relname) });
+      }
+    },
+    async provision(i, task) {
+      const { pool, tables } = shared.get(task.domain)!;
+      const schema = `bench_ep_${process.pid}_${i}`;
+      const role = `bench_er_${process.pid}_${i}`; // not a janitor prefix: nothing of the prototype is a real episode
+      await admin.query(
+        `CREATE ROLE ${ident(role)} LOGIN PASSWORD ${literal(scramVerifier(`bench-${i}`))} IN ROLE ${ident(group)}`,
+      );
+      await pool.query(
+        [
+          `BEGIN`,
+          `CREATE SCHEMA ${ident(schema)}`,
+          ...tables.flatMap((t) => [
+            `CREATE TABLE ${ident(schema)}.${ident(t)} (LIKE public.${ident(t)} INCLUDING ALL)`,
+            `INSERT INTO ${ident(schema)}.${ident(t)} SELECT * FROM public.${ident(t)}`,
+          ]),
+          `GRANT USAGE ON SCHEMA ${ident(schema)} TO ${ident(role)}`,
+          `GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA ${ident(schema)} TO ${ident(role)}`,
+          `COMMIT`,
+        ].join(';\n'),
+      );
+      return { pool, schema, role };
+    },
+    async teardown(handle) {
+      const { pool, schema, role } = handle as { pool: pg.Pool; schema: string; role: string };
+      pending.push(
+        (async () => {
+          await pool.query(`DROP SCHEMA ${ident(schema)} CASCADE; DROP OWNED BY ${ident(role)}`);
+          await admin.query(`DROP ROLE ${ident(role)}`);
+        })(),
+      );
+    },
+    async drain() {
+      await Promise.all(pending.splice(0));
+    },
+    async close() {
+      for (const { database, pool } of shared.values()) {
+        await pool.end();
+        await admin.query(`DROP DATABASE IF EXISTS ${ident(database)} WITH (FORCE)`);
+      }
+      await admin.query(`DROP ROLE IF EXISTS ${ident(group)}`);
+      await admin.end();
+    },
+  };
+}
+
+const allModes: Mode[] = [
+  bareMode(),
+  backendMode(
+    'wal-log-1-spare',
+    'WAL_LOG copy, 1 spare per template, drop (the old default)',
+    { sparesPerTemplate: 1, reuse: 'drop' },
+    1,
+  ),
+  backendMode(
+    'file-copy-1-spare',
+    'FILE_COPY copy, 1 spare per template, drop',
+    { strategy: 'FILE_COPY', sparesPerTemplate: 1, reuse: 'drop' },
+    1,
+  ),
+  backendMode(
+    'wal-log-spares-c',
+    `WAL_LOG copy, ${concurrency} spares per template (the concurrency), drop`,
+    { sparesPerTemplate: concurrency, reuse: 'drop' },
+    concurrency,
+  ),
+  backendMode(
+    'reset-pool',
+    `reset to template state and reused; pool sized from the concurrency (the new default)`,
+    {},
+    concurrency,
+  ),
+  schemaMode(),
+];
+const wanted = values.modes?.split(',');
+const modes = wanted ? allModes.filter((m) => m.name === 'bare-create' || wanted.includes(m.name)) : allModes;
+
+interface Figures {
+  mode: string;
+  describe: string;
+  provision: Stats;
+  teardown: Stats;
+  episodesPerSecond: number;
+  loadAverage: number[];
+}
+
+async function runBurst(mode: Mode): Promise<Figures> {
+  await mode.setUp();
+  const provision: number[] = [];
+  const teardown: number[] = [];
+  const started = performance.now();
+  try {
+    await inParallel(burstSize, concurrency, async (i) => {
+      const [handle, p] = await timed(() => mode.provision(i, tasks[i % tasks.length]!));
+      provision.push(p);
+      await sleep(holdMs);
+      const [, t] = await timed(() => mode.teardown(handle));
+      teardown.push(t);
+    });
+    await mode.drain();
+  } catch (err) {
+    await mode.drain().catch(() => undefined); // before the pools close under it
+    throw err;
+  } finally {
+    await mode.close();
+  }
+  const wallS = (performance.now() - started) / 1000;
+  return {
+    mode: mode.name,
+    describe: mode.describe,
+    provision: stats(provision),
+    teardown: stats(teardown),
+    episodesPerSecond: Number((burstSize / wallS).toFixed(2)),
+    loadAverage: os.loadavg().map(r1),
+  };
+}
+
+const results: Figures[] = [];
+for (const mode of modes) results.push(await runBurst(mode));
+
+if (values.json) console.log(JSON.stringify({ burstSize, concurrency, holdMs, adminConnections, results }, null, 2));
+else {
+  const base = results[0]!;
+  console.log(
+    `provisioning burst: ${burstSize} episodes (tasks/rl-pool: ${domains.map((d) => d.name).join(', ')}), ${concurrency} at once, each holding its database ${holdMs} ms; ` +
+      `admin pool ${adminConnections}; ${os.cpus().length} cores; ms; ratios against ${base.mode} in this run`,
+  );
+  console.log(
+    `  ${'mode'.padEnd(20)} ${'provision p50'.padStart(13)} ${'p95'.padStart(8)} ${'mean'.padStart(8)}  ${'p95 ratio'.padStart(9)} ${'mean ratio'.padStart(10)}  ${'teardown p95'.padStart(12)}  ${'episodes/s'.padStart(10)}  load average after`,
+  );
+  for (const r of results)
+    console.log(
+      `  ${r.mode.padEnd(20)} ${String(r.provision.p50).padStart(13)} ${String(r.provision.p95).padStart(8)} ${String(r.provision.mean).padStart(8)}  ` +
+        `${(r.provision.p95 / base.provision.p95).toFixed(3).padStart(9)} ${(r.provision.mean / base.provision.mean).toFixed(3).padStart(10)}  ` +
+        `${String(r.teardown.p95).padStart(12)}  ${String(r.episodesPerSecond).padStart(10)}  ${r.loadAverage.join(' ')}`,
+    );
+  for (const r of results) console.log(`  ${r.mode}: ${r.describe}`);
+}

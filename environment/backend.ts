@@ -14,6 +14,7 @@ import type { DomainRegistry } from './registry.js';
 import { ident, literal } from './sql.js';
 import { ensureTemplate, type TemplateInfo } from './template.js';
 import { SpareDatabases } from './spare-databases.js';
+import { recycleEpisodeDatabase } from './database-recycler.js';
 import { DropQueue } from './drop-queue.js';
 
 export type CopyStrategy = 'WAL_LOG' | 'FILE_COPY';
@@ -21,12 +22,23 @@ export type CopyStrategy = 'WAL_LOG' | 'FILE_COPY';
 export interface BackendOptions {
   /** How CREATE DATABASE copies the template; WAL_LOG measured faster for small templates (see bench). */
   strategy?: CopyStrategy;
-  /** Connections of the shared admin pool (CREATE/DROP DATABASE, roles). */
+  /**
+   * Connections of the shared admin pool (CREATE/DROP DATABASE, roles, resets); default 5, so that the two background
+   * jobs (drops, resets) leave provisioning three.
+   */
   adminConnections?: number;
   /** Connections of each episode's pool (tool calls are serialised per episode, so 1-2 is enough). */
   episodeConnections?: number;
-  /** Template copies made ahead of time per domain (0: copy on the critical path). */
+  /**
+   * Template copies kept ready per domain (0: copy on the critical path). Default: as many as the domain's peak of
+   * live episodes in this process, up to `workers.episodeConcurrency`.
+   */
   sparesPerTemplate?: number;
+  /**
+   * What teardown does with an episode database: `reset` it to its template's state and keep it as a spare (the
+   * default; it takes a superuser admin, else teardown drops), or `drop` it. See docs/ARCHITECTURE.md, Backends.
+   */
+  reuse?: 'reset' | 'drop';
   /** Drop torn-down databases in the background (default) or before teardown() returns. */
   dropInBackground?: boolean;
   /** Background drops allowed to pile up before provisioning waits for them (default 8). */
@@ -55,6 +67,9 @@ const SQLSTATE_DUPLICATE_DATABASE = '42P04';
 const SQLSTATE_DUPLICATE_OBJECT = '42710';
 const SQLSTATE_INSUFFICIENT_PRIVILEGE = '42501';
 
+/** How long provisioning waits for a spare that is being reset before it copies the template itself. */
+const SPARE_WAIT_MS = 3000;
+
 /** Databases every cluster has, which PUBLIC may connect to unless revoked. */
 const SHARED_DATABASES = ['postgres', 'template1'];
 
@@ -67,9 +82,20 @@ export class EnvironmentBackend {
   readonly admin: pg.Pool;
   private readonly templates = new Map<string, Promise<TemplateInfo>>();
   private readonly live = new Set<Episode>();
+  /** The template of each live episode, and how many live episodes each template has (the spare pool grows to it). */
+  private readonly liveTemplates = new Map<Episode, string>();
+  private readonly liveCounts = new Map<string, number>();
+  /** Live episodes whose database came from the spare pool. */
+  private readonly pooled = new WeakSet<Episode>();
+  private superuser?: Promise<boolean>;
   private isolationChecked?: Promise<void>;
   private readonly spares: SpareDatabases;
   private readonly drops = new DropQueue();
+  /**
+   * Resets have their own queue, two at a time: a reset is mostly round trips, a burst tears down as fast as it
+   * provisions, and a drop (seconds on a busy disk) must not hold up the spares provisioning waits for.
+   */
+  private readonly resets = new DropQueue(2);
   private key?: Buffer;
 
   constructor(
@@ -79,7 +105,7 @@ export class EnvironmentBackend {
   ) {
     this.admin = new pg.Pool({
       ...connectionConfig(config),
-      max: options.adminConnections ?? 3,
+      max: options.adminConnections ?? 5,
       idleTimeoutMillis: 10_000,
       connectionTimeoutMillis: 10_000,
     });
@@ -87,7 +113,7 @@ export class EnvironmentBackend {
     this.spares = new SpareDatabases(
       (sql, params) => this.adminQuery(sql, params),
       options.strategy ?? 'WAL_LOG',
-      options.sparesPerTemplate ?? 1,
+      options.sparesPerTemplate ?? { max: config.workers.episodeConcurrency },
     );
     const { connectionLimit } = config.postgres.episodeBounds;
     const poolSize = options.episodeConnections ?? 2;
@@ -133,6 +159,7 @@ export class EnvironmentBackend {
     if (!pending) {
       pending = (async () => {
         await this.ensureIsolation();
+        if (this.options.reuse !== 'drop') this.spares.recycles = await this.isSuperuser();
         const client = surviveServerLoss(
           await this.admin.connect().catch((err) => {
             throw asInfrastructureError(err, 'admin connection');
@@ -205,8 +232,16 @@ export class EnvironmentBackend {
     const role = episodeRoleName(episodeId);
     const strategy = this.options.strategy ?? 'WAL_LOG';
     await this.drops.settled(database);
+    await this.resets.settled(database);
     await this.drops.backpressure(this.options.maxPendingDrops ?? 8);
-    const spare = this.spares.take(template.name);
+    // a spare on its way back from a reset is worth waiting for: a reset takes a fraction of a copy
+    const spare = await this.spares.take(template.name, SPARE_WAIT_MS);
+    // a role can survive an earlier attempt whose database was dropped: asked first, so that no CREATE ROLE fails
+    // (asked while the spare is renamed: the two are independent, and each is a round trip)
+    const roleExists = this.adminQuery('SELECT 1 FROM pg_roles WHERE rolname = $1', [role]).then(
+      (res) => Boolean(res.rowCount),
+      (err: unknown) => err,
+    );
     // a spare the janitor dropped meanwhile (an idle process keeps spares past the TTL) falls back to a direct copy
     const renamed =
       spare &&
@@ -238,8 +273,8 @@ export class EnvironmentBackend {
       COMMENT ON DATABASE ${ident(database)} IS ${literal(marker)};
       ALTER DATABASE ${ident(database)} ALLOW_CONNECTIONS true`;
     try {
-      // a role can survive an earlier attempt whose database was dropped: asked first, so that no CREATE ROLE fails
-      const exists = Boolean((await this.adminQuery('SELECT 1 FROM pg_roles WHERE rolname = $1', [role])).rowCount);
+      const exists = await roleExists;
+      if (typeof exists !== 'boolean') throw exists;
       await this.adminQuery(`${this.roleSql(episodeId, role, database, exists)}; ${grants}`).catch(
         async (err: { code?: string }) => {
           if (err.code !== SQLSTATE_DUPLICATE_OBJECT) throw err;
@@ -251,6 +286,7 @@ export class EnvironmentBackend {
       throw err;
     }
     const episode = this.handle(episodeId, task, database, role, template, false);
+    if (renamed) this.pooled.add(episode);
     try {
       await this.initialise(episode);
     } catch (err) {
@@ -283,7 +319,23 @@ export class EnvironmentBackend {
       reattached,
     };
     this.live.add(episode);
+    this.liveTemplates.set(episode, template.name);
+    const count = (this.liveCounts.get(template.name) ?? 0) + 1;
+    this.liveCounts.set(template.name, count);
+    this.spares.live(template.name, count);
     return episode;
+  }
+
+  /** Forget a live episode; returns its template's name. */
+  private release(episode: Episode): string | undefined {
+    this.live.delete(episode);
+    const template = this.liveTemplates.get(episode);
+    this.liveTemplates.delete(episode);
+    if (template) {
+      this.liveCounts.set(template, (this.liveCounts.get(template) ?? 1) - 1);
+      if (this.pooled.delete(episode)) this.spares.returned(template);
+    }
+    return template;
   }
 
   private async initialise(episode: Episode): Promise<void> {
@@ -362,7 +414,7 @@ export class EnvironmentBackend {
       return undefined;
     }
     if (recorded.task_sha256 !== episode.taskSha256) {
-      this.live.delete(episode);
+      this.release(episode);
       await episode.pool.end();
       throw new UserError(
         `episode ${episodeId}: its database ${database} was provisioned for a different task content (${recorded.task_sha256.slice(0, 12)})`,
@@ -376,23 +428,63 @@ export class EnvironmentBackend {
    * or before returning with `{ wait: true }`.
    */
   async teardown(episode: Episode, options: { wait?: boolean } = {}): Promise<void> {
-    this.live.delete(episode);
+    const template = this.release(episode);
+    // Only a database this process provisioned is reused: a reattached one may come from another version or have
+    // been changed by hand (the episode role cannot change the schema; a reset restores rows, not schema). Decided
+    // now, not when the job runs: until then the pool counts this database as on its way back.
+    const reserved =
+      !episode.reattached && template !== undefined && this.spares.recycles && this.spares.reserve(template);
     await episode.pool.end().catch(() => undefined);
-    const drop = this.drops.enqueue(episode.database, () => this.dropByName(episode.database, episode.role));
+    const job = reserved
+      ? this.resets.enqueue(episode.database, () => this.recycle(episode, template))
+      : this.drops.enqueue(episode.database, () => this.dropByName(episode.database, episode.role));
     if (options.wait || this.options.dropInBackground === false) {
-      await drop;
-      await this.drops.flush();
+      await job;
+      await this.flushDrops();
     }
   }
 
-  /** Wait for every background drop (and report a failed one). */
-  flushDrops(): Promise<void> {
-    return this.drops.flush();
+  /** Reset a torn-down episode database into a spare (see recycleEpisodeDatabase); if that fails, drop it. */
+  private async recycle(episode: Episode, template: string): Promise<void> {
+    let spare: string | undefined;
+    try {
+      spare = await recycleEpisodeDatabase(
+        this.config,
+        (sql, params) => this.adminQuery(sql, params),
+        episode,
+        template,
+      );
+    } catch {
+      this.spares.cancel(template);
+      await this.dropByName(episode.database, episode.role); // what is left of it under the episode's name
+      return;
+    }
+    if (!this.spares.put(template, spare)) await this.adminQuery(`DROP DATABASE IF EXISTS ${ident(spare)}`);
   }
 
-  /** Fill the spare pool of a domain's template now (benchmarks measure the warm path with this). */
-  async warmSpares(domain: DomainDefinition): Promise<void> {
-    await this.spares.warm((await this.template(domain)).name);
+  /** A reset copies raw rows back with triggers off (session_replication_role), which takes a superuser. */
+  private isSuperuser(): Promise<boolean> {
+    this.superuser ??= this.adminQuery<{ rolsuper: boolean }>(
+      'SELECT rolsuper FROM pg_roles WHERE rolname = current_user',
+    ).then(
+      (res) => res.rows[0]?.rolsuper === true,
+      () => {
+        this.superuser = undefined; // asked again next time
+        return false;
+      },
+    );
+    return this.superuser;
+  }
+
+  /** Wait for every background drop and reset (and report a failed one). */
+  async flushDrops(): Promise<void> {
+    await this.resets.flush();
+    await this.drops.flush();
+  }
+
+  /** Fill the spare pool of a domain's template now, for `episodes` at once (benchmarks measure the warm path with this). */
+  async warmSpares(domain: DomainDefinition, episodes?: number): Promise<void> {
+    await this.spares.warm((await this.template(domain)).name, episodes);
   }
 
   async dropByName(database: string, role: string): Promise<void> {
@@ -404,13 +496,13 @@ export class EnvironmentBackend {
   async close(): Promise<void> {
     for (const episode of [...this.live]) await this.teardown(episode).catch(() => undefined);
     await this.spares.close();
-    await this.drops.flush().catch(() => undefined);
+    await this.flushDrops().catch(() => undefined);
     await this.admin.end();
   }
 
   /** Release the episode's connections without dropping its database (a later attempt may reattach). */
   async detach(episode: Episode): Promise<void> {
-    this.live.delete(episode);
+    this.release(episode);
     await episode.pool.end();
   }
 }

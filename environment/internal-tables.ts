@@ -7,7 +7,7 @@ import { ident } from './sql.js';
  */
 export const INTERNAL_PREFIX = '_finalstate_';
 
-export const INTERNAL_SCHEMA_VERSION = 3;
+export const INTERNAL_SCHEMA_VERSION = 4;
 
 /**
  * Tool SQL runs as the episode role, in the same transaction as the runtime's record of the call, so the role itself

@@ -45,9 +45,23 @@ export function rowKey(row: Record<string, unknown>, primaryKey: string[]): stri
   return canonicalJson(primaryKey.map((c) => row[c]));
 }
 
-export async function readTableRows(client: pg.ClientBase, table: string): Promise<Record<string, unknown>[]> {
-  const res = await client.query({ text: `SELECT * FROM ${ident(table)}`, types: snapshotTypes } as pg.QueryConfig);
-  return res.rows as Record<string, unknown>[];
+/** The rows of several tables in one round trip (one simple-protocol query of one SELECT per table). */
+export async function readTablesRows(client: pg.ClientBase, tables: string[]): Promise<Record<string, unknown>[][]> {
+  if (tables.length === 0) return [];
+  const text = tables.map((t) => `SELECT * FROM ${ident(t)}`).join('; ');
+  const res = (await client.query({ text, types: snapshotTypes } as pg.QueryConfig)) as unknown as
+    pg.QueryResult | pg.QueryResult[];
+  return (Array.isArray(res) ? res : [res]).map((r) => r.rows as Record<string, unknown>[]);
+}
+
+/** A domain's grading policies, parsed once per pack (every snapshot needs them). */
+const parsedGrading = new WeakMap<DomainDefinition, Map<string, TableGrading>>();
+function gradingPolicy(domain: DomainDefinition, table: string): TableGrading {
+  let policies = parsedGrading.get(domain);
+  if (!policies) parsedGrading.set(domain, (policies = new Map()));
+  let policy = policies.get(table);
+  if (!policy) policies.set(table, (policy = TableGrading.parse(domain.grading[table])));
+  return policy;
 }
 
 /**
@@ -66,11 +80,12 @@ export async function takeSnapshot(
   catalog: DatabaseCatalog,
 ): Promise<StateSnapshot> {
   const snapshot: StateSnapshot = {};
-  for (const table of Object.keys(catalog).sort()) {
-    const policy = TableGrading.parse(domain.grading[table]);
+  const tables = Object.keys(catalog).sort();
+  const read = await readTablesRows(client, tables);
+  for (const [i, table] of tables.entries()) {
+    const policy = gradingPolicy(domain, table);
     const rows: Record<string, Record<string, unknown>> = {};
-    for (const row of await readTableRows(client, table))
-      rows[rowKey(row, policy.primaryKey)] = canonicalRow(row, policy);
+    for (const row of read[i]!) rows[rowKey(row, policy.primaryKey)] = canonicalRow(row, policy);
     snapshot[table] = rows;
   }
   return snapshot;

@@ -29,8 +29,7 @@ export async function checkAssertion(
   } catch (err) {
     return { description: assertion.description, pass: false, error: (err as Error).message };
   } finally {
-    await client.query('ROLLBACK TO SAVEPOINT assertion');
-    await client.query('RELEASE SAVEPOINT assertion');
+    await client.query('ROLLBACK TO SAVEPOINT assertion; RELEASE SAVEPOINT assertion');
   }
 }
 

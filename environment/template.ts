@@ -7,6 +7,7 @@ import { contentHash } from './canonical.js';
 import type { DomainDefinition } from './domain.js';
 import { INTERNAL_SCHEMA_VERSION, INTERNAL_TABLES_SQL, internalPrivilegesSql } from './internal-tables.js';
 import { EPISODE_GROUP_ROLE, INTERNALS_OWNER_ROLE, templateDatabaseName } from './naming.js';
+import { pristineStateSql } from './pristine-state.js';
 import { ident, insertRow, literal } from './sql.js';
 
 export interface TemplateInfo {
@@ -15,8 +16,19 @@ export interface TemplateInfo {
   catalog: DatabaseCatalog;
 }
 
-/** Everything that goes into a template: when any of it changes, the template name (and so the template) changes. */
+const domainHashes = new WeakMap<DomainDefinition, string>();
+
+/**
+ * Everything that goes into a template: when any of it changes, the template name (and so the template) changes.
+ * Kept per pack object (every expected-state lookup asks): a pack is not changed once registered.
+ */
 export function domainContentHash(domain: DomainDefinition): string {
+  let hash = domainHashes.get(domain);
+  if (!hash) domainHashes.set(domain, (hash = hashDomainContent(domain)));
+  return hash;
+}
+
+function hashDomainContent(domain: DomainDefinition): string {
   return contentHash({
     name: domain.name,
     version: domain.version,
@@ -115,6 +127,7 @@ async function buildInto(config: LoadedConfig, database: string, domain: DomainD
       REVOKE CREATE ON SCHEMA public FROM PUBLIC`);
     await client.query(internalPrivilegesSql());
     await hideDatabaseComments(client);
+    await client.query(pristineStateSql());
     await client.query('COMMIT');
     await client.query('VACUUM (FREEZE, ANALYZE)');
     return catalog;

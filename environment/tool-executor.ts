@@ -197,8 +197,7 @@ export class EpisodeToolExecutor {
     const client = await this.backend.connect(this.episode);
     let broken = false;
     try {
-      await client.query('BEGIN');
-      await client.query('SAVEPOINT tool_call');
+      await client.query('BEGIN; SAVEPOINT tool_call');
       let outcome: ToolOutcome;
       try {
         const result = await tool.handler(this.context(client), args);
