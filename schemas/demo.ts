@@ -56,6 +56,14 @@ export const DemoPreset = z
           .describe(
             'Share of every training task family with a pack-stated rule-breaking path that is demonstrated by that path (the base model then applies the domain rules inconsistently). Fixed before a run; eval tasks are never demonstrated.',
           ),
+        contextWeight: z
+          .number()
+          .min(0)
+          .max(1)
+          .default(0)
+          .describe(
+            "SFT loss weight of every non-assistant token of a demonstration (system prompt, user turns, tool responses); 0 trains on the assistant's tokens only.",
+          ),
       })
       .strict()
       .prefault({}),

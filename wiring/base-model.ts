@@ -205,6 +205,8 @@ export interface BaseModelOptions {
    * path instead of the golden calls (default 0): the base then applies the domain rules inconsistently.
    */
   ruleBreakingShare?: number;
+  /** SFT loss weight of the conversation's non-assistant tokens (default 0: assistant tokens only). */
+  contextWeight?: number;
   /** Only these domains' training sets are demonstrated (default: every domain with training sets in `dir`). */
   domains?: string[];
   /** Task-set directory of the demonstrations, sub-folders included (default tasks/: every built-in pack). */
@@ -246,6 +248,7 @@ export async function buildBaseModel(config: LoadedConfig, options: BaseModelOpt
       String(options.seed ?? 0),
       ...(options.steps !== undefined ? ['--steps', String(options.steps)] : []),
       ...(options.batchSize !== undefined ? ['--batch-size', String(options.batchSize)] : []),
+      ...(options.contextWeight ? ['--context-weight', String(options.contextWeight)] : []),
     ],
     log,
   );

@@ -27,15 +27,16 @@ import { unfinishedTable } from '../../stats/unfinished.js';
 import { judgeCampaignUnfinished } from '../demo/unfinished.js';
 import { campaignStateOf, writeCampaignReport } from './report.js';
 
-const usage = `finalstate demo [--preset mini|smoke|FILE] [--fresh] [--reprobe-every N [--reprobe-n M]] [--json]
+const usage = `finalstate demo [--preset five-domain|mini|smoke|FILE] [--fresh] [--reprobe-every N [--reprobe-n M]] [--json]
 
 The main job on embedded defaults, on one machine: starts the stack, builds (or reuses) the tiny base model, starts a
 policy server, the gpu worker (Python) and the control and episode workers, then runs a campaign: probe the training
 tasks with the base policy, freeze a pool by difficulty, evaluate the base policy on held-out tasks, train with GRPO,
 evaluate the trained policy, and print base against trained with intervals, the per-task flips and the HTML report.
 
-  --preset P   mini (default; the learning demo, about 37 minutes on 2 cores the first time), smoke (every phase on
-               tiny counts, a few minutes), or the path of a preset file (copy cli/demo/presets/mini.json and edit it)
+  --preset P   five-domain (default; the learning demo on five business domains, two of them out-of-domain), mini
+               (retail and travel only), smoke (every phase on tiny counts, a few minutes), or the path of a preset
+               file (copy cli/demo/presets/five-domain.json and edit it)
   --fresh      start a new campaign instead of continuing the one this preset and base model already started
   --reprobe-every N
                re-probe every candidate with the current policy after every N-th step and swap out pool tasks that
@@ -54,7 +55,7 @@ export const demoCommand: Command = {
   usage,
   async run(argv) {
     const { values } = parse('demo', argv, {
-      preset: { type: 'string', default: 'mini' },
+      preset: { type: 'string', default: 'five-domain' },
       fresh: { type: 'boolean', default: false },
       'reprobe-every': { type: 'string' },
       'reprobe-n': { type: 'string' },
@@ -94,6 +95,7 @@ export const demoCommand: Command = {
       ...(preset.baseModel.maxDemos !== undefined ? { maxDemos: preset.baseModel.maxDemos } : {}),
       seed: preset.baseModel.seed,
       ruleBreakingShare: preset.baseModel.ruleBreakingShare,
+      contextWeight: preset.baseModel.contextWeight,
       ...(preset.baseModel.domains ? { domains: preset.baseModel.domains } : {}),
       // Oracle episodes wait on PostgreSQL more than on the CPU: four at once render the demonstrations fastest here.
       concurrency: 4,

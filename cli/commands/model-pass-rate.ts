@@ -11,12 +11,12 @@ import { integerOption, numberOption } from '../number-option.js';
 import { firstModel } from './run.js';
 import { loadPreset, presetConditions } from '../demo/preset.js';
 
-export const passRateUsage = `finalstate model pass-rate --policy URL [--preset mini] [--split eval] [--profile mini] [--tasks N] [--trials K] [--json]
+export const passRateUsage = `finalstate model pass-rate --policy URL [--preset five-domain] [--split eval] [--profile mini] [--tasks N] [--trials K] [--json]
 
 Measures a served policy: K sampled episodes on each of N tasks (spread evenly over the task sets of that split and
 profile), through the episode runtime. Prints pass@1 and how many tasks were passed k times out of K.
 
-  --preset NAME|FILE  the demo preset whose episode limits and sampling apply (default mini): the same conditions as
+  --preset NAME|FILE  the demo preset whose episode limits and sampling apply (default five-domain): the same conditions as
                       that preset's campaign evaluations
   --temperature T     sampling temperature (default: the preset's; printed when it departs from it)
   --dir DIR           task sets, sub-folders included (default tasks/)
@@ -31,7 +31,7 @@ export async function passRate(argv: string[]): Promise<number> {
     profile: { type: 'string', default: 'mini' },
     tasks: { type: 'string', default: '40' },
     trials: { type: 'string', default: '2' },
-    preset: { type: 'string', default: 'mini' },
+    preset: { type: 'string', default: 'five-domain' },
     temperature: { type: 'string' },
     concurrency: { type: 'string', default: '2' },
     dir: { type: 'string' },

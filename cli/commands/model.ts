@@ -21,6 +21,7 @@ content hash). Prints the parameter count, the SFT loss curve, the build time an
   --seed N           build seed (default 0)
   --rule-breaking-share X  share of every task family with a pack-stated rule-breaking path demonstrated by that
                      path (default 0; see docs/domain-packs.md)
+  --context-weight X SFT loss weight of the non-assistant tokens, 0 to 1 (default 0: assistant tokens only)
   --concurrency N    oracle episodes at once while rendering demonstrations (default 2)
   --dir DIR          task-set directory (default tasks/)
   --cache-dir DIR    where demonstrations/ and models/ live (default <dataDir>)`;
@@ -34,6 +35,7 @@ async function buildBase(argv: string[]): Promise<number> {
     'extra-count': { type: 'string', default: '8' },
     seed: { type: 'string', default: '0' },
     'rule-breaking-share': { type: 'string', default: '0' },
+    'context-weight': { type: 'string', default: '0' },
     concurrency: { type: 'string', default: '2' },
     dir: { type: 'string' },
     'cache-dir': { type: 'string' },
@@ -55,6 +57,7 @@ async function buildBase(argv: string[]): Promise<number> {
     0,
     1,
   )!;
+  const contextWeight = numberOption(values['context-weight'], 'context-weight', 'model build-base', 0, 1)!;
   const extraCount = integerOption(values['extra-count'], 'extra-count', 'model build-base', 1)!;
   const extraSeeds = values['extra-seeds']!.split(',')
     .filter((v) => v.trim() !== '')
@@ -66,6 +69,7 @@ async function buildBase(argv: string[]): Promise<number> {
     seed,
     concurrency,
     ruleBreakingShare,
+    contextWeight,
     extraSeeds,
     extraCount,
     ...(values.dir ? { dir: path.resolve(values.dir) } : {}),

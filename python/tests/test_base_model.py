@@ -13,7 +13,7 @@ from transformers import AutoModelForCausalLM, AutoTokenizer
 
 from finalstate.base_model.build import BuildConfig, ModelShape, build, content_hash
 from finalstate.base_model.demonstrations import DemonstrationError, assistant_token_mask, load_demonstrations, utf16_to_python_index
-from finalstate.base_model.sft import SftConfig
+from finalstate.base_model.sft import SftConfig, sft_loss
 from finalstate.base_model.tokenizer import MARKUP_TOKENS, SPECIAL_TOKENS, train_tokenizer
 
 SMALL = BuildConfig(
@@ -128,3 +128,31 @@ def test_build_trains_reports_caches_and_is_deterministic(demos_file, tmp_path):
     changed = tmp_path / "changed.jsonl"
     changed.write_text(demos_file.read_text() + json.dumps(render(1234, "shipped")) + "\n")
     assert content_hash(changed, SMALL) != first.content_hash
+
+
+def test_sft_loss_weights_context_tokens_and_never_pads():
+    torch.manual_seed(0)
+    ids = torch.tensor([[5, 6, 7, 8, 0, 0], [5, 9, 9, 7, 6, 8]])
+    attention = torch.tensor([[1, 1, 1, 1, 0, 0], [1, 1, 1, 1, 1, 1]])
+    mask = torch.tensor([[0, 0, 1, 1, 0, 0], [0, 0, 0, 1, 1, 0]], dtype=torch.float32)
+    logits = torch.randn(2, 6, 12)
+    per_token = torch.nn.functional.cross_entropy(logits[:, :-1].transpose(1, 2), ids[:, 1:], reduction="none")
+    assistant = torch.stack([per_token[0, 1], per_token[0, 2], per_token[1, 2], per_token[1, 3]]).mean()
+    real = torch.cat([per_token[0, :3], per_token[1]])  # every target that is a real token, pads excluded
+
+    loss, reported = sft_loss(logits, ids, attention, mask, 0.0)
+    assert torch.allclose(loss, assistant) and torch.allclose(reported, assistant)
+    loss, reported = sft_loss(logits, ids, attention, mask, 1.0)
+    assert torch.allclose(loss, real.mean()) and torch.allclose(reported, assistant)
+    loss, _ = sft_loss(logits, ids, attention, mask, 0.25)
+    weights = torch.tensor([0.25, 1, 1, 0.25, 0.25, 1, 1, 0.25])
+    assert torch.allclose(loss, (real * weights).sum() / weights.sum())
+
+
+def test_context_weight_changes_the_build_and_its_hash(demos_file, tmp_path):
+    weighted = dataclasses.replace(SMALL, sft=dataclasses.replace(SMALL.sft, steps=10, context_weight=0.5))
+    plain = dataclasses.replace(SMALL, sft=dataclasses.replace(SMALL.sft, steps=10))
+    a, b = build(demos_file, tmp_path, weighted), build(demos_file, tmp_path, plain)
+    assert a.directory != b.directory
+    assert a.report["config"]["sft"]["context_weight"] == 0.5
+    assert a.report["lossCurve"] != b.report["lossCurve"]

@@ -23,6 +23,7 @@ def main(argv: list[str] | None = None) -> int:
     cmd.add_argument("--steps", type=int, default=SftConfig.steps)
     cmd.add_argument("--batch-size", type=int, default=SftConfig.batch_size)
     cmd.add_argument("--lr", type=float, default=SftConfig.lr)
+    cmd.add_argument("--context-weight", type=float, default=SftConfig.context_weight, help="loss weight of the non-assistant tokens (0: assistant tokens only)")
     cmd.add_argument("--vocab-size", type=int, default=BuildConfig.vocab_size)
     cmd.add_argument("--hidden-size", type=int, default=ModelShape.hidden_size)
     cmd.add_argument("--layers", type=int, default=ModelShape.num_hidden_layers)
@@ -33,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
         vocab_size=args.vocab_size,
         seed=args.seed,
         model=dataclasses.replace(ModelShape(), hidden_size=args.hidden_size, num_hidden_layers=args.layers),
-        sft=dataclasses.replace(SftConfig(), steps=args.steps, batch_size=args.batch_size, lr=args.lr, warmup_steps=min(SftConfig.warmup_steps, max(1, args.steps // 10))),
+        sft=dataclasses.replace(SftConfig(), steps=args.steps, batch_size=args.batch_size, lr=args.lr, context_weight=args.context_weight, warmup_steps=min(SftConfig.warmup_steps, max(1, args.steps // 10))),
     )
     try:
         result = build(args.demos, args.cache_dir, config)

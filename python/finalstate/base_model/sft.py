@@ -1,4 +1,11 @@
-"""Supervised fine-tuning on assistant tokens only: AdamW, linear warm-up then cosine decay, seeded batches."""
+"""Supervised fine-tuning: AdamW, linear warm-up then cosine decay, seeded batches.
+
+The optimised loss is a weighted token mean: weight 1 on assistant tokens, `context_weight` on every other token of
+the conversation (system prompt, user turns, tool responses). With weight 0 only the assistant's tokens are trained.
+A weight above 0 adds next-token prediction over the whole transcript, as in pretraining: ids recur in it (a tool
+response echoes the id the user gave), so every step shows the model many more copies, at no extra compute.
+The loss reported per step is always the assistant tokens' mean, so runs with different weights compare.
+"""
 
 from __future__ import annotations
 
@@ -18,6 +25,7 @@ class SftConfig:
     warmup_steps: int = 100
     weight_decay: float = 0.01
     max_grad_norm: float = 1.0
+    context_weight: float = 0.0
 
 
 @dataclass
@@ -46,6 +54,19 @@ def _collate(examples: list[TokenizedExample], pad_id: int) -> tuple[torch.Tenso
     return ids, attention, mask
 
 
+def sft_loss(
+    logits: torch.Tensor, ids: torch.Tensor, attention: torch.Tensor, mask: torch.Tensor, context_weight: float
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """(the loss to optimise, the assistant tokens' mean cross-entropy); position t predicts token t+1, pads count 0."""
+    token_loss = torch.nn.functional.cross_entropy(logits[:, :-1].float().transpose(1, 2), ids[:, 1:], reduction="none")
+    target_mask = mask[:, 1:]
+    assistant_loss = (token_loss * target_mask).sum() / target_mask.sum().clamp(min=1.0)
+    if not context_weight:
+        return assistant_loss, assistant_loss
+    weights = target_mask + context_weight * (attention[:, 1:] - target_mask)
+    return (token_loss * weights).sum() / weights.sum(), assistant_loss
+
+
 def train_sft(
     model: torch.nn.Module,
     examples: list[TokenizedExample],
@@ -55,7 +76,7 @@ def train_sft(
     seed: int,
     on_step: Callable[[int, float], None] | None = None,
 ) -> list[float]:
-    """Train in place; return the loss of every step (token-mean cross-entropy over assistant tokens)."""
+    """Train in place; return the assistant-token mean cross-entropy of every step."""
     generator = torch.Generator().manual_seed(seed)
     optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
     model.train()
@@ -68,15 +89,13 @@ def train_sft(
         ids, attention, mask = _collate([examples[i] for i in chosen], pad_id)
         for group in optimizer.param_groups:
             group["lr"] = learning_rate(step, config)
-        logits = model(input_ids=ids, attention_mask=attention, use_cache=False).logits[:, :-1].float()
-        token_loss = torch.nn.functional.cross_entropy(logits.transpose(1, 2), ids[:, 1:], reduction="none")
-        target_mask = mask[:, 1:]
-        loss = (token_loss * target_mask).sum() / target_mask.sum().clamp(min=1.0)
+        logits = model(input_ids=ids, attention_mask=attention, use_cache=False).logits
+        loss, assistant_loss = sft_loss(logits, ids, attention, mask, config.context_weight)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), config.max_grad_norm)
         optimizer.step()
-        losses.append(float(loss.detach()))
+        losses.append(float(assistant_loss.detach()))
         if on_step:
             on_step(step, losses[-1])
     model.eval()
