@@ -29,6 +29,13 @@ export interface EpisodeListing {
   storedAt: string;
 }
 
+/**
+ * The record column as json that PostgreSQL's operators can read. A model can sample a NUL character, which JSON
+ * writes as \u0000; json keeps it, but every operator that reads such a record fails ("\u0000 cannot be converted to
+ * text"), whichever field it asks for. Read through this, a NUL reads as U+FFFD; the stored record keeps it.
+ */
+export const READABLE_RECORD = `replace(record::text, '\\u0000', '\\ufffd')::json`;
+
 /** Episode records in the control database (table `episodes`, created by storage/migrations). */
 export class EpisodeStore {
   constructor(private readonly pool: pg.Pool) {}
@@ -111,7 +118,7 @@ export class EpisodeStore {
       stored_at: Date;
     }>(
       `SELECT episode_id, campaign_id, step, group_index, task_id, trial, reward, error, finish_reason,
-              record->'outcome'->>'summary' AS summary, stored_at
+              ${READABLE_RECORD}->'outcome'->>'summary' AS summary, stored_at
        FROM episodes ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
        ORDER BY campaign_id, step, episode_id${limit}`,
       values,

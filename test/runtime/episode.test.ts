@@ -68,6 +68,46 @@ async function playTexts(task: Task, texts: string[], limits: Partial<EpisodeLim
   }
 }
 
+/** The record of a played episode, as the runner records one (reward 0, resumed after agent turn 1). */
+function recordOf(
+  task: Task,
+  { loop, tools, grade }: Awaited<ReturnType<typeof playTexts>>,
+  episodeId: string,
+  at: { campaignId: string; step: number; trial: number },
+): EpisodeRecord {
+  const none = { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0 };
+  return EpisodeRecord.parse({
+    outcome: {
+      episodeId,
+      taskId: task.id,
+      domain: task.domain,
+      split: task.split,
+      trial: at.trial,
+      tags: task.tags,
+      reward: 0,
+      error: null,
+      usage: { agent: none, user: none, judge: none },
+      costUsd: 0,
+      campaignId: at.campaignId,
+      step: at.step,
+      finishReason: loop.finishReason,
+      trainable: false,
+    },
+    group: 1,
+    interpretedBy: 'finalstate',
+    turns: loop.agentTurns,
+    transcript: loop.conversation,
+    trajectoryDrift: null,
+    toolCalls: tools.calls,
+    resumedAt: [1],
+    grade,
+    rubricVerdicts: [],
+    unjudgedRubrics: 0,
+    unpricedModels: [],
+    timings: { ...loop.timings, gradingMs: 3, totalMs: 40 },
+  });
+}
+
 const call = (tool: string, args: Record<string, unknown>) =>
   `<tool_call>\n${JSON.stringify({ name: tool, arguments: args })}\n</tool_call>`;
 
@@ -214,44 +254,14 @@ test('finalstate episode show prints a failed episode: its calls with arguments,
   const task = taskOf('address_change');
   const order = (task.golden[0]!.arguments as { order_id: string }).order_id;
   // A real episode (loop, MCP tools, grading on PostgreSQL), recorded as the runner records one.
-  const { loop, tools, grade } = await playTexts(task, [
+  const played = await playTexts(task, [
     call('get_order', { order_id: order }),
     call('update_shipping_address', { order_id: order, address: '1 Wrong Way, Nowhere, ZZ 00000' }),
     'I have updated the address.',
   ]);
   const episodeId = uniqueName('audit-show');
   episodeIds.push(episodeId);
-  const none = { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0 };
-  const record = EpisodeRecord.parse({
-    outcome: {
-      episodeId,
-      taskId: task.id,
-      domain: task.domain,
-      split: task.split,
-      trial: 3,
-      tags: task.tags,
-      reward: 0,
-      error: null,
-      usage: { agent: none, user: none, judge: none },
-      costUsd: 0,
-      campaignId: 'audit-campaign',
-      step: 2,
-      finishReason: loop.finishReason,
-      trainable: false,
-    },
-    group: 1,
-    interpretedBy: 'finalstate',
-    turns: loop.agentTurns,
-    transcript: loop.conversation,
-    trajectoryDrift: null,
-    toolCalls: tools.calls,
-    resumedAt: [1],
-    grade,
-    rubricVerdicts: [],
-    unjudgedRubrics: 0,
-    unpricedModels: [],
-    timings: { ...loop.timings, gradingMs: 3, totalMs: 40 },
-  });
+  const record = recordOf(task, played, episodeId, { campaignId: 'audit-campaign', step: 2, trial: 3 });
   await new EpisodeStore(runtime.control).save(record);
 
   const shown = runCli(['episode', 'show', episodeId]);
@@ -327,4 +337,34 @@ test('finalstate episode show prints a failed episode: its calls with arguments,
   assert.match(dom, /<td>changed_value<\/td><td>orders<\/td><td>order_id="[^"]+"<\/td><td>shipping_address<\/td>/);
   assert.match(dom, /<span class="call">→ update_shipping_address\(/);
   assert.match(dom, /class="summary fail"/);
+});
+
+test('a NUL character the model sampled is stored as written, and listings and the demo criterion still read the record', async () => {
+  const task = taskOf('cancel_order');
+  // Byte-level tokenizers can sample a 0x00 byte; JSON writes it \u0000, which PostgreSQL's json operators refuse.
+  const played = await playTexts(task, [
+    '<tool_call>\n{"name": "cancel_order", "arguments": {"order_id": "ORD-1\u0000"}}\n</tool_call>',
+    'Done.',
+  ]);
+  const campaignId = uniqueName('nul-campaign');
+  const episodeId = `${campaignId}/probe/${task.id}/t0`;
+  episodeIds.push(episodeId);
+  const store = new EpisodeStore(runtime.control);
+  await store.save(recordOf(task, played, episodeId, { campaignId, step: 0, trial: 0 }));
+
+  const loaded = await store.load(episodeId);
+  assert.ok(
+    loaded!.transcript.turns.some((t) => t.role === 'assistant' && t.raw?.includes('\u0000')),
+    'the stored record keeps the NUL',
+  );
+  const [listed] = await store.list({ campaignId });
+  assert.equal(listed!.episodeId, episodeId);
+  assert.equal(listed!.reward, 0);
+  const { judgeCampaignUnfinished } = await import('../../cli/demo/unfinished.js');
+  const verdict = await judgeCampaignUnfinished(runtime.control, campaignId, 0, {
+    lastSteps: 1,
+    maxRisePoints: 5,
+    maxCostRatio: 1.3,
+  });
+  assert.equal(verdict.base.episodes, 1);
 });
