@@ -172,6 +172,12 @@ export const CampaignConfig = z
     minInformativeGroups: Positive.optional().describe(
       'With allowPartialUpdate: the fewest informative groups an update may use (default 1).',
     ),
+    stopWhenPoolExhausted: z
+      .boolean()
+      .default(false)
+      .describe(
+        'When a step is short of informative groups and lost none to infrastructure (the policy solves or fails every task it drew: the pool is exhausted), end training after the last finished step and run the final evaluation instead of waiting for replay-step. The failed step stays recorded (failedStep).',
+      ),
     keepZeroVarianceGroups: z
       .boolean()
       .default(false)

@@ -107,6 +107,13 @@ export function statusOf(campaignId: string, state: CampaignState, currentChild:
  * signals, status a query, setMaxSteps and replayStep updates. The history is renewed with continueAsNew every N steps
  * (or when Temporal suggests it), carrying the state.
  */
+/** A step short of informative groups with none lost to infrastructure: the current policy solves or fails every task it drew. */
+function poolExhausted(cause: Error | undefined): boolean {
+  if (!(cause instanceof ApplicationFailure) || cause.type !== FailureType.shortOfInformativeGroups) return false;
+  const [details] = cause.details as [{ infraGroups?: number }?];
+  return details?.infraGroups === 0;
+}
+
 export async function campaign(input: CampaignInput): Promise<CampaignResult> {
   const { config } = input;
   const id = config.campaignId;
@@ -388,6 +395,10 @@ export async function campaign(input: CampaignInput): Promise<CampaignResult> {
             ? `${cause.type ?? 'Error'}: ${cause.message}`
             : (cause?.message ?? err.message),
       };
+      if (config.stopWhenPoolExhausted && poolExhausted(cause)) {
+        state.stopAfterStep = state.step;
+        break;
+      }
       state.phase = 'step-failed';
       continue;
     } finally {

@@ -252,8 +252,33 @@ test('pause holds the campaign before its next phase; status, setMaxSteps (valid
   );
 });
 
+test('stopWhenPoolExhausted: a step short of informative groups with none lost to infrastructure ends training', async () => {
+  // Pairs of rollouts on tasks of middle difficulty, no replacement round: about half of the 8 groups are
+  // zero-variance, so step 1 is short of informative groups, and no episode failed for infrastructure.
+  const config = {
+    ...p.campaignConfig({ steps: 3, groupsPerStep: 8, rolloutsPerGroup: 2, maxReplacementRounds: 0, seed: 5 }),
+    stopWhenPoolExhausted: true,
+  };
+  const handle = await p.client.workflow.start(campaign, {
+    taskQueue: p.queues.control,
+    workflowId: config.campaignId,
+    args: [{ config }],
+  });
+  const { state } = await handle.result();
+  assert.equal(state.phase, 'stopped', 'ended without waiting for replay-step');
+  assert.equal(state.step, 0);
+  assert.equal(state.failedStep?.step, 1);
+  assert.match(state.failedStep!.message, /ShortOfInformativeGroups: .* 0 lost to infrastructure failures/);
+  assert.deepEqual(
+    state.evalPoints.map((e) => e.step),
+    [0],
+    'no step finished, so the base evaluation is the last',
+  );
+});
+
 test('CLI: start from a config file, a failed step waits for replay-step, which re-runs it as a new child; then report', async () => {
-  const config = p.campaignConfig({ steps: 1, maxReplacementRounds: 0, seed: 21 });
+  // stopWhenPoolExhausted does not apply: the missing group was lost to infrastructure, not to a solved pool.
+  const config = { ...p.campaignConfig({ steps: 1, maxReplacementRounds: 0, seed: 21 }), stopWhenPoolExhausted: true };
   const id = config.campaignId;
   // Group 0 of step 1 loses an episode to an outage that outlasts its 3 attempts: with no replacement round left
   // the step is short of informative groups. The outage is over when the step is replayed.
