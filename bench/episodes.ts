@@ -18,20 +18,18 @@
 // session (bench/session-process.ts). --sweep adds a table of the episode-worker knobs (pollers, heartbeat throttle,
 // sliding window) on the after setup, with the stand-in runner and the model time. --stand-in-only skips the real
 // runner. The tasks come from the training pool (pools/rl-pool), never the eval split. Prints figures; asserts nothing.
+import { BENCH_TRAINING_TASKS, benchTrainingTasks } from './training-tasks.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { listSourceTasks, manifestTaskCatalog } from '../activities/tasks.js';
 import { LocalArtifactStore } from '../storage/artifacts.js';
 import { loadConfig } from '../infra/config.js';
-import { fromRoot } from '../core/paths.js';
 import { connectClient } from '../infra/temporal-client.js';
 import { policyFor } from '../runtime/episode/episode-runner.js';
 import type { EpisodeHooks, EpisodeRunner } from '../runtime/episode/runner.js';
 import { createEpisodeRuntime } from '../wiring/episode-runtime.js';
-import type { TaskSource } from '../schemas/campaign.js';
 import type { EpisodeRecord, EpisodeRequest } from '../schemas/episode.js';
 import type { TaskQueues } from '../schemas/pipeline.js';
 import { evaluation } from '../workflows/evaluation.js';
@@ -70,7 +68,7 @@ const concurrency = Number(values.concurrency);
 const standInModelMs = Number(values['model-ms']);
 const TRIALS = 8;
 const TURNS = 3; // the oracle's agent turns on these tasks; the stand-in runner plays as many
-const source: TaskSource = { taskSet: fromRoot('pools', 'rl-pool'), split: 'train', profile: 'mini', limit: 9 };
+const source = BENCH_TRAINING_TASKS;
 interface Setup {
   worker: EpisodeWorkerTuning;
   /** The dev server's SQLite pragmas; [] is SQLite's defaults (rollback journal, synchronous=FULL). */
@@ -123,7 +121,7 @@ const load = () =>
 const config = loadConfig();
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'finalstate-bench-episodes-'));
 const campaignId = uniqueName('bench-episodes');
-const tasks = await listSourceTasks(manifestTaskCatalog, source);
+const tasks = await benchTrainingTasks();
 const episodes = tasks.length * TRIALS;
 const window = values.window ? Number(values.window) : episodes;
 let modelMsPerTurn = 0;
@@ -273,7 +271,6 @@ function setupLine({ worker: t, sqlitePragmas }: Setup) {
 }
 
 try {
-  if (tasks.length !== 18) throw new Error(`expected 18 training tasks from ${source.taskSet}, found ${tasks.length}`);
   for (const domain of new Set(tasks.map((t) => t.domain)))
     await runtime.backend.template(runtime.backend.registry.get(domain));
   for (const name of chosen) {

@@ -1,19 +1,17 @@
 // The oracle path without Temporal, to see what the environment costs an episode under load:
 //   npm run build && node dist/bench/oracle-path.js [--concurrency 16] [--trials 8] [--json]
-// The training pool's 18 tasks (tasks/rl-pool, never the eval split) x --trials episodes go through the real
+// The training pool's 18 tasks (pools/rl-pool, never the eval split) x --trials episodes go through the real
 // DatabaseEpisodeRunner (createEpisodeRuntime: episode database, MCP tools, scripted user, grading, the record in the
 // control database), --concurrency at once, with the oracle policy: model time is about 0, so what is measured is the
 // environment. Times per episode come from the stored records (the same `timings` bench/episodes.ts reads), after a
 // warm-up round (one episode per task: templates built, expected states cached, spares made). Only the runtime's
 // public API is used, so the same file builds against an older commit for a before/after comparison.
 // Prints figures; asserts nothing.
+import { BENCH_TRAINING_TASKS, benchTrainingTasks } from './training-tasks.js';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { listSourceTasks, manifestTaskCatalog } from '../activities/tasks.js';
-import { fromRoot } from '../core/paths.js';
 import { loadConfig } from '../infra/config.js';
-import type { TaskSource } from '../schemas/campaign.js';
 import { EpisodeLimits, type EpisodeRecord, type EpisodeRequest } from '../schemas/episode.js';
 import { createEpisodeRuntime } from '../wiring/episode-runtime.js';
 
@@ -28,7 +26,7 @@ const { values } = parseArgs({
 });
 const concurrency = Number(values.concurrency);
 const trials = Number(values.trials);
-const source: TaskSource = { taskSet: fromRoot('tasks', 'rl-pool'), split: 'train', profile: 'mini', limit: 9 };
+const source = BENCH_TRAINING_TASKS;
 
 const r1 = (x: number) => Math.round(x * 10) / 10;
 function stats(xs: number[]) {
@@ -47,7 +45,7 @@ async function inParallel<T>(items: readonly T[], limit: number, fn: (item: T) =
 }
 
 const config = loadConfig();
-const tasks = await listSourceTasks(manifestTaskCatalog, source);
+const tasks = await benchTrainingTasks();
 const runtime = await createEpisodeRuntime(config, { controlConnections: concurrency + 2 });
 const campaignId = `bench-oracle-path-${process.pid}-${Date.now()}`;
 const teardown = new Map<string, number>();
@@ -78,7 +76,6 @@ async function run(prefix: string, plan: { taskId: string; trial: number }[]) {
 }
 
 try {
-  if (tasks.length !== 18) throw new Error(`expected 18 training tasks from ${source.taskSet}, found ${tasks.length}`);
   await run(
     'warm-up',
     tasks.map((t) => ({ taskId: t.taskId, trial: 0 })),

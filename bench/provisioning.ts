@@ -1,20 +1,18 @@
 /**
  * Provisioning under a burst, each way of making an episode database side by side on the same burst, in one run:
  *   node dist/bench/provisioning.js [--burst 144] [--concurrency 16] [--hold-ms 300] [--modes a,b] [--json]
- * A burst is --burst episodes of the training pool (tasks/rl-pool: its 18 tasks in turn), --concurrency at once;
+ * A burst is --burst episodes of the training pool (pools/rl-pool: its 18 tasks in turn), --concurrency at once;
  * each provisions (the tasks' own init included), holds its database --hold-ms (the rest of an episode), and tears down. Every mode starts from
  * the same state: templates built, spare pools warmed (untimed) to the size the mode keeps, nothing in flight.
  * The baseline is the bare `CREATE DATABASE ... TEMPLATE ... STRATEGY WAL_LOG` and `DROP DATABASE` on an admin pool
  * of the backend's size, measured in the same run; ratios are against it. Episodes/s counts until the background
  * work (drops, resets) of the burst is done. Prints figures; asserts nothing.
  */
+import { BENCH_TRAINING_TASKS, benchTrainingTasks } from './training-tasks.js';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { listSourceTasks, manifestTaskCatalog } from '../activities/tasks.js';
 import { loadConfig } from '../infra/config.js';
-import type { TaskSource } from '../schemas/campaign.js';
-import { fromRoot } from '../core/paths.js';
 import type { LoadedConfig } from '../schemas/config.js';
 import type { Task } from '../schemas/task.js';
 import { EnvironmentBackend, type BackendOptions } from '../environment/backend.js';
@@ -90,8 +88,8 @@ const config = loadConfig();
 const workerConfig: LoadedConfig = { ...config, workers: { ...config.workers, episodeConcurrency: concurrency } };
 const registry = await defaultRegistry({ config });
 // the 18 training tasks bench/episodes.ts runs
-const source: TaskSource = { taskSet: fromRoot('tasks', 'rl-pool'), split: 'train', profile: 'mini', limit: 9 };
-const chosen = new Set((await listSourceTasks(manifestTaskCatalog, source)).map((t) => t.taskId));
+const source = BENCH_TRAINING_TASKS;
+const chosen = new Set((await benchTrainingTasks()).map((t) => t.taskId));
 const tasks = readTaskSource(source.taskSet)
   .flatMap((set) => set.tasks)
   .filter((t) => chosen.has(t.id));
@@ -301,7 +299,7 @@ if (values.json) console.log(JSON.stringify({ burstSize, concurrency, holdMs, ad
 else {
   const base = results[0]!;
   console.log(
-    `provisioning burst: ${burstSize} episodes (tasks/rl-pool: ${domains.map((d) => d.name).join(', ')}), ${concurrency} at once, each holding its database ${holdMs} ms; ` +
+    `provisioning burst: ${burstSize} episodes (pools/rl-pool: ${domains.map((d) => d.name).join(', ')}), ${concurrency} at once, each holding its database ${holdMs} ms; ` +
       `admin pool ${adminConnections}; ${os.cpus().length} cores; ms; ratios against ${base.mode} in this run`,
   );
   console.log(
