@@ -12,6 +12,7 @@ import {
 } from '../runtime/demonstrations/demonstrations.js';
 import { getRenderer } from '../runtime/interpreter/index.js';
 import { ruleBreakingPlan } from '../runtime/demonstrations/rule-breaking.js';
+import { DEFAULT_CHAT_FAMILY } from '../schemas/clients.js';
 import { type LoadedConfig } from '../schemas/config.js';
 import { createEpisodeRuntime } from './episode-runtime.js';
 import { defaultRegistry } from './registry.js';
@@ -72,7 +73,8 @@ async function demonstrationsFile(
     ...shipped,
     ...generatedTrainingSets(domains, path.join(cacheDir, 'demonstration-tasks'), extra.seeds, extra.count),
   ];
-  const renderer = getRenderer('qwen3');
+  // The tiny base model's chat template is the qwen3 format (python/finalstate/base_model/chat_template.py).
+  const renderer = getRenderer(DEFAULT_CHAT_FAMILY);
   // One plan over every set, so that a family's share holds across the shipped and the small generated sets.
   const plan = ruleBreakingPlan(
     sets.flatMap((s) => s.tasks.filter(isDemonstrationTask)),

@@ -19,7 +19,8 @@ import { integerOption } from '../number-option.js';
 import { compareCampaign, renderComparison } from '../demo/summary.js';
 import { watchCampaign, type PhaseTime } from '../demo/watch.js';
 import { startCampaign } from './campaign.js';
-import { checkBaseModel, describeCheck } from '../base-model-check.js';
+import { campaignToolSets, checkModel, describeCheck } from '../../wiring/model-check.js';
+import { DEFAULT_CHAT_FAMILY } from '../../schemas/clients.js';
 import { buildBaseModel } from '../../wiring/base-model.js';
 import { controlPool } from '../../wiring/stores.js';
 import { renderText } from '../../stats/tables/table.js';
@@ -105,11 +106,14 @@ export const demoCommand: Command = {
     log(
       `base model: ${base.checkpointDir}${base.cached ? ' (cached)' : ''}, ${base.report.paramCount.toLocaleString('en-US')} parameters, SFT loss ${base.report.finalLoss.toFixed(4)} (${seconds(t)} s)`,
     );
-    log(describeCheck(await checkBaseModel(config, base.checkpointDir, 'qwen3')));
-
     const derived = derivedCampaignId(preset, base.contentHash);
     const campaignId = currentCampaignId(config, derived, values.fresh ?? false);
     const campaignConfig = campaignConfigOf(preset, campaignId, base.checkpointDir);
+    const checked = await checkModel(config, base.checkpointDir, {
+      family: DEFAULT_CHAT_FAMILY, // the tiny base model's chat template is the qwen3 format
+      toolSets: await campaignToolSets([campaignConfig.tasks.train, campaignConfig.tasks.eval]),
+    });
+    log(describeCheck(checked));
     const client = await connectClient(config);
     let fleet: Fleet | undefined;
     const interrupted = new Promise<'interrupted'>((resolve) => process.once('SIGINT', () => resolve('interrupted')));

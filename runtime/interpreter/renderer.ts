@@ -22,6 +22,12 @@ export interface RenderedPart {
   kind: 'markup' | 'content';
 }
 
+/** A chat message as plain text: role and content, nothing structured. */
+export interface PlainMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
 /**
  * A chat format. Rendering must be prefix-stable: rendering a conversation and then appending turns gives a text that
  * starts with the earlier rendering plus the generation prompt's continuation, so token-in/token-out trajectories
@@ -43,6 +49,12 @@ export interface ChatRenderer {
   /** Markers that end a sampled agent turn (the model's end-of-turn tokens, as text). */
   readonly endOfTurnMarkers: readonly string[];
   parseOutput(text: string, tools: readonly ToolSchema[]): ParsedOutput;
+  /**
+   * The conversation as plain messages whose content is this format's own text of each turn: the tool list in the
+   * system message, the calls in the assistant's, the results in a user message. A chat template without a tools
+   * section is checked with these (the tools part is then the interpreter's; docs/interpreter.md).
+   */
+  plainMessages(conversation: Conversation): PlainMessage[];
   /** Inverse of renderConversation for canonical turns (used by round-trip tests and demonstrations). */
   parseConversation(text: string): Conversation;
 }
