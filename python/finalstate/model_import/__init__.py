@@ -20,6 +20,8 @@ from typing import Any
 
 from ..atomic import atomic_directory, is_complete, remove_temporaries
 
+IMPORT_FORMAT = 3
+"""Bumped when what an import writes changes, so an older import of the same file is not reused."""
 IMPORT_FILE = "import.json"
 """What the import wrote down about itself: its source, the transformers version, the parameter count."""
 
@@ -34,7 +36,15 @@ def file_sha256(path: Path) -> str:
 
 def import_directory(gguf: Path, models_dir: Path, sha256: str) -> Path:
     stem = gguf.name.removesuffix(".gguf").lower()
-    return models_dir / f"{stem}-{sha256[:16]}"
+    key = hashlib.sha256(f"import-{IMPORT_FORMAT}:{sha256}".encode()).hexdigest()
+    return models_dir / f"{stem}-{key[:16]}"
+
+
+def _gguf_flag(gguf: Path, key: str) -> bool | None:
+    from gguf import GGUFReader
+
+    field = GGUFReader(gguf).fields.get(key)
+    return None if field is None or not field.data else bool(field.parts[field.data[0]][0])
 
 
 @contextlib.contextmanager
@@ -51,14 +61,26 @@ def _locked(path: Path) -> Iterator[None]:
 def _write_checkpoint(gguf: Path, out: Path) -> dict[str, Any]:
     import torch
     import transformers
-    from safetensors.torch import save_model
+    from safetensors.torch import save_file
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
+    # transformers' GGUF conversion adds a BOS token whatever the file says, and cleans up spaces when decoding
+    # ("a ." -> "a."), which would make decoded text differ from the text the tokens spell. Neither is the model's:
+    # the GGUF states add_bos_token, and a byte-level BPE decodes exactly.
+    add_bos = _gguf_flag(gguf, "tokenizer.ggml.add_bos_token")
+    if add_bos is not None and hasattr(tokenizer, "add_bos_token"):
+        tokenizer.add_bos_token = add_bos
+    tokenizer.clean_up_tokenization_spaces = False
     model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=torch.float32)
     # save_pretrained refuses a model loaded from GGUF ("not serializable"); the weights are plain fp32 tensors by
-    # now, so they are written directly. save_model drops the duplicate of tied weights (lm_head = embed_tokens).
-    save_model(model, str(out / "model.safetensors"), metadata={"format": "pt"})
+    # now, so they are written directly, under transformers' names. Tied output weights are the embedding: only
+    # the embedding is written, as save_pretrained does (a file with lm_head.weight alone would leave the
+    # embedding unloaded).
+    state = model.state_dict()
+    if model.config.tie_word_embeddings:
+        state.pop("lm_head.weight", None)
+    save_file({name: tensor.contiguous() for name, tensor in state.items()}, str(out / "model.safetensors"), metadata={"format": "pt"})
     config = model.config
     for attribute in ("quantization_config", "_pre_quantization_dtype"):
         if hasattr(config, attribute):
@@ -73,6 +95,7 @@ def _write_checkpoint(gguf: Path, out: Path) -> dict[str, Any]:
         "parameters": sum(p.numel() for p in model.parameters()),
         "vocabSize": len(tokenizer),
         "hasChatTemplate": bool(tokenizer.chat_template),
+        "addsBosToken": bool(tokenizer("x")["input_ids"][0] == tokenizer.bos_token_id) if tokenizer.bos_token_id is not None else False,
         "transformers": transformers.__version__,
     }
 

