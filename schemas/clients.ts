@@ -46,6 +46,12 @@ export const PolicyClientConfig = z
       .describe(
         "Chat format of the model (an interpreter renderer: qwen3, qwen3-coder). Absent: `campaign start` sets the one the model check finds matching the checkpoint's own template; elsewhere qwen3.",
       ),
+    controlTokens: z
+      .array(z.string().min(1))
+      .optional()
+      .describe(
+        "Spellings of the tokenizer's added tokens (e.g. SmolLM2's <file_sep>): observation text holding one is tokenised in pieces so it stays text. The chat format's own are always covered; `campaign start` sets these from the model check.",
+      ),
     sampling: z
       .object({
         maxTokens: z.number().int().positive().default(1024).describe('Tokens per agent turn.'),

@@ -103,6 +103,10 @@ export const ModelCheckReport = z
     modelDir: z.string(),
     problems: z.array(z.string()).describe('What keeps the directory from being a loadable causal LM (empty: none).'),
     modelType: z.string().optional(),
+    addedTokens: z
+      .array(z.string())
+      .optional()
+      .describe("Spellings of the tokenizer's added tokens (special or not), in id order."),
     chatTemplate: TemplateCheck.optional().describe('Absent when the directory could not be loaded.'),
   })
   .strict();

@@ -166,7 +166,10 @@ export const campaignCommand: Command = {
             ...(served?.family !== undefined ? { family: served.family } : {}),
             toolSets: await campaignToolSets([parsed.tasks.train, parsed.tasks.eval]),
           });
-          if (served) served.family = checked.family;
+          if (served) {
+            served.family = checked.family;
+            served.controlTokens ??= checked.report.addedTokens;
+          }
           if (!values.json) console.log(describeCheck(checked));
         }
         const id = parsed.campaignId;

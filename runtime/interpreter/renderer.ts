@@ -69,5 +69,17 @@ export function renderPromptParts(renderer: ChatRenderer, conversation: Conversa
   return [...renderer.renderParts(conversation), { text: renderer.generationPrompt, kind: 'markup' }];
 }
 
+/**
+ * The renderer's control-token spellings plus `extra` ones (the tokenizer's other added tokens, e.g. SmolLM2's
+ * `<file_sep>`): where content holds any of them, it is tokenised in pieces so that it stays plain text.
+ */
+export function controlTokenPattern(renderer: ChatRenderer, extra: readonly string[] = []): RegExp {
+  const own = new RegExp(`^(?:${renderer.controlTokens.source})$`);
+  const more = extra
+    .filter((token) => token.length > 1 && !own.test(token))
+    .map((token) => token.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  return more.length === 0 ? renderer.controlTokens : new RegExp(`${renderer.controlTokens.source}|${more.join('|')}`);
+}
+
 /** The text of rendered parts. */
 export const joinParts = (parts: readonly RenderedPart[]): string => parts.map((p) => p.text).join('');

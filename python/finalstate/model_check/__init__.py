@@ -131,6 +131,8 @@ def check(request: dict) -> dict:
     report: dict[str, Any] = {"modelDir": str(directory), "problems": problems}
     if config is not None:
         report["modelType"] = config.model_type
+    if tokenizer is not None:
+        report["addedTokens"] = [token.content for _, token in sorted(tokenizer.added_tokens_decoder.items())]
     if tokenizer is not None and not problems:
         report["chatTemplate"] = compare_candidates(tokenizer, request["candidates"])
     return report
