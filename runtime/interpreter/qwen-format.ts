@@ -46,6 +46,11 @@ export interface QwenFormat {
    * + end + `<|im_end|>\n`.
    */
   response: { before: string; after: string; end: string };
+  /**
+   * Where the `</tool_call>` that closes the call opened before `from` starts (-1: none). Default: the first one; a
+   * format whose values are raw text finds the one after its own closing markup, so a value may spell the tag.
+   */
+  callClose?(text: string, from: number): number;
   /** Read one call body (the text between `<tool_call>` and `</tool_call>`). */
   parseCallBody(body: string, callIndex: number, tools: readonly ToolSchema[]): CallInterpretation;
 }
@@ -146,7 +151,7 @@ function parseOutput(format: QwenFormat, text: string, tools: readonly ToolSchem
   let position = firstCall;
   for (let callIndex = 0; position !== -1; callIndex++) {
     const bodyStart = position + CALL_OPEN.length;
-    const close = rest.indexOf(CALL_CLOSE, bodyStart);
+    const close = format.callClose ? format.callClose(rest, bodyStart) : rest.indexOf(CALL_CLOSE, bodyStart);
     const nextOpen = rest.indexOf(CALL_OPEN, bodyStart);
     if (close === -1 || (nextOpen !== -1 && nextOpen < close)) {
       failures.push({

@@ -2,7 +2,7 @@ import type { Conversation, ToolSchema } from '../../schemas/conversation.js';
 import type { ToolCall } from '../../schemas/task.js';
 import { callFailure, type CallInterpretation, interpretCall, isPlainObject } from './calls.js';
 import { pythonJson, pythonStr } from './python-json.js';
-import { content, excerpt, markup, qwenRenderer, type QwenFormat } from './qwen-format.js';
+import { CALL_CLOSE, content, excerpt, markup, qwenRenderer, type QwenFormat } from './qwen-format.js';
 import type { RenderedPart } from './renderer.js';
 
 /**
@@ -81,28 +81,40 @@ const CALL_SHAPE =
   'a tool call must be <function=NAME> with one <parameter=KEY>VALUE</parameter> per argument, closed by </function>';
 const FUNCTION_OPEN = /^<function=([^>\n]*)>/;
 const PARAMETER_OPEN = /^<parameter=([^>\n]*)>/;
-const PARAMETER_CLOSE = '</parameter>';
 const FUNCTION_CLOSE = '</function>';
+// Values are raw text and may spell the markup: a parameter ends at a </parameter> followed by the next parameter or
+// the end of the function, and a call at a </tool_call> right after its </function>.
+const PARAMETER_END = /\n?<\/parameter>\s*(?=<parameter=|$)/g;
+const CALL_END = /<\/function>\s*<\/tool_call>/g;
+
+function callClose(text: string, from: number): number {
+  CALL_END.lastIndex = from;
+  const match = CALL_END.exec(text);
+  // without its closing markup, the first </tool_call> ends the call and the body's parse names what is wrong
+  return match ? match.index + match[0].length - CALL_CLOSE.length : text.indexOf(CALL_CLOSE, from);
+}
 const PYTHON_LITERALS: Record<string, unknown> = { True: true, False: false, None: null };
 
-/** Whether a property schema accepts a string as it is (no type stated counts: the text is left to the typing). */
-function acceptsText(schema: unknown): boolean {
+/** Whether a property schema accepts values of `kind` (no type stated accepts anything: left to the typing). */
+function accepts(schema: unknown, kind: 'string' | 'null'): boolean {
   if (!isPlainObject(schema)) return true;
   const { type } = schema;
   if (type === undefined) {
     const alternatives = [schema.anyOf, schema.oneOf].find(Array.isArray) as unknown[] | undefined;
-    return alternatives === undefined || alternatives.some(acceptsText);
+    return alternatives === undefined || alternatives.some((a) => accepts(a, kind));
   }
-  return type === 'string' || (Array.isArray(type) && type.includes('string'));
+  return type === kind || (Array.isArray(type) && type.includes(kind));
 }
 
 /**
- * A parameter's text as the value the schema asks for: kept as text where a string is accepted, else read as JSON
- * (or Python's True/False/None, which the template writes for booleans and null); text that is neither stays text,
- * for the argument typing to convert (`"12"` to 12) or reject with its own message.
+ * A parameter's text as the value the schema asks for: `None` or `null` is null where null is accepted (the template
+ * writes null as None, newer ones as null; a nullable string cannot then be that word); else kept as text where a
+ * string is accepted, else read as JSON or as Python's True/False; text that is neither stays text, for the argument
+ * typing to convert (`"12"` to 12) or reject with its own message.
  */
 function parameterValue(text: string, schema: unknown): unknown {
-  if (acceptsText(schema)) return text;
+  if ((text === 'None' || text === 'null') && isPlainObject(schema) && accepts(schema, 'null')) return null;
+  if (accepts(schema, 'string')) return text;
   if (Object.hasOwn(PYTHON_LITERALS, text)) return PYTHON_LITERALS[text];
   try {
     return JSON.parse(text);
@@ -133,13 +145,14 @@ function parseCallBody(body: string, callIndex: number, tools: readonly ToolSche
     const parameter = PARAMETER_OPEN.exec(rest);
     if (!parameter) return shapeFailure(`unexpected text ${excerpt(rest)}`, name);
     const key = parameter[1]!.trim();
-    const close = rest.indexOf(PARAMETER_CLOSE, parameter[0].length);
-    if (close === -1) return shapeFailure(`<parameter=${key}> is never closed with ${PARAMETER_CLOSE}`, name);
+    PARAMETER_END.lastIndex = parameter[0].length;
+    const close = PARAMETER_END.exec(rest);
+    if (!close) return shapeFailure(`<parameter=${key}> is never closed with </parameter>`, name);
     if (Object.hasOwn(args, key)) return shapeFailure(`parameter ${JSON.stringify(key)} is given twice`, name);
-    const text = rest.slice(parameter[0].length, close).replace(/^\n/, '').replace(/\n$/, '');
+    const text = rest.slice(parameter[0].length, close.index).replace(/^\n/, '');
     const schema = isPlainObject(properties) && Object.hasOwn(properties, key) ? properties[key] : undefined;
     Object.defineProperty(args, key, { value: parameterValue(text, schema), enumerable: true, writable: true });
-    rest = rest.slice(close + PARAMETER_CLOSE.length);
+    rest = rest.slice(close.index + close[0].length);
   }
   return interpretCall(name, args, callIndex, tools);
 }
@@ -157,6 +170,7 @@ export const qwenXmlFormat: QwenFormat = {
   renderCall,
   textBeforeCalls: '\n\n',
   response: { before: '\n<tool_response>\n', after: '\n</tool_response>', end: '\n' },
+  callClose,
   parseCallBody,
 };
 
