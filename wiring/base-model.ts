@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { z } from 'zod';
 import fs from 'node:fs';
 import path from 'node:path';
 import { InfrastructureError, UserError } from '../core/errors.js';
@@ -15,6 +15,7 @@ import { ruleBreakingPlan } from '../runtime/demonstrations/rule-breaking.js';
 import { DEFAULT_CHAT_FAMILY } from '../schemas/clients.js';
 import { type LoadedConfig } from '../schemas/config.js';
 import { createEpisodeRuntime } from './episode-runtime.js';
+import { runPythonModule } from './python-module.js';
 import { defaultRegistry } from './registry.js';
 
 /**
@@ -161,36 +162,13 @@ function writeAtomically(file: string, text: string): void {
 }
 
 function runPythonBuild(config: LoadedConfig, args: string[], log: (line: string) => void): Promise<PythonBuild> {
-  const python = fromRoot(config.python.venv, 'bin', 'python');
-  if (!fs.existsSync(python))
-    throw new UserError(`finalstate model build-base: Python not found at ${python}; run \`npm run setup\``);
-  return new Promise((resolve, reject) => {
-    const child = spawn(python, ['-m', 'finalstate.base_model', 'build', ...args], {
-      env: { ...process.env, PYTHONPATH: fromRoot('python') },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderrTail = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => {
-      const text = chunk.toString();
-      stderrTail = (stderrTail + text).slice(-4000);
-      for (const line of text.split('\n')) if (line.trim()) log(line);
-    });
-    child.on('error', (err) =>
-      reject(new InfrastructureError(`base model build could not start: ${err.message}`, 'python')),
-    );
-    child.on('close', (code) => {
-      if (code !== 0)
-        return reject(
-          new UserError(`finalstate model build-base: the Python build failed (exit ${code}):\n${stderrTail}`),
-        );
-      try {
-        resolve(JSON.parse(stdout.trim().split('\n').pop()!) as PythonBuild);
-      } catch {
-        reject(new InfrastructureError(`base model build printed no result: ${stdout.slice(-500)}`, 'python'));
-      }
-    });
+  return runPythonModule(config, {
+    module: 'finalstate.base_model',
+    args: ['build', ...args],
+    result: z.custom<PythonBuild>((value) => typeof value === 'object' && value !== null),
+    what: 'finalstate model build-base: the Python build',
+    log,
+    userErrorCodes: 'any',
   });
 }
 

@@ -17,8 +17,8 @@ export interface PythonModuleRun<T extends z.ZodType> {
   what: string;
   /** Each stderr line (progress logging). */
   log?: (line: string) => void;
-  /** Exit codes that mean bad input, reported as a UserError with the module's stderr. */
-  userErrorCodes?: readonly number[];
+  /** Exit codes that mean bad input ('any': every failure), reported as a UserError with the module's stderr. */
+  userErrorCodes?: readonly number[] | 'any';
 }
 
 /** Run a module of the project's Python package in the stack's venv and read the JSON result it prints last. */
@@ -48,7 +48,7 @@ export function runPythonModule<T extends z.ZodType>(
       if (code !== 0) {
         const message = `${run.what} failed (exit ${code}):\n${stderrTail}`;
         return reject(
-          run.userErrorCodes?.includes(code ?? -1)
+          run.userErrorCodes === 'any' || (run.userErrorCodes ?? []).includes(code ?? -1)
             ? new UserError(message)
             : new InfrastructureError(message, 'python'),
         );
