@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import fs from 'node:fs';
 import path from 'node:path';
-import { InfrastructureError, UserError } from '../core/errors.js';
+import { UserError } from '../core/errors.js';
 import { fromRoot } from '../core/paths.js';
 import { readTaskSets, type LoadedTaskSet } from '../environment/task-set.js';
 import {
