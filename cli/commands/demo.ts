@@ -20,7 +20,6 @@ import { compareCampaign, renderComparison } from '../demo/summary.js';
 import { watchCampaign, type PhaseTime } from '../demo/watch.js';
 import { startCampaign } from './campaign.js';
 import { campaignToolSets, checkModel, describeCheck } from '../../wiring/model-check.js';
-import { DEFAULT_CHAT_FAMILY } from '../../schemas/clients.js';
 import { buildBaseModel } from '../../wiring/base-model.js';
 import { controlPool } from '../../wiring/stores.js';
 import { renderText } from '../../stats/tables/table.js';
@@ -110,9 +109,13 @@ export const demoCommand: Command = {
     const campaignId = currentCampaignId(config, derived, values.fresh ?? false);
     const campaignConfig = campaignConfigOf(preset, campaignId, base.checkpointDir);
     const checked = await checkModel(config, base.checkpointDir, {
-      family: DEFAULT_CHAT_FAMILY, // the tiny base model's chat template is the qwen3 format
       toolSets: await campaignToolSets([campaignConfig.tasks.train, campaignConfig.tasks.eval]),
     });
+    // the campaign runs with the format the check found in the base model's template, as `campaign start` does
+    if (campaignConfig.policy.kind === 'served') {
+      campaignConfig.policy.client.family = checked.family;
+      campaignConfig.policy.client.controlTokens ??= checked.report.addedTokens;
+    }
     log(describeCheck(checked));
     const client = await connectClient(config);
     let fleet: Fleet | undefined;
