@@ -14,7 +14,7 @@ export const META_INDEX_CONFLICT = 'finalstate/callIndexConflict';
 export const META_TOOL_FAULT = 'finalstate/toolFault';
 
 /** What an agent on this profile is shown of a tool: the `mini` profile's short descriptions, without parameter descriptions. */
-function presentedTool(
+export function presentedTool(
   tool: ToolDefinition,
   profile: Profile,
 ): { description: string; inputSchema: ToolDefinition['input'] } {

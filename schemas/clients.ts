@@ -28,6 +28,9 @@ export const PolicyServerRef = z
   .strict();
 export type PolicyServerRef = z.infer<typeof PolicyServerRef>;
 
+/** The chat format of a policy whose config names none and whose model was not checked (the tiny base model's). */
+export const DEFAULT_CHAT_FAMILY = 'qwen3';
+
 /** The policy under training or evaluation, served by vLLM or the project's policy server (token in, token out). */
 export const PolicyClientConfig = z
   .object({
@@ -36,7 +39,19 @@ export const PolicyClientConfig = z
       .describe('Server root, e.g. http://127.0.0.1:8000 (completions at /v1/completions, tokenizer at /tokenize).'),
     serverKind: PolicyServerKind.default('finalstate').describe('What answers at baseUrl (vllm or finalstate).'),
     ...endpointFields,
-    family: z.string().min(1).default('qwen3').describe('Chat format family of the model (interpreter renderer).'),
+    family: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "Chat format of the model (an interpreter renderer: qwen3, qwen3-coder). Absent: `campaign start` sets the one the model check finds matching the checkpoint's own template; elsewhere qwen3.",
+      ),
+    controlTokens: z
+      .array(z.string().min(1))
+      .optional()
+      .describe(
+        "Spellings of the tokenizer's added tokens (e.g. SmolLM2's <file_sep>): observation text holding one is tokenised in pieces so it stays text. The chat format's own are always covered; `campaign start` sets these from the model check.",
+      ),
     sampling: z
       .object({
         maxTokens: z.number().int().positive().default(1024).describe('Tokens per agent turn.'),
@@ -54,6 +69,9 @@ export const PolicyClientConfig = z
   .strict();
 export type PolicyClientConfig = z.infer<typeof PolicyClientConfig>;
 export type PolicyClientConfigInput = z.input<typeof PolicyClientConfig>;
+
+/** The chat format (renderer family) a policy client is rendered and parsed with: the one place that reads it. */
+export const chatFamily = (client: Pick<PolicyClientConfig, 'family'>): string => client.family ?? DEFAULT_CHAT_FAMILY;
 
 /** An OpenAI-compatible chat-completions endpoint (hosted models, the LLM user simulator, the judge). */
 export const ChatEndpointConfig = z

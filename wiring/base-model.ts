@@ -1,7 +1,7 @@
-import { spawn } from 'node:child_process';
+import { z } from 'zod';
 import fs from 'node:fs';
 import path from 'node:path';
-import { InfrastructureError, UserError } from '../core/errors.js';
+import { UserError } from '../core/errors.js';
 import { fromRoot } from '../core/paths.js';
 import { readTaskSets, type LoadedTaskSet } from '../environment/task-set.js';
 import {
@@ -12,8 +12,10 @@ import {
 } from '../runtime/demonstrations/demonstrations.js';
 import { getRenderer } from '../runtime/interpreter/index.js';
 import { ruleBreakingPlan } from '../runtime/demonstrations/rule-breaking.js';
+import { DEFAULT_CHAT_FAMILY } from '../schemas/clients.js';
 import { type LoadedConfig } from '../schemas/config.js';
 import { createEpisodeRuntime } from './episode-runtime.js';
+import { runPythonModule } from './python-module.js';
 import { defaultRegistry } from './registry.js';
 
 /**
@@ -72,7 +74,8 @@ async function demonstrationsFile(
     ...shipped,
     ...generatedTrainingSets(domains, path.join(cacheDir, 'demonstration-tasks'), extra.seeds, extra.count),
   ];
-  const renderer = getRenderer('qwen3');
+  // The tiny base model's chat template is the qwen3 format (python/finalstate/base_model/chat_template.py).
+  const renderer = getRenderer(DEFAULT_CHAT_FAMILY);
   // One plan over every set, so that a family's share holds across the shipped and the small generated sets.
   const plan = ruleBreakingPlan(
     sets.flatMap((s) => s.tasks.filter(isDemonstrationTask)),
@@ -159,36 +162,13 @@ function writeAtomically(file: string, text: string): void {
 }
 
 function runPythonBuild(config: LoadedConfig, args: string[], log: (line: string) => void): Promise<PythonBuild> {
-  const python = fromRoot(config.python.venv, 'bin', 'python');
-  if (!fs.existsSync(python))
-    throw new UserError(`finalstate model build-base: Python not found at ${python}; run \`npm run setup\``);
-  return new Promise((resolve, reject) => {
-    const child = spawn(python, ['-m', 'finalstate.base_model', 'build', ...args], {
-      env: { ...process.env, PYTHONPATH: fromRoot('python') },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderrTail = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => {
-      const text = chunk.toString();
-      stderrTail = (stderrTail + text).slice(-4000);
-      for (const line of text.split('\n')) if (line.trim()) log(line);
-    });
-    child.on('error', (err) =>
-      reject(new InfrastructureError(`base model build could not start: ${err.message}`, 'python')),
-    );
-    child.on('close', (code) => {
-      if (code !== 0)
-        return reject(
-          new UserError(`finalstate model build-base: the Python build failed (exit ${code}):\n${stderrTail}`),
-        );
-      try {
-        resolve(JSON.parse(stdout.trim().split('\n').pop()!) as PythonBuild);
-      } catch {
-        reject(new InfrastructureError(`base model build printed no result: ${stdout.slice(-500)}`, 'python'));
-      }
-    });
+  return runPythonModule(config, {
+    module: 'finalstate.base_model',
+    args: ['build', ...args],
+    result: z.custom<PythonBuild>((value) => typeof value === 'object' && value !== null),
+    what: 'finalstate model build-base: the Python build',
+    log,
+    userErrorCodes: 'any',
   });
 }
 

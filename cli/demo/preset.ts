@@ -9,7 +9,7 @@ import { CampaignConfig, ReprobeConfig, type TaskSource } from '../../schemas/ca
 import { DemoPreset } from '../../schemas/demo.js';
 import type { TaskQueues } from '../../schemas/pipeline.js';
 import { EpisodeLimits } from '../../schemas/episode.js';
-import type { PolicyClientConfig } from '../../schemas/clients.js';
+import { DEFAULT_CHAT_FAMILY, type PolicyClientConfig } from '../../schemas/clients.js';
 
 export const PRESET_DIR = fromRoot('cli', 'demo', 'presets');
 
@@ -106,7 +106,7 @@ export function campaignConfigOf(preset: DemoPreset, campaignId: string, baseMod
       client: {
         baseUrl: `http://127.0.0.1:${preset.policyServer.port}`,
         model: SERVED_MODEL_NAME,
-        family: 'qwen3',
+        family: DEFAULT_CHAT_FAMILY,
         timeoutMs: 300_000,
         sampling: presetConditions(preset).sampling,
       },

@@ -39,8 +39,23 @@ def model_dir(tiny_model_dir, tmp_path):
     return copy
 
 
+# The same conversation as plain ChatML messages carrying the Hermes tool text (what a template without tools gets).
+PLAIN = [
+    {"role": role, "content": block.split("\n", 1)[1].removesuffix("<|im_end|>\n")}
+    for block in RENDERED.removesuffix("<|im_start|>assistant\n").split("<|im_start|>")[1:]
+    for role in [block.split("\n", 1)[0]]
+]
+
+
 def request(directory, rendered=RENDERED):
-    return {"modelDir": str(directory), "probe": {"messages": MESSAGES, "tools": TOOLS, "rendered": rendered}}
+    probe = {"name": "probe", "messages": MESSAGES, "tools": TOOLS, "plainMessages": PLAIN, "rendered": rendered}
+    return {"modelDir": str(directory), "candidates": [{"family": "qwen3", "probes": [probe]}]}
+
+
+def comparison(report):
+    assert report["chatTemplate"]["status"] == "checked"
+    [qwen3] = report["chatTemplate"]["formats"]
+    return qwen3["probes"][0]
 
 
 def with_template(directory, template):
@@ -53,12 +68,26 @@ def test_the_base_models_template_renders_as_the_interpreter_does(model_dir):
     with_template(model_dir, QWEN3_CHAT_TEMPLATE)
     report = check(request(model_dir))
     assert report["problems"] == [] and report["modelType"] == "qwen3"
-    assert report["chatTemplate"]["status"] == "match" and report["chatTemplate"]["tokens"] > 50
+    assert report["chatTemplate"]["toolsSection"] == "template"
+    assert comparison(report)["status"] == "match" and comparison(report)["tokens"] > 50
+
+
+def test_a_template_without_tools_is_checked_on_the_turns_around_the_interpreters_tool_text(model_dir):
+    chatml = "{% for m in messages %}{{ '<|im_start|>' + m['role'] + '\\n' + m['content'] + '<|im_end|>\\n' }}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}"
+    with_template(model_dir, chatml)
+    report = check(request(model_dir))
+    assert report["chatTemplate"]["toolsSection"] == "interpreter"
+    assert comparison(report)["status"] == "match"
+    with_template(model_dir, chatml.replace("'<|im_end|>\\n'", "'<|im_end|>\\n\\n'"))
+    found = comparison(check(request(model_dir)))
+    assert found["status"] == "mismatch" and found["name"] == "probe"
+    assert "</tool_call><|im_end|>\n<|im_start|>user" in found["ourText"]
+    assert "</tool_call><|im_end|>\n\n<|im_start|>user" in found["templateText"]
 
 
 def test_a_template_that_differs_is_reported_at_its_first_differing_token(model_dir):
     with_template(model_dir, QWEN3_CHAT_TEMPLATE.replace("{{- '<|im_start|>user' }}{%- endif %}", "{{- '<|im_start|>tool' }}{%- endif %}"))
-    found = check(request(model_dir))["chatTemplate"]
+    found = comparison(check(request(model_dir)))
     assert found["status"] == "mismatch"
     ours, theirs = found["ours"], found["template"]
     at = found["position"] - found["contextStart"]

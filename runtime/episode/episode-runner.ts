@@ -6,6 +6,7 @@ import { gradeEpisode } from '../../environment/grader.js';
 import type { ArtifactStore } from '../../storage/artifacts.js';
 import { InfrastructureError } from '../../core/errors.js';
 import { EpisodeOutcome, EpisodeRecord, type EpisodeRequest } from '../../schemas/episode.js';
+import { chatFamily, DEFAULT_CHAT_FAMILY } from '../../schemas/clients.js';
 import type { ModelPrices, RubricVerdict, TokenUsage } from '../../schemas/runtime.js';
 import type { Task } from '../../schemas/task.js';
 import { ChatClient } from '../clients/chat-client.js';
@@ -46,11 +47,13 @@ export interface EpisodeRunnerDeps {
 export type PolicyFactory = (request: EpisodeRequest, task: Task) => AgentPolicy;
 
 export function policyFor(request: EpisodeRequest, task: Task): AgentPolicy {
-  if (request.policy.kind === 'oracle') return new OraclePolicy(task, getRenderer('qwen3'), request.policy.calls);
+  // The oracle writes its calls in the default format: its episodes demonstrate the tiny base model's (qwen3) format.
+  if (request.policy.kind === 'oracle')
+    return new OraclePolicy(task, getRenderer(DEFAULT_CHAT_FAMILY), request.policy.calls);
   const { client, version } = request.policy;
   return new CompletionsAgentPolicy(
     new PolicyClient(client, version === undefined ? {} : { policyVersion: version }),
-    getRenderer(client.family),
+    getRenderer(chatFamily(client)),
     { seed: request.seed },
   );
 }

@@ -22,6 +22,12 @@ export interface RenderedPart {
   kind: 'markup' | 'content';
 }
 
+/** A chat message as plain text: role and content, nothing structured. */
+export interface PlainMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
 /**
  * A chat format. Rendering must be prefix-stable: rendering a conversation and then appending turns gives a text that
  * starts with the earlier rendering plus the generation prompt's continuation, so token-in/token-out trajectories
@@ -43,6 +49,12 @@ export interface ChatRenderer {
   /** Markers that end a sampled agent turn (the model's end-of-turn tokens, as text). */
   readonly endOfTurnMarkers: readonly string[];
   parseOutput(text: string, tools: readonly ToolSchema[]): ParsedOutput;
+  /**
+   * The conversation as plain messages whose content is this format's own text of each turn: the tool list in the
+   * system message, the calls in the assistant's, the results in a user message. A chat template without a tools
+   * section is checked with these (the tools part is then the interpreter's; docs/interpreter.md).
+   */
+  plainMessages(conversation: Conversation): PlainMessage[];
   /** Inverse of renderConversation for canonical turns (used by round-trip tests and demonstrations). */
   parseConversation(text: string): Conversation;
 }
@@ -55,6 +67,18 @@ export function renderPrompt(renderer: ChatRenderer, conversation: Conversation)
 /** The prompt for the agent's next turn, as parts (what a token-in/token-out trajectory observes). */
 export function renderPromptParts(renderer: ChatRenderer, conversation: Conversation): RenderedPart[] {
   return [...renderer.renderParts(conversation), { text: renderer.generationPrompt, kind: 'markup' }];
+}
+
+/**
+ * The renderer's control-token spellings plus `extra` ones (the tokenizer's other added tokens, e.g. SmolLM2's
+ * `<file_sep>`): where content holds any of them, it is tokenised in pieces so that it stays plain text.
+ */
+export function controlTokenPattern(renderer: ChatRenderer, extra: readonly string[] = []): RegExp {
+  const own = new RegExp(`^(?:${renderer.controlTokens.source})$`);
+  const more = extra
+    .filter((token) => token.length > 1 && !own.test(token))
+    .map((token) => token.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  return more.length === 0 ? renderer.controlTokens : new RegExp(`${renderer.controlTokens.source}|${more.join('|')}`);
 }
 
 /** The text of rendered parts. */

@@ -1,7 +1,7 @@
 import type { Conversation } from '../../schemas/conversation.js';
 import type { Trajectory } from '../../schemas/trajectory.js';
 import type { PolicyClient } from '../clients/policy-client.js';
-import { type ChatRenderer, renderPromptParts } from '../interpreter/renderer.js';
+import { type ChatRenderer, controlTokenPattern, renderPromptParts } from '../interpreter/renderer.js';
 import { TrajectoryBuilder } from '../trajectory/builder.js';
 import type { PolicyState } from '../../schemas/checkpoint.js';
 import { stateOfKind, type AgentPolicy, type AgentStep } from './agent-policy.js';
@@ -14,6 +14,7 @@ import { stateOfKind, type AgentPolicy, type AgentStep } from './agent-policy.js
 export class CompletionsAgentPolicy implements AgentPolicy {
   readonly interpretedBy = 'finalstate' as const;
   private readonly trajectory: TrajectoryBuilder;
+  private readonly controlTokens: RegExp;
   private turnIndex = 0;
 
   constructor(
@@ -22,6 +23,7 @@ export class CompletionsAgentPolicy implements AgentPolicy {
     private readonly options: { seed?: number } = {},
   ) {
     this.trajectory = new TrajectoryBuilder(client);
+    this.controlTokens = controlTokenPattern(renderer, client.config.controlTokens);
   }
 
   async next(conversation: Conversation, options: { signal?: AbortSignal } = {}): Promise<AgentStep> {
@@ -30,7 +32,7 @@ export class CompletionsAgentPolicy implements AgentPolicy {
     let text: string;
     let completion;
     try {
-      await this.trajectory.observe(renderPromptParts(this.renderer, conversation), this.renderer.controlTokens);
+      await this.trajectory.observe(renderPromptParts(this.renderer, conversation), this.controlTokens);
       signal?.throwIfAborted();
       const baseSeed = this.options.seed ?? this.client.config.sampling.seed;
       completion = await this.client.complete(

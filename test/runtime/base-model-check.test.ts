@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { checkBaseModel } from '../../cli/base-model-check.js';
+import { checkModel } from '../../wiring/model-check.js';
 import { loadConfig } from '../../infra/config.js';
 import { UserError } from '../../core/errors.js';
 import { fromRoot } from '../../core/paths.js';
@@ -28,10 +28,14 @@ before(() => {
 after(() => fs.rmSync(workDir, { recursive: true, force: true }));
 
 test("the base model's chat template renders the probe conversation (tools, calls, results) as the interpreter does", async () => {
-  const report = await checkBaseModel(config, modelDir, 'qwen3');
+  const { report, family } = await checkModel(config, modelDir);
   assert.equal(report.modelType, 'qwen3');
-  assert.equal(report.chatTemplate?.status, 'match');
-  assert.ok(report.chatTemplate.status === 'match' && report.chatTemplate.tokens > 300);
+  assert.equal(family, 'qwen3');
+  assert.equal(report.chatTemplate?.status, 'checked');
+  assert.equal(report.chatTemplate.toolsSection, 'template');
+  const [qwen3] = report.chatTemplate.formats;
+  assert.equal(qwen3?.probes[0]?.status, 'match');
+  assert.ok(qwen3.probes[0].status === 'match' && qwen3.probes[0].tokens > 300);
 });
 
 test('a template that writes tool calls differently is refused with the first differing token and the text around it', async () => {
@@ -43,13 +47,13 @@ test('a template that writes tool calls differently is refused with the first di
     template.replace('(call.function.arguments | tojson)', "(call.function.arguments | tojson(separators=(',', ':')))"),
   );
   try {
-    await assert.rejects(checkBaseModel(config, modelDir, 'qwen3'), (err: unknown) => {
+    await assert.rejects(checkModel(config, modelDir, { family: 'qwen3' }), (err: unknown) => {
       assert.ok(err instanceof UserError);
       assert.match(
         err.message,
         /its chat template renders a conversation with tools differently from the interpreter's "qwen3" renderer/,
       );
-      assert.match(err.message, /first difference at token \d+ \(ours: \d+ tokens, template: \d+\)/);
+      assert.match(err.message, /probe "probe": first difference at token \d+ \(ours: \d+ tokens, template: \d+\)/);
       assert.match(err.message, /ours: {5}.*>>".*"<</);
       assert.match(err.message, /ours: {5}".*\\"arguments\\": \{\\"order_id\\": \\"ORD-7\\"\}/);
       assert.match(err.message, /template: ".*\\"arguments\\": \{\\"order_id\\":\\"ORD-7\\"\}/);

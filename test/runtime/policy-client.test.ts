@@ -5,7 +5,7 @@ import { after, before, test } from 'node:test';
 import { InfrastructureError } from '../../core/errors.js';
 import { ContextLengthExceededError, EndpointRequestError } from '../../runtime/clients/errors.js';
 import { PolicyClient } from '../../runtime/clients/policy-client.js';
-import { PolicyClientConfig, type PolicyClientConfigInput } from '../../schemas/clients.js';
+import { chatFamily, PolicyClientConfig, type PolicyClientConfigInput } from '../../schemas/clients.js';
 import { FakeVllmServer, IM_END_ID } from './fake-vllm-server.js';
 
 const server = new FakeVllmServer({
@@ -148,7 +148,8 @@ test('a server that does not answer in time is an InfrastructureError', async ()
 test('client config is validated by zod with defaults', () => {
   const config = PolicyClientConfig.parse({ baseUrl: 'http://127.0.0.1:8000', model: 'Qwen/Qwen3-0.6B' });
   assert.deepEqual(config.sampling, { maxTokens: 1024, temperature: 1, topP: 1, stop: [] });
-  assert.equal(config.family, 'qwen3');
+  assert.equal(config.family, undefined); // chosen by the model check at campaign start
+  assert.equal(chatFamily(config), 'qwen3');
   assert.throws(() => PolicyClientConfig.parse({ baseUrl: 'not a url', model: 'x' }), /baseUrl/);
   assert.throws(
     () => PolicyClientConfig.parse({ baseUrl: 'http://h', model: 'x', sampling: { temperature: -1 } }),

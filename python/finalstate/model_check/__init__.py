@@ -3,10 +3,17 @@
 `check(request)` takes a ModelCheckRequest (schemas/model-check.ts) and returns a ModelCheckReport:
 - problems: what keeps the directory from loading (no config.json, a model type without a causal-LM class, no
   safetensors weights or a missing shard, no tokenizer);
-- chatTemplate: `absent` when the tokenizer carries no chat template; else the probe conversation rendered by the
-  template (`apply_chat_template(messages, tools=…, add_generation_prompt=True)`, tokenized) against the
-  interpreter's rendering tokenized by the same tokenizer: `match`, or `mismatch` with the first differing token and
-  the text around it.
+- chatTemplate: `absent` when the tokenizer carries no chat template; else, for each candidate chat format (an
+  interpreter renderer) and each of its probe conversations, the conversation rendered by the template
+  (`apply_chat_template(…, add_generation_prompt=True)`, tokenized) against the interpreter's rendering tokenized by
+  the same tokenizer: `match`, or `mismatch` with the first differing token and the text around it. A candidate's
+  probes stop at its first mismatch.
+
+Where the template has a tools section (its rendering changes when tools are passed), it gets the structured
+conversation: messages with `tool_calls`, `tool` messages and the tools. Where it has none (SmolLM2's ChatML
+template), the tools part is the interpreter's: the template gets the probe's plain messages, whose content already
+carries the format's tool list, calls and results as the interpreter writes them, and must render the turns around
+them exactly as the interpreter does (`toolsSection: "interpreter"`).
 """
 
 from __future__ import annotations
@@ -92,13 +99,40 @@ def compare_template(tokenizer, messages: list[dict], tools: list[dict], rendere
     }
 
 
+def template_has_tools(tokenizer, probe: dict) -> bool:
+    """Whether the template writes tools at all: its rendering of a probe changes when the tools are passed."""
+    render = lambda tools: tokenizer.apply_chat_template(probe["messages"], tools=tools, tokenize=False, add_generation_prompt=True)  # noqa: E731
+    return render(probe["tools"]) != render(None)
+
+
+def compare_candidates(tokenizer, candidates: list[dict]) -> dict:
+    if not getattr(tokenizer, "chat_template", None):
+        return {"status": "absent"}
+    first = next((p for c in candidates for p in c["probes"]), None)
+    own_tools = first is not None and template_has_tools(tokenizer, first)
+    formats = []
+    for candidate in candidates:
+        probes = []
+        for probe in candidate["probes"]:
+            if own_tools:
+                comparison = compare_template(tokenizer, probe["messages"], probe["tools"], probe["rendered"])
+            else:
+                comparison = compare_template(tokenizer, probe["plainMessages"], [], probe["rendered"])
+            probes.append({"name": probe["name"], **comparison})
+            if comparison["status"] != "match":
+                break
+        formats.append({"family": candidate["family"], "probes": probes})
+    return {"status": "checked", "toolsSection": "template" if own_tools else "interpreter", "formats": formats}
+
+
 def check(request: dict) -> dict:
     directory = Path(request["modelDir"])
     problems, config, tokenizer = _load(directory)
     report: dict[str, Any] = {"modelDir": str(directory), "problems": problems}
     if config is not None:
         report["modelType"] = config.model_type
+    if tokenizer is not None:
+        report["addedTokens"] = [token.content for _, token in sorted(tokenizer.added_tokens_decoder.items())]
     if tokenizer is not None and not problems:
-        probe = request["probe"]
-        report["chatTemplate"] = compare_template(tokenizer, probe["messages"], probe["tools"], probe["rendered"])
+        report["chatTemplate"] = compare_candidates(tokenizer, request["candidates"])
     return report
