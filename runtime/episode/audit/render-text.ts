@@ -12,6 +12,18 @@ function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`;
 }
 
+/**
+ * C0 and C1 control characters other than newline and tab: a terminal acts on them (clears the screen, retitles the
+ * window, moves the cursor) instead of printing them, and a NUL makes tools like grep take the output for binary.
+ */
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+
+/** A control character the model wrote, as its JSON escape (`\u001b`, `\r`), so that it is seen, not obeyed. */
+const escapeControl = (c: string) => {
+  const json = JSON.stringify(c).slice(1, -1);
+  return json === c ? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}` : json;
+};
+
 /** What `finalstate episode show ID` prints. */
 export function renderEpisodeText(view: EpisodeView, options: { full?: boolean } = {}): string {
   const max = options.full ? Infinity : 600;
@@ -60,5 +72,5 @@ export function renderEpisodeText(view: EpisodeView, options: { full?: boolean }
       `  ${c.index === null ? '#— (refused, not run)' : `#${c.index}`} ${c.tool}(${clip(c.arguments, max)}) ${Math.round(c.ms)} ms${c.isError ? ' ERROR' : ''}`,
       indent(`← ${clip(c.result, max)}`, '      '),
     );
-  return `${out.join('\n').replace(/\n+$/, '')}\n`;
+  return `${out.join('\n').replace(/\n+$/, '').replace(CONTROL, escapeControl)}\n`;
 }
