@@ -3,7 +3,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { spawn } from 'node:child_process';
 import pg from 'pg';
 import { loadConfig } from '../../infra/config.js';
 import type { LoadedConfig } from '../../schemas/config.js';
@@ -29,7 +28,7 @@ import { MIGRATIONS_DIR, migrate } from '../../storage/migrations.js';
 import { readableJson } from '../../storage/readable-json.js';
 import { readResultSet, storeResultRows } from '../../storage/results.js';
 import { createEpisodeRuntime } from '../../wiring/episode-runtime.js';
-import { uniqueName } from '../helpers/index.js';
+import { inBatches, runCliAsync, uniqueName } from '../helpers/index.js';
 import { FakeVllmServer } from './fake-vllm-server.js';
 
 // Finding 6 of issue 25: whatever a model writes, its stored record stays readable by every reader of the control
@@ -518,25 +517,6 @@ test('a control database holding records stored the old way becomes readable by 
   }
 });
 
-/** The real `finalstate` binary, without blocking the event loop (several run at once). */
-function cli(args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [fromRoot('bin', 'finalstate.js'), ...args], { env: process.env });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ status: code ?? -1, stdout, stderr }));
-  });
-}
-
-async function inBatches<T, R>(items: T[], size: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = [];
-  for (let i = 0; i < items.length; i += size) out.push(...(await Promise.all(items.slice(i, i + size).map(fn))));
-  return out;
-}
-
 test('the real CLI lists the whole control database and shows each hostile episode as text, page and JSON', async () => {
   const hostile = (await store.list()).filter(
     (e) => campaigns.includes(e.campaignId ?? '') && e.step === 1 && e.group === null,
@@ -571,7 +551,7 @@ test('the real CLI lists the whole control database and shows each hostile episo
     ['episode', 'show', first.episodeId, '--json'],
     ...shown.map((e) => ['episode', 'show', e.episodeId, '--html', path.join(dir, pageName(e.episodeId))]),
   ];
-  const results = await inBatches(runs, 3, cli);
+  const results = await inBatches(runs, 3, (args) => runCliAsync(args));
   for (const [i, res] of results.entries()) {
     assert.equal(res.status, 0, `finalstate ${runs[i]!.join(' ')}: ${res.stderr}`);
     assert.doesNotMatch(res.stdout, TERMINAL_CONTROLS, `finalstate ${runs[i]!.join(' ')} prints no control character`);
