@@ -15,6 +15,7 @@ import { pageName } from '../../runtime/episode/audit/episode-pages.js';
 import { renderEpisodeHtml } from '../../runtime/episode/audit/render-html.js';
 import { renderEpisodeText } from '../../runtime/episode/audit/render-text.js';
 import { EpisodeStore, type EpisodeFilter, type EpisodeListing } from '../../runtime/episode/episode-store.js';
+import { formatTranscript } from '../../runtime/episode/transcript.js';
 import { type EpisodeRuntime } from '../../runtime/episode/runtime.js';
 import type { CampaignConfig, CampaignState } from '../../schemas/campaign.js';
 import { initialState } from '../../workflows/campaign.js';
@@ -35,9 +36,9 @@ import { FakeVllmServer } from './fake-vllm-server.js';
 // database, and no record breaks the readers of the others. One test per hostile string: the episode runs through the
 // real runner (real retail backend, real MCP session, FakeVllmServer standing in for vLLM, which needs a GPU), so its
 // token trajectory lands in the artifact store and its record in `episodes`; strings no model can send through the
-// runtime whole (1 MB, deep nesting) go through the real store. Then every reader: the listing with each of its filters,
-// `episode show` as text, JSON and page, the campaign report (HTML, Markdown, episode pages), the unfinished-episodes
-// criterion, the result rows with the metrics activity and the comparison.
+// runtime whole (1 MB, deep nesting) go through the real store. Then every reader: the listing with each of its
+// filters, `episode show` as text, JSON and page, `run`'s transcript, the campaign report (HTML, Markdown, episode
+// pages), the unfinished-episodes criterion, the result rows with the metrics activity and the comparison.
 const config = loadConfig();
 const taskSet = fromRoot('tasks', 'retail-train-mini.manifest.json');
 let runtime: EpisodeRuntime;
@@ -222,6 +223,8 @@ async function readEveryWay({ pool, config }: Control, records: EpisodeRecord[],
   for (const re of shown.never ?? []) assert.doesNotMatch(text, re);
   for (const re of [...(shown.never ?? []), ...(shown.neverInHtml ?? [])]) assert.doesNotMatch(html, re);
   assert.doesNotMatch(JSON.stringify(found.record), UNREADABLE_ESCAPE, 'episode show --json holds nothing unreadable');
+  // finalstate run prints the record it stored as a transcript.
+  assert.doesNotMatch(formatTranscript(found.record), TERMINAL_CONTROLS, 'finalstate run prints no control character');
 
   // The campaign's result rows: stored, then read back whole, through the metrics activity and the comparison.
   await storeRows(pool, records);

@@ -1,5 +1,6 @@
 import { renderText } from '../../../stats/tables/table.js';
 import type { EpisodeView } from './episode-view.js';
+import { printable } from './printable.js';
 
 const indent = (text: string, by = '    ') =>
   text
@@ -11,18 +12,6 @@ const indent = (text: string, by = '    ') =>
 function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`;
 }
-
-/**
- * C0 and C1 control characters other than newline and tab: a terminal acts on them (clears the screen, retitles the
- * window, moves the cursor) instead of printing them, and a NUL makes tools like grep take the output for binary.
- */
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
-
-/** A control character the model wrote, as its JSON escape (`\u001b`, `\r`), so that it is seen, not obeyed. */
-const escapeControl = (c: string) => {
-  const json = JSON.stringify(c).slice(1, -1);
-  return json === c ? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}` : json;
-};
 
 /** What `finalstate episode show ID` prints. */
 export function renderEpisodeText(view: EpisodeView, options: { full?: boolean } = {}): string {
@@ -72,5 +61,5 @@ export function renderEpisodeText(view: EpisodeView, options: { full?: boolean }
       `  ${c.index === null ? '#— (refused, not run)' : `#${c.index}`} ${c.tool}(${clip(c.arguments, max)}) ${Math.round(c.ms)} ms${c.isError ? ' ERROR' : ''}`,
       indent(`← ${clip(c.result, max)}`, '      '),
     );
-  return `${out.join('\n').replace(/\n+$/, '').replace(CONTROL, escapeControl)}\n`;
+  return printable(`${out.join('\n').replace(/\n+$/, '')}\n`);
 }
