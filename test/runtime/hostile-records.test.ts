@@ -325,7 +325,7 @@ test('a NUL the model wrote (as a JSON escape and as a raw byte) is stored reada
 });
 
 test('a lone high surrogate the model wrote as an escape, in a value and a key, is stored readable', async () => {
-  await hostileEpisode(
+  const record = await hostileEpisode(
     'high-surrogate',
     (order) => [
       call(order, '12 Main St \\ud800'),
@@ -335,15 +335,23 @@ test('a lone high surrogate the model wrote as an escape, in a value and a key, 
     { text: ['12 Main St \ufffd', '"\ufffd":1'], html: ['12 Main St \ufffd'], never: [LONE_SURROGATE] },
     { tag: 'high\ud800' },
   );
+  assert.ok(
+    record.toolCalls.some(
+      (c) =>
+        c.index === null && /address: contains a lone surrogate \(U\+D800\), which cannot be stored/.test(c.result),
+    ),
+    `the tool refused it before running, as it refuses a NUL: ${JSON.stringify(record.toolCalls.map((c) => c.result))}`,
+  );
 });
 
 test('a lone low surrogate, and a low before a high, are stored readable', async () => {
-  await hostileEpisode(
+  const record = await hostileEpisode(
     'low-surrogate',
     (order) => [call(order, '12 Main St \\udc00 \\udfff\\udbff'), 'Done \\udc00.'],
     { text: ['12 Main St \ufffd \ufffd\ufffd'], html: ['12 Main St \ufffd \ufffd\ufffd'], never: [LONE_SURROGATE] },
     { tag: '\udc00low' },
   );
+  assert.match(record.toolCalls[0]!.result, /address: contains a lone surrogate \(U\+DC00\)/);
 });
 
 test('invalid escapes are fed back, and escaped backslashes before "u0000" stay text, not a NUL', async () => {
