@@ -1,5 +1,8 @@
 import { UserError } from '../core/errors.js';
+import { loadConfig } from '../infra/config.js';
+import type { LoadedConfig } from '../schemas/config.js';
 import { commands } from './commands/index.js';
+import { postgresUnreachable } from './postgres-unreachable.js';
 
 function help(): string {
   const width = Math.max(...commands.map((c) => c.name.length));
@@ -28,6 +31,11 @@ export async function main(argv: string[]): Promise<number> {
   try {
     return await command.run(rest);
   } catch (err) {
+    const unreachable = postgresUnreachable(err, configOrUndefined());
+    if (unreachable) {
+      console.error(unreachable);
+      return 2;
+    }
     if (err instanceof UserError) {
       console.error(err.message);
       return 2;
@@ -37,5 +45,14 @@ export async function main(argv: string[]): Promise<number> {
       return 3;
     }
     throw err;
+  }
+}
+
+/** The stack config, when it loads (a command that failed on it has said so already). */
+function configOrUndefined(): LoadedConfig | undefined {
+  try {
+    return loadConfig();
+  } catch {
+    return undefined;
   }
 }

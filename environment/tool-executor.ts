@@ -42,12 +42,28 @@ export class ToolCallIndexConflict extends Error {
  */
 const isValueRefusal = (err: unknown) => /^(22|23|54)/.test(String((err as { code?: unknown }).code ?? ''));
 
-/** The path of the first string (value or key) holding U+0000, which PostgreSQL text and jsonb cannot store. */
-function nulPath(value: unknown, path: string): string | undefined {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
+/**
+ * What PostgreSQL text and jsonb cannot store: U+0000, and a lone surrogate (a model's escape "\ud800", which
+ * JSON.parse accepts; the call's record would fail with "invalid input syntax for type json").
+ */
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+function unstorableIn(text: string): string | undefined {
+  const found = UNSTORABLE.exec(text)?.[0];
+  if (found === undefined) return undefined;
+  const code = `U+${found.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
+  return found === '\u0000' ? `a NUL character (${code})` : `a lone surrogate (${code})`;
+}
+
+/** The path of the first string (value or key) holding what PostgreSQL cannot store, and what it holds. */
+function unstorablePath(value: unknown, path: string): { path: string; what: string } | undefined {
+  if (typeof value === 'string') {
+    const what = unstorableIn(value);
+    return what ? { path, what } : undefined;
+  }
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      const found = nulPath(value[i], `${path}[${i}]`);
+      const found = unstorablePath(value[i], `${path}[${i}]`);
       if (found) return found;
     }
     return undefined;
@@ -55,8 +71,9 @@ function nulPath(value: unknown, path: string): string | undefined {
   if (value !== null && typeof value === 'object') {
     for (const [key, item] of Object.entries(value)) {
       const where = path === '' ? key : `${path}.${key}`;
-      if (key.includes('\u0000')) return where;
-      const found = nulPath(item, where);
+      const what = unstorableIn(key);
+      if (what) return { path: where, what };
+      const found = unstorablePath(item, where);
       if (found) return found;
     }
   }
@@ -176,11 +193,11 @@ export class EpisodeToolExecutor {
         .safeParse(rawArgs ?? {});
       if (!parsed.success)
         return { isError: true, message: `invalid arguments for ${toolName}: ${describeZodError(parsed.error)}` };
-      const nul = nulPath(rawArgs ?? {}, '');
-      if (nul !== undefined)
+      const unstorable = unstorablePath(rawArgs ?? {}, '');
+      if (unstorable !== undefined)
         return {
           isError: true,
-          message: `invalid arguments for ${toolName}: ${nul}: contains a NUL character (U+0000), which cannot be stored; remove it`,
+          message: `invalid arguments for ${toolName}: ${unstorable.path}: contains ${unstorable.what}, which cannot be stored; remove it`,
         };
       const outcome = await this.runRecorded(next, tool, parsed.data, (rawArgs ?? {}) as Record<string, unknown>);
       this.nextIndex = next + 1;

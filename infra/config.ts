@@ -70,9 +70,13 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
   if (!parsed.success) {
     const lines = parsed.error.issues.map((issue) => {
       const key = issue.path.join('.') || '(root)';
-      return `  ${key}: ${issue.message} (from ${keyOrigin(key)})`;
+      return `${key}: ${issue.message} (from ${keyOrigin(key)})`;
     });
-    throw new ConfigError(`config: invalid configuration\n${lines.join('\n')}`);
+    throw new ConfigError(
+      lines.length === 1
+        ? `config: ${lines[0]}`
+        : `config: invalid configuration\n${lines.map((l) => `  ${l}`).join('\n')}`,
+    );
   }
   const config = parsed.data;
   return { ...config, dataPath: path.resolve(root, config.dataDir), sources, configDir: path.dirname(file) };

@@ -67,8 +67,10 @@ export const StackConfig = z
     postgres: z
       .object({
         url: z
-          .string()
-          .url()
+          .url({
+            protocol: /^postgres(ql)?$/,
+            error: 'not a PostgreSQL URL: expected postgres://USER:PASSWORD@HOST:PORT/DATABASE',
+          })
           .optional()
           .describe('Use an existing server (env DATABASE_URL). When set, no local cluster is managed.'),
         host: z.string().min(1).default('127.0.0.1').describe('Host of the local cluster.'),

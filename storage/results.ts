@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { ResultRow } from '../schemas/results.js';
+import { readableJson } from './readable-json.js';
 
 /** One row to store: the episode that produced it and its result row (an EpisodeOutcome is accepted and trimmed). */
 export interface StoredRow {
@@ -27,7 +28,7 @@ export async function storeResultRows(pool: pg.Pool, { resultSet, rows }: StoreR
       clean.step ?? null,
       clean.reward,
       clean.error,
-      JSON.stringify(clean),
+      readableJson(clean),
     );
     const o = i * 9;
     return `($${o + 1}, $${o + 2}, $${o + 3}, $${o + 4}, $${o + 5}, $${o + 6}, $${o + 7}, $${o + 8}, $${o + 9})`;

@@ -1,13 +1,12 @@
 import type pg from 'pg';
 import type { UnfinishedCriterion } from '../../schemas/demo.js';
 import type { FinishReason } from '../../schemas/episode.js';
-import { READABLE_RECORD } from '../../runtime/episode/episode-store.js';
 import { judgeUnfinished, type EpisodeCostRow, type UnfinishedVerdict } from '../../stats/unfinished.js';
 
 const ROW_SQL = `SELECT finish_reason AS "finishReason",
-    coalesce((${READABLE_RECORD}->'outcome'->'usage'->'agent'->>'inputTokens')::bigint, 0)
-      + coalesce((${READABLE_RECORD}->'outcome'->'usage'->'agent'->>'outputTokens')::bigint, 0) AS "agentTokens",
-    coalesce((${READABLE_RECORD}->'outcome'->>'costUsd')::float8, 0) AS "costUsd"
+    coalesce((record->'outcome'->'usage'->'agent'->>'inputTokens')::bigint, 0)
+      + coalesce((record->'outcome'->'usage'->'agent'->>'outputTokens')::bigint, 0) AS "agentTokens",
+    coalesce((record->'outcome'->>'costUsd')::float8, 0) AS "costUsd"
   FROM episodes WHERE error IS NULL AND `;
 
 const asRows = (rows: { finishReason: string; agentTokens: string; costUsd: number }[]): EpisodeCostRow[] =>

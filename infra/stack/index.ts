@@ -20,6 +20,8 @@ export async function up(config: LoadedConfig): Promise<UpReport[]> {
   if (postgres.isManaged(config)) {
     report.push({ name: 'postgres', action: await postgres.startLocal(config) });
   } else {
+    // Not ours to start, but it must answer: `up` reporting an unreachable server as up would only defer the error.
+    await postgres.withClient(config, undefined, (client) => client.query('SELECT 1'));
     report.push({ name: 'postgres', action: 'external' });
   }
   await postgres.ensureControlDatabase(config);

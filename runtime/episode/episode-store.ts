@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { EpisodeRecord, type FinishReason } from '../../schemas/episode.js';
+import { readableJson } from '../../storage/readable-json.js';
 
 /** Which stored episodes `list` returns; every field narrows the selection. */
 export interface EpisodeFilter {
@@ -30,13 +31,10 @@ export interface EpisodeListing {
 }
 
 /**
- * The record column as json that PostgreSQL's operators can read. A model can sample a NUL character, which JSON
- * writes as \u0000; json keeps it, but every operator that reads such a record fails ("\u0000 cannot be converted to
- * text"), whichever field it asks for. Read through this, a NUL reads as U+FFFD; the stored record keeps it.
+ * Episode records in the control database (table `episodes`, created by storage/migrations). The record column is
+ * json, which keeps the text as written (key order included); it is written by readableJson, so every json operator
+ * and reader accepts it whatever the model wrote, and the table refuses a record that is not (migration 0012).
  */
-export const READABLE_RECORD = `replace(record::text, '\\u0000', '\\ufffd')::json`;
-
-/** Episode records in the control database (table `episodes`, created by storage/migrations). */
 export class EpisodeStore {
   constructor(private readonly pool: pg.Pool) {}
 
@@ -58,7 +56,7 @@ export class EpisodeStore {
         o.reward,
         o.error,
         o.finishReason,
-        JSON.stringify(record),
+        readableJson(record),
       ],
     );
   }
@@ -118,7 +116,7 @@ export class EpisodeStore {
       stored_at: Date;
     }>(
       `SELECT episode_id, campaign_id, step, group_index, task_id, trial, reward, error, finish_reason,
-              ${READABLE_RECORD}->'outcome'->>'summary' AS summary, stored_at
+              record->'outcome'->>'summary' AS summary, stored_at
        FROM episodes ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
        ORDER BY campaign_id, step, episode_id${limit}`,
       values,

@@ -1,6 +1,10 @@
 import type { EpisodeRecord } from '../../schemas/episode.js';
+import { printable } from './audit/printable.js';
 
-/** A readable conversation: reasoning, tool calls, results and user turns, then the grading diff and the reward. */
+/**
+ * A readable conversation: reasoning, tool calls, results and user turns, then the grading diff and the reward
+ * (what `finalstate run` prints; control characters the model wrote are escaped).
+ */
 export function formatTranscript(record: EpisodeRecord): string {
   const lines: string[] = [];
   const indent = (text: string) =>
@@ -39,5 +43,5 @@ export function formatTranscript(record: EpisodeRecord): string {
   if (record.unjudgedRubrics)
     lines.push(`${record.unjudgedRubrics} judge rubric(s) not evaluated: no judge configured`);
   lines.push(`reward: ${outcome.reward}`);
-  return lines.join('\n');
+  return printable(lines.join('\n'));
 }

@@ -35,6 +35,28 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): CliResult {
   return { status: res.status ?? -1, stdout: res.stdout, stderr: res.stderr };
 }
 
+/** runCli without blocking the event loop, so that several run at once (each mostly loads modules and waits). */
+export function runCliAsync(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [fromRoot('bin', 'finalstate.js'), ...args], {
+      env: { ...process.env, ...env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ status: code ?? -1, stdout, stderr }));
+  });
+}
+
+/** `fn` over `items`, `size` at a time, results in order. */
+export async function inBatches<T, R>(items: T[], size: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = [];
+  for (let i = 0; i < items.length; i += size) out.push(...(await Promise.all(items.slice(i, i + size).map(fn))));
+  return out;
+}
+
 /** Starts a long-running child and resolves once a line of its output matches `ready`. */
 export function startProcess(
   command: string,

@@ -37,6 +37,24 @@ test('DATABASE_URL switches to an existing server', () => {
   assert.equal(config.postgres.url, 'postgres://u:p@db.internal:5432/app');
 });
 
+test('DATABASE_URL must be a PostgreSQL URL: the error is one line that never repeats the value', () => {
+  for (const url of ['localhost:5432', 'postgres//u:secret@db/app', 'http://u:secret@db/app', 'u:secret@db']) {
+    assert.throws(
+      () => loadConfig({ root: tempRoot(), env: { DATABASE_URL: url } }),
+      (err: unknown) => {
+        assert.ok(err instanceof ConfigError);
+        assert.equal(
+          err.message,
+          'config: postgres.url: not a PostgreSQL URL: expected postgres://USER:PASSWORD@HOST:PORT/DATABASE (from env DATABASE_URL)',
+        );
+        return true;
+      },
+      url,
+    );
+  }
+  assert.ok(loadConfig({ root: tempRoot(), env: { DATABASE_URL: 'postgresql://u@db/app' } }).postgres.url);
+});
+
 test('a wrong value in the file is an error naming the key and the file', () => {
   const root = tempRoot({ temporal: { uiPort: 99999 } });
   assert.throws(

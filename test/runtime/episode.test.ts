@@ -339,9 +339,10 @@ test('finalstate episode show prints a failed episode: its calls with arguments,
   assert.match(dom, /class="summary fail"/);
 });
 
-test('a NUL character the model sampled is stored as written, and listings and the demo criterion still read the record', async () => {
+test('a NUL character the model sampled is stored as U+FFFD, and listings and the demo criterion read the record', async () => {
   const task = taskOf('cancel_order');
-  // Byte-level tokenizers can sample a 0x00 byte; JSON writes it \u0000, which PostgreSQL's json operators refuse.
+  // Byte-level tokenizers can sample a 0x00 byte; JSON writes it \u0000, which PostgreSQL's json operators refuse
+  // (test/runtime/hostile-records.test.ts: every hostile string through every reader).
   const played = await playTexts(task, [
     '<tool_call>\n{"name": "cancel_order", "arguments": {"order_id": "ORD-1\u0000"}}\n</tool_call>',
     'Done.',
@@ -354,8 +355,8 @@ test('a NUL character the model sampled is stored as written, and listings and t
 
   const loaded = await store.load(episodeId);
   assert.ok(
-    loaded!.transcript.turns.some((t) => t.role === 'assistant' && t.raw?.includes('\u0000')),
-    'the stored record keeps the NUL',
+    loaded!.transcript.turns.some((t) => t.role === 'assistant' && t.raw?.includes('ORD-1\ufffd')),
+    'the stored record shows the NUL as U+FFFD',
   );
   const [listed] = await store.list({ campaignId });
   assert.equal(listed!.episodeId, episodeId);

@@ -1,5 +1,6 @@
 import { renderText } from '../../../stats/tables/table.js';
 import type { EpisodeView } from './episode-view.js';
+import { printable } from './printable.js';
 
 const indent = (text: string, by = '    ') =>
   text
@@ -60,5 +61,5 @@ export function renderEpisodeText(view: EpisodeView, options: { full?: boolean }
       `  ${c.index === null ? '#— (refused, not run)' : `#${c.index}`} ${c.tool}(${clip(c.arguments, max)}) ${Math.round(c.ms)} ms${c.isError ? ' ERROR' : ''}`,
       indent(`← ${clip(c.result, max)}`, '      '),
     );
-  return `${out.join('\n').replace(/\n+$/, '')}\n`;
+  return printable(`${out.join('\n').replace(/\n+$/, '')}\n`);
 }
