@@ -59,6 +59,11 @@ function findBinDir(): string {
   );
 }
 
+/** A program of the PostgreSQL installation the local cluster runs on (psql, pg_ctl, ...). */
+export function serverBinary(name: string): string {
+  return path.join(findBinDir(), name);
+}
+
 function cluster(config: LoadedConfig): LocalCluster {
   return {
     bin: findBinDir(),
