@@ -5,6 +5,7 @@ const port = z.number().int().min(1).max(65535);
 const EPISODE_SQL_BOUNDS_DEFAULTS = {
   statementTimeoutMs: 10_000,
   idleInTransactionTimeoutMs: 60_000,
+  lockTimeoutMs: 5_000,
   connectionLimit: 8,
 };
 
@@ -26,6 +27,14 @@ export const EpisodeSqlBounds = z
       .default(EPISODE_SQL_BOUNDS_DEFAULTS.idleInTransactionTimeoutMs)
       .describe(
         'idle_in_transaction_session_timeout of those sessions: one left idle inside a transaction this long is closed, releasing its locks; 0 disables it.',
+      ),
+    lockTimeoutMs: z
+      .number()
+      .int()
+      .min(0)
+      .default(EPISODE_SQL_BOUNDS_DEFAULTS.lockTimeoutMs)
+      .describe(
+        'lock_timeout of those sessions: a statement that waits this long for a lock is cancelled; 0 disables it.',
       ),
     connectionLimit: z
       .number()

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { EnvironmentBackend, type Episode } from '../../../environment/backend.js';
 import { EpisodeToolExecutor } from '../../../environment/tool-executor.js';
-import { episodeDatabaseName, INTERNALS_OWNER_ROLE } from '../../../environment/naming.js';
+import { INTERNALS_OWNER_ROLE } from '../../../environment/naming.js';
 import { projectRoot } from '../../../core/paths.js';
 import { isManaged, withClient } from '../../../infra/stack/postgres.js';
 import { connectionConfig } from '../../../environment/connection.js';
@@ -278,7 +278,7 @@ const provisioningWindow: SecurityProbe = {
         const blocker = new pg.Client(connectionConfig(env.config));
         await blocker.connect();
         const victimId = uniqueEpisodeId('window-victim');
-        const victimDb = episodeDatabaseName(victimId);
+        const victimDb = env.backend.names(victimId).database;
         let survivor: pg.Client | undefined;
         let during: string;
         let provisioning: Promise<Episode> | undefined;
