@@ -83,7 +83,13 @@ export const StackConfig = z
         host: z.string().min(1).default('127.0.0.1').describe('Host of the local cluster.'),
         port: port.default(55432).describe('Port of the local cluster.'),
         user: z.string().min(1).default('finalstate').describe('Superuser of the local cluster.'),
-        password: z.string().min(1).default('finalstate').describe('Password of that superuser (local cluster only).'),
+        password: z
+          .string()
+          .min(1)
+          .optional()
+          .describe(
+            'Password of that superuser (local cluster only). Unset: a random one, made at the first `dev up` and kept in <dataDir>/secrets/postgres-password (mode 0600), which every process of the project reads.',
+          ),
         database: z.string().min(1).default('finalstate').describe('Control database name.'),
         durable: z
           .boolean()
@@ -98,7 +104,6 @@ export const StackConfig = z
         host: '127.0.0.1',
         port: 55432,
         user: 'finalstate',
-        password: 'finalstate',
         database: 'finalstate',
         durable: false,
         episodeBounds: EPISODE_SQL_BOUNDS_DEFAULTS,

@@ -5,6 +5,7 @@ import pg from 'pg';
 import { EnvironmentBackend, type Episode } from '../../../environment/backend.js';
 import { EpisodeToolExecutor } from '../../../environment/tool-executor.js';
 import { INTERNALS_OWNER_ROLE } from '../../../environment/naming.js';
+import { superuserPassword } from '../../../environment/superuser-password.js';
 import { projectRoot } from '../../../core/paths.js';
 import { isManaged, withClient } from '../../../infra/stack/postgres.js';
 import { connectionConfig } from '../../../environment/connection.js';
@@ -72,7 +73,7 @@ const credentials: SecurityProbe = {
       for (const [how, password] of [
         [
           'derived from the superuser password and its episode id',
-          oldDerivation(env.config.postgres.password, b.episodeId),
+          oldDerivation(superuserPassword(env.config), b.episodeId),
         ],
         ['derived from the default password `finalstate` and its episode id', oldDerivation('finalstate', b.episodeId)],
         ['guessed as `finalstate`', 'finalstate'],
