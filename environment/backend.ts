@@ -8,7 +8,7 @@ import type { DatabaseCatalog } from './catalog.js';
 import type { DomainDefinition } from './domain.js';
 import { applyTaskInit } from './task-init.js';
 import { episodeCredentials, scramVerifier, stackKey, type EpisodeCredentials } from './episode-credentials.js';
-import { episodeDatabaseName, episodeRoleName, EPISODE_GROUP_ROLE } from './naming.js';
+import { episodeNames, EPISODE_GROUP_ROLE, type EpisodeNames } from './naming.js';
 import { asInfrastructureError, isInfrastructureFault, surviveServerLoss } from './pg-faults.js';
 import type { DomainRegistry } from './registry.js';
 import { ident, literal } from './sql.js';
@@ -130,16 +130,27 @@ export class EnvironmentBackend {
     return episodeCredentials(this.key, episodeId);
   }
 
+  /** The episode's database and role names, from the stack's key: what a retried attempt reattaches to. */
+  names(episodeId: string): EpisodeNames {
+    this.key ??= stackKey(this.config.dataPath);
+    return episodeNames(this.key, episodeId);
+  }
+
   /**
-   * The role's login, password (as a SCRAM verifier: no statement or log line ever holds a password) and connection
-   * limit as the runtime wants them, and none of the settings the role may have given itself with ALTER ROLE: an
-   * episode role can change its own password and defaults, and a reattach must not depend on what it did.
+   * The role's login, password (as a SCRAM verifier: no statement or log line ever holds a password), connection
+   * limit and session bounds as the runtime wants them, and none of the settings the role may have given itself with
+   * ALTER ROLE: an episode role can change its own password and defaults, and a reattach must not depend on what it
+   * did. The bounds are the role's own defaults, so that every session of it is bounded, one opened with its
+   * credentials alone (outside the runtime's pool) included.
    */
   private roleSql(episodeId: string, role: string, database: string, exists: boolean): string {
     const { connectionLimit } = this.config.postgres.episodeBounds;
     const login = `LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS PASSWORD ${literal(scramVerifier(this.credentials(episodeId).password))} CONNECTION LIMIT ${connectionLimit}`;
-    if (!exists) return `CREATE ROLE ${ident(role)} ${login} IN ROLE ${ident(EPISODE_GROUP_ROLE)}`;
-    return `ALTER ROLE ${ident(role)} ${login}; ALTER ROLE ${ident(role)} RESET ALL; ALTER ROLE ${ident(role)} IN DATABASE ${ident(database)} RESET ALL`;
+    const bounds = Object.entries(sessionBounds(this.config))
+      .map(([name, value]) => `ALTER ROLE ${ident(role)} SET ${name} = ${value}`)
+      .join('; ');
+    if (!exists) return `CREATE ROLE ${ident(role)} ${login} IN ROLE ${ident(EPISODE_GROUP_ROLE)}; ${bounds}`;
+    return `ALTER ROLE ${ident(role)} ${login}; ALTER ROLE ${ident(role)} RESET ALL; ALTER ROLE ${ident(role)} IN DATABASE ${ident(database)} RESET ALL; ${bounds}`;
   }
 
   private async adminQuery<R extends pg.QueryResultRow = pg.QueryResultRow>(
@@ -228,8 +239,7 @@ export class EnvironmentBackend {
   async provision(episodeId: string, task: Task): Promise<Episode> {
     const domain = this.registry.get(task.domain);
     const template = await this.template(domain);
-    const database = episodeDatabaseName(episodeId);
-    const role = episodeRoleName(episodeId);
+    const { database, role } = this.names(episodeId);
     const strategy = this.options.strategy ?? 'WAL_LOG';
     await this.drops.settled(database);
     await this.resets.settled(database);
@@ -367,19 +377,26 @@ export class EnvironmentBackend {
     }
   }
 
-  /** A client of the episode's pool; a connection failure is an infrastructure error. */
+  /**
+   * A client of the episode's pool, with every setting back at its session start (the runtime's startup options):
+   * tool SQL that ran on it before may have changed its timeouts, role or search path for the rest of the session.
+   * A connection failure is an infrastructure error.
+   */
   async connect(episode: Episode): Promise<pg.PoolClient> {
+    let client: pg.PoolClient | undefined;
     try {
-      return surviveServerLoss(await episode.pool.connect());
+      client = surviveServerLoss(await episode.pool.connect());
+      await client.query(RESET_SESSION);
+      return client;
     } catch (err) {
+      client?.release(true);
       throw asInfrastructureError(err, `connect to episode database ${episode.database}`);
     }
   }
 
   /** Reattach to a completely provisioned episode database; undefined when there is none (or a half-built one, dropped). */
   async attach(episodeId: string, task: Task): Promise<Episode | undefined> {
-    const database = episodeDatabaseName(episodeId);
-    const role = episodeRoleName(episodeId);
+    const { database, role } = this.names(episodeId);
     const found = await this.adminQuery<{ open: boolean; role: boolean }>(
       'SELECT datallowconn AS open, EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $2) AS role FROM pg_database WHERE datname = $1',
       [database, role],
@@ -508,12 +525,28 @@ export class EnvironmentBackend {
 }
 
 /**
+ * What every session of an episode role is bounded by: its role's defaults (ALTER ROLE SET) and the runtime's startup
+ * options both hold them. A session can still raise its own (SET: PostgreSQL checks no privilege for these); the
+ * runtime's sessions are reset to them at every checkout, and every session of the role ends at its teardown.
+ */
+function sessionBounds(config: LoadedConfig): Record<string, number> {
+  const { statementTimeoutMs, idleInTransactionTimeoutMs, lockTimeoutMs } = config.postgres.episodeBounds;
+  return {
+    statement_timeout: statementTimeoutMs,
+    idle_in_transaction_session_timeout: idleInTransactionTimeoutMs,
+    lock_timeout: lockTimeoutMs,
+  };
+}
+
+/** Back to the session's start: every setting (RESET ALL leaves the role out) to its startup value. */
+const RESET_SESSION = 'RESET ALL; RESET ROLE';
+
+/**
  * Startup options of every episode session. Client options outrank the defaults a role can give itself (ALTER ROLE
  * self SET), so the settings the runtime depends on (text formats, writable transactions, the search path) and the
  * configured bounds hold on every connection; a reattach also clears those defaults.
  */
 function sessionOptions(config: LoadedConfig): string {
-  const { statementTimeoutMs, idleInTransactionTimeoutMs } = config.postgres.episodeBounds;
   const settings: Record<string, string | number> = {
     TimeZone: 'UTC',
     DateStyle: 'ISO,MDY',
@@ -523,8 +556,7 @@ function sessionOptions(config: LoadedConfig): string {
     search_path: 'public',
     default_transaction_read_only: 'off',
     default_transaction_isolation: 'read\\ committed',
-    statement_timeout: statementTimeoutMs,
-    idle_in_transaction_session_timeout: idleInTransactionTimeoutMs,
+    ...sessionBounds(config),
   };
   return Object.entries(settings)
     .map(([k, v]) => `-c ${k}=${v}`)

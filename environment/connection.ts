@@ -1,15 +1,19 @@
 import type pg from 'pg';
 import type { LoadedConfig } from '../schemas/config.js';
+import { superuserPassword } from './superuser-password.js';
 
-/** How to reach the configured PostgreSQL server (a DATABASE_URL, or the host, port and user), optionally another database on it. */
+/**
+ * How to reach the configured PostgreSQL server (a DATABASE_URL, or the local cluster's host, port, superuser and its
+ * password), optionally another database on it.
+ */
 export function connectionConfig(config: LoadedConfig, database?: string): pg.ClientConfig {
   if (config.postgres.url) {
     const url = new URL(config.postgres.url);
     if (database) url.pathname = `/${database}`;
     return { connectionString: url.toString() };
   }
-  const { host, port, user, password } = config.postgres;
-  return { host, port, user, password, database: database ?? config.postgres.database };
+  const { host, port, user } = config.postgres;
+  return { host, port, user, password: superuserPassword(config), database: database ?? config.postgres.database };
 }
 
 export function databaseAddress(config: LoadedConfig): string {

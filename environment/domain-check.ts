@@ -22,6 +22,9 @@ const WALL_CLOCK_OR_RANDOM: [RegExp, string][] = [
   [/\bcurrent_(timestamp|date|time)\b|\blocaltimestamp\b/i, 'the SQL wall clock'],
 ];
 
+/** A schema the pack's SQL creates (the template build catches one made any other way). */
+const CREATE_SCHEMA = /\bcreate\s+schema\s+(?:if\s+not\s+exists\s+)?("[^"]+"|[a-z_][a-z0-9_$]*)/gi;
+
 function nondeterminism(source: string): string | undefined {
   return WALL_CLOCK_OR_RANDOM.find(([pattern]) => pattern.test(source))?.[1];
 }
@@ -52,6 +55,10 @@ export function checkDomainDefinition(domain: DomainDefinition): void {
   }
   for (const name of Object.keys(domain.seed))
     if (!domain.grading[name]) problems.push(`seed table ${name} has no grading policy`);
+  for (const [, schema] of domain.schemaSql.matchAll(CREATE_SCHEMA))
+    problems.push(
+      `schemaSql creates schema ${schema}: an episode database is reset by restoring schema public only, so rows there would pass from one episode to the next; create every table in public (drop the CREATE SCHEMA and the ${schema}. qualifier)`,
+    );
   const inSchema = nondeterminism(domain.schemaSql);
   if (inSchema) problems.push(`schemaSql uses ${inSchema} (use ctx.now and ctx.nextId in tools instead)`);
   for (const tool of domain.tools) {

@@ -1,6 +1,6 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { createHash, createHmac, pbkdf2Sync, randomBytes } from 'node:crypto';
+import { readOrMakeSecret } from './secret-file.js';
 
 /**
  * What the runtime holds for one episode: the login password of its role and the token that proves to the
@@ -15,25 +15,16 @@ export interface EpisodeCredentials {
 
 const KEY_FILE = path.join('secrets', 'episode-key');
 
-/**
- * The stack's 256-bit key, made on first use under the data directory (mode 0600 in a 0700 folder). Two processes
- * racing to make it agree: each writes a temporary file and links it into place, and the loser reads the winner's.
- */
+/** The stack's 256-bit key, made on first use under the data directory (see readOrMakeSecret). */
 export function stackKey(dataPath: string): Buffer {
   const file = path.join(dataPath, KEY_FILE);
-  const read = () => Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'hex');
-  if (fs.existsSync(file)) return checked(read(), file);
-  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
-  fs.writeFileSync(temp, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600 });
-  try {
-    fs.linkSync(temp, file);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-  } finally {
-    fs.rmSync(temp, { force: true });
-  }
-  return checked(read(), file);
+  return checked(
+    Buffer.from(
+      readOrMakeSecret(file, () => randomBytes(32).toString('hex')),
+      'hex',
+    ),
+    file,
+  );
 }
 
 function checked(key: Buffer, file: string): Buffer {

@@ -1,4 +1,4 @@
-import { sha256Hex } from './canonical.js';
+import { createHmac } from 'node:crypto';
 
 /** PostgreSQL truncates identifiers at 63 bytes; our names stay well under. */
 const SLUG_CHARS = 30;
@@ -21,16 +21,21 @@ export const EPISODE_GROUP_ROLE = 'fs_episode_agents';
 /** NOLOGIN role that owns the internal tables and the functions that write them; no episode role is its member. */
 export const INTERNALS_OWNER_ROLE = 'fs_episode_internals';
 
-/**
- * Deterministic, sanitised name of an episode's database: a readable slug of the id plus a hash of the exact id, so
- * two ids that slug alike never collide and a retried attempt derives the same name.
- */
-export function episodeDatabaseName(episodeId: string): string {
-  return `${EPISODE_DB_PREFIX}${slug(episodeId)}_${sha256Hex(episodeId).slice(0, 12)}`;
+/** An episode's database and its login role: the two names carry the same suffix (the janitor pairs them by it). */
+export interface EpisodeNames {
+  database: string;
+  role: string;
 }
 
-export function episodeRoleName(episodeId: string): string {
-  return `${EPISODE_ROLE_PREFIX}${slug(episodeId)}_${sha256Hex(episodeId).slice(0, 12)}`;
+/**
+ * The names of an episode's database and role: an HMAC of the episode id under the stack's key (see
+ * episode-credentials.ts), so that a retried attempt in any process that holds the key derives the same names, while
+ * to anyone else (another episode role lists every database and role name in the cluster) they are random and say
+ * nothing of the episode, its task or its campaign.
+ */
+export function episodeNames(key: Buffer, episodeId: string): EpisodeNames {
+  const suffix = createHmac('sha256', key).update(`name\0${episodeId}`).digest('hex').slice(0, 24);
+  return { database: `${EPISODE_DB_PREFIX}${suffix}`, role: `${EPISODE_ROLE_PREFIX}${suffix}` };
 }
 
 export function templateDatabaseName(domain: string, domainHash: string): string {

@@ -8,6 +8,7 @@ import type { DomainDefinition } from './domain.js';
 import { INTERNAL_SCHEMA_VERSION, INTERNAL_TABLES_SQL, internalPrivilegesSql } from './internal-tables.js';
 import { EPISODE_GROUP_ROLE, INTERNALS_OWNER_ROLE, templateDatabaseName } from './naming.js';
 import { pristineStateSql } from './pristine-state.js';
+import { lockDownTemplate, TEMPLATE_LOCKDOWN_VERSION } from './template-lockdown.js';
 import { ident, insertRow, literal } from './sql.js';
 
 export interface TemplateInfo {
@@ -36,11 +37,11 @@ function hashDomainContent(domain: DomainDefinition): string {
     sequences: domain.sequences,
     seed: domain.seed,
     internal: INTERNAL_SCHEMA_VERSION,
+    lockdown: TEMPLATE_LOCKDOWN_VERSION,
   });
 }
 
 const SQLSTATE_DUPLICATE_OBJECT = '42710';
-const SQLSTATE_INSUFFICIENT_PRIVILEGE = '42501';
 
 /** The two shared NOLOGIN roles: the episode roles' group and the owner of the internal tables. */
 export async function ensureGroupRole(admin: pg.ClientBase): Promise<void> {
@@ -90,6 +91,41 @@ function checkGrading(domain: DomainDefinition, catalog: DatabaseCatalog): void 
     throw new UserError(`domain ${domain.name}: schema and grading policy disagree:\n  ${problems.join('\n  ')}`);
 }
 
+/**
+ * What a pack's schema SQL may not leave in a template, because an episode database's reset (pristine-state.ts)
+ * restores schema `public` only: rows in another schema, large objects, or default privileges of the episode group
+ * would pass from one episode to the next. (The registry refuses a literal CREATE SCHEMA already; this catches the
+ * rest, e.g. one made by dynamic SQL.)
+ */
+async function checkResettable(client: pg.ClientBase, domain: DomainDefinition): Promise<void> {
+  const res = await client.query<{ schemas: string[] | null; large_objects: number; group_defaults: number }>(
+    `SELECT (SELECT array_agg(nspname::text ORDER BY nspname) FROM pg_namespace
+              WHERE nspname NOT IN ('public', 'pg_catalog', 'information_schema', 'pg_toast')
+                AND nspname !~ '^pg_(toast_)?temp_') AS schemas,
+            (SELECT count(*)::int FROM pg_largeobject_metadata) AS large_objects,
+            (SELECT count(*)::int FROM pg_default_acl WHERE defaclrole = (SELECT oid FROM pg_roles WHERE rolname = $1)) AS group_defaults`,
+    [EPISODE_GROUP_ROLE],
+  );
+  const { schemas, large_objects: largeObjects, group_defaults: groupDefaults } = res.rows[0]!;
+  const problems: string[] = [];
+  if (schemas?.length)
+    problems.push(
+      `it creates schema ${schemas.join(', ')}: an episode database is reset by restoring schema public only, so rows there would pass from one episode to the next; create every table in public (drop the CREATE SCHEMA and the ${schemas[0]}. qualifier)`,
+    );
+  if (largeObjects)
+    problems.push(
+      `it creates ${largeObjects} large object(s), which a reset removes: keep the data in a bytea column instead`,
+    );
+  if (groupDefaults)
+    problems.push(
+      `it sets default privileges FOR ROLE ${EPISODE_GROUP_ROLE}, which a reset removes: grant on the tables themselves`,
+    );
+  if (problems.length)
+    throw new UserError(
+      `domain ${domain.name}: schemaSql cannot be reset between episodes:\n  ${problems.join('\n  ')}`,
+    );
+}
+
 async function buildInto(config: LoadedConfig, database: string, domain: DomainDefinition): Promise<DatabaseCatalog> {
   const client = new pg.Client(connectionConfig(config, database));
   await client.connect();
@@ -100,6 +136,7 @@ async function buildInto(config: LoadedConfig, database: string, domain: DomainD
     } catch (err) {
       throw new UserError(`domain ${domain.name}: schemaSql failed: ${(err as Error).message}`);
     }
+    await checkResettable(client, domain);
     await client.query(INTERNAL_TABLES_SQL);
     const catalog = await readCatalog(client);
     checkGrading(domain, catalog);
@@ -126,7 +163,7 @@ async function buildInto(config: LoadedConfig, database: string, domain: DomainD
       GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES IN SCHEMA public TO ${group};
       REVOKE CREATE ON SCHEMA public FROM PUBLIC`);
     await client.query(internalPrivilegesSql());
-    await hideDatabaseComments(client);
+    await lockDownTemplate(client);
     await client.query(pristineStateSql());
     await client.query('COMMIT');
     await client.query('VACUUM (FREEZE, ANALYZE)');
@@ -137,20 +174,6 @@ async function buildInto(config: LoadedConfig, database: string, domain: DomainD
   } finally {
     await client.end().catch(() => undefined);
   }
-}
-
-/**
- * Database comments (shared across the cluster) are nobody's business inside an episode database. Revoking a catalog's
- * SELECT takes a superuser; on a managed server where we are not one, the comments carry nothing secret anyway.
- */
-async function hideDatabaseComments(client: pg.ClientBase): Promise<void> {
-  await client.query('SAVEPOINT hide_comments');
-  await client
-    .query('REVOKE SELECT ON pg_catalog.pg_shdescription FROM PUBLIC')
-    .catch(async (err: { code?: string }) => {
-      if (err.code !== SQLSTATE_INSUFFICIENT_PRIVILEGE) throw err;
-      await client.query('ROLLBACK TO SAVEPOINT hide_comments');
-    });
 }
 
 /**

@@ -5,6 +5,7 @@ const port = z.number().int().min(1).max(65535);
 const EPISODE_SQL_BOUNDS_DEFAULTS = {
   statementTimeoutMs: 10_000,
   idleInTransactionTimeoutMs: 60_000,
+  lockTimeoutMs: 5_000,
   connectionLimit: 8,
 };
 
@@ -26,6 +27,14 @@ export const EpisodeSqlBounds = z
       .default(EPISODE_SQL_BOUNDS_DEFAULTS.idleInTransactionTimeoutMs)
       .describe(
         'idle_in_transaction_session_timeout of those sessions: one left idle inside a transaction this long is closed, releasing its locks; 0 disables it.',
+      ),
+    lockTimeoutMs: z
+      .number()
+      .int()
+      .min(0)
+      .default(EPISODE_SQL_BOUNDS_DEFAULTS.lockTimeoutMs)
+      .describe(
+        'lock_timeout of those sessions: a statement that waits this long for a lock is cancelled; 0 disables it.',
       ),
     connectionLimit: z
       .number()
@@ -76,7 +85,13 @@ export const StackConfig = z
         host: z.string().min(1).default('127.0.0.1').describe('Host of the local cluster.'),
         port: port.default(55432).describe('Port of the local cluster.'),
         user: z.string().min(1).default('finalstate').describe('Superuser of the local cluster.'),
-        password: z.string().min(1).default('finalstate').describe('Password of that superuser (local cluster only).'),
+        password: z
+          .string()
+          .min(1)
+          .optional()
+          .describe(
+            'Password of that superuser (local cluster only). Unset: a random one, made at the first `dev up` and kept in <dataDir>/secrets/postgres-password (mode 0600), which every process of the project reads.',
+          ),
         database: z.string().min(1).default('finalstate').describe('Control database name.'),
         durable: z
           .boolean()
@@ -91,7 +106,6 @@ export const StackConfig = z
         host: '127.0.0.1',
         port: 55432,
         user: 'finalstate',
-        password: 'finalstate',
         database: 'finalstate',
         durable: false,
         episodeBounds: EPISODE_SQL_BOUNDS_DEFAULTS,

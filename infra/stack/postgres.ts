@@ -4,13 +4,25 @@ import path from 'node:path';
 import pg from 'pg';
 import type { LoadedConfig } from '../../schemas/config.js';
 import { connectionConfig, databaseAddress } from '../../environment/connection.js';
+import { scramVerifier } from '../../environment/episode-credentials.js';
+import { EPISODE_GROUP_ROLE } from '../../environment/naming.js';
+import { literal } from '../../environment/sql.js';
+import { makeSuperuserPassword, superuserPasswordFile } from '../../environment/superuser-password.js';
 import { InfrastructureError, UserError } from '../../core/errors.js';
 import { run } from './process.js';
 
+/** The one address the local cluster listens on (postgresql.conf, at initdb) and admits connections from. */
+const LISTEN_ADDRESS = '127.0.0.1';
+
 /** Written into postgresql.conf at initdb: loopback only. */
 const LOCAL_SETTINGS: Record<string, string> = {
-  listen_addresses: "'127.0.0.1'",
+  listen_addresses: `'${LISTEN_ADDRESS}'`,
 };
+
+/** The superuser password of clusters made before the password was random; `dev up` replaces it. */
+const LEGACY_PASSWORD = 'finalstate';
+
+const SQLSTATE_INVALID_PASSWORD = '28P01';
 
 /**
  * Passed on every start (so existing clusters get them too): many short-lived episode databases. No replication, so
@@ -59,6 +71,11 @@ function findBinDir(): string {
   );
 }
 
+/** A program of the PostgreSQL installation the local cluster runs on (psql, pg_ctl, ...). */
+export function serverBinary(name: string): string {
+  return path.join(findBinDir(), name);
+}
+
 function cluster(config: LoadedConfig): LocalCluster {
   return {
     bin: findBinDir(),
@@ -90,7 +107,7 @@ function initCluster(config: LoadedConfig, c: LocalCluster): void {
   fs.mkdirSync(path.dirname(c.logFile), { recursive: true });
   const pwDir = fs.mkdtempSync(path.join(os.tmpdir(), 'finalstate-pw-'));
   const pwFile = path.join(pwDir, 'pw');
-  fs.writeFileSync(pwFile, `${config.postgres.password}\n`, { mode: 0o600 });
+  fs.writeFileSync(pwFile, `${config.postgres.password ?? makeSuperuserPassword(config.dataPath)}\n`, { mode: 0o600 });
   try {
     chownToServerUser(c.dataDir);
     chownToServerUser(pwDir);
@@ -119,21 +136,116 @@ function initCluster(config: LoadedConfig, c: LocalCluster): void {
   fs.appendFileSync(path.join(c.dataDir, 'postgresql.conf'), `\n# finalstate local cluster\n${conf}\n`);
 }
 
+/**
+ * Who may connect to the local cluster, written at every start: the project's roles only (its superuser and the
+ * members of the episode group), over TCP from the address it listens on, with SCRAM. No `local` line (the unix
+ * socket, in the 0700 data directory, admits nobody), no `trust`, no other role.
+ */
+export function hbaConf(config: LoadedConfig): string {
+  const user = config.postgres.user;
+  if (/["\s,]/.test(user))
+    throw new UserError(`config: postgres.user ${JSON.stringify(user)} must not hold quotes, commas or spaces`);
+  const address = `${LISTEN_ADDRESS}/32`;
+  return [
+    '# finalstate local cluster: written by `finalstate dev up` at every start (edits are overwritten)',
+    `host all "${user}" ${address} scram-sha-256`,
+    `host all +${EPISODE_GROUP_ROLE} ${address} scram-sha-256`,
+    '',
+  ].join('\n');
+}
+
+/** Write pg_hba.conf when it differs; returns whether it changed. */
+function writeHba(config: LoadedConfig, c: LocalCluster): boolean {
+  const file = path.join(c.dataDir, 'pg_hba.conf');
+  const wanted = hbaConf(config);
+  if (fs.existsSync(file) && fs.readFileSync(file, 'utf8') === wanted) return false;
+  fs.writeFileSync(file, wanted, { mode: 0o600 });
+  fs.chmodSync(file, 0o600);
+  chownToServerUser(file);
+  return true;
+}
+
+/**
+ * Make sure the superuser logs in with the password the project reads (unless one is configured: that is the
+ * operator's). A cluster made before the password was random still has the old default: it gets the stack's own now.
+ * The new password reaches the server only as a SCRAM verifier.
+ */
+async function migrateSuperuserPassword(config: LoadedConfig): Promise<void> {
+  if (config.postgres.password !== undefined) return;
+  const password = makeSuperuserPassword(config.dataPath);
+  const attempt = async (with_: string) => {
+    const client = new pg.Client({
+      ...connectionConfig(config, 'postgres'),
+      password: with_,
+      connectionTimeoutMillis: 5000,
+    });
+    client.on('error', () => undefined);
+    await client.connect();
+    return client;
+  };
+  try {
+    await (await attempt(password)).end();
+    return;
+  } catch (err) {
+    if ((err as { code?: string }).code !== SQLSTATE_INVALID_PASSWORD) throw connectError(config, err);
+  }
+  let legacy: pg.Client;
+  try {
+    legacy = await attempt(LEGACY_PASSWORD);
+  } catch (err) {
+    throw new InfrastructureError(
+      `postgres: the local cluster at ${databaseAddress(config)} refuses both the password in ${superuserPasswordFile(config.dataPath)} and the old default: set postgres.password (FINALSTATE_PG_PASSWORD) to its superuser's password (${(err as Error).message})`,
+      'postgres',
+      { cause: err },
+    );
+  }
+  try {
+    await legacy.query(`ALTER ROLE CURRENT_USER PASSWORD ${literal(scramVerifier(password, 4096))}`);
+  } finally {
+    await legacy.end().catch(() => undefined);
+  }
+}
+
+function connectError(config: LoadedConfig, err: unknown): InfrastructureError {
+  return new InfrastructureError(
+    `postgres: cannot connect to ${databaseAddress(config)}: ${(err as Error).message}`,
+    'postgres',
+    { cause: err },
+  );
+}
+
 export function clusterRunning(config: LoadedConfig): boolean {
   const c = cluster(config);
   if (!fs.existsSync(path.join(c.dataDir, 'PG_VERSION'))) return false;
   return pgCtl(c, ['status']).status === 0;
 }
 
-/** Create (first time) and start the local cluster. Idempotent. */
+/**
+ * Create (first time) and start the local cluster, with its access rules (pg_hba.conf) and superuser password as
+ * this version wants them, an older cluster's included. Idempotent.
+ */
 export async function startLocal(config: LoadedConfig): Promise<'started' | 'running'> {
+  const result = await startCluster(config);
+  await migrateSuperuserPassword(config);
+  return result;
+}
+
+async function startCluster(config: LoadedConfig): Promise<'started' | 'running'> {
   const c = cluster(config);
   if (!fs.existsSync(path.join(c.dataDir, 'PG_VERSION'))) initCluster(config, c);
   fs.mkdirSync(path.dirname(c.logFile), { recursive: true });
   // the server log quotes failing statements: readable by the server and us only (pg_ctl keeps an existing file's mode)
   if (!fs.existsSync(c.logFile)) fs.writeFileSync(c.logFile, '', { mode: 0o600 });
   fs.chmodSync(c.logFile, 0o600);
-  if (pgCtl(c, ['status']).status === 0) return 'running';
+  fs.chmodSync(c.dataDir, 0o700); // also where the unix socket is
+  const hbaChanged = writeHba(config, c);
+  if (pgCtl(c, ['status']).status === 0) {
+    if (hbaChanged) {
+      const res = pgCtl(c, ['reload']);
+      if (res.status !== 0) throw new InfrastructureError(`postgres: pg_ctl reload failed: ${res.stderr}`, 'postgres');
+    }
+    return 'running';
+  }
   chownToServerUser(c.logFile);
   const options = [
     `-p ${config.postgres.port}`,
@@ -169,11 +281,7 @@ export async function withClient<T>(
   try {
     await client.connect();
   } catch (err) {
-    throw new InfrastructureError(
-      `postgres: cannot connect to ${databaseAddress(config)}: ${(err as Error).message}`,
-      'postgres',
-      { cause: err },
-    );
+    throw connectError(config, err);
   }
   try {
     return await fn(client);

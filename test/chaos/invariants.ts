@@ -2,7 +2,6 @@ import pg from 'pg';
 import type { Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { EnvironmentBackend, type Episode } from '../../environment/backend.js';
-import { episodeDatabaseName } from '../../environment/naming.js';
 import { defaultRegistry } from '../../wiring/registry.js';
 import { takeSnapshot, snapshotHash } from '../../environment/snapshot.js';
 import { EpisodeToolExecutor } from '../../environment/tool-executor.js';
@@ -291,9 +290,10 @@ async function checkEffects(
   const checkOne = async (a: EpisodeActivity) => {
     const id = a.request.episodeId;
     const task = tasks.get(a.request.taskSet, a.request.taskId);
-    const exists = await control.query('SELECT 1 FROM pg_database WHERE datname = $1', [episodeDatabaseName(id)]);
+    const { database } = backend.names(id);
+    const exists = await control.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
     if (exists.rowCount !== 1) {
-      problems.push(`${id}: episode database ${episodeDatabaseName(id)} was not kept`);
+      problems.push(`${id}: episode database ${database} was not kept`);
       return;
     }
     const episode = await backend.open(id, task);

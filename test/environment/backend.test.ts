@@ -4,7 +4,6 @@ import pg from 'pg';
 import { withClient } from '../../infra/stack/postgres.js';
 import { connectionConfig } from '../../environment/connection.js';
 import { EpisodeToolExecutor } from '../../environment/tool-executor.js';
-import { episodeDatabaseName } from '../../environment/naming.js';
 import { isInfrastructureFault } from '../../environment/pg-faults.js';
 import { fixtureEnvironment, fixtureTask, uniqueEpisodeId } from './harness.js';
 
@@ -12,11 +11,11 @@ describe('episode backends on the real PostgreSQL', () => {
   const env = fixtureEnvironment();
   after(() => env.close());
 
-  it('provisions a database named from the episode id, with seed and init applied, and tears it down', async () => {
+  it('provisions a database named from the episode id (under the stack key), with seed and init applied, and tears it down', async () => {
     const task = fixtureTask('new-customer-email');
     const id = uniqueEpisodeId('provision');
     const episode = await env.backend.provision(id, task);
-    assert.equal(episode.database, episodeDatabaseName(id));
+    assert.equal(episode.database, env.backend.names(id).database);
     const customers = await episode.pool.query('SELECT customer_id FROM customers ORDER BY customer_id');
     assert.deepEqual(
       customers.rows.map((r) => r.customer_id),
@@ -173,7 +172,7 @@ describe('episode backends on the real PostgreSQL', () => {
     const id = uniqueEpisodeId('bad-init');
     await assert.rejects(env.backend.provision(id, task), /init\.upsert\.nonexistent names unknown table/);
     await withClient(env.config, undefined, async (c) => {
-      const left = await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [episodeDatabaseName(id)]);
+      const left = await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [env.backend.names(id).database]);
       assert.equal(left.rowCount, 0);
     });
   });

@@ -15,8 +15,7 @@ import { Task } from '../../schemas/task.js';
 import { fixtureHelpdeskDomain } from '../fixtures/fixture-helpdesk-domain.js';
 
 /** A backend over the real local PostgreSQL with the test-fixture domain registered, plus a private cache dir. */
-export function fixtureEnvironment(options: BackendOptions = {}) {
-  const config = loadConfig();
+export function fixtureEnvironment(options: BackendOptions = {}, config = loadConfig()) {
   const registry = new DomainRegistry([fixtureHelpdeskDomain]);
   const backend = new EnvironmentBackend(config, registry, options);
   const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'finalstate-expected-'));

@@ -9,7 +9,8 @@ import { withClient } from '../../infra/stack/postgres.js';
 import { loadConfig } from '../../infra/config.js';
 import { fromRoot } from '../../core/paths.js';
 import { EpisodeMcpClient } from '../../environment/mcp-client.js';
-import { episodeDatabaseName } from '../../environment/naming.js';
+import { episodeNames } from '../../environment/naming.js';
+import { stackKey } from '../../environment/episode-credentials.js';
 import { writeTaskSet } from '../../environment/task-set.js';
 import { fixtureModule, fixtureTasks, spawnServeMcp, uniqueEpisodeId } from './harness.js';
 
@@ -79,20 +80,18 @@ describe('serve-mcp over stdio and Streamable HTTP', () => {
       stderr: 'pipe',
     });
     const client = await EpisodeMcpClient.connect(transport);
-    assert.equal(await databaseExists(episodeDatabaseName(episodeId)), true);
+    const { database } = episodeNames(stackKey(config.dataPath), episodeId);
+    assert.equal(await databaseExists(database), true);
     await exercise(client);
     await client.close();
-    await eventually(
-      async () => !(await databaseExists(episodeDatabaseName(episodeId))),
-      'the stdio server dropped its episode database',
-    );
+    await eventually(async () => !(await databaseExists(database)), 'the stdio server dropped its episode database');
   });
 
   it('http: a spawned server serves the episode at /mcp to a client with the token, and tears it down on SIGTERM', async () => {
     const episodeId = uniqueEpisodeId('http');
     const served = await spawnServeMcp(['--task', task.id, '--dir', dir, '--port', '0', '--episode', episodeId]);
     try {
-      assert.equal(served.database, episodeDatabaseName(episodeId));
+      assert.equal(served.database, episodeNames(stackKey(config.dataPath), episodeId).database);
       assert.equal(fs.statSync(served.tokenFile).mode & 0o777, 0o600, 'the token file is readable by its owner only');
       const token = fs.readFileSync(served.tokenFile, 'utf8').trim();
       assert.match(token, /^[A-Za-z0-9_-]{43}$/);

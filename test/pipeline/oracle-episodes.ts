@@ -3,7 +3,8 @@ import { fromRoot } from '../../core/paths.js';
 import type { LoadedConfig } from '../../schemas/config.js';
 import { withClient } from '../../infra/stack/postgres.js';
 import type { EnvironmentBackend } from '../../environment/backend.js';
-import { episodeDatabaseName, episodeRoleName } from '../../environment/naming.js';
+import { episodeNames } from '../../environment/naming.js';
+import { stackKey } from '../../environment/episode-credentials.js';
 import { EpisodeLimits } from '../../schemas/episode.js';
 import type { EpisodeRetryConfig } from '../../schemas/campaign.js';
 import type { EpisodeSettings, TaskQueues } from '../../schemas/pipeline.js';
@@ -46,7 +47,7 @@ export interface EpisodeDatabaseCounts {
 
 /** Rows of an episode database, read as the cluster's superuser (episode databases admit only their own role otherwise). */
 export async function countEpisodeRows(config: LoadedConfig, episodeId: string): Promise<EpisodeDatabaseCounts> {
-  return withClient(config, episodeDatabaseName(episodeId), async (client) => {
+  return withClient(config, episodeNames(stackKey(config.dataPath), episodeId).database, async (client) => {
     const count = async (table: string) =>
       Number((await client.query<{ n: string }>(`SELECT count(*) AS n FROM ${table}`)).rows[0]!.n);
     const calls = await client.query<{ call_index: number; tool: string }>(
@@ -73,6 +74,7 @@ export async function freshEpisodeCounts(
   try {
     return await countEpisodeRows(config, id);
   } finally {
-    await backend.dropByName(episodeDatabaseName(id), episodeRoleName(id));
+    const { database, role } = backend.names(id);
+    await backend.dropByName(database, role);
   }
 }

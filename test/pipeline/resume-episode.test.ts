@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { episodeDatabaseName, episodeRoleName } from '../../environment/naming.js';
 import { loadConfig } from '../../infra/config.js';
 import { InfrastructureError } from '../../core/errors.js';
 import { withClient } from '../../infra/stack/postgres.js';
@@ -47,7 +46,9 @@ before(async () => {
 
 after(async () => {
   for (const id of episodeIds)
-    await runtime.backend.dropByName(episodeDatabaseName(id), episodeRoleName(id)).catch(() => undefined);
+    await runtime.backend
+      .dropByName(runtime.backend.names(id).database, runtime.backend.names(id).role)
+      .catch(() => undefined);
   if (episodeIds.length) await runtime.control.query('DELETE FROM episodes WHERE episode_id = ANY($1)', [episodeIds]);
   await runtime.close();
 });
@@ -133,13 +134,13 @@ test('a turn whose call committed but whose checkpoint did not is sampled again,
       if (turn === 4)
         checkpointOfTurn3 = await withClient(
           config,
-          episodeDatabaseName(req.episodeId),
+          runtime.backend.names(req.episodeId).database,
           async (c) => (await c.query('SELECT checkpoint::text AS c FROM _finalstate_checkpoint')).rows[0].c,
         );
     }),
   );
   await assert.rejects(runtime.runner.run(req), /simulated crash/);
-  await withClient(config, episodeDatabaseName(req.episodeId), (c) =>
+  await withClient(config, runtime.backend.names(req.episodeId).database, (c) =>
     c.query('UPDATE _finalstate_checkpoint SET agent_turns = 3, checkpoint = $1::json', [checkpointOfTurn3]),
   );
   const before = await countEpisodeRows(config, req.episodeId);
@@ -167,7 +168,9 @@ test('an attempt cut off before its first checkpoint starts over, and every comm
   const req = request();
   plans.set(req.episodeId, crashAt(4));
   await assert.rejects(runtime.runner.run(req), /simulated crash/);
-  await withClient(config, episodeDatabaseName(req.episodeId), (c) => c.query('DELETE FROM _finalstate_checkpoint'));
+  await withClient(config, runtime.backend.names(req.episodeId).database, (c) =>
+    c.query('DELETE FROM _finalstate_checkpoint'),
+  );
   plans.delete(req.episodeId);
   const outcome = await runtime.runner.run(req);
   assert.equal(outcome.reward, 1);

@@ -6,7 +6,6 @@ import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import type { Client } from '@temporalio/client';
-import { episodeDatabaseName, episodeRoleName } from '../../environment/naming.js';
 import { writeTaskSet } from '../../environment/task-set.js';
 import { LocalArtifactStore } from '../../storage/artifacts.js';
 import { loadConfig } from '../../infra/config.js';
@@ -72,7 +71,10 @@ before(async () => {
 after(async () => {
   for (const w of workers) await w.stop().catch(() => undefined);
   await control?.stop();
-  await runtime?.backend.dropByName(episodeDatabaseName(episodeId), episodeRoleName(episodeId)).catch(() => undefined);
+  if (runtime) {
+    const { database, role } = runtime.backend.names(episodeId);
+    await runtime.backend.dropByName(database, role).catch(() => undefined);
+  }
   await pool?.query('DELETE FROM episodes WHERE episode_id = $1', [episodeId]);
   await pool?.query('DELETE FROM campaign_result_rows WHERE campaign_id = $1', [campaignId]);
   await pool?.end();

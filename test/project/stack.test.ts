@@ -4,6 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { loadConfig } from '../../infra/config.js';
+import { withClient } from '../../infra/stack/postgres.js';
+import { superuserPasswordFile } from '../../environment/superuser-password.js';
 import { run } from '../../infra/stack/process.js';
 import { temporalBinary } from '../../infra/stack/temporal.js';
 import { connectClient } from '../../infra/temporal-client.js';
@@ -65,6 +67,18 @@ test('dev up, status, down and up again keep workflow history; down stops only w
     ],
   );
   assert.ok(healthy.json.components.every((c) => typeof c.address === 'string' && c.address.length > 0));
+  // the superuser's password is the stack's own, random, readable by its owner only; the old default does not log in
+  const passwordFile = superuserPasswordFile(config.dataPath);
+  assert.equal(fs.statSync(passwordFile).mode & 0o777, 0o600);
+  assert.notEqual(fs.readFileSync(passwordFile, 'utf8').trim(), 'finalstate');
+  await assert.rejects(
+    withClient(
+      { ...config, postgres: { ...config.postgres, password: 'finalstate' } },
+      undefined,
+      async () => undefined,
+    ),
+    /password authentication failed/,
+  );
   // WAL (DEV_SERVER_SQLITE_PRAGMAS): under the rollback journal the dev server's fsyncs set the pace of episodes.
   assert.ok(fs.existsSync(path.join(config.dataPath, 'temporal', 'temporal.db-wal')), 'the dev server keeps a WAL');
 

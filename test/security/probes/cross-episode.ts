@@ -2,9 +2,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import { EnvironmentBackend, type BackendOptions, type Episode } from '../../../environment/backend.js';
+import { EnvironmentBackend, type Episode } from '../../../environment/backend.js';
 import { EpisodeToolExecutor } from '../../../environment/tool-executor.js';
-import { episodeDatabaseName, INTERNALS_OWNER_ROLE } from '../../../environment/naming.js';
+import { INTERNALS_OWNER_ROLE } from '../../../environment/naming.js';
+import { superuserPassword } from '../../../environment/superuser-password.js';
 import { projectRoot } from '../../../core/paths.js';
 import { isManaged, withClient } from '../../../infra/stack/postgres.js';
 import { connectionConfig } from '../../../environment/connection.js';
@@ -13,88 +14,24 @@ import { fixtureEnvironment, fixtureTask, uniqueEpisodeId } from '../../environm
 import type { TurnCheckpoint } from '../../../schemas/checkpoint.js';
 import { ident } from '../../../environment/sql.js';
 import type { ProbeResult, SecurityProbe } from '../probe.js';
+import {
+  asEpisode as asEpisodeRole,
+  connectAs,
+  connectRefused as connectWith,
+  loginOf,
+  refused,
+  withEpisodes,
+  type Env,
+  type Login,
+} from '../attacker.js';
 
-type Env = ReturnType<typeof fixtureEnvironment>;
-
-interface Login {
-  user: string;
-  password: string;
-}
-
-/** What the runtime's own pool logs in with: the attacker is episode A, holding A's own credentials. */
-const loginOf = (episode: Episode): Login => {
-  const { user, password } = (episode.pool as unknown as { options: Login }).options;
-  return { user, password };
-};
-
-const message = (err: unknown) => (err as Error).message;
 const shown = (file: string) => path.relative(projectRoot, file);
 
-async function connectAs(env: Env, database: string, login: Login): Promise<{ client?: pg.Client; error?: string }> {
-  const client = new pg.Client({ ...connectionConfig(env.config, database), ...login, connectionTimeoutMillis: 5000 });
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
-    return { client };
-  } catch (err) {
-    await client.end().catch(() => undefined);
-    return { error: message(err) };
-  }
-}
+const connectRefused = (env: Env, attempt: string, database: string, login: Login) =>
+  connectWith(env.config, attempt, database, login);
 
-/** One attempt that must be refused: held when `fn` throws; what it returned otherwise is the outcome. */
-async function refused(attempt: string, fn: () => Promise<string>): Promise<ProbeResult> {
-  try {
-    return { attempt, outcome: `allowed: ${await fn()}`, held: false };
-  } catch (err) {
-    return { attempt, outcome: `refused: ${message(err)}`, held: true };
-  }
-}
-
-async function connectRefused(env: Env, attempt: string, database: string, login: Login): Promise<ProbeResult> {
-  const got = await connectAs(env, database, login);
-  if (got.error) return { attempt, outcome: `refused: ${got.error}`, held: true };
-  await got.client!.end();
-  return { attempt, outcome: `connected to ${database} as ${login.user}`, held: false };
-}
-
-/** Two provisioned episodes of the fixture domain, A (the attacker) and B, torn down afterwards. */
-async function withEpisodes(
-  label: string,
-  fn: (env: Env, a: Episode, b: Episode) => Promise<ProbeResult[]>,
-  options: BackendOptions = {},
-): Promise<ProbeResult[]> {
-  const env = fixtureEnvironment(options);
-  const task = fixtureTask('cancel-O-1');
-  try {
-    const a = await env.backend.provision(uniqueEpisodeId(`${label}-a`), task);
-    const b = await env.backend.provision(uniqueEpisodeId(`${label}-b`), task);
-    try {
-      return await fn(env, a, b);
-    } finally {
-      await env.backend.teardown(a, { wait: true }).catch(() => undefined);
-      await env.backend.teardown(b, { wait: true }).catch(() => undefined);
-    }
-  } finally {
-    await env.close();
-  }
-}
-
-/** Run `sql` as episode A's role on its own database, through a connection of its own. */
-async function asEpisode<T extends pg.QueryResultRow>(
-  env: Env,
-  episode: Episode,
-  sql: string,
-  params: unknown[] = [],
-): Promise<pg.QueryResult<T>> {
-  const got = await connectAs(env, episode.database, loginOf(episode));
-  if (!got.client) throw new Error(got.error);
-  try {
-    return await got.client.query<T>(sql, params);
-  } finally {
-    await got.client.end();
-  }
-}
+const asEpisode = <T extends pg.QueryResultRow>(env: Env, episode: Episode, sql: string, params: unknown[] = []) =>
+  asEpisodeRole<T>(env.config, episode, sql, params);
 
 const connect: SecurityProbe = {
   area: 'cross-episode',
@@ -136,7 +73,7 @@ const credentials: SecurityProbe = {
       for (const [how, password] of [
         [
           'derived from the superuser password and its episode id',
-          oldDerivation(env.config.postgres.password, b.episodeId),
+          oldDerivation(superuserPassword(env.config), b.episodeId),
         ],
         ['derived from the default password `finalstate` and its episode id', oldDerivation('finalstate', b.episodeId)],
         ['guessed as `finalstate`', 'finalstate'],
@@ -223,7 +160,7 @@ const selfAlteration: SecurityProbe = {
       );
       const mine = ident(a.role);
       const done: string[] = [];
-      const session = await connectAs(env, a.database, loginOf(a));
+      const session = await connectAs(env.config, a.database, loginOf(a));
       if (!session.client) throw new Error(session.error);
       for (const sql of [
         `ALTER ROLE ${mine} SET default_transaction_read_only = on`,
@@ -342,7 +279,7 @@ const provisioningWindow: SecurityProbe = {
         const blocker = new pg.Client(connectionConfig(env.config));
         await blocker.connect();
         const victimId = uniqueEpisodeId('window-victim');
-        const victimDb = episodeDatabaseName(victimId);
+        const victimDb = env.backend.names(victimId).database;
         let survivor: pg.Client | undefined;
         let during: string;
         let provisioning: Promise<Episode> | undefined;
@@ -358,7 +295,7 @@ const provisioningWindow: SecurityProbe = {
             if (Date.now() > deadline) throw new Error(`${victimDb} never appeared`);
             await new Promise((r) => setTimeout(r, 20));
           }
-          const got = await connectAs(env, victimDb, loginOf(a));
+          const got = await connectAs(env.config, victimDb, loginOf(a));
           survivor = got.client;
           during = got.error ? `refused: ${got.error}` : `connected to ${victimDb} before its grants`;
         } finally {
