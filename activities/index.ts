@@ -11,6 +11,8 @@ export interface ActivityDeps {
   pool: pg.Pool;
   artifacts: ArtifactStore;
   catalog: TaskCatalog;
+  /** The stack's policy-server token file (runtime/clients/admin-token.ts). */
+  adminTokenFile?: string;
 }
 
 /** All light activities of the control worker, built from their dependencies (episodes run on workers/episodes.ts). */

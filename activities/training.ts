@@ -10,6 +10,7 @@ import {
   type Published,
   type PublishStep,
 } from '../runtime/clients/policy-admin.js';
+import { adminTokenOf } from '../runtime/clients/admin-token.js';
 import type { PolicyServerRef } from '../schemas/clients.js';
 import { Trajectory } from '../schemas/trajectory.js';
 import { trainingColumns, type TruncationOptions } from '../runtime/trajectory/truncation.js';
@@ -52,9 +53,12 @@ export interface PublishPolicyInput {
 export function createTrainingActivities({
   artifacts,
   publish = defaultPublishOptions,
+  adminTokenFile,
 }: {
   artifacts: ArtifactStore;
   publish?: PublishOptions;
+  /** The stack's policy-server token file, read for a server whose ref names no token (admin-token.ts). */
+  adminTokenFile?: string;
 }) {
   return {
     /**
@@ -124,15 +128,20 @@ export function createTrainingActivities({
       const context = Context.current();
       // A checkpoint URI the servers cannot read as a path (not file://) is the user's to fix: not retried.
       const weightsPath = await failFastOnUserError(async () => localPathOf(input.checkpointUri));
+      // So is a token source the ref names but this worker cannot read.
+      const tokens = await failFastOnUserError(async () =>
+        input.servers.map((server) => adminTokenOf(server, adminTokenFile)),
+      );
       const steps: Record<string, PublishStep> = {};
       const beat = setInterval(() => context.heartbeat(steps), 5_000);
       let outcomes: Array<PromiseSettledResult<Published>>;
       try {
         outcomes = await Promise.allSettled(
-          input.servers.map((server) =>
+          input.servers.map((server, index) =>
             publishCheckpoint(server, weightsPath, input.version, {
               ...publish,
               onStep: (step) => void (steps[server.url] = step),
+              ...(tokens[index] && { token: tokens[index] }),
             }),
           ),
         );

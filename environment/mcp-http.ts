@@ -1,7 +1,7 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import path from 'node:path';
 import type { z } from 'zod';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -22,8 +22,8 @@ interface Session {
   id: string;
   server: McpServer;
   transport: StreamableHTTPServerTransport;
-  /** Requests other than the long-lived GET event stream still being answered; idle time starts when none are. */
-  inFlight: number;
+  /** Requests other than the long-lived GET event stream still being answered: closed with the session. */
+  inFlight: Set<http.ServerResponse>;
   idleTimer?: NodeJS.Timeout;
 }
 
@@ -48,8 +48,16 @@ function refuse(
 /**
  * Serve MCP over Streamable HTTP at `/mcp` on 127.0.0.1. Each client session gets its own McpServer from the
  * factory; all of them share the episode (its executor serialises their calls). Guards, in order: the bearer token
- * (401), the session cap for a new session (503), then the SDK transport's DNS-rebinding protection on the Host
- * and Origin headers (403). A session idle for `sessionIdleSeconds` is closed, its McpServer with it (told to `log`).
+ * (401, and the connection is closed), the session cap for a new session (503), then the SDK transport's
+ * DNS-rebinding protection on the Host and Origin headers (403). A session in which no request has started or ended
+ * for `sessionIdleSeconds` is closed, its McpServer and any request still open with it (told to `log`): a stalled
+ * request cannot keep its session, and the session's slot, forever.
+ *
+ * Connections: at most `maxConnections`; a connection counts as unauthenticated until a request on it carries the
+ * token, and beyond `maxUnauthenticatedConnections` of those the oldest is closed, so sockets that never send a
+ * request (or never the token) cannot hold the server's file descriptors or lock a client with the token out.
+ * A connection must send its headers within `headersTimeoutSeconds` and a whole request within
+ * `requestTimeoutSeconds`; an idle keep-alive connection is closed after 5 s.
  */
 export async function serveHttp(
   createServer: () => McpServer,
@@ -74,33 +82,44 @@ export async function serveHttp(
     if (sessions.get(session.id) !== session) return;
     sessions.delete(session.id);
     if (why) log(`MCP session ${session.id} closed: ${why}`);
+    for (const res of session.inFlight) res.destroy();
     await session.server.close().catch(() => undefined);
   };
+  const expire = (session: Session) => {
+    const stalled = session.inFlight.size;
+    const why = `idle for ${options.sessionIdleSeconds} s`;
+    void release(session, stalled ? `${why} (${stalled} request${stalled > 1 ? 's' : ''} stalled)` : why);
+  };
+  /** Restart the session's idle clock: every request's start and end does, stalled ones included. */
   const armIdle = (session: Session) => {
     clearTimeout(session.idleTimer);
-    if (session.inFlight > 0) return;
-    session.idleTimer = setTimeout(() => void release(session, `idle for ${options.sessionIdleSeconds} s`), idleMs);
+    session.idleTimer = setTimeout(() => expire(session), idleMs);
     session.idleTimer.unref();
   };
-  const answered = (session: Session) => {
-    session.inFlight--;
-    armIdle(session);
+  const answered = (session: Session, res: http.ServerResponse) => {
+    session.inFlight.delete(res);
+    if (sessions.get(session.id) === session) armIdle(session);
   };
   /** Count a request against the session's idle clock; the GET event stream stays open, so it only resets the clock. */
   const track = (session: Session, req: http.IncomingMessage, res: http.ServerResponse) => {
-    clearTimeout(session.idleTimer);
-    if (req.method === 'GET') return armIdle(session);
-    session.inFlight++;
-    res.once('close', () => answered(session));
+    armIdle(session);
+    if (req.method === 'GET') return;
+    session.inFlight.add(res);
+    res.once('close', () => answered(session, res));
   };
+  const unauthenticated = new Set<Socket>();
 
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse) => {
     if (!authorized(req)) {
       const message = req.headers.authorization
         ? 'unauthorized: wrong bearer token'
         : 'unauthorized: this MCP server needs the header `Authorization: Bearer <token>` (the token `finalstate tasks serve-mcp` wrote to its token file)';
-      return refuse(res, 401, -32001, message, { 'www-authenticate': 'Bearer realm="finalstate-mcp"' });
+      return refuse(res, 401, -32001, message, {
+        'www-authenticate': 'Bearer realm="finalstate-mcp"',
+        connection: 'close',
+      });
     }
+    unauthenticated.delete(req.socket);
     if (new URL(req.url ?? '/', 'http://localhost').pathname !== '/mcp')
       return refuse(res, 404, -32601, 'not found; the MCP endpoint is /mcp');
     const sessionId = req.headers['mcp-session-id'];
@@ -137,15 +156,16 @@ export async function serveHttp(
       allowedHosts,
       allowedOrigins,
       onsessioninitialized: (id) => {
-        session = { id, server, transport, inFlight: 1 };
+        session = { id, server, transport, inFlight: new Set([res]) };
         sessions.set(id, session);
+        armIdle(session);
       },
       onsessionclosed: (id) => {
         const closing = sessions.get(id);
         if (closing) void release(closing);
       },
     });
-    res.once('close', () => session && answered(session));
+    res.once('close', () => session && answered(session, res));
     try {
       await server.connect(transport);
       await transport.handleRequest(req, res);
@@ -156,10 +176,29 @@ export async function serveHttp(
     }
   };
 
-  const httpServer = http.createServer((req, res) => {
-    handle(req, res).catch((err: Error) => {
-      if (!res.headersSent) refuse(res, 500, -32603, err.message);
-    });
+  const httpServer = http.createServer(
+    {
+      headersTimeout: options.headersTimeoutSeconds * 1000,
+      requestTimeout: options.requestTimeoutSeconds * 1000,
+      // how often Node checks the two timeouts above (its default, 30 s, would let them overrun by that much)
+      connectionsCheckingInterval: Math.min(1_000, options.headersTimeoutSeconds * 1000),
+    },
+    (req, res) => {
+      handle(req, res).catch((err: Error) => {
+        if (!res.headersSent) refuse(res, 500, -32603, err.message);
+      });
+    },
+  );
+  httpServer.maxConnections = options.maxConnections;
+  httpServer.keepAliveTimeout = 5_000;
+  httpServer.on('connection', (socket: Socket) => {
+    unauthenticated.add(socket);
+    socket.once('close', () => unauthenticated.delete(socket));
+    if (unauthenticated.size > options.maxUnauthenticatedConnections) {
+      const oldest = unauthenticated.values().next().value!;
+      unauthenticated.delete(oldest);
+      oldest.destroy();
+    }
   });
   await new Promise<void>((resolve, reject) => {
     httpServer.once('error', reject);

@@ -19,13 +19,34 @@ const endpointFields = {
 export const PolicyServerKind = z.enum(['vllm', 'finalstate']);
 export type PolicyServerKind = z.infer<typeof PolicyServerKind>;
 
-/** A server that loads each new checkpoint: /pause, /collective_rpc reload_weights, /reset_prefix_cache, /resume. */
+/**
+ * A server that loads each new checkpoint: /pause, /collective_rpc reload_weights, /reset_prefix_cache, /resume, sent
+ * with `Authorization: Bearer <token>`. The token itself never travels in a workflow payload: the ref names where
+ * the publishing worker reads it (a file, or an environment variable); with neither, the stack's own token file
+ * (`<dataDir>/secrets/policy-server.token`) when it exists, else no token.
+ */
 export const PolicyServerRef = z
   .object({
     url: z.url().describe('Server root, e.g. http://10.0.0.5:8000.'),
     kind: PolicyServerKind,
+    tokenFile: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "File holding the admin routes' bearer token, as the publishing (control) worker sees it: the policy server's --admin-token-file, or vLLM's --api-key.",
+      ),
+    tokenEnv: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name')
+      .optional()
+      .describe('Environment variable of the publishing (control) worker holding the bearer token.'),
   })
-  .strict();
+  .strict()
+  .refine((ref) => !(ref.tokenFile && ref.tokenEnv), {
+    message: 'give the token one way: tokenFile or tokenEnv, not both',
+    path: ['tokenEnv'],
+  });
 export type PolicyServerRef = z.infer<typeof PolicyServerRef>;
 
 /** The chat format of a policy whose config names none and whose model was not checked (the tiny base model's). */

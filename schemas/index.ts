@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { BearerToken } from './bearer-token.js';
 import { CampaignConfig, CampaignStatus, EvaluationConfig } from './campaign.js';
 import { DemoPreset } from './demo.js';
 import { ClusterPreset } from './deploy.js';
@@ -44,4 +45,5 @@ export const exportedSchemas: Record<string, z.ZodType> = {
   LogMetricsResult,
   FailureType: FailureTypeName,
   ClusterPreset,
+  BearerToken,
 };

@@ -8,6 +8,7 @@ import { type LoadedConfig } from '../schemas/config.js';
 import { migrate } from '../storage/migrations.js';
 import { connectWorker, installWorkerRuntime } from '../infra/temporal-client.js';
 import { controlPool, defaultArtifactStore } from '../wiring/stores.js';
+import { policyAdminTokenFile } from '../runtime/clients/admin-token.js';
 
 export const workflowsPath = fileURLToPath(new URL('../workflows/index.js', import.meta.url));
 
@@ -58,6 +59,7 @@ export async function startControlWorker(
       pool,
       artifacts: defaultArtifactStore(config),
       catalog: manifestTaskCatalog,
+      adminTokenFile: policyAdminTokenFile(config.dataPath),
       ...options.deps,
     }),
     shutdownGraceTime: '30 seconds',

@@ -24,10 +24,14 @@ export function episodeSettings(config: CampaignConfigWithQueues, policy: Policy
   };
 }
 
-/** Policy servers that load each checkpoint: the configured ones, else the served policy's own server. */
+/**
+ * Policy servers that load each checkpoint: the configured ones, else the served policy's own server, whose admin
+ * routes take the client's API key when it has one (vLLM's --api-key).
+ */
 export function policyServersOf(config: CampaignConfig): PolicyServerRef[] {
   if (config.policyServers.length > 0 || config.policy.kind !== 'served') return config.policyServers;
-  return [{ url: config.policy.client.baseUrl, kind: config.policy.client.serverKind }];
+  const { baseUrl, serverKind, apiKeyEnv } = config.policy.client;
+  return [{ url: baseUrl, kind: serverKind, ...(apiKeyEnv ? { tokenEnv: apiKeyEnv } : {}) }];
 }
 
 /** The input of GRPO step `step` of a campaign in state `state`. */

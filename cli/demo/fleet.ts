@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { LoadedConfig } from '../../schemas/config.js';
 import { InfrastructureError, UserError } from '../../core/errors.js';
 import { fromRoot } from '../../core/paths.js';
+import { policyAdminTokenFile } from '../../runtime/clients/admin-token.js';
 import { sleep } from '../../infra/stack/process.js';
 import { type EpisodeRuntime } from '../../runtime/episode/runtime.js';
 import { createEpisodeRuntime } from '../../wiring/episode-runtime.js';
@@ -135,6 +136,8 @@ export async function startFleet(config: LoadedConfig, options: FleetOptions): P
         String(options.batchWaitMs),
         '--threads',
         String(options.threads),
+        '--admin-token-file',
+        policyAdminTokenFile(config.dataPath),
       ],
       logs.policyServer,
     );

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import re
@@ -10,6 +11,7 @@ import sys
 import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -22,20 +24,22 @@ import finalstate
 from finalstate.grpo import PolicyTrainer
 from finalstate.policy_server.api import PolicyServer
 from finalstate.policy_server.engine import Engine, load_policy
+from finalstate.policy_server.guard import TOKEN_ENV, admin_token, load_token_file
 
 from episodes import DEFAULT_LOSS, DEFAULT_OPTIMIZER
 
 CPU = torch.device("cpu")
 PROMPT = [5, 17, 42, 8, 99]
+TOKEN = "test-admin-token-0123456789"
 
 
 @pytest.fixture()
 def make_server(tiny_model_dir):
     started = []
 
-    def start(model_dir=tiny_model_dir, batch_wait_s=0.005):
+    def start(model_dir=tiny_model_dir, batch_wait_s=0.005, **guard):
         engine = Engine(load_policy(model_dir, 0, CPU), device=CPU, batch_wait_s=batch_wait_s)
-        server = PolicyServer(("127.0.0.1", 0), engine, "tiny")
+        server = PolicyServer(("127.0.0.1", 0), engine, "tiny", **{"admin_token": TOKEN, **guard})
         threading.Thread(target=server.serve_forever, daemon=True).start()
         started.append(server)
         return f"http://127.0.0.1:{server.server_address[1]}"
@@ -47,8 +51,9 @@ def make_server(tiny_model_dir):
         server.engine.close()
 
 
-def call(base, path, body=None):
-    request = urllib.request.Request(base + path, data=None if body is None else json.dumps(body).encode(), headers={"Content-Type": "application/json"})
+def call(base, path, body=None, token=TOKEN):
+    headers = {"Content-Type": "application/json", **({"Authorization": f"Bearer {token}"} if token else {})}
+    request = urllib.request.Request(base + path, data=None if body is None else json.dumps(body).encode(), headers=headers)
     try:
         with urllib.request.urlopen(request, timeout=60) as response:
             raw = response.read()
@@ -248,9 +253,11 @@ def test_server_rollouts_are_on_policy_for_the_trainer(make_server, tiny_model_d
     assert metrics["approxKl"] < 1e-8 and metrics["clipFraction"] == 0.0
 
 
-def test_entrypoint_serves_and_stops_cleanly(tiny_model_dir):
+def test_entrypoint_serves_and_stops_cleanly(tiny_model_dir, tmp_path):
+    token_file = tmp_path / "secrets" / "policy-server.token"
     process = subprocess.Popen(
-        [sys.executable, "-m", "finalstate.policy_server", "--model", str(tiny_model_dir), "--port", "0", "--device", "cpu", "--policy-version", "3"],
+        [sys.executable, "-m", "finalstate.policy_server", "--model", str(tiny_model_dir), "--port", "0", "--device", "cpu", "--policy-version", "3",
+         "--admin-token-file", str(token_file)],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         env={**os.environ, "PYTHONPATH": str(Path(finalstate.__file__).resolve().parents[1])},
     )
@@ -263,6 +270,119 @@ def test_entrypoint_serves_and_stops_cleanly(tiny_model_dir):
         status, headers, health = call(base, "/health")
         assert status == 200 and health == {"status": "ok", "policy_version": 3} and headers["X-Policy-Version"] == "3"
         assert call(base, "/v1/models")[2]["data"][0]["id"] == tiny_model_dir.name
+        assert token_file.stat().st_mode & 0o777 == 0o600, "the server made its token file, owner-only"
+        assert call(base, "/pause", {})[0] == 401
+        assert call(base, "/pause", {}, token=token_file.read_text().strip())[0] == 200
     finally:
         process.terminate()
         assert process.wait(timeout=30) == 0
+
+
+def raw(base, method, path, body=b"", headers=None):
+    """One request exactly as given (Host included), as a web page or another local user could send it."""
+    address = urllib.parse.urlsplit(base)
+    connection = http.client.HTTPConnection(address.hostname, address.port, timeout=60)
+    try:
+        connection.putrequest(method, path, skip_host=True, skip_accept_encoding=True)
+        sent = {"Host": address.netloc, **(headers or {})}
+        if method == "POST":
+            sent["Content-Length"] = str(len(body))
+        for name, value in sent.items():
+            if value is not None:
+                connection.putheader(name, value)
+        connection.endheaders(body if method == "POST" else None)
+        response = connection.getresponse()
+        payload = response.read()
+        return response.status, dict(response.headers), json.loads(payload) if payload else None
+    finally:
+        connection.close()
+
+
+def paused(base):
+    return call(base, "/is_paused")[2]["is_paused"]
+
+
+def test_admin_routes_need_the_bearer_token_and_refusals_change_nothing(make_server, tiny_model_dir):
+    base = make_server()
+    json_type = {"Content-Type": "application/json"}
+    reload_body = json.dumps({"method": "reload_weights", "kwargs": {"weights_path": str(tiny_model_dir), "policy_version": 99}}).encode()
+    for headers, message in (
+        ({}, "need the header `Authorization: Bearer <token>`"),
+        ({"Authorization": "Bearer wrong-token-0123456789"}, "wrong bearer token"),
+        ({"Authorization": f"Basic {TOKEN}"}, "wrong bearer token"),
+    ):
+        for path, body in (("/pause", b"{}"), ("/collective_rpc", reload_body), ("/reset_prefix_cache", b"{}"), ("/resume", b"{}")):
+            status, answer_headers, payload = raw(base, "POST", path, body, {**json_type, **headers})
+            assert status == 401 and message in payload["error"]["message"], (path, headers, payload)
+            assert answer_headers["WWW-Authenticate"] == 'Bearer realm="finalstate-policy-server"'
+        assert raw(base, "GET", "/is_paused", headers=headers)[0] == 401
+    assert not paused(base)
+    assert call(base, "/health")[2]["policy_version"] == 0, "no refused reload changed the version"
+    assert complete(base, temperature=0)["policy_version"] == 0
+    assert raw(base, "POST", "/pause", b"{}", {**json_type, "Authorization": f"Bearer {TOKEN}"})[0] == 200
+    assert paused(base), "the same request with the token goes through"
+
+
+def test_a_server_started_without_a_token_refuses_every_admin_route(make_server):
+    base = make_server(admin_token=None)
+    for token in (None, TOKEN):
+        status, _, payload = call(base, "/pause", {}, token=token)
+        assert status == 403 and "started without --admin-token-file" in payload["error"]["message"]
+    assert complete(base, temperature=0)["policy_version"] == 0, "completions are served as before"
+
+
+def test_cross_site_requests_are_refused_on_every_route(make_server):
+    """A web page can POST text/plain or a form, and can reach a loopback server under its own name (DNS rebinding)."""
+    base = make_server()
+    port = urllib.parse.urlsplit(base).port
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    completion = json.dumps({"prompt": PROMPT, "max_tokens": 2}).encode()
+    for kind in ("text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", None):
+        for path, body in (("/pause", b"{}"), ("/v1/completions", completion)):
+            status, _, payload = raw(base, "POST", path, body, {**auth, "Content-Type": kind})
+            assert status == 415 and "Content-Type: application/json" in payload["error"]["message"], (kind, path, payload)
+    for headers in ({"Host": f"evil.example:{port}"}, {"Host": f"rebind.example:{port}", "Origin": f"http://rebind.example:{port}"}, {"Origin": "http://evil.example"}, {"Origin": "null"}):
+        for method, path, body in (("POST", "/pause", b"{}"), ("POST", "/v1/completions", completion), ("GET", "/v1/models", b""), ("GET", "/health", b"")):
+            status, _, payload = raw(base, method, path, body, {**auth, "Content-Type": "application/json", **headers})
+            assert status == 403 and "Invalid" in payload["error"]["message"], (headers, path, payload)
+    assert not paused(base)
+    for ok in ({"Host": f"localhost:{port}"}, {"Origin": f"http://127.0.0.1:{port}"}, {"Content-Type": "application/json; charset=utf-8"}):
+        assert raw(base, "POST", "/v1/completions", completion, {"Content-Type": "application/json", **ok})[0] == 200, ok
+
+
+def test_extra_hosts_and_origins_are_accepted_when_listed(make_server):
+    base = make_server(allowed_hosts=("proxy.internal:8443",), allowed_origins=("https://console.internal",))
+    for headers in ({"Host": "proxy.internal:8443"}, {"Host": "PROXY.internal:8443", "Origin": "https://console.internal"}):
+        assert raw(base, "GET", "/health", headers=headers)[0] == 200, headers
+    assert raw(base, "GET", "/health", headers={"Host": "proxy.internal:9999"})[0] == 403
+
+
+def test_models_shows_the_checkpoint_path_only_with_the_token(make_server, tiny_model_dir):
+    base = make_server()
+    status, _, anonymous = call(base, "/v1/models", token=None)
+    assert status == 200 and anonymous["data"][0]["id"] == "tiny" and "root" not in anonymous["data"][0]
+    assert str(tiny_model_dir) not in json.dumps(anonymous)
+    assert call(base, "/v1/models", token="wrong-token-0123456789")[2]["data"][0].get("root") is None
+    assert call(base, "/v1/models")[2]["data"][0]["root"] == str(tiny_model_dir)
+
+
+def test_the_token_file_is_made_owner_only_reused_and_refused_when_others_can_read_it(tmp_path):
+    file = tmp_path / "secrets" / "admin.token"
+    made = load_token_file(file)
+    assert len(made) >= 43 and file.stat().st_mode & 0o777 == 0o600 and file.parent.stat().st_mode & 0o777 == 0o700
+    assert load_token_file(file) == made, "an existing file is read, not replaced"
+    file.chmod(0o644)
+    with pytest.raises(ValueError, match="other users may read it"):
+        load_token_file(file)
+    link = tmp_path / "link.token"
+    link.symlink_to(file)
+    with pytest.raises(ValueError, match="not a regular file"):
+        load_token_file(link)
+    short = tmp_path / "short.token"
+    short.write_text("abc\n")
+    short.chmod(0o600)
+    with pytest.raises(ValueError, match="at least 16 printable ASCII"):
+        load_token_file(short)
+    assert admin_token(None, {TOKEN_ENV: TOKEN}) == TOKEN and admin_token(None, {}) is None
+    with pytest.raises(ValueError, match="not both"):
+        admin_token(str(file), {TOKEN_ENV: TOKEN})

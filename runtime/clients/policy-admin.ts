@@ -34,6 +34,8 @@ export interface PublishOptions {
   versionTimeoutMs: number;
   /** Called before each step (for heartbeats and logs). */
   onStep?: (step: PublishStep) => void;
+  /** Bearer token of the admin routes, sent as `Authorization: Bearer <token>` (admin-token.ts says where it comes from). */
+  token?: string;
 }
 
 export type PublishStep = 'pause' | 'reload_weights' | 'reset_prefix_cache' | 'resume' | 'await_version';
@@ -65,6 +67,7 @@ export async function publishCheckpoint(
 ): Promise<Published> {
   const root = server.url.replace(/\/+$/, '');
   const attempts: Published['attempts'] = {};
+  const headers = options.token ? { authorization: `Bearer ${options.token}` } : undefined;
   const call = async (
     step: PublishStep,
     path: string,
@@ -75,13 +78,24 @@ export async function publishCheckpoint(
     for (let attempt = 1; ; attempt++) {
       attempts[step] = attempt;
       try {
-        return await requestText(`${root}${path}`, body, { component: COMPONENT, timeoutMs });
+        return await requestText(`${root}${path}`, body, {
+          component: COMPONENT,
+          timeoutMs,
+          ...(headers && { headers }),
+        });
       } catch (err) {
         if (err instanceof EndpointRequestError && err.status === 404) {
           throw new EndpointRequestError(
             `${err.message} (vLLM serves its admin routes only when started with VLLM_SERVER_DEV_MODE=1)`,
             err.url,
             404,
+          );
+        }
+        if (err instanceof EndpointRequestError && err.status === 401) {
+          throw new EndpointRequestError(
+            `${err.message} (the publisher ${options.token ? 'sent a token the server does not take' : 'sent no token'}: set tokenFile or tokenEnv on this server in the campaign's policyServers)`,
+            err.url,
+            401,
           );
         }
         if (!(err instanceof InfrastructureError) || attempt >= options.attempts) throw err;

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LoadedConfig } from '../../schemas/config.js';
 import { fromRoot } from '../../core/paths.js';
+import { policyAdminTokenFile } from '../../runtime/clients/admin-token.js';
 import { sleep } from '../../infra/stack/process.js';
 
 /**
@@ -187,6 +188,8 @@ export function chaosFleet(config: LoadedConfig, env: Record<string, string>, op
           String(s.batchWaitMs),
           '--threads',
           String(s.threads),
+          '--admin-token-file',
+          policyAdminTokenFile(config.dataPath),
         ],
       };
     },

@@ -110,6 +110,34 @@ export async function spawnServeMcp(args: string[]): Promise<ServedMcp> {
   return { child, ...line, stop };
 }
 
+/**
+ * `finalstate tasks serve-mcp --transport http` serving the fixture task cancel-O-1 from a task set of its own (with
+ * `args`), for `fn`, which gets the server and its bearer token; stopped and cleaned up afterwards.
+ */
+export async function withServedFixtureTask<T>(
+  args: string[],
+  fn: (served: ServedMcp, token: string) => Promise<T>,
+): Promise<T> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'finalstate-served-task-'));
+  const task = fixtureTask('cancel-O-1');
+  writeTaskSet(dir, 'fixture', '1', [task]);
+  const served = await spawnServeMcp([
+    '--task',
+    task.id,
+    '--dir',
+    dir,
+    '--episode',
+    uniqueEpisodeId('served-task'),
+    ...args,
+  ]);
+  try {
+    return await fn(served, fs.readFileSync(served.tokenFile, 'utf8').trim());
+  } finally {
+    await served.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 export interface RawResponse {
   status: number;
   headers: http.IncomingHttpHeaders;
@@ -142,6 +170,17 @@ export function rawHttp(
     req.on('error', reject);
     req.end(body);
   });
+}
+
+/** "HTTP <status>: <message>", the message the JSON error answer carries, else the start of the body as it came. */
+export function answerOf(res: RawResponse): string {
+  let message = res.body.slice(0, 200);
+  try {
+    message = (JSON.parse(res.body) as { error?: { message?: string } }).error?.message ?? message;
+  } catch {
+    // an event stream or plain text: shown as it came
+  }
+  return `HTTP ${res.status}: ${message}`;
 }
 
 /** The JSON-RPC messages a client sends: initialize, and a tool call. */

@@ -1,6 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -200,6 +201,81 @@ describe('MCP over HTTP: token, Host/Origin, session cap, idle expiry', () => {
       assert.equal((await next.listTools()).length, 5);
       await next.close();
       await busy.close().catch(() => undefined);
+    } finally {
+      await endpoint.close();
+    }
+  });
+
+  /** A raw connection that sends `head` and then nothing; `closed` resolves when the server drops it. */
+  const stall = (url: string, head: string) => {
+    const { hostname, port } = new URL(url);
+    const socket = net.connect(Number(port), hostname);
+    socket.on('error', () => undefined);
+    socket.resume(); // read what the server sends, so that its close is seen
+    let isClosed = false;
+    const connected = new Promise<void>((resolve) => socket.once('connect', () => resolve(void socket.write(head))));
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve(void (isClosed = true))));
+    return { socket, connected, closed, isClosed: () => isClosed };
+  };
+
+  it('a request that stalls mid-body does not keep its session: idle expiry closes both and frees the slot', async () => {
+    // the request timeout (30 s) is far off: only idle expiry can end this within the test
+    const endpoint = await serve({ sessionIdleSeconds: 1, maxSessions: 1 });
+    try {
+      const held = await rawHttp(endpoint.url, { headers: bearer(endpoint.token), body: mcpInitialize });
+      const heldServer = servers.at(-1)!;
+      const closedServer = new Promise<void>((resolve) => (heldServer.server.onclose = () => resolve()));
+      const { host } = new URL(endpoint.url);
+      const stalled = stall(
+        endpoint.url,
+        `POST /mcp HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${endpoint.token}\r\n` +
+          `Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n` +
+          `Mcp-Session-Id: ${String(held.headers['mcp-session-id'])}\r\nContent-Length: 400\r\n\r\n{"jsonrpc":"2.0"`,
+      );
+      await stalled.connected;
+      await Promise.all([closedServer, stalled.closed]);
+      assert.equal(endpoint.sessionCount(), 0);
+      assert.match(logged.at(-1) ?? '', /^MCP session [0-9a-f-]{36} closed: idle for 1 s \(1 request stalled\)$/);
+      const next = await connect(endpoint);
+      assert.equal((await next.listTools()).length, 5, 'the slot of the stalled session is free again');
+      await next.close();
+    } finally {
+      await endpoint.close();
+    }
+  });
+
+  it('connections without the token beyond the cap are closed oldest first; a client with the token is served', async () => {
+    const endpoint = await serve({ maxUnauthenticatedConnections: 4, maxConnections: 16 });
+    try {
+      const { host } = new URL(endpoint.url);
+      const flood = [];
+      for (let i = 0; i < 40; i++) {
+        const s = stall(endpoint.url, `POST /mcp HTTP/1.1\r\nHost: ${host}\r\n`);
+        await s.connected;
+        flood.push(s);
+      }
+      await Promise.all(flood.slice(0, 36).map((s) => s.closed));
+      assert.deepEqual(
+        flood.map((s) => s.isClosed()),
+        [...Array<boolean>(36).fill(true), ...Array<boolean>(4).fill(false)],
+        'the 4 newest are still open',
+      );
+      const client = await connect(endpoint);
+      assert.equal((await client.listTools()).length, 5);
+      await client.close();
+      for (const s of flood) s.socket.destroy();
+    } finally {
+      await endpoint.close();
+    }
+  });
+
+  it('a connection that does not finish its headers in time is closed', async () => {
+    const endpoint = await serve({ headersTimeoutSeconds: 1, requestTimeoutSeconds: 1 });
+    try {
+      const slow = stall(endpoint.url, 'POST /mcp HTTP/1.1\r\n');
+      await slow.connected;
+      await slow.closed;
+      assert.ok(slow.socket.destroyed);
     } finally {
       await endpoint.close();
     }

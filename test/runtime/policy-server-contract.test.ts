@@ -15,7 +15,7 @@ import type { Conversation } from '../../schemas/conversation.js';
 import { Trajectory } from '../../schemas/trajectory.js';
 import { freePort, startProcess } from '../helpers/index.js';
 import { tools } from './fixtures.js';
-import { ContextLengthExceededError } from '../../runtime/clients/errors.js';
+import { ContextLengthExceededError, EndpointRequestError } from '../../runtime/clients/errors.js';
 
 // The TypeScript runtime against a REAL policy server: by default the project's Python server on a tiny random Qwen3
 // model, started here. With FINALSTATE_CONTRACT_URL set, the same contract runs against a server already running
@@ -25,6 +25,7 @@ import { ContextLengthExceededError } from '../../runtime/clients/errors.js';
 //   FINALSTATE_CONTRACT_MODEL    the served model name (default: the first of /v1/models)
 //   FINALSTATE_CONTRACT_WEIGHTS  a checkpoint directory the server can read, loaded by the publish test (default: the
 //                                directory it serves, /v1/models' root)
+//   FINALSTATE_CONTRACT_TOKEN    the bearer token of its admin routes (vLLM's --api-key), if it takes one
 const external = process.env.FINALSTATE_CONTRACT_URL;
 const config = loadConfig();
 const python = fromRoot(config.python.venv, 'bin', 'python');
@@ -35,12 +36,15 @@ let baseUrl: string;
 let kind: PolicyServerKind;
 let model: string;
 let weightsPath: string;
+let token: string | undefined;
 
 before(async () => {
   if (external) {
     baseUrl = external.replace(/\/+$/, '');
     kind = PolicyServerKind.parse(process.env.FINALSTATE_CONTRACT_KIND ?? 'vllm');
-    const models = (await (await fetch(`${baseUrl}/v1/models`)).json()) as {
+    token = process.env.FINALSTATE_CONTRACT_TOKEN;
+    const headers = token ? { authorization: `Bearer ${token}` } : undefined;
+    const models = (await (await fetch(`${baseUrl}/v1/models`, { headers })).json()) as {
       data: Array<{ id: string; root?: string }>;
     };
     model = process.env.FINALSTATE_CONTRACT_MODEL ?? models.data[0]!.id;
@@ -67,11 +71,14 @@ before(async () => {
       'cpu',
       '--served-model-name',
       'model',
+      '--admin-token-file',
+      path.join(workDir, 'admin.token'),
     ],
     /policy server ready/,
     env,
   );
   await server.started;
+  token = fs.readFileSync(path.join(workDir, 'admin.token'), 'utf8').trim();
   baseUrl = `http://127.0.0.1:${port}`;
   kind = 'finalstate';
   model = 'model';
@@ -136,11 +143,30 @@ test('publishing through the admin routes: the version comes from the publisher,
   const published = await publishCheckpoint({ url: baseUrl, kind }, weightsPath, 3, {
     ...defaultPublishOptions,
     attempts: 1,
+    ...(token && { token }),
   });
   assert.equal(published.version, 3);
   const { trajectory } = await episode(12, '3');
   assert.deepEqual(trajectory.policyVersions, ['3']);
   assert.equal(trajectory.drift, null);
+});
+
+test('publishing without the admin token is refused with a hint, and the server keeps serving its version', async (t) => {
+  // vLLM's --api-key guards /v1 only (0.27-0.29), not its admin routes: docs/deploy.md
+  if (!token || kind !== 'finalstate') return t.skip('only the project server refuses an admin call without its token');
+  await assert.rejects(
+    publishCheckpoint({ url: baseUrl, kind }, weightsPath, 4, { ...defaultPublishOptions, attempts: 1 }),
+    (err: Error) =>
+      err instanceof EndpointRequestError &&
+      err.status === 401 &&
+      /sent no token: set tokenFile or tokenEnv on this server in the campaign's policyServers/.test(err.message),
+  );
+  const { trajectory } = await episode(13);
+  assert.deepEqual(
+    trajectory.policyVersions,
+    [kind === 'finalstate' ? '3' : model],
+    'still the version published above',
+  );
 });
 
 test('a prompt that outgrows the model is ContextLengthExceededError (the loop reports context_overflow)', async () => {

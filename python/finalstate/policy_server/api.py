@@ -7,6 +7,9 @@ VLLM_SERVER_DEV_MODE=1 that the orchestrator publishes checkpoints through (one 
                             `policy_version` is this server's extension (default: the previous version + 1)
   POST /reset_prefix_cache  an empty 200, as in vLLM (this server keeps no prefix cache)
 
+Every route checks Host and Origin, every POST must be application/json, and the admin routes need the bearer
+token (guard.py). /v1/models shows the checkpoint path (`root`) only to a caller with the token.
+
 Every JSON response has `policy_version` and every response the header X-Policy-Version.
 /v1/completions fields beyond OpenAI's, as in vLLM:
   request  `prompt` may be a list of token ids; `return_token_ids` (bool) adds per-choice `prompt_token_ids` and
@@ -31,6 +34,7 @@ from typing import Any
 from urllib.parse import unquote, urlparse
 
 from .engine import Engine, SamplingParams
+from .guard import Guard, GuardError
 
 log = logging.getLogger(__name__)
 VERSION_HEADER = "X-Policy-Version"
@@ -66,10 +70,20 @@ def _token_list(value: Any, name: str, vocab_size: int) -> list[int]:
 class PolicyServer(ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self, address: tuple[str, int], engine: Engine, model_name: str):
+    def __init__(
+        self,
+        address: tuple[str, int],
+        engine: Engine,
+        model_name: str,
+        *,
+        admin_token: str | None = None,
+        allowed_hosts: tuple[str, ...] = (),
+        allowed_origins: tuple[str, ...] = (),
+    ):
         super().__init__(address, _Handler)
         self.engine = engine
         self.model_name = model_name
+        self.guard = Guard.of(address[0], self.server_address[1], admin_token, allowed_hosts, allowed_origins)
         self.serving = threading.Event()  # cleared by /pause: new completions wait for /resume
         self.serving.set()
 
@@ -82,13 +96,15 @@ class _Handler(BaseHTTPRequestHandler):
         log.debug("%s %s", self.address_string(), format % args)
 
     # --- plumbing ---------------------------------------------------------------------------------------------
-    def _send(self, status: HTTPStatus, payload: dict, version: int | None = None) -> None:
+    def _send(self, status: HTTPStatus, payload: dict, version: int | None = None, headers: dict[str, str] | None = None) -> None:
         version = self.server.engine.policy.version if version is None else version
         body = json.dumps({**payload, "policy_version": version}).encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))
         self.send_header(VERSION_HEADER, str(version))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
         self.end_headers()
         self.wfile.write(body)
 
@@ -112,9 +128,20 @@ class _Handler(BaseHTTPRequestHandler):
             raise RequestError("the request body must be a JSON object")
         return body
 
+    def _refuse(self, err: GuardError) -> None:
+        # The body was not read: close the connection rather than parse it as the next request.
+        self.close_connection = True
+        kind = {HTTPStatus.UNAUTHORIZED: "AuthenticationError", HTTPStatus.UNSUPPORTED_MEDIA_TYPE: "BadRequestError"}.get(err.status, "PermissionDeniedError")
+        error = {"message": str(err), "type": kind, "param": None, "code": int(err.status)}
+        self._send(err.status, {"error": error}, headers={**err.headers, "Connection": "close"})
+
     def _dispatch(self, routes: dict) -> None:
         path = self.path.split("?", 1)[0]
         handler = routes.get(path)
+        try:
+            self.server.guard.check(self.command, path, self.headers)
+        except GuardError as err:
+            return self._refuse(err)
         try:
             if handler is None:
                 raise RequestError(f"no route {self.command} {path}", HTTPStatus.NOT_FOUND)
@@ -154,10 +181,11 @@ class _Handler(BaseHTTPRequestHandler):
             "object": "model",
             "created": int(time.time()),
             "owned_by": "finalstate",
-            "root": str(policy.path),
             "max_model_len": policy.max_model_len,
             "policy_version": policy.version,
         }
+        if self.server.guard.authorized(self.headers.get("Authorization")):
+            card["root"] = str(policy.path)
         self._send(HTTPStatus.OK, {"object": "list", "data": [card]})
 
     def _tokenize(self) -> None:

@@ -1,61 +1,13 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { loadConfig } from '../../../infra/config.js';
 import { withClient } from '../../../infra/stack/postgres.js';
-import { writeTaskSet } from '../../../environment/task-set.js';
-import {
-  fixtureTask,
-  mcpInitialize,
-  rawHttp,
-  rebindingCancel,
-  spawnServeMcp,
-  uniqueEpisodeId,
-  type RawResponse,
-  type ServedMcp,
-} from '../../environment/harness.js';
+import { answerOf, mcpInitialize, rawHttp, rebindingCancel, withServedFixtureTask } from '../../environment/harness.js';
 import type { ProbeResult, SecurityProbe } from '../probe.js';
-
-const answer = (res: RawResponse) => {
-  let message = res.body.slice(0, 200);
-  try {
-    message = (JSON.parse(res.body) as { error?: { message?: string } }).error?.message ?? message;
-  } catch {
-    // an event stream or plain text: shown as it came
-  }
-  return `HTTP ${res.status}: ${message}`;
-};
-
-/** The real `finalstate tasks serve-mcp --transport http` in a subprocess, serving the fixture task, for `fn`. */
-async function withServedTask(
-  args: string[],
-  fn: (served: ServedMcp, token: string) => Promise<ProbeResult[]>,
-): Promise<ProbeResult[]> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'finalstate-probe-mcp-'));
-  const task = fixtureTask('cancel-O-1');
-  writeTaskSet(dir, 'fixture', '1', [task]);
-  const served = await spawnServeMcp([
-    '--task',
-    task.id,
-    '--dir',
-    dir,
-    '--episode',
-    uniqueEpisodeId('probe-mcp'),
-    ...args,
-  ]);
-  try {
-    return await fn(served, fs.readFileSync(served.tokenFile, 'utf8').trim());
-  } finally {
-    await served.stop();
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 const guards: SecurityProbe = {
   area: 'mcp-http',
   name: 'serve-mcp refuses requests without the token or from a foreign Host/Origin',
   run: () =>
-    withServedTask([], async (served, token) => {
+    withServedFixtureTask([], async (served, token) => {
       const port = new URL(served.url).port;
       const auth = { authorization: `Bearer ${token}` };
       const tries: [string, Record<string, string>, number][] = [
@@ -75,7 +27,7 @@ const guards: SecurityProbe = {
       const results: ProbeResult[] = [];
       for (const [attempt, headers, expected] of tries) {
         const res = await rawHttp(served.url, { headers, body: mcpInitialize });
-        results.push({ attempt, outcome: answer(res), held: res.status === expected });
+        results.push({ attempt, outcome: answerOf(res), held: res.status === expected });
       }
       const rebound = { host: `rebind.example:${port}`, origin: `http://rebind.example:${port}` };
       const orderStatus = () =>
@@ -104,7 +56,7 @@ const sessionCap: SecurityProbe = {
   area: 'mcp-http',
   name: 'serve-mcp caps its sessions',
   run: () =>
-    withServedTask(['--max-sessions', '2'], async (served, token) => {
+    withServedFixtureTask(['--max-sessions', '2'], async (served, token) => {
       const auth = { authorization: `Bearer ${token}` };
       const opened = [];
       for (let i = 0; i < 2; i++) opened.push(await rawHttp(served.url, { headers: auth, body: mcpInitialize }));
@@ -112,7 +64,7 @@ const sessionCap: SecurityProbe = {
       return [
         {
           attempt: 'open a third MCP session on a server started with --max-sessions 2',
-          outcome: `sessions 1-2: HTTP ${opened.map((r) => r.status).join(', ')}; session 3: ${answer(beyond)}`,
+          outcome: `sessions 1-2: HTTP ${opened.map((r) => r.status).join(', ')}; session 3: ${answerOf(beyond)}`,
           held: opened.every((r) => r.status === 200) && beyond.status === 503,
         },
       ];
