@@ -68,17 +68,14 @@ export const LossConfig = z
   })
   .strict();
 
-export const MiniBatchGroups = z
-  .number()
-  .int()
-  .min(1)
-  .nullable()
-  .default(null)
-  .describe(
-    "Whole groups per AdamW step (verl's ppo_mini_batch_size, counted in groups). The groups are shuffled, seeded by " +
-      'seed and step, and each mini-batch is one optimizer step, so one rollout batch gives several updates; the ' +
-      'clipped ratio bounds the later, off-policy ones. null: the whole batch is one step.',
-  );
+/** A count that may be absent (null: no limit, or the whole batch). */
+const CountOrNull = z.number().int().min(1).nullable().default(null);
+
+export const MiniBatchGroups = CountOrNull.describe(
+  "Whole groups per AdamW step (verl's ppo_mini_batch_size, counted in groups). The groups are shuffled, seeded by " +
+    'seed and step, and each mini-batch is one optimizer step, so one rollout batch gives several updates; the ' +
+    'clipped ratio bounds the later, off-policy ones. null: the whole batch is one step.',
+);
 
 /** UPDATE_MEMORY_MODEL (core/update-memory-model.ts), exported so that the Python trainer and its tests read it. */
 export const UpdateMemoryModel = z
@@ -133,15 +130,9 @@ export const MicroBatchTokens = z
       'grows with its tokens. An episode longer than this is a pass of its own.',
   );
 
-export const MicroBatchSize = z
-  .number()
-  .int()
-  .min(1)
-  .nullable()
-  .default(null)
-  .describe(
-    'At most this many episodes per forward/backward pass on each rank, on top of microBatchTokens; null: no limit.',
-  );
+export const MicroBatchSize = CountOrNull.describe(
+  'At most this many episodes per forward/backward pass on each rank, on top of microBatchTokens; null: no limit.',
+);
 
 /**
  * Which checkpoints of a campaign stay on disk. Every step writes its sharded training state (fp32 weights and
@@ -165,13 +156,7 @@ export const CheckpointRetention = z
       .describe(
         "needed: older steps keep their export only while the campaign needs it: the served policy's and every evaluated step's (and every exportEvery-th); the rest are deleted whole. all: every step keeps its export.",
       ),
-    exportEvery: z
-      .number()
-      .int()
-      .min(1)
-      .nullable()
-      .default(null)
-      .describe('Also keep the export of every N-th step (a policy to compare or serve later).'),
+    exportEvery: CountOrNull.describe('Also keep the export of every N-th step (a policy to compare or serve later).'),
   })
   .strict();
 export type CheckpointRetention = z.infer<typeof CheckpointRetention>;
