@@ -6,6 +6,7 @@ import { localPathOf } from '../../storage/artifacts.js';
 import type { LoadedConfig } from '../../schemas/config.js';
 import { connectWorker } from '../../infra/temporal-client.js';
 import type { LogMetricsInput, LogMetricsResult } from '../../schemas/tracking.js';
+import type { UpdateDescription } from '../../schemas/training.js';
 import type { PolicyUpdateCall, PolicyUpdateReply } from '../../workflows/gpu.js';
 import { runWorker } from '../../workers/control.js';
 
@@ -38,6 +39,34 @@ export async function startStandInGpuWorker(config: LoadedConfig, taskQueue: str
       async logMetrics(input: LogMetricsInput): Promise<LogMetricsResult> {
         logged.push(input);
         return { scalars: Object.keys(input.scalars).length, tensorboardDir: null, wandbRunDir: null };
+      },
+      // Stand-in for python/finalstate/gpu_worker/describe.py: one CPU rank and the shape of the tiny test model
+      // (python/finalstate/testing/tiny_model.py), whatever baseModel names, so the memory preflight always passes.
+      async describeUpdate(): Promise<UpdateDescription> {
+        return {
+          worker: {
+            worldSize: 1,
+            ranksPerNode: 1,
+            device: 'cpu',
+            deviceName: 'cpu',
+            gpuMemoryBytes: null,
+            hostMemoryBytes: 16 * 2 ** 30,
+            collectiveTimeoutS: 600,
+          },
+          model: {
+            modelType: 'qwen3',
+            parameters: 93_312,
+            embeddingParameters: 19_200,
+            layers: 2,
+            hidden: 64,
+            intermediate: 128,
+            attentionHeads: 4,
+            kvHeads: 2,
+            headDim: 16,
+            vocabulary: 300,
+            tiedEmbeddings: true,
+          },
+        };
       },
       async policyUpdate(input: PolicyUpdateCall): Promise<PolicyUpdateReply> {
         const batch = JSON.parse(await fs.readFile(localPathOf(input.batchUri), 'utf8')) as BatchFile;
