@@ -8,43 +8,50 @@ import { checkpointBytes, gb, planUpdateMemory, type UpdateMemory, type UpdateSe
  * doc holds exactly these). `node dist/infra/update-memory-table.js` prints them.
  */
 
-/** A Qwen2-architecture model's shape from its config's widths (q/k/v biases, two RMSNorms per layer). */
-export function qwen2Shape(
-  name: string,
-  c: {
-    hidden: number;
-    intermediate: number;
-    layers: number;
-    heads: number;
-    kvHeads: number;
-    vocabulary: number;
-    tied: boolean;
-  },
-): ModelShape {
-  const headDim = c.hidden / c.heads;
-  const q = c.heads * headDim;
-  const kv = c.kvHeads * headDim;
-  const layer =
-    c.hidden * q + q + 2 * (c.hidden * kv + kv) + q * c.hidden + 3 * c.hidden * c.intermediate + 2 * c.hidden;
-  const embeddings = c.vocabulary * c.hidden * (c.tied ? 1 : 2);
+export interface DecoderWidths {
+  hidden: number;
+  intermediate: number;
+  layers: number;
+  heads: number;
+  kvHeads: number;
+  headDim: number;
+  vocabulary: number;
+  tied: boolean;
+  /** Qwen2: biases on the q, k and v projections. */
+  qkvBias: boolean;
+  /** Qwen3: RMSNorms on q and k, per head. */
+  qkNorm: boolean;
+}
+
+/** The shape of a Qwen-style decoder (SwiGLU MLP, two RMSNorms per layer) from its config's widths. */
+export function decoderShape(modelType: string, c: DecoderWidths): ModelShape {
+  const q = c.heads * c.headDim;
+  const kv = c.kvHeads * c.headDim;
+  const h = c.hidden;
+  const attention = h * q + 2 * h * kv + q * h + (c.qkvBias ? q + 2 * kv : 0) + (c.qkNorm ? 2 * c.headDim : 0);
+  const layer = attention + 3 * h * c.intermediate + 2 * h;
+  const embeddings = c.vocabulary * h * (c.tied ? 1 : 2);
   return {
-    modelType: name,
-    parameters: c.layers * layer + embeddings + c.hidden,
+    modelType,
+    parameters: c.layers * layer + embeddings + h,
     embeddingParameters: embeddings,
     layers: c.layers,
-    hidden: c.hidden,
+    hidden: h,
     intermediate: c.intermediate,
     attentionHeads: c.heads,
     kvHeads: c.kvHeads,
-    headDim,
+    headDim: c.headDim,
     vocabulary: c.vocabulary,
     tiedEmbeddings: c.tied,
   };
 }
 
+const qwen25 = (c: Omit<DecoderWidths, 'headDim' | 'qkvBias' | 'qkNorm'>) =>
+  decoderShape('qwen2', { ...c, headDim: c.hidden / c.heads, qkvBias: true, qkNorm: false });
+
 /** Qwen2.5's published configs. */
 export const REFERENCE_MODELS = {
-  '1.5B': qwen2Shape('Qwen2.5-1.5B', {
+  '1.5B': qwen25({
     hidden: 1536,
     intermediate: 8960,
     layers: 28,
@@ -53,7 +60,7 @@ export const REFERENCE_MODELS = {
     vocabulary: 151936,
     tied: true,
   }),
-  '7B': qwen2Shape('Qwen2.5-7B', {
+  '7B': qwen25({
     hidden: 3584,
     intermediate: 18944,
     layers: 28,
@@ -62,7 +69,7 @@ export const REFERENCE_MODELS = {
     vocabulary: 152064,
     tied: false,
   }),
-  '14B': qwen2Shape('Qwen2.5-14B', {
+  '14B': qwen25({
     hidden: 5120,
     intermediate: 13824,
     layers: 48,
@@ -71,7 +78,7 @@ export const REFERENCE_MODELS = {
     vocabulary: 152064,
     tied: false,
   }),
-  '32B': qwen2Shape('Qwen2.5-32B', {
+  '32B': qwen25({
     hidden: 5120,
     intermediate: 27648,
     layers: 64,
