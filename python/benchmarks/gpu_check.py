@@ -59,13 +59,13 @@ def torchrun(world: int, script: Path, *args: str, timeout: float) -> tuple[list
 
 def run_update(plan: dict, name: str, device: str) -> None:
     import torch
+    from policy_update import PEAK_BF16_FLOPS, random_batch
     from transformers import Qwen3Config, Qwen3ForCausalLM
 
     from finalstate.config import FsdpConfig, loss_config, optimizer_config
     from finalstate.gpu_worker.process_group import start_process_groups
     from finalstate.gpu_worker.sharding import shard_model
     from finalstate.grpo import PolicyTrainer
-    from policy_update import PEAK_BF16_FLOPS, random_batch
 
     part = next(p for p in plan["update"] if p["name"] == name)
     groups = start_process_groups(device)
