@@ -239,19 +239,34 @@ export function gb(bytes: number): string {
   return `${(bytes / GB).toFixed(1)} GB`;
 }
 
+/** GB, or MB below 0.1 GB (a test model's figures). */
+function size(bytes: number): string {
+  return bytes >= GB / 10 ? gb(bytes) : `${(bytes / 1e6).toFixed(1)} MB`;
+}
+
+/** Parameters in billions, millions or thousands. */
+function count(parameters: number): string {
+  if (parameters >= 1e9) return `${(parameters / 1e9).toFixed(2)}B`;
+  return parameters >= 1e6 ? `${(parameters / 1e6).toFixed(1)}M` : `${(parameters / 1e3).toFixed(1)}K`;
+}
+
+const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
 /** The lines `finalstate campaign start` prints and a refusal carries: per GPU, per node. */
 export function describeUpdateMemory(plan: UpdateMemory, model: ModelShape, worker: GpuWorkerInfo): string[] {
   const g = plan.perGpu;
   const n = plan.perNode;
-  const on = worker.device === 'cuda' ? `${plan.gpus} x ${worker.deviceName}` : `${plan.gpus} CPU rank(s)`;
+  const cuda = worker.device === 'cuda';
+  const on = cuda ? `${plan.gpus} x ${worker.deviceName}` : plural(plan.gpus, 'CPU rank');
   return [
-    `update memory: ${model.modelType} of ${(model.parameters / 1e9).toFixed(2)}B parameters on ${on} (${worker.ranksPerNode} per node), ` +
+    `update memory: ${model.modelType} of ${count(model.parameters)} parameters on ${on} (${worker.ranksPerNode} per node), ` +
       `${plan.passTokens} tokens a pass, activation checkpointing ${plan.checkpointing ? 'on' : 'off'}`,
-    `  per GPU: ${gb(g.total)}${g.usable === null ? '' : ` of ${gb(g.usable)} usable`} (sharded state ${gb(g.shardedState)}, ` +
-      `embeddings and output layer ${gb(g.rootParameters)}, two layers ${gb(g.layerParameters)}, logits ${gb(g.logits)}, ` +
-      `activations ${gb(g.activations)})`,
-    `  per node: ${gb(n.total)} of host memory (${n.ranks} ranks x ${gb(HOST_BYTES_PER_RANK)}, offloaded state ` +
-      `${gb(n.offloadedState)}, the export gathered on rank 0's node ${gb(n.export)})`,
+    `  per ${cuda ? 'GPU' : 'rank'}: ${size(g.total)}${g.usable === null ? '' : ` of ${size(g.usable)} usable`} ` +
+      `(sharded state ${size(g.shardedState)}, embeddings and output layer ${size(g.rootParameters)}, two layers ` +
+      `${size(g.layerParameters)}, logits ${size(g.logits)}, activations ${size(g.activations)})`,
+    `  per node: ${size(n.total)} of host memory (${plural(n.ranks, 'rank')} x ${size(HOST_BYTES_PER_RANK)}, ` +
+      `${n.offloadedState === 0 ? 'no offloaded state' : `offloaded state ${size(n.offloadedState)}`}, ` +
+      `the export gathered on rank 0's node ${size(n.export)})`,
   ];
 }
 
@@ -260,9 +275,10 @@ export function describeCheckpoints(bytes: CheckpointBytes, retention: Checkpoin
     retention.keepExports === 'all'
       ? 'every export'
       : `the served and evaluated steps' exports${retention.exportEvery === null ? '' : ` and every ${retention.exportEvery}th`}`;
+  const whole = retention.keepLast === null ? 'every step' : `the last ${plural(retention.keepLast, 'step')}`;
   return (
-    `checkpoints: each step writes ${gb(bytes.perStep)} (resumable state ${gb(bytes.resumable)}, export ${gb(bytes.export)}); ` +
-    `after ${steps} steps the directory holds ${gb(bytes.retained)} keeping ${retention.keepLast ?? 'every'} step(s) whole and ${kept}, ` +
-    `${gb(bytes.unretained)} keeping everything`
+    `checkpoints: each step writes ${size(bytes.perStep)} (resumable state ${size(bytes.resumable)}, export ` +
+    `${size(bytes.export)}); after ${steps} steps the directory holds ${size(bytes.retained)} keeping ${whole} ` +
+    `whole and ${kept}, ${size(bytes.unretained)} keeping everything`
   );
 }

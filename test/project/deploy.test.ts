@@ -5,6 +5,7 @@ import { fromRoot } from '../../core/paths.js';
 import {
   checkpointBytes,
   describeCheckpoints,
+  describeUpdateMemory,
   planUpdateMemory,
   RESUMABLE_BYTES_PER_PARAMETER,
 } from '../../infra/update-memory.js';
@@ -96,4 +97,29 @@ test('checkpoints: 7B writes about 107 GB a step; retention keeps two whole step
   const servedOnly = checkpointBytes(parameters, 2, { keepLast: 1, keepExports: 'needed', exportEvery: null }, 7, 5);
   // Step 7 whole, the served step 6's export and the evaluated step 5's.
   assert.equal(servedOnly.retained, servedOnly.perStep + 2 * servedOnly.export);
+});
+
+test('campaign start prints per GPU and per node what the update holds, in MB for a test model', () => {
+  const model = REFERENCE_MODELS['7B'];
+  const plan = planUpdateMemory(model, h100s(8), DEFAULT_SETTINGS);
+  assert.deepEqual(describeUpdateMemory(plan, model, h100s(8)), [
+    'update memory: qwen2 of 7.62B parameters on 8 x NVIDIA H100 80GB HBM3 (8 per node), 8192 tokens a pass, activation checkpointing on',
+    '  per GPU: 37.3 GB of 75.2 GB usable (sharded state 15.2 GB, embeddings and output layer 8.7 GB, two layers 2.3 GB, logits 5.3 GB, activations 5.7 GB)',
+    "  per node: 47.2 GB of host memory (8 ranks x 4.0 GB, no offloaded state, the export gathered on rank 0's node 15.2 GB)",
+  ]);
+  const offloaded = planUpdateMemory(model, h100s(8), { ...DEFAULT_SETTINGS, optimizerOffload: true });
+  assert.match(describeUpdateMemory(offloaded, model, h100s(8))[2]!, /offloaded state 121\.8 GB/);
+
+  // The tiny test model on one CPU rank (test/pipeline/stand-in-gpu-worker.ts): no GPU limit, figures in MB.
+  const tiny = { ...REFERENCE_MODELS['1.5B'], parameters: 93_312, embeddingParameters: 19_200, layers: 2, hidden: 64 };
+  const rank = { ...h100s(1), device: 'cpu' as const, deviceName: 'cpu', gpuMemoryBytes: null };
+  const lines = describeUpdateMemory(planUpdateMemory(tiny, rank, DEFAULT_SETTINGS), tiny, rank);
+  assert.match(lines[0]!, /^update memory: qwen2 of 93\.3K parameters on 1 CPU rank \(1 per node\)/);
+  assert.match(lines[1]!, /^ {2}per rank: \d+\.\d GB \(sharded state 1\.5 MB, embeddings and output layer \d+\.\d MB,/);
+  assert.match(lines[2]!, /^ {2}per node: \d+\.\d GB of host memory \(1 rank x 4\.0 GB, no offloaded state,/);
+  const retention = CheckpointRetention.parse({ keepLast: 1 });
+  assert.match(
+    describeCheckpoints(checkpointBytes(tiny.parameters, 4, retention, 3, 5), retention, 3),
+    /^checkpoints: each step writes 1\.5 MB \(resumable state 1\.1 MB, export 0\.4 MB\); .* keeping the last 1 step whole/,
+  );
 });
