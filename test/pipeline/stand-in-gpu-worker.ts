@@ -20,6 +20,32 @@ interface BatchFile {
   }>;
 }
 
+/** What python/finalstate/gpu_worker/describe.py says of the tiny test model on one CPU rank. */
+export const TINY_MODEL_ON_ONE_CPU_RANK: UpdateDescription = {
+  worker: {
+    worldSize: 1,
+    ranksPerNode: 1,
+    device: 'cpu',
+    deviceName: 'cpu',
+    gpuMemoryBytes: null,
+    hostMemoryBytes: 16 * 2 ** 30,
+    collectiveTimeoutS: 600,
+  },
+  model: {
+    modelType: 'qwen3',
+    parameters: 93_312,
+    embeddingParameters: 19_200,
+    layers: 2,
+    hidden: 64,
+    intermediate: 128,
+    attentionHeads: 4,
+    kvHeads: 2,
+    headDim: 16,
+    vocabulary: 300,
+    tiedEmbeddings: true,
+  },
+};
+
 /**
  * TEST-ONLY STAND-IN for the Python gpu worker (python/finalstate/gpu_worker): a TypeScript activity named
  * `policyUpdate` on its own task queue, so the pipeline's cross-queue call by name is exercised without a GPU. It
@@ -27,6 +53,7 @@ interface BatchFile {
  * loss from the rollout logprobs, and writes a checkpoint directory holding that record.
  */
 export async function startStandInGpuWorker(config: LoadedConfig, taskQueue: string) {
+  const described = { value: TINY_MODEL_ON_ONE_CPU_RANK };
   const calls: Array<{ input: PolicyUpdateCall; batch: BatchFile }> = [];
   const logged: LogMetricsInput[] = [];
   const connection = await connectWorker(config);
@@ -40,33 +67,11 @@ export async function startStandInGpuWorker(config: LoadedConfig, taskQueue: str
         logged.push(input);
         return { scalars: Object.keys(input.scalars).length, tensorboardDir: null, wandbRunDir: null };
       },
-      // Stand-in for python/finalstate/gpu_worker/describe.py: one CPU rank and the shape of the tiny test model
-      // (python/finalstate/testing/tiny_model.py), whatever baseModel names, so the memory preflight always passes.
+      // Stand-in for python/finalstate/gpu_worker/describe.py: `described.value`, by default one CPU rank and the shape
+      // of the tiny test model (python/finalstate/testing/tiny_model.py) whatever baseModel names, so that the memory
+      // preflight passes; a test sets another to see it refused.
       async describeUpdate(): Promise<UpdateDescription> {
-        return {
-          worker: {
-            worldSize: 1,
-            ranksPerNode: 1,
-            device: 'cpu',
-            deviceName: 'cpu',
-            gpuMemoryBytes: null,
-            hostMemoryBytes: 16 * 2 ** 30,
-            collectiveTimeoutS: 600,
-          },
-          model: {
-            modelType: 'qwen3',
-            parameters: 93_312,
-            embeddingParameters: 19_200,
-            layers: 2,
-            hidden: 64,
-            intermediate: 128,
-            attentionHeads: 4,
-            kvHeads: 2,
-            headDim: 16,
-            vocabulary: 300,
-            tiedEmbeddings: true,
-          },
-        };
+        return described.value;
       },
       async policyUpdate(input: PolicyUpdateCall): Promise<PolicyUpdateReply> {
         const batch = JSON.parse(await fs.readFile(localPathOf(input.batchUri), 'utf8')) as BatchFile;
@@ -111,5 +116,5 @@ export async function startStandInGpuWorker(config: LoadedConfig, taskQueue: str
       },
     },
   });
-  return { ...runWorker(worker, () => connection.close()), calls, logged };
+  return { ...runWorker(worker, () => connection.close()), calls, logged, described };
 }
