@@ -117,7 +117,10 @@ def main() -> None:
         report["checkedTensors"] = len(names)
         report["maxAbsDiff"] = max((weights[n] - expected[n].float()).abs().max().item() for n in names)
         report["missing"] = sorted(set(expected) - set(weights))
-    print(json.dumps(report), flush=True)
+    # Every rank reports on torchrun's shared stdout: the line and its newline in one write, so that two ranks' lines
+    # never run together (print writes them apart when Python's output is unbuffered).
+    sys.stdout.write(json.dumps(report) + "\n")
+    sys.stdout.flush()
     torch.distributed.barrier()
     sys.stdout.flush()
 
