@@ -1,27 +1,284 @@
-/**
- * The memory arithmetic of the sharded policy update (docs/deploy.md). A full-parameter AdamW update with fp32
- * master weights keeps, per parameter: the fp32 weight (4 bytes), its fp32 gradient (4) and AdamW's two fp32 moments
- * (8). FSDP2 shards all of it over the training GPUs; optimizer offload moves it to host memory.
- */
-export const BYTES_PER_PARAMETER = 16;
+import { UPDATE_MEMORY_MODEL } from '../core/update-memory-model.js';
+import type { CheckpointRetention, GpuWorkerInfo, ModelShape } from '../schemas/training.js';
 
-export function shardedStateBytesPerGpu(
+/**
+ * The memory arithmetic of the sharded policy update (docs/deploy.md), used by the preflight of `finalstate campaign
+ * start` and of the campaign workflow: what one GPU, one node and the checkpoint directory hold, and whether it fits.
+ *
+ * Per GPU, for P parameters on W ranks, a model of L layers with hidden size h and vocabulary V, and T tokens in the
+ * largest forward/backward pass (compute in bf16, c = 2 bytes; fp32 on the CPU, c = 4):
+ * - the sharded fp32 state: weight 4 + gradient 4 + AdamW's two moments 8 = 16 P / W (none with optimizer offload);
+ * - the root module (input embeddings, output layer, final norm), which FSDP2 keeps unsharded through the forward
+ *   and backward passes: its compute copy c, its gradient c and that gradient in fp32 for the reduce-scatter 4,
+ *   per root parameter;
+ * - two decoder layers unsharded (the one computing and the one prefetched), one layer's gradient in c and in fp32;
+ * - the logits and their gradient, c + c per token and vocabulary entry, plus four chunks of fp32 scratch of the
+ *   log-prob head (python/finalstate/grpo/log_probs.py);
+ * - activations: per token and layer, what a layer saves for its backward pass (UPDATE_MEMORY_MODEL's
+ *   coefficients, measured by python/tests/test_update_memory.py) for every layer, or with activation
+ *   checkpointing each layer's input (c h) plus one layer's full activations and their gradients;
+ * - the CUDA context, NCCL's buffers and the allocator's fragmentation: GPU_RESERVED_BYTES and a tenth of the memory.
+ * Per node: each rank's process, its share of the offloaded state (16 P / W) and, on rank 0's node, the export
+ * gathered for writing (2 P in bf16).
+ */
+
+const M = UPDATE_MEMORY_MODEL;
+export const GB = 1e9;
+/** What a GPU keeps beside the update: the CUDA context, NCCL's buffers. */
+export const GPU_RESERVED_BYTES = 2 * 2 ** 30;
+/** Share of a GPU's memory left to the caching allocator's fragmentation. */
+export const GPU_HEADROOM = 0.1;
+/** Host memory of one rank's process (interpreter, libraries, CUDA's host side). */
+export const HOST_BYTES_PER_RANK = 4 * GB;
+/** Host memory left to the system and the page cache. */
+export const HOST_HEADROOM = 0.1;
+/** Bytes per parameter of the sharded training state a checkpoint keeps: fp32 weights 4 + AdamW moments 8. */
+export const RESUMABLE_BYTES_PER_PARAMETER = 12;
+
+export interface UpdateSettings {
+  activationCheckpointing: boolean | 'auto';
+  optimizerOffload: boolean;
+  exportDtype: 'auto' | 'bfloat16' | 'float32';
+  /** Padded tokens per pass (microBatchTokens). */
+  microBatchTokens: number;
+  /** Episodes per pass at most (microBatchSize); null: no limit. */
+  microBatchSize: number | null;
+  /** The longest episode (the campaign's limits.maxContextTokens): a pass holds at least one. */
+  maxEpisodeTokens: number;
+}
+
+export interface UpdateMemory {
+  gpus: number;
+  device: 'cuda' | 'cpu';
+  checkpointing: boolean;
+  /** Tokens of the largest pass. */
+  passTokens: number;
+  perGpu: {
+    shardedState: number;
+    rootParameters: number;
+    layerParameters: number;
+    logits: number;
+    activations: number;
+    total: number;
+    /** What the update may use of one GPU (null on the CPU). */
+    usable: number | null;
+  };
+  perNode: { ranks: number; processes: number; offloadedState: number; export: number; total: number };
+  /** Each line names the numbers and the setting to change; empty when it fits. */
+  problems: string[];
+}
+
+export function computeBytes(device: 'cuda' | 'cpu'): number {
+  return device === 'cuda' ? 2 : 4;
+}
+
+export function checkpointingFor(setting: boolean | 'auto', model: ModelShape): boolean {
+  return setting === 'auto' ? model.parameters >= M.autoCheckpointingParameters : setting;
+}
+
+/** Bytes one decoder layer saves per token for its backward pass (bf16 coefficients, scaled to the compute dtype). */
+export function layerActivationBytesPerToken(model: ModelShape, device: 'cuda' | 'cpu'): number {
+  const a = M.activationBytesPerToken;
+  const bf16 =
+    a.hidden * model.hidden +
+    a.intermediate * model.intermediate +
+    a.query * model.attentionHeads * model.headDim +
+    a.keyValue * model.kvHeads * model.headDim +
+    a.heads * model.attentionHeads;
+  return (bf16 * computeBytes(device)) / 2;
+}
+
+/** Tokens of the largest pass: microBatchTokens (or fewer episodes' worth), but never less than one episode. */
+export function passTokens(settings: UpdateSettings): number {
+  const byEpisodes = settings.microBatchSize === null ? Infinity : settings.microBatchSize * settings.maxEpisodeTokens;
+  return Math.max(Math.min(settings.microBatchTokens, byEpisodes), settings.maxEpisodeTokens);
+}
+
+/** What the update holds, without judging whether it fits. */
+function memoryOf(model: ModelShape, worker: GpuWorkerInfo, settings: UpdateSettings): UpdateMemory {
+  const W = worker.worldSize;
+  const c = computeBytes(worker.device);
+  const checkpointing = checkpointingFor(settings.activationCheckpointing, model);
+  const T = passTokens(settings);
+  const rootParams = model.embeddingParameters + model.hidden;
+  const perLayer = (model.parameters - rootParams) / model.layers;
+  const layerActivations = layerActivationBytesPerToken(model, worker.device);
+
+  const shardedState = settings.optimizerOffload ? 0 : (16 * model.parameters) / W;
+  const rootParameters = (2 * c + 4) * rootParams;
+  const layerParameters = (3 * c + 4) * perLayer;
+  const logits = 2 * c * T * model.vocabulary + 4 * M.logitChunkBytes;
+  const activations = checkpointing
+    ? T * model.layers * c * model.hidden + 2 * T * layerActivations
+    : T * (model.layers + 1) * layerActivations;
+  const total = shardedState + rootParameters + layerParameters + logits + activations;
+  const usable =
+    worker.gpuMemoryBytes === null ? null : worker.gpuMemoryBytes * (1 - GPU_HEADROOM) - GPU_RESERVED_BYTES;
+
+  const ranks = Math.min(worker.ranksPerNode, W);
+  const offloadedState = settings.optimizerOffload ? (ranks * 16 * model.parameters) / W : 0;
+  const exportBytes = exportBytesPerParameter(settings.exportDtype, worker.device) * model.parameters;
+  const processes = ranks * HOST_BYTES_PER_RANK;
+  const nodeTotal = processes + offloadedState + exportBytes;
+
+  return {
+    gpus: W,
+    device: worker.device,
+    checkpointing,
+    passTokens: T,
+    perGpu: { shardedState, rootParameters, layerParameters, logits, activations, total, usable },
+    perNode: { ranks, processes, offloadedState, export: exportBytes, total: nodeTotal },
+    problems: [],
+  };
+}
+
+/** What the update holds per GPU and per node on `worker`'s ranks, and what keeps it from fitting (`problems`). */
+export function planUpdateMemory(model: ModelShape, worker: GpuWorkerInfo, settings: UpdateSettings): UpdateMemory {
+  const plan = memoryOf(model, worker, settings);
+  const { total, usable } = plan.perGpu;
+  const { ranks, offloadedState, export: exportBytes, total: nodeTotal } = plan.perNode;
+  if (usable !== null && total > usable) plan.problems.push(gpuProblem(plan, model, worker, settings));
+  const hostUsable = worker.hostMemoryBytes * (1 - HOST_HEADROOM);
+  if (nodeTotal > hostUsable)
+    plan.problems.push(
+      `host memory per node: ${gb(nodeTotal)} of ${gb(hostUsable)} usable (${ranks} ranks x ${gb(HOST_BYTES_PER_RANK)}, ` +
+        `offloaded state ${gb(offloadedState)}, the export gathered on rank 0 ${gb(exportBytes)}): ` +
+        (settings.optimizerOffload
+          ? 'turn off update.fsdp.optimizerOffload or train on more nodes'
+          : 'train on nodes with more memory'),
+    );
+  return plan;
+}
+
+function gpuProblem(plan: UpdateMemory, model: ModelShape, worker: GpuWorkerInfo, settings: UpdateSettings): string {
+  const g = plan.perGpu;
+  const fixes: string[] = [];
+  const perPass = `logits and activations take ${gb(g.logits + g.activations)} at ${plan.passTokens} tokens a pass`;
+  if (plan.passTokens <= settings.maxEpisodeTokens)
+    fixes.push(`lower limits.maxContextTokens (${settings.maxEpisodeTokens}: one episode a pass, and ${perPass})`);
+  else if (plan.passTokens < settings.microBatchTokens)
+    fixes.push(
+      `lower update.microBatchSize (${settings.microBatchSize} episodes of up to ${settings.maxEpisodeTokens} tokens: ${perPass}) or set update.microBatchTokens`,
+    );
+  else fixes.push(`lower update.microBatchTokens (${settings.microBatchTokens}: ${perPass})`);
+  if (!plan.checkpointing) fixes.push('turn on update.fsdp.activationCheckpointing');
+  if (!settings.optimizerOffload)
+    fixes.push(
+      `turn on update.fsdp.optimizerOffload (moves the ${gb(g.shardedState)} of sharded state to host memory)`,
+    );
+  const needed = gpusNeeded(model, worker, settings);
+  if (needed !== null && needed > plan.gpus) fixes.push(`train on ${needed} GPUs or more`);
+  return (
+    `per GPU: ${gb(g.total)} of ${gb(g.usable!)} usable on a ${gb(worker.gpuMemoryBytes!)} GPU ` +
+    `(sharded state ${gb(g.shardedState)}, embeddings and output layer ${gb(g.rootParameters)}, ` +
+    `two layers ${gb(g.layerParameters)}, logits ${gb(g.logits)}, activations ${gb(g.activations)} ` +
+    `at ${plan.passTokens} tokens a pass${plan.checkpointing ? ' with activation checkpointing' : ''}): ${fixes.join('; or ')}`
+  );
+}
+
+/** The fewest ranks (a power of two) on which the same settings fit one GPU, or null when none does. */
+export function gpusNeeded(model: ModelShape, worker: GpuWorkerInfo, settings: UpdateSettings): number | null {
+  for (let gpus = 1; gpus <= 4096; gpus *= 2) {
+    const plan = memoryOf(model, { ...worker, worldSize: gpus }, settings);
+    if (plan.perGpu.usable === null || plan.perGpu.total <= plan.perGpu.usable) return gpus;
+  }
+  return null;
+}
+
+export function exportBytesPerParameter(dtype: UpdateSettings['exportDtype'], device: 'cuda' | 'cpu'): number {
+  if (dtype === 'auto') return device === 'cuda' ? 2 : 4;
+  return dtype === 'bfloat16' ? 2 : 4;
+}
+
+export interface CheckpointBytes {
+  /** What one step writes: its resumable state and its export. */
+  perStep: number;
+  resumable: number;
+  export: number;
+  /** What the checkpoint directory holds after `steps` steps, with the retention, and without any. */
+  retained: number;
+  unretained: number;
+}
+
+/**
+ * Disk bytes of the checkpoints after `steps` steps: each step writes 12 bytes per parameter of resumable state and
+ * its export; retention keeps the newest keepLast steps whole, and the exports of the served step, of the evaluated
+ * steps (every `evaluateEvery`) and of every exportEvery-th step.
+ */
+export function checkpointBytes(
   parameters: number,
-  gpus: number,
-  options: { optimizerOffload?: boolean } = {},
-): number {
-  return options.optimizerOffload ? 0 : (BYTES_PER_PARAMETER * parameters) / gpus;
+  exportPerParameter: number,
+  retention: CheckpointRetention,
+  steps: number,
+  evaluateEvery: number,
+): CheckpointBytes {
+  const resumable = RESUMABLE_BYTES_PER_PARAMETER * parameters;
+  const exportBytes = exportPerParameter * parameters;
+  const whole = Math.min(retention.keepLast ?? steps, steps);
+  const older = Array.from({ length: steps - whole }, (_, i) => i + 1);
+  const served = steps - 1; // published after the newest step: the newest but one is served while it runs
+  const keptExports =
+    retention.keepExports === 'all'
+      ? older.length
+      : older.filter(
+          (s) =>
+            s === served ||
+            s % evaluateEvery === 0 ||
+            (retention.exportEvery !== null && s % retention.exportEvery === 0),
+        ).length;
+  return {
+    perStep: resumable + exportBytes,
+    resumable,
+    export: exportBytes,
+    retained: whole * (resumable + exportBytes) + keptExports * exportBytes,
+    unretained: steps * (resumable + exportBytes),
+  };
 }
 
-/**
- * What one GPU holds beyond its shard while a layer computes: that layer and the prefetched next one unsharded in
- * bf16 (2 bytes each), plus the layer's fp32 gradient before the reduce-scatter (4).
- */
-export function gatheredLayerBytes(parametersPerLayer: number): number {
-  return 2 * 2 * parametersPerLayer + 4 * parametersPerLayer;
+export function gb(bytes: number): string {
+  return `${(bytes / GB).toFixed(1)} GB`;
 }
 
-/** fp32 logits, their log-softmax and its gradient for one micro-batch: the largest activation at a big vocabulary. */
-export function logitBytes(tokensPerMicroBatch: number, vocabulary: number): number {
-  return 3 * 4 * tokensPerMicroBatch * vocabulary;
+/** GB, or MB below 0.1 GB (a test model's figures). */
+function size(bytes: number): string {
+  return bytes >= GB / 10 ? gb(bytes) : `${(bytes / 1e6).toFixed(1)} MB`;
+}
+
+/** Parameters in billions, millions or thousands. */
+function count(parameters: number): string {
+  if (parameters >= 1e9) return `${(parameters / 1e9).toFixed(2)}B`;
+  return parameters >= 1e6 ? `${(parameters / 1e6).toFixed(1)}M` : `${(parameters / 1e3).toFixed(1)}K`;
+}
+
+const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
+/** The lines `finalstate campaign start` prints and a refusal carries: per GPU, per node. */
+export function describeUpdateMemory(plan: UpdateMemory, model: ModelShape, worker: GpuWorkerInfo): string[] {
+  const g = plan.perGpu;
+  const n = plan.perNode;
+  const cuda = worker.device === 'cuda';
+  const on = cuda ? `${plan.gpus} x ${worker.deviceName}` : plural(plan.gpus, 'CPU rank');
+  return [
+    `update memory: ${model.modelType} of ${count(model.parameters)} parameters on ${on} (${worker.ranksPerNode} per node), ` +
+      `${plan.passTokens} tokens a pass, activation checkpointing ${plan.checkpointing ? 'on' : 'off'}`,
+    `  per ${cuda ? 'GPU' : 'rank'}: ${size(g.total)}${g.usable === null ? '' : ` of ${size(g.usable)} usable`} ` +
+      `(sharded state ${size(g.shardedState)}, embeddings and output layer ${size(g.rootParameters)}, two layers ` +
+      `${size(g.layerParameters)}, logits ${size(g.logits)}, activations ${size(g.activations)})`,
+    `  per node: ${size(n.total)} of host memory (${plural(n.ranks, 'rank')} x ${size(HOST_BYTES_PER_RANK)}, ` +
+      `${n.offloadedState === 0 ? 'no offloaded state' : `offloaded state ${size(n.offloadedState)}`}, ` +
+      `the export gathered on rank 0's node ${size(n.export)})`,
+  ];
+}
+
+export function describeCheckpoints(bytes: CheckpointBytes, retention: CheckpointRetention, steps: number): string {
+  const kept =
+    retention.keepExports === 'all'
+      ? 'every export'
+      : `the served and evaluated steps' exports${retention.exportEvery === null ? '' : ` and every ${retention.exportEvery}th`}`;
+  const whole = retention.keepLast === null ? 'every step' : `the last ${plural(retention.keepLast, 'step')}`;
+  return (
+    `checkpoints: each step writes ${size(bytes.perStep)} (resumable state ${size(bytes.resumable)}, export ` +
+    `${size(bytes.export)}); after ${steps} steps the directory holds ${size(bytes.retained)} keeping ${whole} ` +
+    `whole and ${kept}, ${size(bytes.unretained)} keeping everything`
+  );
 }

@@ -1,6 +1,14 @@
 import { z } from 'zod';
 import { TrackingConfig } from './tracking.js';
-import { FsdpConfig, LossConfig, MiniBatchGroups, OptimizerConfig } from './training.js';
+import {
+  CheckpointRetention,
+  FsdpConfig,
+  LossConfig,
+  MicroBatchSize,
+  MicroBatchTokens,
+  MiniBatchGroups,
+  OptimizerConfig,
+} from './training.js';
 import { JudgeConfig, PolicyServerRef, UserSimulatorConfig } from './clients.js';
 import { EpisodeLimits, PolicyRef } from './episode.js';
 import { BinEdges, DEFAULT_EDGES, EvalPoint, PoolRecord, StepSummary } from './results.js';
@@ -94,8 +102,12 @@ export const UpdateConfig = z
     optimizer: OptimizerConfig.prefault({}),
     loss: LossConfig.prefault({}),
     fsdp: FsdpConfig.prefault({}),
-    microBatchSize: Positive.default(8).describe('Episodes per forward/backward pass on each rank of the gpu worker.'),
+    microBatchTokens: MicroBatchTokens,
+    microBatchSize: MicroBatchSize,
     miniBatchGroups: MiniBatchGroups,
+    retention: CheckpointRetention.prefault({}).describe(
+      'Which checkpoints stay on disk; `finalstate campaign start` prints the bytes each step writes and what stays.',
+    ),
     maskTruncatedTurns: z
       .boolean()
       .default(false)

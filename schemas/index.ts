@@ -13,7 +13,15 @@ import { ModelCheckRequest } from './model-check.js';
 import { Task, TaskSetManifest } from './task.js';
 import { LogMetricsInput, LogMetricsResult } from './tracking.js';
 import { Trajectory } from './trajectory.js';
-import { PolicyUpdateInput, PolicyUpdateResult, SftDemonstration, TrainingBatch } from './training.js';
+import {
+  DescribeUpdateInput,
+  PolicyUpdateInput,
+  PolicyUpdateResult,
+  SftDemonstration,
+  TrainingBatch,
+  UpdateDescription,
+  UpdateMemoryModel,
+} from './training.js';
 
 /** Schemas exported as JSON Schema to schemas/json/ (read by the Python worker and external tools). */
 export const exportedSchemas: Record<string, z.ZodType> = {
@@ -34,6 +42,9 @@ export const exportedSchemas: Record<string, z.ZodType> = {
   TrainingBatch,
   PolicyUpdateInput,
   PolicyUpdateResult,
+  DescribeUpdateInput,
+  UpdateDescription,
+  UpdateMemoryModel,
   SftDemonstration,
   GradeReport,
   CampaignConfig,

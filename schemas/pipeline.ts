@@ -164,6 +164,10 @@ export const GrpoStepInput = z
       'Groups run beyond G to hide stragglers; cancelled once the batch is settled (absent: 0).',
     ),
     update: UpdateConfig,
+    neededExports: z
+      .array(z.number().int().positive())
+      .optional()
+      .describe('Steps whose exports the campaign still needs (served, evaluated): checkpoint retention keeps them.'),
     policyServers: z.array(PolicyServerRef),
     settings: EpisodeSettings,
   })

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { UPDATE_MEMORY_MODEL } from '../core/update-memory-model.js';
 
 /**
  * Training payloads shared by the TypeScript orchestrator and the Python trainer (python/finalstate/grpo,
@@ -67,32 +68,48 @@ export const LossConfig = z
   })
   .strict();
 
-export const MiniBatchGroups = z
-  .number()
-  .int()
-  .min(1)
-  .nullable()
-  .default(null)
-  .describe(
-    "Whole groups per AdamW step (verl's ppo_mini_batch_size, counted in groups). The groups are shuffled, seeded by " +
-      'seed and step, and each mini-batch is one optimizer step, so one rollout batch gives several updates; the ' +
-      'clipped ratio bounds the later, off-policy ones. null: the whole batch is one step.',
-  );
+/** A count that may be absent (null: no limit, or the whole batch). */
+const CountOrNull = z.number().int().min(1).nullable().default(null);
+
+export const MiniBatchGroups = CountOrNull.describe(
+  "Whole groups per AdamW step (verl's ppo_mini_batch_size, counted in groups). The groups are shuffled, seeded by " +
+    'seed and step, and each mini-batch is one optimizer step, so one rollout batch gives several updates; the ' +
+    'clipped ratio bounds the later, off-policy ones. null: the whole batch is one step.',
+);
+
+/** UPDATE_MEMORY_MODEL (core/update-memory-model.ts), exported so that the Python trainer and its tests read it. */
+export const UpdateMemoryModel = z
+  .object({
+    logitChunkBytes: z.literal(UPDATE_MEMORY_MODEL.logitChunkBytes),
+    activationBytesPerToken: z
+      .object({
+        hidden: z.literal(UPDATE_MEMORY_MODEL.activationBytesPerToken.hidden),
+        intermediate: z.literal(UPDATE_MEMORY_MODEL.activationBytesPerToken.intermediate),
+        query: z.literal(UPDATE_MEMORY_MODEL.activationBytesPerToken.query),
+        keyValue: z.literal(UPDATE_MEMORY_MODEL.activationBytesPerToken.keyValue),
+        heads: z.literal(UPDATE_MEMORY_MODEL.activationBytesPerToken.heads),
+      })
+      .strict(),
+    autoCheckpointingParameters: z.literal(UPDATE_MEMORY_MODEL.autoCheckpointingParameters),
+  })
+  .strict()
+  .describe('Constants of the update memory arithmetic (infra/update-memory.ts); every field is a const.');
 
 /** How the update is sharded across the gpu worker's ranks (FSDP2 under torchrun) and what its checkpoints hold. */
 export const FsdpConfig = z
   .object({
     activationCheckpointing: z
-      .boolean()
-      .default(false)
+      .union([z.boolean(), z.literal('auto')])
+      .default('auto')
       .describe(
-        "Recompute each decoder layer's activations in the backward pass: less memory, about a third more compute.",
+        "Recompute each decoder layer's activations in the backward pass: less memory, about a third more compute. " +
+          `auto: on for models of ${UPDATE_MEMORY_MODEL.autoCheckpointingParameters / 1e9}B parameters or more.`,
       ),
     optimizerOffload: z
       .boolean()
       .default(false)
       .describe(
-        'Keep the sharded fp32 parameters, gradients and AdamW moments in host memory (FSDP2 CPUOffloadPolicy; CUDA only): the optimizer step runs on the CPU.',
+        'Keep the sharded fp32 parameters, gradients and AdamW moments in host memory (FSDP2 CPUOffloadPolicy): the optimizer step runs on the CPU. 16 bytes per parameter of host memory, spread over the ranks.',
       ),
     exportDtype: z
       .enum(['auto', 'bfloat16', 'float32'])
@@ -102,6 +119,47 @@ export const FsdpConfig = z
       ),
   })
   .strict();
+
+export const MicroBatchTokens = z
+  .number()
+  .int()
+  .min(1)
+  .default(8192)
+  .describe(
+    'Padded tokens (episodes x the longest of them) per forward/backward pass on each rank: the memory of a pass ' +
+      'grows with its tokens. An episode longer than this is a pass of its own.',
+  );
+
+export const MicroBatchSize = CountOrNull.describe(
+  'At most this many episodes per forward/backward pass on each rank, on top of microBatchTokens; null: no limit.',
+);
+
+/**
+ * Which checkpoints of a campaign stay on disk. Every step writes its sharded training state (fp32 weights and
+ * AdamW moments: 12 bytes per parameter) and its consolidated export (2 bytes per parameter in bf16); once a step's
+ * checkpoint is complete, the gpu worker deletes what the campaign no longer needs.
+ */
+export const CheckpointRetention = z
+  .object({
+    keepLast: z
+      .number()
+      .int()
+      .min(1)
+      .nullable()
+      .default(2)
+      .describe(
+        "The newest N steps stay whole (resumable: a resumed or replayed update continues from the newest). Older steps lose their sharded training state. null: every step's stays.",
+      ),
+    keepExports: z
+      .enum(['needed', 'all'])
+      .default('needed')
+      .describe(
+        "needed: older steps keep their export only while the campaign needs it: the served policy's and every evaluated step's (and every exportEvery-th); the rest are deleted whole. all: every step keeps its export.",
+      ),
+    exportEvery: CountOrNull.describe('Also keep the export of every N-th step (a policy to compare or serve later).'),
+  })
+  .strict();
+export type CheckpointRetention = z.infer<typeof CheckpointRetention>;
 
 /** Input of the `policyUpdate` activity (task queue `gpu`). */
 export const PolicyUpdateInput = z
@@ -114,9 +172,17 @@ export const PolicyUpdateInput = z
     optimizer: OptimizerConfig.prefault({}),
     loss: LossConfig.prefault({}),
     fsdp: FsdpConfig.prefault({}),
-    microBatchSize: z.number().int().min(1).default(8).describe('Episodes per forward/backward pass on each rank.'),
+    microBatchTokens: MicroBatchTokens,
+    microBatchSize: MicroBatchSize,
     miniBatchGroups: MiniBatchGroups,
     seed: z.number().int().min(0).default(0),
+    retention: CheckpointRetention.prefault({}),
+    neededExports: z
+      .array(z.number().int().min(1))
+      .default([])
+      .describe(
+        "Steps whose exports the campaign still needs (the served policy's, the evaluated ones); retention keeps them.",
+      ),
   })
   .strict();
 export type PolicyUpdateInput = z.input<typeof PolicyUpdateInput>;
@@ -173,3 +239,47 @@ export const SftDemonstration = z
     },
   );
 export type SftDemonstration = z.infer<typeof SftDemonstration>;
+
+/** The shape of a causal LM, read from its config on the meta device (what the update's memory depends on). */
+export const ModelShape = z
+  .object({
+    modelType: z.string(),
+    parameters: z.number().int().positive().describe('Every parameter once (tied embeddings count once).'),
+    embeddingParameters: z
+      .number()
+      .int()
+      .min(0)
+      .describe('The input embeddings, plus the output layer when it is not tied to them.'),
+    layers: z.number().int().positive(),
+    hidden: z.number().int().positive(),
+    intermediate: z.number().int().positive(),
+    attentionHeads: z.number().int().positive(),
+    kvHeads: z.number().int().positive(),
+    headDim: z.number().int().positive(),
+    vocabulary: z.number().int().positive(),
+    tiedEmbeddings: z.boolean(),
+  })
+  .strict();
+export type ModelShape = z.infer<typeof ModelShape>;
+
+/** The gpu worker's ranks and their memory, as it reports them. */
+export const GpuWorkerInfo = z
+  .object({
+    worldSize: z.number().int().positive(),
+    ranksPerNode: z.number().int().positive(),
+    device: z.enum(['cuda', 'cpu']),
+    deviceName: z.string(),
+    gpuMemoryBytes: z.number().int().positive().nullable().describe("One GPU's memory (null on the CPU)."),
+    hostMemoryBytes: z.number().int().positive().describe("Rank 0's node's memory."),
+    collectiveTimeoutS: z.number().positive(),
+  })
+  .strict();
+export type GpuWorkerInfo = z.infer<typeof GpuWorkerInfo>;
+
+/** Input of the gpu worker's `describeUpdate` activity. */
+export const DescribeUpdateInput = z.object({ baseModel: z.string().min(1) }).strict();
+export type DescribeUpdateInput = z.infer<typeof DescribeUpdateInput>;
+
+/** Output of `describeUpdate`: what the memory preflight (infra/update-memory.ts) computes from. */
+export const UpdateDescription = z.object({ worker: GpuWorkerInfo, model: ModelShape }).strict();
+export type UpdateDescription = z.infer<typeof UpdateDescription>;

@@ -6,6 +6,7 @@ import {
   continueAsNew,
   executeChild,
   log,
+  patched,
   proxyActivities,
   setHandler,
   upsertSearchAttributes,
@@ -30,11 +31,13 @@ import {
   addChildTotals,
   evaluationInput,
   grpoStepInput,
+  preflightInput,
   probeInput,
   reprobeInput,
   type CampaignConfigWithQueues,
 } from './inputs.js';
 import type { TrackingActivities } from './gpu.js';
+import { updatePreflight } from './preflight.js';
 import { probe } from './probe.js';
 import { evaluationScalars, stepScalars } from './tracking.js';
 import { CampaignIdKey, SplitKey, StepKey } from './search-attributes.js';
@@ -102,7 +105,7 @@ export function statusOf(campaignId: string, state: CampaignState, currentChild:
 }
 
 /**
- * A training campaign: probe -> select -> evaluate the base policy -> GRPO steps (child workflows
+ * A training campaign: memory preflight -> probe -> select -> evaluate the base policy -> GRPO steps (child workflows
  * "<campaignId>/step-<n>") with an evaluation every E steps and after the last -> done. Pause, resume and stop are
  * signals, status a query, setMaxSteps and replayStep updates. The history is renewed with continueAsNew every N steps
  * (or when Temporal suggests it), carrying the state.
@@ -258,6 +261,18 @@ export async function campaign(input: CampaignInput): Promise<CampaignResult> {
     await track(step, evaluationScalars(result, (Date.now() - started) / 1000));
   };
 
+  // Refuse an update that will not fit the gpu worker's memory before anything runs (histories recorded before the
+  // preflight existed replay without it).
+  if (state.phase === 'probe' && patched('update-memory-preflight')) {
+    const workflowId = `${id}/preflight`;
+    await runChild(workflowId, () =>
+      executeChild(updatePreflight, {
+        workflowId,
+        staticSummary: `memory preflight of the policy update · ${shortPath(config.update.baseModel)}`,
+        args: [preflightInput(config)],
+      }),
+    );
+  }
   if (state.phase === 'probe') {
     await waitWhilePaused();
     const workflowId = `${id}/probe`;

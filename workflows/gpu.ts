@@ -1,4 +1,9 @@
-import type { PolicyUpdateInput, PolicyUpdateResult } from '../schemas/training.js';
+import type {
+  DescribeUpdateInput,
+  PolicyUpdateInput,
+  PolicyUpdateResult,
+  UpdateDescription,
+} from '../schemas/training.js';
 import type { LogMetricsInput, LogMetricsResult } from '../schemas/tracking.js';
 
 /**
@@ -10,6 +15,8 @@ export type PolicyUpdateReply = PolicyUpdateResult;
 
 export interface GpuActivities {
   policyUpdate(input: PolicyUpdateCall): Promise<PolicyUpdateReply>;
+  /** The ranks, their memory and the base model's shape, for the memory preflight (workflows/preflight.ts). */
+  describeUpdate(input: DescribeUpdateInput): Promise<UpdateDescription>;
 }
 
 /** The `logMetrics` activity the same Python worker serves (python/finalstate/tracking): scalars to the trackers. */

@@ -105,9 +105,13 @@ async function train(
     optimizer: input.update.optimizer,
     loss: input.update.loss,
     fsdp: input.update.fsdp,
+    // Inputs recorded before micro-batches by tokens and retention carry neither: the schema's defaults apply.
+    microBatchTokens: input.update.microBatchTokens,
     microBatchSize: input.update.microBatchSize,
     miniBatchGroups: input.update.miniBatchGroups,
     seed: settings.seed >>> 0,
+    retention: input.update.retention,
+    neededExports: input.neededExports ?? [],
   });
   const updateDone = Date.now();
   if (input.policyServers.length > 0)

@@ -5,3 +5,4 @@ export { campaign } from './campaign.js';
 export { probe } from './probe.js';
 export { grpoStep } from './grpo-step.js';
 export { evaluation } from './evaluation.js';
+export { updatePreflight } from './preflight.js';

@@ -2,6 +2,7 @@ import type { CampaignConfig, CampaignState, EpisodeCounts } from '../schemas/ca
 import type { PolicyServerRef } from '../schemas/clients.js';
 import type { PolicyRef } from '../schemas/episode.js';
 import type { EpisodeSettings, EvaluationInput, GrpoStepInput, ProbeInput, TaskQueues } from '../schemas/pipeline.js';
+import type { UpdatePreflightInput } from './preflight.js';
 
 export type CampaignConfigWithQueues = CampaignConfig & { taskQueues: TaskQueues };
 
@@ -34,10 +35,26 @@ export function policyServersOf(config: CampaignConfig): PolicyServerRef[] {
   return [{ url: baseUrl, kind: serverKind, ...(apiKeyEnv ? { tokenEnv: apiKeyEnv } : {}) }];
 }
 
+/**
+ * Steps whose exports the campaign still needs when step `step` runs: the served policy's (the previous step) and
+ * every evaluated step's (every evaluation.everySteps, and those evaluated at a stop).
+ */
+export function neededExports(
+  config: CampaignConfig,
+  state: Partial<Pick<CampaignState, 'evalResultSets'>>,
+  step: number,
+): number[] {
+  const evaluated = (state.evalResultSets ?? []).map((e) => e.step);
+  const needed = new Set<number>(evaluated.filter((s) => s > 0 && s < step));
+  if (step > 1) needed.add(step - 1);
+  for (let s = config.evaluation.everySteps; s < step; s += config.evaluation.everySteps) needed.add(s);
+  return [...needed].sort((a, b) => a - b);
+}
+
 /** The input of GRPO step `step` of a campaign in state `state`. */
 export function grpoStepInput(
   config: CampaignConfigWithQueues,
-  state: Pick<CampaignState, 'pool' | 'sampler' | 'policyVersion'>,
+  state: Pick<CampaignState, 'pool' | 'sampler' | 'policyVersion'> & Partial<Pick<CampaignState, 'evalResultSets'>>,
   step: number,
 ): GrpoStepInput {
   return {
@@ -54,8 +71,20 @@ export function grpoStepInput(
     ...(config.keepZeroVarianceGroups ? { keepZeroVarianceGroups: true } : {}),
     ...(config.extraGroupsInFlight > 0 ? { extraGroupsInFlight: config.extraGroupsInFlight } : {}),
     update: config.update,
+    neededExports: neededExports(config, state, step),
     policyServers: policyServersOf(config),
     settings: episodeSettings(config, policyAt(config.policy, state.policyVersion)),
+  };
+}
+
+/** The input of the memory preflight the campaign runs before it probes (workflows/preflight.ts). */
+export function preflightInput(config: CampaignConfigWithQueues): UpdatePreflightInput {
+  return {
+    gpuTaskQueue: config.taskQueues.gpu,
+    update: config.update,
+    maxEpisodeTokens: config.limits.maxContextTokens,
+    steps: config.steps,
+    evaluateEvery: config.evaluation.everySteps,
   };
 }
 

@@ -1,8 +1,16 @@
-import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import {
+  ApplicationFailure,
+  TimeoutFailure,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowFailedError,
+  WorkflowNotFoundError,
+  type Client,
+} from '@temporalio/client';
 import { loadConfig } from '../../infra/config.js';
 import { type LoadedConfig } from '../../schemas/config.js';
 import { resolveTrackingDirs } from '../../infra/tracking-dirs.js';
 import { UserError } from '../../core/errors.js';
+import { FailureType } from '../../core/failure-types.js';
 import { readJsonConfig } from '../../infra/json-config.js';
 import { workflowUrl } from '../../infra/stack/temporal.js';
 import { connectClient } from '../../infra/temporal-client.js';
@@ -19,6 +27,8 @@ import {
 } from '../../workflows/definitions.js';
 import { CampaignIdKey, StepKey } from '../../workflows/search-attributes.js';
 import { campaignToolSets, checkModel, describeCheck } from '../../wiring/model-check.js';
+import { preflightInput, type CampaignConfigWithQueues } from '../../workflows/inputs.js';
+import { updatePreflight } from '../../workflows/preflight.js';
 import { parse, printJson, type Command } from '../command.js';
 import { integerOption } from '../number-option.js';
 import { childProgressText, poolVersionText, progressBar } from '../progress.js';
@@ -29,7 +39,11 @@ const usage = `finalstate campaign <subcommand> [--json]
                            workflow id and Temporal UI link. Starting a campaign that is running reports it instead.
                            First the base model (update.baseModel) is checked: a Hugging Face causal-LM directory
                            whose chat template, if it has one, renders as the interpreter does (--skip-base-model-check:
-                           for pipeline checks whose gpu worker never reads it).
+                           for pipeline checks whose gpu worker never reads it). Then the memory preflight: the gpu
+                           worker describes its ranks and the model, and an update that will not fit its GPUs or
+                           nodes is refused with the numbers and the setting to change; it prints what one GPU and
+                           one node will hold and the bytes each step's checkpoint writes (if no gpu worker answers
+                           within a minute, the campaign runs the preflight itself before it probes).
   status ID [--watch]      phase, step, pool size, episode counts and the running child's progress, from the status query
   pause ID                 finish the phase or step in progress, then wait
   resume ID                continue a paused campaign
@@ -62,6 +76,54 @@ function requireArgs(positionals: string[], names: string[], sub: string): strin
   return positionals;
 }
 
+/** The campaign's config as its workflow gets it: task queues and tracking directories filled in. */
+function withStack(config: LoadedConfig, campaignConfig: CampaignConfig): CampaignConfigWithQueues {
+  return {
+    ...campaignConfig,
+    taskQueues: campaignConfig.taskQueues ?? config.taskQueues,
+    tracking: resolveTrackingDirs(campaignConfig.tracking, config.dataPath),
+  };
+}
+
+/**
+ * The memory preflight (workflows/preflight.ts) of a campaign about to start: the lines to print, or null when no gpu
+ * worker answered within `waitMs` (the campaign then runs it before it probes). An update that will not fit is a
+ * UserError carrying the preflight's numbers.
+ */
+export async function memoryPreflight(
+  client: Client,
+  config: LoadedConfig,
+  campaignConfig: CampaignConfig,
+  waitMs = 60_000,
+): Promise<string[] | null> {
+  const full = withStack(config, campaignConfig);
+  try {
+    const result = await client.workflow.execute(updatePreflight, {
+      taskQueue: full.taskQueues.control,
+      workflowId: `${campaignConfig.campaignId}/start-preflight`,
+      args: [preflightInput(full)],
+      workflowExecutionTimeout: waitMs,
+    });
+    return result.lines;
+  } catch (err) {
+    const cause = err instanceof WorkflowFailedError ? err.cause : undefined;
+    if (cause instanceof ApplicationFailure && cause.type === FailureType.userError)
+      throw new UserError(`campaign ${campaignConfig.campaignId}: ${cause.message}`);
+    if (cause instanceof TimeoutFailure) return null;
+    throw err;
+  }
+}
+
+/** Whether a campaign with this id is running now. */
+async function isRunning(client: Client, id: string): Promise<boolean> {
+  try {
+    return (await client.workflow.getHandle(id).describe()).status.name === 'RUNNING';
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return false;
+    throw err;
+  }
+}
+
 /** Starts the campaign workflow of a config; false when a campaign with that id is already running. */
 export async function startCampaign(
   client: Client,
@@ -69,13 +131,7 @@ export async function startCampaign(
   campaignConfig: CampaignConfig,
 ): Promise<boolean> {
   const id = campaignConfig.campaignId;
-  const input = {
-    config: {
-      ...campaignConfig,
-      taskQueues: campaignConfig.taskQueues ?? config.taskQueues,
-      tracking: resolveTrackingDirs(campaignConfig.tracking, config.dataPath),
-    },
-  };
+  const input = { config: withStack(config, campaignConfig) };
   try {
     await client.workflow.start(campaign, {
       taskQueue: input.config.taskQueues.control,
@@ -174,8 +230,17 @@ export const campaignCommand: Command = {
         }
         const id = parsed.campaignId;
         const url = workflowUrl(config, id);
-        const started = await withClient(config, (client) => startCampaign(client, config, parsed));
-        if (values.json) printJson({ workflowId: id, url, started });
+        const { started, preflight } = await withClient(config, async (client) => {
+          if (await isRunning(client, id)) return { started: false, preflight: null };
+          const lines = await memoryPreflight(client, config, parsed);
+          if (!values.json)
+            console.log(
+              lines?.join('\n') ??
+                `memory preflight: no gpu worker answered on task queue ${withStack(config, parsed).taskQueues.gpu} within a minute; the campaign runs it before it probes`,
+            );
+          return { started: await startCampaign(client, config, parsed), preflight: lines };
+        });
+        if (values.json) printJson({ workflowId: id, url, started, preflight });
         else console.log(`${started ? 'started' : 'already running'}: campaign ${id}\n  ${url}`);
         return 0;
       }

@@ -10,7 +10,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from .schemas import validate
+from .schemas import load_schema, validate
 
 
 def _ts(name: str) -> Any:
@@ -71,9 +71,9 @@ class LossConfig:
 @dataclass(frozen=True)
 class FsdpConfig:
     """How the update is sharded and what it saves (verl: actor.fsdp_config.optimizer_offload,
-    model.enable_gradient_checkpointing)."""
+    model.enable_gradient_checkpointing, which may be "auto": on from a model size, see `gradient_checkpointing_for`)."""
 
-    enable_gradient_checkpointing: bool = _ts("activationCheckpointing")
+    enable_gradient_checkpointing: bool | str = _ts("activationCheckpointing")
     optimizer_offload: bool = _ts("optimizerOffload")
     export_dtype: str = _ts("exportDtype")
 
@@ -81,11 +81,32 @@ class FsdpConfig:
     def from_payload(payload: dict) -> FsdpConfig:
         return _from_payload(FsdpConfig, payload)
 
+    def gradient_checkpointing_for(self, parameters: int) -> bool:
+        """The setting for a model of `parameters` parameters ("auto": on from UpdateMemoryModel's threshold)."""
+        if self.enable_gradient_checkpointing == "auto":
+            threshold = load_schema("UpdateMemoryModel")["properties"]["autoCheckpointingParameters"]["const"]
+            return parameters >= threshold
+        return bool(self.enable_gradient_checkpointing)
+
+
+@dataclass(frozen=True)
+class RetentionConfig:
+    """Which checkpoints stay on disk (schemas/training.ts CheckpointRetention)."""
+
+    keep_last: int | None = _ts("keepLast")
+    keep_exports: str = _ts("keepExports")
+    export_every: int | None = _ts("exportEvery")
+
+    @staticmethod
+    def from_payload(payload: dict) -> RetentionConfig:
+        return _from_payload(RetentionConfig, payload)
+
 
 @dataclass(frozen=True)
 class PolicyUpdateRequest:
-    """One `policyUpdate` call. ppo_micro_batch_size_per_gpu counts episodes per forward pass on each rank;
-    ppo_mini_batch_size counts groups (verl counts prompts, and a group is one prompt's rollouts)."""
+    """One `policyUpdate` call. A forward pass on each rank holds at most micro_batch_tokens padded tokens and
+    ppo_micro_batch_size_per_gpu episodes (None: no limit); ppo_mini_batch_size counts groups (verl counts prompts,
+    and a group is one prompt's rollouts)."""
 
     campaign_id: str = _ts("campaignId")
     step: int = _ts("step")
@@ -95,9 +116,15 @@ class PolicyUpdateRequest:
     optim: OptimizerConfig = _ts("optimizer")
     loss: LossConfig = _ts("loss")
     fsdp: FsdpConfig = _ts("fsdp")
-    ppo_micro_batch_size_per_gpu: int = _ts("microBatchSize")
+    micro_batch_tokens: int = _ts("microBatchTokens")
+    ppo_micro_batch_size_per_gpu: int | None = _ts("microBatchSize")
     ppo_mini_batch_size: int | None = _ts("miniBatchGroups")
     seed: int = _ts("seed")
+    retention: RetentionConfig = _ts("retention")
+    needed_exports: tuple[int, ...] = _ts("neededExports")
+
+    def __post_init__(self):
+        object.__setattr__(self, "needed_exports", tuple(self.needed_exports))
 
     @property
     def shuffle_seed(self) -> str:
@@ -114,6 +141,7 @@ def parse_policy_update_input(raw: Any, *, where: str = "policyUpdate input") ->
         optim=OptimizerConfig.from_payload(payload["optimizer"]),
         loss=LossConfig.from_payload(payload["loss"]),
         fsdp=FsdpConfig.from_payload(payload["fsdp"]),
+        retention=RetentionConfig.from_payload(payload["retention"]),
     )
 
 

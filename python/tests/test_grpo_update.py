@@ -48,8 +48,10 @@ def test_micro_batched_update_equals_full_batch(model):
         trainer.train_step(episodes, loss_config=DEFAULT_LOSS, optimizer_config=optimizer, micro_batch_size=micro)
         after[micro] = weights(trainer.model)
     assert any(not torch.equal(after[4][n], before[n]) for n in before), "the update changed nothing"
+    # Summing the micro-batches' gradients in another order moves a weight by an ulp or so (1.2e-7 at |w| ~ 1),
+    # against an update of lr = 1e-3 per weight.
     for name in before:
-        assert torch.allclose(after[4][name], after[len(episodes)][name], atol=1e-8, rtol=1e-6), name
+        assert torch.allclose(after[4][name], after[len(episodes)][name], atol=2e-7, rtol=1e-6), name
 
 
 def test_positive_advantage_raises_logprobs_and_negative_lowers(model):

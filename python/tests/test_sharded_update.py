@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from pathlib import Path
 
 import pytest
 import torch
@@ -23,7 +24,7 @@ ATOL = 1e-6
 STEPS = (1, 2, 3)
 
 
-def write_inputs(directory, tiny_model_dir, checkpoints):
+def write_inputs(directory, tiny_model_dir, checkpoints, fsdp=None):
     directory.mkdir(parents=True)
     model = AutoModelForCausalLM.from_pretrained(tiny_model_dir)
     files = {}
@@ -40,6 +41,8 @@ def write_inputs(directory, tiny_model_dir, checkpoints):
             "loss": {"clipHigh": 0.28},
             "microBatchSize": 2,
             "miniBatchGroups": 1 if step == 2 else None,  # step 2 takes two AdamW steps
+            "retention": {"keepLast": None},  # step 1's export is the reference the steps moved from
+            "fsdp": fsdp or {},
         }
         files[step] = directory / f"update-{step}.json"
         files[step].write_text(json.dumps(request))
@@ -88,6 +91,29 @@ def test_three_sharded_steps_end_with_the_single_process_parameters(runs):
     assert runs["sharded"][1]["metrics"]["optimizerSteps"] == 2
 
 
+def test_optimizer_offload_and_clipping_give_the_same_update(runs, tiny_model_dir):
+    """fsdp.optimizerOffload keeps the shards, their gradients and AdamW in host memory (FSDP2 CPUOffloadPolicy):
+    two steps on 2 ranks (three AdamW steps, each gradient clipped from a norm above maxGradNorm 1.0) end with the
+    weights and optimizer state of the run without offload."""
+    root = runs["root"]
+    files = write_inputs(root / "offload", tiny_model_dir, root / "offload" / "ckpt", fsdp={"optimizerOffload": True})
+    offloaded = run_torchrun(2, [files[1], files[2]])
+    assert all(r["metrics"]["gradNorm"] > 1.0 for r in offloaded), "clipping was active"
+    for with_offload, without in zip(offloaded, runs["sharded"][:2]):
+        for key in ("loss", "gradNorm", "clipFraction", "entropy", "approxKl"):
+            assert with_offload["metrics"][key] == pytest.approx(without["metrics"][key], rel=1e-5, abs=1e-7), key
+    plain, offload = weights(root / "b" / "ckpt", 2), weights(root / "offload" / "ckpt", 2)
+    worst = max((plain[n] - offload[n]).abs().max().item() for n in plain)
+    print(f"optimizer offload vs none: max weight difference {worst:.3g} after 2 steps")
+    assert worst <= ATOL
+    state_plain = training_state(root / "b" / "ckpt" / "step-000002")
+    state_offload = training_state(root / "offload" / "ckpt" / "step-000002")
+    assert state_plain.keys() == state_offload.keys()
+    for name, value in state_plain.items():
+        if isinstance(value, torch.Tensor):
+            assert torch.allclose(value, state_offload[name], atol=ATOL, rtol=1e-5), name
+
+
 def test_killed_after_step_2_a_new_torchrun_resumes_step_3_exactly(runs, tiny_model_dir):
     root = runs["root"]
     files = write_inputs(root / "c", tiny_model_dir, root / "c" / "ckpt")
@@ -115,6 +141,19 @@ def test_killed_after_step_2_a_new_torchrun_resumes_step_3_exactly(runs, tiny_mo
     for name, value in state_b.items():
         assert torch.equal(value, state_c[name]) if isinstance(value, torch.Tensor) else value == state_c[name], name
     assert resumed[0]["metrics"] == {**runs["sharded"][2]["metrics"], "tokensPerSecond": resumed[0]["metrics"]["tokensPerSecond"]}
+
+
+def test_the_other_ranks_wait_for_a_slow_export_beyond_the_collective_timeout(tiny_model_dir, tmp_path):
+    """Rank 0 writes the export for 8 s (slow storage) with a collective timeout of 3 s: the other rank waits on the
+    storage group, sized to the checkpoint, not in a collective of the update, and the step completes."""
+    files = write_inputs(tmp_path / "in", tiny_model_dir, tmp_path / "ckpt")
+    command = torchrun_command(2, "--collective-timeout-s", "3", "--run-updates", str(files[1]))
+    worker = command.index("-m", command.index("--max-restarts"))
+    command[worker : worker + 2] = [str(Path(__file__).parent / "slow_export_worker.py")]
+    done = subprocess.run(command, env={**worker_env(), "SLOW_EXPORT_S": "8"}, capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
+    result = json.loads(next(line for line in done.stdout.splitlines() if line.startswith("{")))
+    assert result["step"] == 1 and (tmp_path / "ckpt" / "step-000001" / "COMPLETE").is_file()
 
 
 def test_the_sharded_export_serves_the_trainers_logprobs(runs, tiny_model_dir):

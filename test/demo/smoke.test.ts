@@ -142,6 +142,7 @@ describe('finalstate demo --preset smoke', () => {
       (e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId ?? [],
     );
     const expected = [
+      `${id}/preflight`,
       `${id}/probe`,
       `${id}/eval-step-0`,
       ...state.steps.flatMap((s) => [`${id}/step-${s.step}`, `${id}/eval-step-${s.step}`]),
@@ -239,7 +240,10 @@ describe('finalstate demo --preset smoke', () => {
       (e) => e.startChildWorkflowExecutionInitiatedEventAttributes,
     );
     for (const e of children)
-      assert.match(String(decode(e.userMetadata?.summary)), /^(probe the base policy|evaluate the|GRPO step \d+\/\d+)/);
+      assert.match(
+        String(decode(e.userMetadata?.summary)),
+        /^(memory preflight of the policy update|probe the base policy|evaluate the|GRPO step \d+\/\d+)/,
+      );
 
     // TensorBoard: the event files, read back with TensorBoard's own event accumulator, hold each step's summary.
     const runDir = path.join(config.dataPath, 'tensorboard', id);
@@ -382,7 +386,7 @@ describe('finalstate demo: Ctrl-C and the same command again', () => {
     );
     assert.deepEqual(
       children,
-      [`${id}/probe`, `${id}/eval-step-0`, `${id}/step-1`, `${id}/eval-step-1`],
+      [`${id}/preflight`, `${id}/probe`, `${id}/eval-step-0`, `${id}/step-1`, `${id}/eval-step-1`],
       'each phase started once',
     );
 

@@ -6,6 +6,7 @@ import { localPathOf } from '../../storage/artifacts.js';
 import type { LoadedConfig } from '../../schemas/config.js';
 import { connectWorker } from '../../infra/temporal-client.js';
 import type { LogMetricsInput, LogMetricsResult } from '../../schemas/tracking.js';
+import type { UpdateDescription } from '../../schemas/training.js';
 import type { PolicyUpdateCall, PolicyUpdateReply } from '../../workflows/gpu.js';
 import { runWorker } from '../../workers/control.js';
 
@@ -19,6 +20,32 @@ interface BatchFile {
   }>;
 }
 
+/** What python/finalstate/gpu_worker/describe.py says of the tiny test model on one CPU rank. */
+export const TINY_MODEL_ON_ONE_CPU_RANK: UpdateDescription = {
+  worker: {
+    worldSize: 1,
+    ranksPerNode: 1,
+    device: 'cpu',
+    deviceName: 'cpu',
+    gpuMemoryBytes: null,
+    hostMemoryBytes: 16 * 2 ** 30,
+    collectiveTimeoutS: 600,
+  },
+  model: {
+    modelType: 'qwen3',
+    parameters: 93_312,
+    embeddingParameters: 19_200,
+    layers: 2,
+    hidden: 64,
+    intermediate: 128,
+    attentionHeads: 4,
+    kvHeads: 2,
+    headDim: 16,
+    vocabulary: 300,
+    tiedEmbeddings: true,
+  },
+};
+
 /**
  * TEST-ONLY STAND-IN for the Python gpu worker (python/finalstate/gpu_worker): a TypeScript activity named
  * `policyUpdate` on its own task queue, so the pipeline's cross-queue call by name is exercised without a GPU. It
@@ -26,6 +53,7 @@ interface BatchFile {
  * loss from the rollout logprobs, and writes a checkpoint directory holding that record.
  */
 export async function startStandInGpuWorker(config: LoadedConfig, taskQueue: string) {
+  const described = { value: TINY_MODEL_ON_ONE_CPU_RANK };
   const calls: Array<{ input: PolicyUpdateCall; batch: BatchFile }> = [];
   const logged: LogMetricsInput[] = [];
   const connection = await connectWorker(config);
@@ -38,6 +66,12 @@ export async function startStandInGpuWorker(config: LoadedConfig, taskQueue: str
       async logMetrics(input: LogMetricsInput): Promise<LogMetricsResult> {
         logged.push(input);
         return { scalars: Object.keys(input.scalars).length, tensorboardDir: null, wandbRunDir: null };
+      },
+      // Stand-in for python/finalstate/gpu_worker/describe.py: `described.value`, by default one CPU rank and the shape
+      // of the tiny test model (python/finalstate/testing/tiny_model.py) whatever baseModel names, so that the memory
+      // preflight passes; a test sets another to see it refused.
+      async describeUpdate(): Promise<UpdateDescription> {
+        return described.value;
       },
       async policyUpdate(input: PolicyUpdateCall): Promise<PolicyUpdateReply> {
         const batch = JSON.parse(await fs.readFile(localPathOf(input.batchUri), 'utf8')) as BatchFile;
@@ -82,5 +116,5 @@ export async function startStandInGpuWorker(config: LoadedConfig, taskQueue: str
       },
     },
   });
-  return { ...runWorker(worker, () => connection.close()), calls, logged };
+  return { ...runWorker(worker, () => connection.close()), calls, logged, described };
 }

@@ -13,20 +13,21 @@ import { uniqueName } from '../helpers/index.js';
 import { startPipeline, task, type Pipeline } from '../pipeline/harness.js';
 
 // The real Python gpu worker at world size 2 (torchrun, gloo on the CPU) behind the real Temporal dev server: a rank
-// SIGKILLed mid-update, then a smoke campaign (episodes from the seeded random stand-in runner, so that the test
-// costs seconds) whose two GRPO steps run on the sharded worker.
+// SIGKILLed mid-update, a rank that hangs, torchrun stopping the ranks while a collective hangs, then a smoke
+// campaign (episodes from the seeded random stand-in runner, so that the test costs seconds) whose two GRPO steps
+// run on the sharded worker.
 const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'finalstate-sharded-'));
 const COLLECTIVE_TIMEOUT_S = 20;
 let p: Pipeline;
 let modelDir: string;
 let worker: ReturnType<typeof startTorchrunWorker>;
 
-/** `torchrun --nproc-per-node 2 --max-restarts 1 -m finalstate.gpu_worker`: after a rank dies, torchrun restarts both. */
+/** `torchrun --nproc-per-node 2 --max-restarts 3 -m finalstate.gpu_worker`: after a rank dies, torchrun restarts both. */
 function startTorchrunWorker(config: LoadedConfig, taskQueue: string) {
   const python = fromRoot(config.python.venv, 'bin', 'python');
   // c10d rendezvous (--standalone on one node): each restart is a fresh rendezvous round with its own store keys; the
   // static rendezvous of --master-port hands a restarted rank its predecessor's stale gloo address.
-  const args = ['-m', 'torch.distributed.run', '--standalone', '--nproc-per-node', '2', '--max-restarts', '1'];
+  const args = ['-m', 'torch.distributed.run', '--standalone', '--nproc-per-node', '2', '--max-restarts', '3'];
   const workerArgs = [
     '-m',
     'finalstate.gpu_worker',
@@ -157,6 +158,78 @@ test('a rank SIGKILLed mid-update fails the attempt with GpuRankFailure at once,
   // Failing did not wait for a heartbeat timeout (2 minutes) nor even the collective timeout: the peer's socket closed.
   assert.ok(finished - killedAt < 90_000, `the retry completed ${finished - killedAt} ms after the kill`);
   assert.ok(finished - started < 120_000);
+});
+
+/** Starts one policy update of the long batch and waits until both ranks train: their pids. */
+async function updateInFlight(campaignId: string) {
+  const request: PolicyUpdateInput = {
+    campaignId,
+    step: 1,
+    batchUri: `file://${longBatch(300)}`,
+    checkpointDir: path.join(workDir, `${campaignId}-checkpoints`),
+    baseModel: modelDir,
+    optimizer: { lr: 1e-3 },
+    microBatchSize: 1,
+  };
+  const from = worker.output().length;
+  const handle = await p.client.workflow.start(policyUpdateSmokeWorkflow, {
+    taskQueue: p.queues.control,
+    workflowId: uniqueName(campaignId),
+    args: [{ gpuTaskQueue: p.queues.gpu, update: request }],
+  });
+  const [, rank0] = await worker.waitFor(/rank 0 \(pid (\d+)\): training step 1/, from);
+  const [, rank1] = await worker.waitFor(/rank 1 \(pid (\d+)\): training step 1/, from);
+  return { handle, from, rank0: Number(rank0), rank1: Number(rank1), checkpointDir: request.checkpointDir };
+}
+
+/** The failure of the first attempt, which the completed second attempt carries. */
+async function firstAttemptFailure(handle: Awaited<ReturnType<typeof updateInFlight>>['handle']) {
+  const history = await handle.fetchHistory();
+  const started = history.events?.find((e) => e.activityTaskStartedEventAttributes)?.activityTaskStartedEventAttributes;
+  assert.equal(started?.attempt, 2, 'the first attempt failed and the second completed');
+  return started?.lastFailure;
+}
+
+test('a rank that hangs fails the update with GpuRankFailure at the collective timeout, and the retry completes', async () => {
+  const update = await updateInFlight('sharded-hang');
+  process.kill(update.rank1, 'SIGSTOP'); // alive, holding its sockets, answering nothing
+  const stoppedAt = Date.now();
+  await worker.waitFor(/stopped \(process group broken\)/, update.from);
+  const failedAt = Date.now();
+  process.kill(update.rank1, 'SIGCONT'); // so that torchrun's SIGTERM ends it now rather than after its grace period
+  const result = PolicyUpdateResult.parse(await update.handle.result());
+  assert.equal(result.step, 1);
+  assert.ok(fs.existsSync(path.join(update.checkpointDir, 'step-000001', 'COMPLETE')));
+  const failure = await firstAttemptFailure(update.handle);
+  assert.equal(failure?.applicationFailureInfo?.type, 'GpuRankFailure', JSON.stringify(failure));
+  // The bound: the collective timeout, and not much more (reporting and stopping take a few seconds).
+  const waited = (failedAt - stoppedAt) / 1000;
+  assert.ok(
+    waited >= COLLECTIVE_TIMEOUT_S - 5 && waited <= COLLECTIVE_TIMEOUT_S + 20,
+    `failed ${waited} s after the rank hung`,
+  );
+});
+
+test('torchrun stopping the ranks fails an update whose collective hangs at once, not at the collective timeout', async () => {
+  // Under NCCL a dead peer leaves the others' collective hanging until the timeout; torchrun's agent sees the exit
+  // and sends SIGTERM to the other ranks. Here rank 1 is stopped (its collective hangs as NCCL's would) and rank 0
+  // gets that SIGTERM.
+  const update = await updateInFlight('sharded-sigterm');
+  process.kill(update.rank1, 'SIGSTOP');
+  process.kill(update.rank0, 'SIGTERM');
+  const signalledAt = Date.now();
+  await worker.waitFor(/stopped \(process group broken\)/, update.from);
+  const failedAt = Date.now();
+  process.kill(update.rank1, 'SIGCONT');
+  const result = PolicyUpdateResult.parse(await update.handle.result());
+  assert.equal(result.step, 1);
+  const failure = await firstAttemptFailure(update.handle);
+  assert.equal(failure?.applicationFailureInfo?.type, 'GpuRankFailure', JSON.stringify(failure));
+  assert.match(failure?.message ?? '', /rank 0\/2 on cpu: SIGTERM: torchrun is stopping the ranks/);
+  assert.ok(
+    failedAt - signalledAt < (COLLECTIVE_TIMEOUT_S / 2) * 1000,
+    `failed ${failedAt - signalledAt} ms after SIGTERM`,
+  );
 });
 
 test('a smoke campaign runs its GRPO steps on the gpu worker at world size 2', async () => {

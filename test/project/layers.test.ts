@@ -26,6 +26,8 @@ const LAYERS: Record<string, number> = {
 };
 const PURE_FOR_WORKFLOWS = new Set([
   'core/failure-types.ts',
+  'core/update-memory-model.ts',
+  'infra/update-memory.ts',
   'stats/random.ts',
   'stats/adaptive-probing.ts',
   'stats/jeffreys.ts',

@@ -61,6 +61,15 @@ async def serve(args: argparse.Namespace, updater) -> bool:
         loop.call_soon_threadsafe(stop.set)
 
     activities = PolicyUpdateActivities(updater, on_group_failure=group_failed)
+
+    def stop_signal(name: str) -> None:
+        # Under torchrun a SIGTERM stops every rank together (a rank exited, or the job is stopping): an update in
+        # flight cannot finish on the others, so it fails now with GpuRankFailure rather than when its collective times out.
+        if updater.groups.world_size > 1 and activities.busy.is_set():
+            activities.abandon(f"{name}: torchrun is stopping the ranks (a rank exited, or the job is stopping)")
+        else:
+            stop.set()
+
     # logMetrics shares rank 0's worker: its payloads are a few scalars, and it runs right after each update.
     tracking = TrackingActivities(MetricsLogger())
     client = await Client.connect(args.address, namespace=args.namespace)
@@ -69,13 +78,13 @@ async def serve(args: argparse.Namespace, updater) -> bool:
         worker = Worker(
             client,
             task_queue=args.task_queue,
-            activities=[activities.policy_update, tracking.log_metrics],
+            activities=[activities.policy_update, activities.describe_update, tracking.log_metrics],
             activity_executor=executor,
             max_concurrent_activities=1,
             graceful_shutdown_timeout=timedelta(seconds=args.graceful_shutdown_s),
         )
         for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, stop.set)
+            loop.add_signal_handler(sig, stop_signal, sig.name)
         log.info("gpu worker polling task queue %s on %s (namespace %s)", args.task_queue, args.address, args.namespace)
         async with worker:
             print(f"gpu worker ready on task queue {args.task_queue} ({updater.groups})", flush=True)

@@ -1,4 +1,4 @@
-"""A campaign's checkpoints: one directory per step, written atomically and marked complete last.
+"""A campaign's checkpoints: one directory per step, written atomically and marked complete last, and pruned.
 
 Layout of <checkpointDir>/step-000042/:
 - a Hugging Face model dir (config.json, model.safetensors, tokenizer files): the consolidated weights in the export
@@ -6,29 +6,44 @@ Layout of <checkpointDir>/step-000042/:
 - sharded/: the fp32 model and AdamW state as torch.distributed.checkpoint wrote them, one file per rank, which a
   resumed update loads at any world size;
 - trainer_state.json (campaign, step, metrics) and the COMPLETE marker.
-Every rank writes its shards into one temporary directory (checkpoint storage is shared by the ranks); rank 0 adds
-the export and renames it into place, so a step directory is complete or absent.
+Every rank writes its shards into one temporary directory (checkpoint storage is shared by the ranks); the ranks
+gather the export to rank 0, which writes it and renames the directory into place, so a step directory is complete
+or absent. While rank 0 writes, the others wait on the storage group, whose timeout is sized to the checkpoint,
+not in a collective of the training group.
+
+Once a step is complete, `prune` deletes what the campaign no longer needs (CheckpointRetention): older steps lose
+their sharded state, or go whole when their export is not needed either. Each deletion first renames what goes out
+of the way (.trash-*), then removes it, so a crash mid-deletion leaves only trash that the next prune removes.
 """
 
 from __future__ import annotations
 
 import copy
 import json
+import logging
+import os
 import re
 import shutil
+import uuid
+from collections.abc import Iterable
 from pathlib import Path
 
 import torch
+import torch.distributed as dist
 import torch.distributed.checkpoint as dcp
 from safetensors.torch import save_file
-from torch.distributed.checkpoint.state_dict import StateDictOptions, get_model_state_dict, get_state_dict, set_state_dict
+from torch.distributed.checkpoint.state_dict import get_state_dict, set_state_dict
+from torch.distributed.tensor import DTensor
 
-from ..atomic import begin_directory, commit_directory, is_complete
+from ..atomic import begin_directory, commit_directory, fsync_dir, is_complete
+from ..config import RetentionConfig
 from .process_group import ProcessGroups
 
+log = logging.getLogger(__name__)
 SHARDED_DIR = "sharded"
 STATE_FILE = "trainer_state.json"
 EXPORT_DTYPES = {"bfloat16": torch.bfloat16, "float32": torch.float32}
+TRASH_PREFIX = ".trash-"
 _STEP_DIR = re.compile(r"^step-(\d{6,})$")
 
 
@@ -49,57 +64,118 @@ class CheckpointStore:
         path = self.path_for(step)
         return path if is_complete(path) else None
 
-    def latest_complete(self) -> int | None:
+    def complete_steps(self) -> list[int]:
         if not self.root.is_dir():
-            return None
-        steps = [int(m.group(1)) for p in self.root.iterdir() if (m := _STEP_DIR.match(p.name)) and is_complete(p)]
-        return max(steps, default=None)
+            return []
+        return sorted(int(m.group(1)) for p in self.root.iterdir() if (m := _STEP_DIR.match(p.name)) and is_complete(p))
+
+    def latest_complete(self) -> int | None:
+        return max(self.complete_steps(), default=None)
 
     def read_state(self, step: int) -> dict:
         return json.loads((self.path_for(step) / STATE_FILE).read_text())
 
     def remove_temporaries(self) -> None:
-        """Drop what crashed writes left behind."""
+        """Drop what crashed writes and crashed deletions left behind."""
         if self.root.is_dir():
             for path in self.root.iterdir():
-                if _STEP_DIR.match(path.name.removeprefix(".tmp-").rsplit("-", 1)[0]) and path.name.startswith(".tmp-"):
+                crashed_write = path.name.startswith(".tmp-") and _STEP_DIR.match(path.name.removeprefix(".tmp-").rsplit("-", 1)[0])
+                if crashed_write or path.name.startswith(TRASH_PREFIX):
                     shutil.rmtree(path, ignore_errors=True)
 
-    def write(self, step: int, *, groups: ProcessGroups, trainer, tokenizer, state: dict, dtype: torch.dtype) -> Path:
-        """Collective: every rank calls it. Returns the complete step directory."""
+    def write(self, step: int, *, groups: ProcessGroups, storage, trainer, tokenizer, state: dict, dtype: torch.dtype) -> Path:
+        """Collective: every rank calls it. Returns the complete step directory.
+
+        `storage` is the group (ProcessGroups.storage_group) the ranks wait on while the checkpoint is written."""
         final = self.path_for(step)
         temporary = Path(groups.broadcast(str(begin_directory(final)) if groups.is_rank0 else None))
         model_state, optimizer_state = get_state_dict(trainer.model, trainer.optimizer)
-        dcp.save({"model": model_state, "optim": optimizer_state}, checkpoint_id=temporary / SHARDED_DIR)
-        full = get_model_state_dict(trainer.model, options=StateDictOptions(full_state_dict=True, cpu_offload=True))
-        failure: BaseException | None = None
+        dcp.save({"model": model_state, "optim": optimizer_state}, checkpoint_id=temporary / SHARDED_DIR, process_group=storage)
+        export = gather_export(trainer.model, dtype, keep=groups.is_rank0)
+        failure: str | None = None
         if groups.is_rank0:
             try:
-                _write_export(temporary, trainer.model, full, tokenizer, dtype)
+                _write_export(temporary, trainer.model, export, tokenizer, dtype)
                 (temporary / STATE_FILE).write_text(json.dumps({**state, "step": step}, indent=2) + "\n")
                 commit_directory(temporary, final)
-            except BaseException as err:
+            except Exception as err:
                 shutil.rmtree(temporary, ignore_errors=True)
-                failure = err
-        if not trainer.ranks.all_true(failure is None):
-            if failure is not None:
-                raise failure
-            raise RuntimeError(f"rank 0 could not write checkpoint {final}")
+                failure = f"rank 0 could not write checkpoint {final}: {err}"
+        del export
+        if storage is not None:
+            box = [failure]
+            dist.broadcast_object_list(box, src=0, group=storage)
+            failure = box[0]
+        if failure is not None:
+            raise OSError(failure)
         return final
 
+    def prune(self, newest: int, retention: RetentionConfig, needed_exports: Iterable[int]) -> list[str]:
+        """Rank 0, once step `newest` is complete: delete the checkpoints the campaign no longer needs; return what
+        went ("step-000003", "step-000004/sharded", ...). Idempotent: what is gone stays gone, and trash left by an
+        interrupted prune is removed first."""
+        self.remove_temporaries()
+        steps = [s for s in self.complete_steps() if s <= newest]
+        keep_whole = set(steps if retention.keep_last is None else steps[-retention.keep_last :]) | {newest}
+        needed = set(needed_exports)
+        removed = []
+        for step in steps:
+            if step in keep_whole:
+                continue
+            path = self.path_for(step)
+            keeps_export = (
+                retention.keep_exports == "all"
+                or step in needed
+                or (retention.export_every is not None and step % retention.export_every == 0)
+            )
+            if not keeps_export:
+                self._delete(path, f"{path.name}")
+                removed.append(path.name)
+            elif (path / SHARDED_DIR).exists():
+                self._delete(path / SHARDED_DIR, f"{path.name}-{SHARDED_DIR}")
+                removed.append(f"{path.name}/{SHARDED_DIR}")
+        if removed:
+            log.info("checkpoint retention after step %d: removed %s", newest, ", ".join(removed))
+        return removed
+
+    def _delete(self, path: Path, label: str) -> None:
+        """Move `path` out of the way in one rename (so it is there whole or gone), then remove it."""
+        trash = self.root / f"{TRASH_PREFIX}{label}-{uuid.uuid4().hex}"
+        os.rename(path, trash)
+        fsync_dir(path.parent)
+        shutil.rmtree(trash)
+
     @staticmethod
-    def load_training_state(path: Path, trainer) -> None:
+    def load_training_state(path: Path, trainer, storage) -> None:
         """Collective: load the sharded fp32 model and AdamW state of `path` into `trainer` (already sharded)."""
         model_state, optimizer_state = get_state_dict(trainer.model, trainer.optimizer)
         loaded = {"model": model_state, "optim": optimizer_state}
-        dcp.load(loaded, checkpoint_id=path / SHARDED_DIR)
+        dcp.load(loaded, checkpoint_id=path / SHARDED_DIR, process_group=storage)
         set_state_dict(trainer.model, trainer.optimizer, model_state_dict=loaded["model"], optim_state_dict=loaded["optim"])
+
+
+def gather_export(model: torch.nn.Module, dtype: torch.dtype, *, keep: bool) -> dict[str, torch.Tensor]:
+    """Collective: the full weights in `dtype` on the CPU, one tensor gathered at a time; only where `keep` (rank 0)
+    are they kept (its node holds the export once: 2 bytes per parameter in bf16)."""
+    export: dict[str, torch.Tensor] = {}
+    gathered: dict[int, str] = {}  # a tied weight appears under two names: gathered once
+    for name, tensor in model.state_dict().items():
+        if id(tensor) in gathered:
+            if keep:
+                export[name] = export[gathered[id(tensor)]]
+            continue
+        gathered[id(tensor)] = name
+        full = tensor.full_tensor() if isinstance(tensor, DTensor) else tensor
+        if keep:
+            export[name] = full.detach().to(device="cpu", dtype=dtype)
+        del full
+    return export
 
 
 def _write_export(directory: Path, model: torch.nn.Module, full_state: dict, tokenizer, dtype: torch.dtype) -> None:
     """The consolidated Hugging Face model dir: config, safetensors weights in `dtype`, tokenizer."""
     tied = {name for name in getattr(model, "_tied_weights_keys", None) or []} if model.config.tie_word_embeddings else set()
-    weights = {name: tensor.to(dtype).contiguous() for name, tensor in full_state.items() if name not in tied}
+    weights = {name: tensor.contiguous() for name, tensor in full_state.items() if name not in tied}
     save_file(weights, str(directory / "model.safetensors"), metadata={"format": "pt"})
     config = copy.deepcopy(model.config)
     config.dtype = dtype

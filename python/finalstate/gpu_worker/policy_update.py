@@ -10,25 +10,23 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-import torch
-from transformers import AutoModelForCausalLM, AutoTokenizer
+from transformers import AutoTokenizer
 
 from ..config import PolicyUpdateRequest, parse_policy_update_input
 from ..grpo import PolicyTrainer, UnusableBatchError
 from ..grpo.batch import load_batch
 from ..schemas import SchemaError, validate
 from .checkpoints import SHARDED_DIR, CheckpointStore, export_dtype
+from .loading import UnloadableModelError, load_full_weights, sharded_meta_model
 from .process_group import GroupFailure, ProcessGroups
-from .sharding import shard_model
 
 log = logging.getLogger(__name__)
-Heartbeat = Callable[[dict], None]
-HEARTBEAT_EVERY_S = 5.0
+Heartbeat = Callable[[dict], None]  # reports the phase the update is in (activity.py heartbeats the latest)
 
 
 class UnusableInputError(ValueError):
@@ -41,6 +39,7 @@ class _Session:
     checkpoint_dir: Path
     trainer: PolicyTrainer
     tokenizer: object | None
+    storage: Any  # the gloo group the ranks wait on while a checkpoint is written (None at world size 1)
 
 
 @dataclass(frozen=True)
@@ -51,27 +50,6 @@ class _Plan:
     episodes: list[dict]
     source: str | None  # None: the session in memory; else a base-model or checkpoint directory
     resume: bool  # load the sharded training state of `source`
-
-
-@contextlib.contextmanager
-def heartbeating(heartbeat: Heartbeat, details: dict, every_s: float | None = None) -> Iterator[None]:
-    """Heartbeat `details` now and every `every_s` seconds (default HEARTBEAT_EVERY_S) while the block runs (loads
-    and saves of big models take minutes without a natural progress point)."""
-    every_s = HEARTBEAT_EVERY_S if every_s is None else every_s
-    heartbeat(details)
-    stop = threading.Event()
-
-    def tick() -> None:
-        while not stop.wait(every_s):
-            heartbeat(details)
-
-    ticker = threading.Thread(target=tick, name="heartbeat", daemon=True)
-    ticker.start()
-    try:
-        yield
-    finally:
-        stop.set()
-        ticker.join()
 
 
 class PolicyUpdater:
@@ -97,6 +75,8 @@ class PolicyUpdater:
             state = store.read_state(request.step)
             self._check_campaign(state, request, stored)
             log.info("policyUpdate %s step %d: complete checkpoint found, returning it", request.campaign_id, request.step)
+            # A retried or replayed step may have stopped between its checkpoint and its pruning.
+            store.prune(request.step, request.retention, request.needed_exports)
             return _result(stored, request.step, state["metrics"], reused=True)
 
         heartbeat({"phase": "loading batch"})
@@ -154,8 +134,8 @@ class PolicyUpdater:
             groups.broadcast(plan)
         request = plan.request
         try:
-            with heartbeating(heartbeat, {"phase": "loading policy"}):
-                session = self._session_for(plan)
+            heartbeat({"phase": "loading policy"})
+            session = self._session_for(plan)
             heartbeat({"phase": "training", "microBatches": 0})
             if groups.is_rank0:
                 log.info("policyUpdate %s step %d: %d episodes on %d rank(s)", request.campaign_id, request.step, len(plan.episodes), groups.world_size)
@@ -164,20 +144,26 @@ class PolicyUpdater:
                 plan.episodes,
                 loss_config=request.loss,
                 optimizer_config=request.optim,
+                micro_batch_tokens=request.micro_batch_tokens,
                 micro_batch_size=request.ppo_micro_batch_size_per_gpu,
                 mini_batch_groups=request.ppo_mini_batch_size,
                 shuffle_seed=request.shuffle_seed,
                 progress=lambda done, total: heartbeat({"phase": "training", "microBatches": done, "of": total}),
             )
-            with heartbeating(heartbeat, {"phase": "writing checkpoint"}):
-                path = CheckpointStore(request.checkpoint_dir).write(
-                    request.step,
-                    groups=groups,
-                    trainer=session.trainer,
-                    tokenizer=session.tokenizer,
-                    state={"campaignId": request.campaign_id, "batchUri": request.batch_uri, "metrics": metrics},
-                    dtype=export_dtype(request.fsdp.export_dtype, self.device),
-                )
+            heartbeat({"phase": "writing checkpoint"})
+            store = CheckpointStore(request.checkpoint_dir)
+            path = store.write(
+                request.step,
+                groups=groups,
+                storage=session.storage,
+                trainer=session.trainer,
+                tokenizer=session.tokenizer,
+                state={"campaignId": request.campaign_id, "batchUri": request.batch_uri, "metrics": metrics},
+                dtype=export_dtype(request.fsdp.export_dtype, self.device),
+            )
+            if groups.is_rank0:
+                heartbeat({"phase": "pruning checkpoints"})
+                store.prune(request.step, request.retention, request.needed_exports)
         except UnusableBatchError as err:
             if err.weights_changed:
                 self._session = None  # part of the update was applied: reload step - 1 from its checkpoint next time
@@ -202,15 +188,22 @@ class PolicyUpdater:
         self._session = None
         source = Path(plan.source)
         log.info("%s: loading policy from %s", self.groups, source)
-        model = AutoModelForCausalLM.from_pretrained(source, dtype=torch.float32)
         try:
-            shard_model(model, self.device, self.groups.world_size, request.fsdp)
+            model = sharded_meta_model(source, self.device, self.groups.world_size, request.fsdp)
         except ValueError as err:
             raise UnusableInputError(str(err)) from err
+        parameters = sum(p.numel() for p in model.parameters())
+        export_bytes = export_dtype(request.fsdp.export_dtype, self.device).itemsize * parameters
+        storage = self.groups.storage_group(12 * parameters / self.groups.world_size + export_bytes)
         trainer = PolicyTrainer(model, request.optim, step=request.step - 1, device=self.device)
         if plan.resume:
-            CheckpointStore.load_training_state(source, trainer)
-        self._session = _Session(request.campaign_id, Path(request.checkpoint_dir).resolve(), trainer, _load_tokenizer(source))
+            CheckpointStore.load_training_state(source, trainer, storage)
+        else:
+            try:
+                load_full_weights(model, source, self.groups)
+            except UnloadableModelError as err:
+                raise UnusableInputError(str(err)) from err
+        self._session = _Session(request.campaign_id, Path(request.checkpoint_dir).resolve(), trainer, _load_tokenizer(source), storage)
         return self._session
 
     @staticmethod

@@ -1,9 +1,15 @@
 """The gpu worker's ranks: torch.distributed process groups under torchrun, or a single-process group without it.
 
-Two groups: the training group (NCCL on CUDA, gloo on CPU) with a finite timeout, so a dead or stuck rank turns
-into an error instead of a hang; and a gloo control group over which rank 0 hands each update to the other ranks.
-The control group waits between steps, which can take as long as the rollouts, so its timeout is long; a dead
-peer still breaks it at once (the connection closes).
+Groups:
+- the training group, with a finite timeout, so that a dead or stuck rank turns into an error instead of a hang. On
+  CUDA it is NCCL for CUDA tensors and gloo for CPU tensors ("cpu:gloo,cuda:nccl"): with optimizer offload the
+  shards, their gradients and what a checkpoint gathers from them are CPU tensors. NCCL's watchdog is set to abort
+  the communicator on a timeout (TORCH_NCCL_ASYNC_ERROR_HANDLING=2) rather than kill the process, so that rank 0
+  lives to report the failure;
+- a gloo control group over which rank 0 hands each update to the other ranks. It waits between steps, which can
+  take as long as the rollouts, so its timeout is long; a dead peer still breaks it at once (the connection closes);
+- per loaded model, a gloo storage group whose timeout is sized to the checkpoint (`storage_group`): the ranks wait
+  on it while the checkpoint is written, which may take longer than any collective of the update.
 """
 
 from __future__ import annotations
@@ -25,12 +31,23 @@ class GroupFailure(RuntimeError):
     """A collective failed (a rank died, or did not answer within the timeout): this process group is unusable."""
 
 
+# Checkpoint storage is expected to write at least this fast, after a first STORAGE_GRACE (a shared filesystem's
+# fsyncs and renames); a rank that waits longer on a checkpoint is presumed stuck.
+MIN_STORAGE_BYTES_PER_S = 50e6
+STORAGE_GRACE = timedelta(minutes=10)
+
+
 @dataclass(frozen=True)
 class ProcessGroups:
     rank: int
     world_size: int
     device: torch.device
     control: Any  # the gloo control group, or None at world size 1
+    timeout: timedelta = timedelta(minutes=10)  # of the training group's collectives
+
+    @property
+    def local_world_size(self) -> int:
+        return int(os.environ.get("LOCAL_WORLD_SIZE", self.world_size))
 
     @property
     def is_rank0(self) -> bool:
@@ -43,6 +60,14 @@ class ProcessGroups:
         box = [message]
         dist.broadcast_object_list(box, src=0, group=self.control)
         return box[0]
+
+    def storage_group(self, checkpoint_bytes: float) -> Any:
+        """Collective: a gloo group whose timeout covers writing `checkpoint_bytes` at MIN_STORAGE_BYTES_PER_S after
+        STORAGE_GRACE, and at least the collective timeout (None at world size 1)."""
+        if self.world_size == 1:
+            return None
+        timeout = max(self.timeout, STORAGE_GRACE) + timedelta(seconds=checkpoint_bytes / MIN_STORAGE_BYTES_PER_S)
+        return dist.new_group(backend="gloo", timeout=timeout)
 
     def __str__(self) -> str:
         return f"rank {self.rank}/{self.world_size} on {self.device}"
@@ -78,11 +103,12 @@ def start_process_groups(requested_device: str | None = None, *, timeout: timede
     """Join torchrun's rendezvous (RANK, WORLD_SIZE, MASTER_ADDR, ... in the environment), or make a group of one."""
     if dist.is_initialized():
         rank, world = dist.get_rank(), dist.get_world_size()
-        return ProcessGroups(rank, world, _device(requested_device, int(os.environ.get("LOCAL_RANK", 0))), None)
+        return ProcessGroups(rank, world, _device(requested_device, int(os.environ.get("LOCAL_RANK", 0))), None, timeout)
     under_torchrun = "RANK" in os.environ and "WORLD_SIZE" in os.environ
     local_rank = int(os.environ.get("LOCAL_RANK", 0)) if under_torchrun else 0
     device = _device(requested_device, local_rank)
-    backend = "nccl" if device.type == "cuda" else "gloo"
+    backend = "cpu:gloo,cuda:nccl" if device.type == "cuda" else "gloo"
+    os.environ.setdefault("TORCH_NCCL_ASYNC_ERROR_HANDLING", "2")
     if under_torchrun:
         dist.init_process_group(
             backend,
@@ -96,6 +122,6 @@ def start_process_groups(requested_device: str | None = None, *, timeout: timede
         dist.init_process_group(backend, store=dist.HashStore(), rank=0, world_size=1, timeout=timeout)
     rank, world = dist.get_rank(), dist.get_world_size()
     control = dist.new_group(backend="gloo", timeout=CONTROL_TIMEOUT) if world > 1 else None
-    groups = ProcessGroups(rank, world, device, control)
+    groups = ProcessGroups(rank, world, device, control, timeout)
     log.info("gpu worker %s (backend %s, collective timeout %s)", groups, backend, timeout)
     return groups

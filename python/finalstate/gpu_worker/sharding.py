@@ -1,7 +1,8 @@
 """Sharding a Hugging Face causal LM with FSDP2: one FSDP unit per decoder layer, then the root.
 
 On CUDA the unsharded parameters are bf16 during compute and gradients are reduced in fp32; the sharded master
-weights and AdamW state stay fp32. On CPU (gloo) everything is fp32.
+weights and AdamW state stay fp32. On CPU (gloo) everything is fp32. With optimizer offload the shards live in host
+memory (pinned on CUDA) and the AdamW step runs on the CPU.
 """
 
 from __future__ import annotations
@@ -27,17 +28,21 @@ def mixed_precision(device: torch.device) -> MixedPrecisionPolicy:
     return MixedPrecisionPolicy()
 
 
-def shard_model(model: torch.nn.Module, device: torch.device, world_size: int, config: FsdpConfig) -> torch.nn.Module:
-    """Shard `model` (fp32, on the CPU) in place over `world_size` ranks and return it."""
-    if config.enable_gradient_checkpointing:
+def shard_model(
+    model: torch.nn.Module, device: torch.device, world_size: int, config: FsdpConfig, *, parameters: int | None = None
+) -> torch.nn.Module:
+    """Shard `model` in place over `world_size` ranks and return it.
+
+    `model` is fp32, on the meta device (loading.py allocates the shards afterwards) or on the CPU: then each
+    `fully_shard` call moves one layer to the device and keeps this rank's shard, so the whole model is never on
+    the device. `parameters` (default: counted) decides "auto" activation checkpointing."""
+    count = parameters if parameters is not None else sum(p.numel() for p in model.parameters())
+    if config.gradient_checkpointing_for(count):
         model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
-    offload = config.optimizer_offload and device.type == "cuda"
-    if not offload:
-        model.to(device)
     options = dict(
         mesh=init_device_mesh(device.type, (world_size,)),
         mp_policy=mixed_precision(device),
-        offload_policy=CPUOffloadPolicy() if offload else OffloadPolicy(),
+        offload_policy=CPUOffloadPolicy(pin_memory=device.type == "cuda") if config.optimizer_offload else OffloadPolicy(),
     )
     for layer in decoder_layers(model):
         fully_shard(layer, **options)

@@ -1,4 +1,4 @@
-"""The ranks an update runs on: which episodes each one trains on, and the few sums they agree on.
+"""The ranks an update runs on, and the few sums they agree on (which episodes each trains on: mini_batches.py).
 
 Without a process group (tests, benchmarks, a plain model) it is one rank and every collective is the identity.
 """
@@ -22,16 +22,6 @@ class Ranks:
         if dist.is_available() and dist.is_initialized():
             return Ranks(dist.get_rank(), dist.get_world_size(), device)
         return Ranks(0, 1, device)
-
-    def share(self, count: int) -> list[int]:
-        """This rank's indices of `count` items, dealt round-robin (so lengths spread evenly)."""
-        return list(range(self.rank, count, self.size))
-
-    def passes(self, count: int, micro_batch_size: int) -> int:
-        """Forward/backward passes each rank makes over its share: the same on every rank, since each pass gathers
-        parameters and reduces gradients together; a rank with fewer episodes makes passes that train on nothing."""
-        most = -(-count // self.size)
-        return -(-most // micro_batch_size)
 
     def sum(self, values: list[float]) -> list[float]:
         if self.size == 1:

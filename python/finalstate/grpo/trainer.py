@@ -1,7 +1,8 @@
 """The update of one GRPO step: one AdamW step per mini-batch, each computed in micro-batches whose accumulated
 gradient equals the mini-batch gradient. Under a process group (FSDP2, gpu_worker/sharding.py) each rank trains on
 its share of every mini-batch and the loss is normalised over the whole mini-batch, so W ranks compute the
-gradient one process would."""
+gradient one process would. Micro-batches are cut by padded tokens (and optionally by episodes): the memory of a
+pass grows with its tokens, not its episodes."""
 
 from __future__ import annotations
 
@@ -12,12 +13,13 @@ from collections.abc import Callable
 
 import torch
 from torch.distributed.fsdp import FSDPModule
-from torch.distributed.tensor import DTensor
 
 from ..config import LossConfig, OptimizerConfig
 from .batch import EpisodeTensors, UnusableBatchError, check_episodes, episode_advantages, episodes_to_tensors
-from .core_algos import AggNormaliser, agg_loss, compute_policy_loss, entropy_from_logprobs, kl_penalty_k3
-from .mini_batches import any_loss_tokens, split_mini_batches
+from .clipping import clip_grad_norm
+from .core_algos import AggNormaliser, agg_loss, compute_policy_loss, kl_penalty_k3
+from .log_probs import next_token_log_probs
+from .mini_batches import any_loss_tokens, pass_count, plan_micro_batches, split_mini_batches
 from .ranks import Ranks
 
 Progress = Callable[[int, int], None]
@@ -32,11 +34,9 @@ def autocast_for(device: torch.device, model: torch.nn.Module):
 
 
 def token_log_probs(model: torch.nn.Module, batch: EpisodeTensors) -> tuple[torch.Tensor, torch.Tensor]:
-    """(log p(token i+1 | tokens <= i) as [batch, tokens-1], full-vocabulary log-probs [batch, tokens-1, vocab])."""
+    """(log p(token i+1 | tokens <= i), the entropy of position i's distribution), both fp32 [batch, tokens-1]."""
     logits = model(input_ids=batch.input_ids, attention_mask=batch.attention_mask, use_cache=False).logits
-    log_probs_all = torch.log_softmax(logits[:, :-1].float(), dim=-1)
-    targets = batch.input_ids[:, 1:].unsqueeze(-1)
-    return log_probs_all.gather(-1, targets).squeeze(-1), log_probs_all
+    return next_token_log_probs(logits, batch.input_ids)
 
 
 def build_optimizer(model: torch.nn.Module, config: OptimizerConfig) -> torch.optim.AdamW:
@@ -77,18 +77,21 @@ class PolicyTrainer:
         *,
         loss_config: LossConfig,
         optimizer_config: OptimizerConfig,
-        micro_batch_size: int,
+        micro_batch_tokens: int | None = None,
+        micro_batch_size: int | None = None,
         mini_batch_groups: int | None = None,
         shuffle_seed: str = "0",
         progress: Progress | None = None,
     ) -> dict:
         """Apply the update of one GRPO step on `episodes` (TrainingEpisode dicts); return the PolicyUpdateMetrics fields.
 
-        Every rank is given the whole batch and trains on its share. With `mini_batch_groups` unset the whole batch
-        is one AdamW step. Otherwise the groups are shuffled (seeded by `shuffle_seed`, so a replayed step repeats its
-        update exactly) and cut into mini-batches of that many whole groups, one AdamW step each, as verl's
-        ppo_mini_batch_size does: later mini-batches are off-policy and the clipped ratio bounds how far they move.
-        Advantages are computed once, over the whole batch.
+        Every rank is given the whole batch and trains on its share. A forward/backward pass holds at most
+        `micro_batch_tokens` padded tokens and `micro_batch_size` episodes (None: no limit); an episode longer than
+        the token limit is a pass of its own. With `mini_batch_groups` unset the whole batch is one AdamW step.
+        Otherwise the groups are shuffled (seeded by `shuffle_seed`, so a replayed step repeats its update exactly)
+        and cut into mini-batches of that many whole groups, one AdamW step each, as verl's ppo_mini_batch_size
+        does: later mini-batches are off-policy and the clipped ratio bounds how far they move. Advantages are
+        computed once, over the whole batch.
 
         Raises UnusableBatchError when the batch or its loss is unusable (on every rank alike); its
         `weights_changed` says whether an earlier mini-batch had already been applied.
@@ -96,7 +99,8 @@ class PolicyTrainer:
         started = time.perf_counter()
         advantages = self._checked_advantages(episodes, loss_config)
         mini_batches = [m for m in split_mini_batches(episodes, mini_batch_groups, shuffle_seed) if any_loss_tokens(episodes, m)]
-        micro_total = sum(self.ranks.passes(len(m), micro_batch_size) for m in mini_batches)
+        plans = [self._plan([episodes[i] for i in m], micro_batch_tokens, micro_batch_size) for m in mini_batches]
+        micro_total = sum(pass_count(plan) for plan in plans)
         micro_done = 0
 
         def micro_progress(done: int, _total: int) -> None:
@@ -106,15 +110,14 @@ class PolicyTrainer:
         apply_optimizer_config(self.optimizer, optimizer_config)
         totals = {"loss": 0.0, "clipFraction": 0.0, "entropy": 0.0, "approxKl": 0.0, "gradNorm": 0.0}
         all_tokens = 0
-        for index, members in enumerate(mini_batches):
+        for index, (members, plan) in enumerate(zip(mini_batches, plans)):
             part = [episodes[i] for i in members]
             try:
-                metrics = self._accumulate(part, advantages[members], loss_config=loss_config, micro_batch_size=micro_batch_size, progress=micro_progress)
+                metrics = self._accumulate(part, advantages[members], plan, loss_config=loss_config, progress=micro_progress)
             except UnusableBatchError as err:
                 err.weights_changed = index > 0
                 raise
-            grad_norm = torch.nn.utils.clip_grad_norm_(self.model.parameters(), optimizer_config.grad_clip)
-            grad_norm = float(grad_norm.full_tensor() if isinstance(grad_norm, DTensor) else grad_norm)
+            grad_norm = clip_grad_norm(self.model.parameters(), optimizer_config.grad_clip, self.ranks)
             if not math.isfinite(grad_norm):
                 self.optimizer.zero_grad(set_to_none=True)
                 where = "" if len(mini_batches) == 1 else f" of mini-batch {index + 1}/{len(mini_batches)}"
@@ -123,7 +126,7 @@ class PolicyTrainer:
                 raise err
             self.optimizer.step()
             self.optimizer.zero_grad(set_to_none=True)
-            micro_done += self.ranks.passes(len(part), micro_batch_size)
+            micro_done += pass_count(plan)
             # Token-weighted over the whole batch, so one mini-batch gives the same figures as before mini-batches.
             weight = metrics["tokens"]
             for key in ("clipFraction", "entropy", "approxKl"):
@@ -148,11 +151,22 @@ class PolicyTrainer:
         }
 
     def accumulate_gradients(
-        self, episodes: list[dict], *, loss_config: LossConfig, micro_batch_size: int, progress: Progress | None = None
+        self,
+        episodes: list[dict],
+        *,
+        loss_config: LossConfig,
+        micro_batch_tokens: int | None = None,
+        micro_batch_size: int | None = None,
+        progress: Progress | None = None,
     ) -> dict:
         """Leave in .grad the gradient of the whole batch's loss, computed micro-batch by micro-batch."""
         advantages = self._checked_advantages(episodes, loss_config)
-        return self._accumulate(episodes, advantages, loss_config=loss_config, micro_batch_size=micro_batch_size, progress=progress)
+        plan = self._plan(episodes, micro_batch_tokens, micro_batch_size)
+        return self._accumulate(episodes, advantages, plan, loss_config=loss_config, progress=progress)
+
+    def _plan(self, episodes: list[dict], micro_batch_tokens: int | None, micro_batch_size: int | None) -> list[list[list[int]]]:
+        lengths = [len(e["tokenIds"]) for e in episodes]
+        return plan_micro_batches(lengths, self.ranks.size, max_tokens=micro_batch_tokens, max_episodes=micro_batch_size)
 
     def _checked_advantages(self, episodes: list[dict], loss_config: LossConfig) -> torch.Tensor:
         """Reject a batch the model cannot train on, then compute each episode's advantage within its group."""
@@ -160,12 +174,16 @@ class PolicyTrainer:
         return episode_advantages(episodes, eps=loss_config.epsilon, normalize_std=loss_config.norm_adv_by_std_in_grpo)
 
     def _accumulate(
-        self, episodes: list[dict], advantages: torch.Tensor, *, loss_config: LossConfig, micro_batch_size: int, progress: Progress | None = None
+        self,
+        episodes: list[dict],
+        advantages: torch.Tensor,
+        plan: list[list[list[int]]],
+        *,
+        loss_config: LossConfig,
+        progress: Progress | None = None,
     ) -> dict:
-        mine = self.ranks.share(len(episodes))
-        local = [episodes[i] for i in mine]
-        local_advantages = advantages[mine] if mine else advantages[:0]
-        passes = self.ranks.passes(len(episodes), micro_batch_size)
+        mine = plan[self.ranks.rank]
+        passes = pass_count(plan)
         # The denominators of all of `episodes` (every rank's share), so that the micro-batch losses add up to their loss.
         whole = AggNormaliser(
             tokens=float(sum(sum(e["lossMask"]) for e in episodes)),
@@ -176,14 +194,15 @@ class PolicyTrainer:
         self.optimizer.zero_grad(set_to_none=True)
         totals = {"loss": 0.0, "clipped": 0.0, "entropy": 0.0, "kl": 0.0, "tokens": 0.0}
         for index in range(passes):
-            chunk = local[index * micro_batch_size : (index + 1) * micro_batch_size]
-            chunk_adv = local_advantages[index * micro_batch_size : (index + 1) * micro_batch_size]
-            filler = not chunk
+            members = mine[index] if index < len(mine) else []
+            filler = not members
             if filler:
-                chunk, chunk_adv = [_without_loss(episodes[0])], torch.zeros(1)
+                chunk, chunk_adv = [_without_loss(min(episodes, key=lambda e: len(e["tokenIds"])))], torch.zeros(1)
+            else:
+                chunk, chunk_adv = [episodes[i] for i in members], advantages[members]
             batch = episodes_to_tensors(chunk, chunk_adv).to(self.device)
             with autocast_for(self.device, self.model):
-                log_prob, log_probs_all = token_log_probs(self.model, batch)
+                log_prob, entropy = token_log_probs(self.model, batch)
             pg_loss, clipfrac, _ = compute_policy_loss(
                 batch.old_log_prob,
                 log_prob,
@@ -208,19 +227,19 @@ class PolicyTrainer:
                 totals["loss"] += float(loss)
                 totals["clipped"] += float(clipfrac) * float(mask.sum())
                 totals["kl"] += float(kl[mask].sum())
-                totals["entropy"] += float(entropy_from_logprobs(log_probs_all[mask]).sum())
+                totals["entropy"] += float(entropy[mask].sum())
                 if not filler:
                     totals["tokens"] += float(batch.attention_mask.sum())
-            del log_probs_all, log_prob, loss
+            del log_prob, entropy, loss
             if progress:
                 progress(index + 1, passes)
 
-        loss_sum, clipped, kl_sum, entropy, all_tokens = self.ranks.sum([totals[k] for k in ("loss", "clipped", "kl", "entropy", "tokens")])
+        loss_sum, clipped, kl_sum, entropy_sum, all_tokens = self.ranks.sum([totals[k] for k in ("loss", "clipped", "kl", "entropy", "tokens")])
         loss_tokens = max(whole.tokens, 1.0)
         return {
             "loss": loss_sum,
             "clipFraction": clipped / loss_tokens,
-            "entropy": entropy / loss_tokens,
+            "entropy": entropy_sum / loss_tokens,
             "approxKl": kl_sum / loss_tokens,
             "tokens": int(whole.tokens),
             "allTokens": int(all_tokens),

@@ -1,0 +1,175 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CheckpointRetention, type GpuWorkerInfo, type ModelShape } from '../schemas/training.js';
+import { checkpointBytes, gb, planUpdateMemory, type UpdateMemory, type UpdateSettings } from './update-memory.js';
+
+/**
+ * The memory tables of docs/deploy.md, computed by infra/update-memory.ts (test/project/deploy.test.ts checks that the
+ * doc holds exactly these). `node dist/infra/update-memory-table.js` prints them.
+ */
+
+export interface DecoderWidths {
+  hidden: number;
+  intermediate: number;
+  layers: number;
+  heads: number;
+  kvHeads: number;
+  headDim: number;
+  vocabulary: number;
+  tied: boolean;
+  /** Qwen2: biases on the q, k and v projections. */
+  qkvBias: boolean;
+  /** Qwen3: RMSNorms on q and k, per head. */
+  qkNorm: boolean;
+}
+
+/** The shape of a Qwen-style decoder (SwiGLU MLP, two RMSNorms per layer) from its config's widths. */
+export function decoderShape(modelType: string, c: DecoderWidths): ModelShape {
+  const q = c.heads * c.headDim;
+  const kv = c.kvHeads * c.headDim;
+  const h = c.hidden;
+  const attention = h * q + 2 * h * kv + q * h + (c.qkvBias ? q + 2 * kv : 0) + (c.qkNorm ? 2 * c.headDim : 0);
+  const layer = attention + 3 * h * c.intermediate + 2 * h;
+  const embeddings = c.vocabulary * h * (c.tied ? 1 : 2);
+  return {
+    modelType,
+    parameters: c.layers * layer + embeddings + h,
+    embeddingParameters: embeddings,
+    layers: c.layers,
+    hidden: h,
+    intermediate: c.intermediate,
+    attentionHeads: c.heads,
+    kvHeads: c.kvHeads,
+    headDim: c.headDim,
+    vocabulary: c.vocabulary,
+    tiedEmbeddings: c.tied,
+  };
+}
+
+const qwen25 = (c: Omit<DecoderWidths, 'headDim' | 'qkvBias' | 'qkNorm'>) =>
+  decoderShape('qwen2', { ...c, headDim: c.hidden / c.heads, qkvBias: true, qkNorm: false });
+
+/** Qwen2.5's published configs. */
+export const REFERENCE_MODELS = {
+  '1.5B': qwen25({
+    hidden: 1536,
+    intermediate: 8960,
+    layers: 28,
+    heads: 12,
+    kvHeads: 2,
+    vocabulary: 151936,
+    tied: true,
+  }),
+  '7B': qwen25({
+    hidden: 3584,
+    intermediate: 18944,
+    layers: 28,
+    heads: 28,
+    kvHeads: 4,
+    vocabulary: 152064,
+    tied: false,
+  }),
+  '14B': qwen25({
+    hidden: 5120,
+    intermediate: 13824,
+    layers: 48,
+    heads: 40,
+    kvHeads: 8,
+    vocabulary: 152064,
+    tied: false,
+  }),
+  '32B': qwen25({
+    hidden: 5120,
+    intermediate: 27648,
+    layers: 64,
+    heads: 40,
+    kvHeads: 8,
+    vocabulary: 152064,
+    tied: false,
+  }),
+} as const;
+
+/** 80 GB GPUs (H100/A100 80GB), 8 per node with 1 TiB of host memory. */
+export function h100s(gpus: number): GpuWorkerInfo {
+  return {
+    worldSize: gpus,
+    ranksPerNode: Math.min(gpus, 8),
+    device: 'cuda',
+    deviceName: 'NVIDIA H100 80GB HBM3',
+    gpuMemoryBytes: 80 * 2 ** 30,
+    hostMemoryBytes: 2 ** 40,
+    collectiveTimeoutS: 600,
+  };
+}
+
+/** The defaults of schemas/training.ts and schemas/episode.ts (limits.maxContextTokens). */
+export const DEFAULT_SETTINGS: UpdateSettings = {
+  activationCheckpointing: 'auto',
+  optimizerOffload: false,
+  exportDtype: 'auto',
+  microBatchTokens: 8192,
+  microBatchSize: null,
+  maxEpisodeTokens: 8192,
+};
+
+/** The defaults before micro-batches by tokens: 8 episodes a pass, activation checkpointing off. */
+export const OLD_DEFAULT_SETTINGS: UpdateSettings = {
+  ...DEFAULT_SETTINGS,
+  activationCheckpointing: false,
+  microBatchTokens: Number.MAX_SAFE_INTEGER,
+  microBatchSize: 8,
+};
+
+export const TABLE_ROWS: Array<{ model: keyof typeof REFERENCE_MODELS; gpus: number; offload?: boolean }> = [
+  { model: '1.5B', gpus: 1 },
+  { model: '1.5B', gpus: 2 },
+  { model: '7B', gpus: 2 },
+  { model: '7B', gpus: 4 },
+  { model: '7B', gpus: 8 },
+  { model: '14B', gpus: 4 },
+  { model: '14B', gpus: 8 },
+  { model: '14B', gpus: 4, offload: true },
+  { model: '32B', gpus: 8 },
+  { model: '32B', gpus: 16 },
+  { model: '32B', gpus: 8, offload: true },
+];
+
+const num = (bytes: number) => (bytes / 1e9).toFixed(1);
+
+export function memoryTable(): string {
+  const lines = [
+    '| model | GPUs | offload | sharded state | embeddings + output layer | two layers | logits | activations | per GPU | fits | host per node |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
+  ];
+  for (const row of TABLE_ROWS) {
+    const model = REFERENCE_MODELS[row.model];
+    const plan: UpdateMemory = planUpdateMemory(model, h100s(row.gpus), {
+      ...DEFAULT_SETTINGS,
+      optimizerOffload: row.offload ?? false,
+    });
+    const g = plan.perGpu;
+    lines.push(
+      `| ${row.model} | ${row.gpus} | ${row.offload ? 'on' : 'off'} | ${num(g.shardedState)} | ${num(g.rootParameters)} | ` +
+        `${num(g.layerParameters)} | ${num(g.logits)} | ${num(g.activations)} | ${num(g.total)} GB | ` +
+        `${g.total <= g.usable! ? 'yes' : 'no'} | ${num(plan.perNode.total)} GB |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+export function checkpointTable(steps = 100, evaluateEvery = 5): string {
+  const retention = CheckpointRetention.parse({});
+  const lines = [
+    `| model | each step writes | after ${steps} steps, default retention | after ${steps} steps, everything kept |`,
+    '|---|---|---|---|',
+  ];
+  for (const [name, model] of Object.entries(REFERENCE_MODELS)) {
+    const bytes = checkpointBytes(model.parameters, 2, retention, steps, evaluateEvery);
+    lines.push(`| ${name} | ${gb(bytes.perStep)} | ${gb(bytes.retained)} | ${gb(bytes.unretained)} |`);
+  }
+  return lines.join('\n');
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  console.log(`${memoryTable()}\n\n${checkpointTable()}`);
+}

@@ -1,0 +1,60 @@
+"""The CPU rehearsal of the GPU proof (infra/gpu-check.sh): python/benchmarks/gpu_check.py --cpu runs every part on a
+tiny Qwen3 with gloo at 2 ranks, and prints the one table the GPU run prints."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from torchrun import PACKAGE_ROOT, worker_env
+
+
+def test_every_part_of_the_gpu_check_runs_on_the_cpu_and_prints_one_table():
+    done = subprocess.run(
+        [sys.executable, str(PACKAGE_ROOT / "benchmarks" / "gpu_check.py"), "--cpu"],
+        env=worker_env(), capture_output=True, text=True, timeout=900,
+    )  # fmt: skip
+    print(done.stdout)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    rows = [line for line in done.stdout.splitlines() if line.startswith("| (")]
+    assert [row.split(" | ")[0] for row in rows] == ["| (a) FSDP2 update, fp32, gloo", "| (b) (a) with optimizer offload, clipped", "| (c) sharded load"]
+    assert all(row.split(" | ")[-1].startswith("ok") for row in rows), rows
+
+
+AUDIT = """
+import ast, importlib, importlib.metadata, json, sys
+from pathlib import Path
+import torch, transformers
+from transformers import AutoModelForCausalLM, Qwen3Config, Qwen3ForCausalLM
+before = set(sys.modules)
+modules = set()
+for path in sys.argv[1:]:
+    for node in ast.walk(ast.parse(Path(path).read_text())):
+        if isinstance(node, ast.Import):
+            modules.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0:
+            modules.add(node.module)
+for module in sorted(modules):
+    importlib.import_module(module)
+tops = {name.split(".")[0] for name in set(sys.modules) - before}
+distributions = importlib.metadata.packages_distributions()
+print(json.dumps(sorted({d for top in tops if top not in sys.stdlib_module_names for d in distributions.get(top, [top])})))
+"""
+
+
+def test_the_gpu_check_needs_only_pytorch_transformers_and_the_wheels_it_carries():
+    """A GPU machine has PyTorch and transformers (and what they import); everything else the check's parts import
+    is this package, the benchmarks, or a wheel infra/gpu-check.sh carries (CARRIED)."""
+    script = (PACKAGE_ROOT.parent / "infra" / "gpu-check.sh").read_text()
+    carried = next(line for line in script.splitlines() if line.startswith("CARRIED=")).split("=", 1)[1].strip('"').split()
+    benchmarks = PACKAGE_ROOT / "benchmarks"
+    files = [benchmarks / "gpu_check.py", benchmarks / "sharded_load.py", benchmarks / "policy_update.py"]
+    env = {**worker_env(), "PYTHONPATH": f"{benchmarks}:{worker_env().get('PYTHONPATH', '')}"}
+    done = subprocess.run([sys.executable, "-c", AUDIT, *map(str, files)], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    own = {"torch", "transformers", "finalstate", "gpu_check", "sharded_load", "policy_update"}
+    beyond = set(json.loads(done.stdout.strip().splitlines()[-1])) - own
+    normalise = lambda name: name.lower().replace("_", "-")  # noqa: E731
+    assert {normalise(d) for d in beyond} <= {normalise(d) for d in carried}, f"imported beyond torch and transformers: {sorted(beyond)}"
+    assert {normalise(d) for d in beyond} >= {"jsonschema"}, "the audit sees the package's own needs"
