@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fromRoot } from '../../core/paths.js';
+import { importsOf, sources } from './imports.js';
 
 // The layer rule of docs/ARCHITECTURE.md: a module imports only from its own folder or from a lower layer, never
 // from beside or above it. Workflows are the exception: they run in Temporal's sandbox, so they import other layers
@@ -33,30 +34,6 @@ const PURE_FOR_WORKFLOWS = new Set([
   'stats/bins.ts',
   'stats/selection.ts',
 ]);
-
-function sources(dir: string): string[] {
-  return fs
-    .readdirSync(fromRoot(dir), { recursive: true, withFileTypes: true })
-    .filter((e) => e.isFile() && e.name.endsWith('.ts') && !e.name.endsWith('.d.ts'))
-    .map((e) => path.relative(fromRoot(), path.join(e.parentPath, e.name)));
-}
-
-interface Import {
-  from: string;
-  to: string;
-  typeOnly: boolean;
-  line: number;
-}
-function importsOf(file: string): Import[] {
-  const text = fs.readFileSync(fromRoot(file), 'utf8');
-  const found: Import[] = [];
-  const re = /^(import|export)\s+(type\s+)?(?:[^;'"]*?\s+from\s+)?['"](\.{1,2}\/[^'"]+)['"]/gm;
-  for (const m of text.matchAll(re)) {
-    const to = path.normalize(path.join(path.dirname(file), m[3]!)).replace(/\.js$/, '.ts');
-    found.push({ from: file, to, typeOnly: Boolean(m[2]), line: text.slice(0, m.index).split('\n').length });
-  }
-  return found;
-}
 
 const layerOf = (file: string) => file.split(path.sep)[0]!;
 const code = Object.keys(LAYERS)
