@@ -4,13 +4,13 @@ import { createMetricsActivities } from './metrics.js';
 import { createResultActivities } from '../storage/results.js';
 import { createSelectionActivities } from './selection.js';
 import { createSmokeActivities } from './smoke.js';
-import { createTaskActivities, type TaskCatalog } from './tasks.js';
+import { createTaskActivities, type TaskLister } from './tasks.js';
 import { createTrainingActivities } from './training.js';
 
 export interface ActivityDeps {
   pool: pg.Pool;
   artifacts: ArtifactStore;
-  catalog: TaskCatalog;
+  taskLister: TaskLister;
 }
 
 /** All light activities of the control worker, built from their dependencies (episodes run on workers/episodes.ts). */
