@@ -4,13 +4,13 @@ import { createMetricsActivities } from './metrics.js';
 import { createResultActivities } from '../storage/results.js';
 import { createSelectionActivities } from './selection.js';
 import { createSmokeActivities } from './smoke.js';
-import { createTaskActivities, type TaskCatalog } from './tasks.js';
+import { createTaskActivities, type TaskLister } from './tasks.js';
 import { createTrainingActivities } from './training.js';
 
 export interface ActivityDeps {
   pool: pg.Pool;
   artifacts: ArtifactStore;
-  catalog: TaskCatalog;
+  taskLister: TaskLister;
   /** The stack's policy-server token file (runtime/clients/admin-token.ts). */
   adminTokenFile?: string;
 }

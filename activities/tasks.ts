@@ -5,15 +5,15 @@ import type { TaskSource } from '../schemas/campaign.js';
 import type { TaskInfo } from '../schemas/pipeline.js';
 import { failFastOnUserError } from './failures.js';
 
-export type CatalogTask = TaskInfo & { profile: 'full' | 'mini'; /** The task-set file it came from. */ set: string };
+export type ListedTask = TaskInfo & { profile: 'full' | 'mini'; /** The task-set file it came from. */ set: string };
 
 /** Lists the tasks of a task source (file or directory), in file order. The environment layer's loader (manifest and hashes checked) plugs in here. */
-export interface TaskCatalog {
-  list(taskSet: string): Promise<CatalogTask[]>;
+export interface TaskLister {
+  list(taskSet: string): Promise<ListedTask[]>;
 }
 
 /** Task sets read by the environment layer's loader: all or nothing, each task checked against the manifest hash. */
-export const manifestTaskCatalog: TaskCatalog = {
+export const manifestTaskLister: TaskLister = {
   async list(taskSet) {
     return readTaskSource(localPathOf(taskSet)).flatMap((set) =>
       set.tasks.map((t) => ({
@@ -46,8 +46,8 @@ function stratifiedSample<T extends { tags: string[] }>(items: T[], limit: numbe
 }
 
 /** The tasks of a source: its split (and profile), at most `limit` per task set (every task type kept), sorted by id. */
-export async function listSourceTasks(catalog: TaskCatalog, source: TaskSource): Promise<TaskInfo[]> {
-  const listed = await catalog.list(source.taskSet);
+export async function listSourceTasks(lister: TaskLister, source: TaskSource): Promise<TaskInfo[]> {
+  const listed = await lister.list(source.taskSet);
   if (source.domains) {
     const present = new Set(listed.map((t) => t.domain));
     const missing = source.domains.filter((d) => !present.has(d));
@@ -80,10 +80,10 @@ export async function listSourceTasks(catalog: TaskCatalog, source: TaskSource):
   return chosen;
 }
 
-export function createTaskActivities({ catalog }: { catalog: TaskCatalog }) {
+export function createTaskActivities({ taskLister }: { taskLister: TaskLister }) {
   return {
     async listTasks(source: TaskSource): Promise<TaskInfo[]> {
-      return failFastOnUserError(() => listSourceTasks(catalog, source));
+      return failFastOnUserError(() => listSourceTasks(taskLister, source));
     },
   };
 }

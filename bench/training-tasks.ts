@@ -1,4 +1,4 @@
-import { listSourceTasks, manifestTaskCatalog } from '../activities/tasks.js';
+import { listSourceTasks, manifestTaskLister } from '../activities/tasks.js';
 import { fromRoot } from '../core/paths.js';
 import type { TaskSource } from '../schemas/campaign.js';
 
@@ -15,7 +15,7 @@ export const BENCH_TRAINING_TASKS: TaskSource = {
 };
 
 export async function benchTrainingTasks() {
-  const tasks = await listSourceTasks(manifestTaskCatalog, BENCH_TRAINING_TASKS);
+  const tasks = await listSourceTasks(manifestTaskLister, BENCH_TRAINING_TASKS);
   if (tasks.length !== 18)
     throw new Error(`expected 18 training tasks from ${BENCH_TRAINING_TASKS.taskSet}, found ${tasks.length}`);
   return tasks;

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { INTERNAL_PREFIX } from './internal-tables.js';
+import { INTERNAL_PREFIX } from './naming.js';
 
 export interface TableCatalog {
   /** Column name -> PostgreSQL type name (information_schema data_type / udt_name). */

@@ -1,11 +1,8 @@
 import { EPISODE_GROUP_ROLE, INTERNALS_OWNER_ROLE } from './naming.js';
 import { ident } from './sql.js';
 
-/**
- * Tables the environment keeps inside every episode database, next to the domain's tables. Their names start with
- * `_finalstate_`, so grading never sees them.
- */
-export const INTERNAL_PREFIX = '_finalstate_';
+// Tables the environment keeps inside every episode database, next to the domain's tables. Their names start with
+// INTERNAL_PREFIX (`_finalstate_`, in naming.ts), so grading never sees them.
 
 export const INTERNAL_SCHEMA_VERSION = 4;
 

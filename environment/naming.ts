@@ -16,6 +16,11 @@ export const EPISODE_DB_PREFIX = 'fs_ep_';
 export const EPISODE_ROLE_PREFIX = 'fs_er_';
 export const TEMPLATE_DB_PREFIX = 'fs_tpl_';
 export const SPARE_DB_PREFIX = 'fs_sp_';
+/**
+ * Prefix of the tables the environment keeps inside every episode database, next to the domain's tables
+ * (`internal-tables.ts`): grading never sees them.
+ */
+export const INTERNAL_PREFIX = '_finalstate_';
 /** NOLOGIN group role that owns the table privileges in every template; episode roles are its members. */
 export const EPISODE_GROUP_ROLE = 'fs_episode_agents';
 /** NOLOGIN role that owns the internal tables and the functions that write them; no episode role is its member. */

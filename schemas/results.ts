@@ -53,10 +53,14 @@ export type ResultRowInput = z.input<typeof ResultRow>;
 export const ModelPrice = z.object({ input: Usd, cachedInput: Usd, output: Usd }).strict();
 export type ModelPrice = z.infer<typeof ModelPrice>;
 
+/** Price per model name (the name the endpoint reports or the config gives). */
+export const ModelPrices = z.record(z.string().min(1), ModelPrice);
+export type ModelPrices = z.infer<typeof ModelPrices>;
+
 /** Prices per model and the model each role used. */
 export const PriceTable = z
   .object({
-    models: z.record(z.string().min(1), ModelPrice),
+    models: ModelPrices,
     roles: z.object({ agent: z.string().min(1), user: z.string().min(1), judge: z.string().min(1) }).strict(),
   })
   .strict()

@@ -1,13 +1,7 @@
 import { z } from 'zod';
 
-import { ModelPrice } from './results.js';
-
 // Usage and prices have one definition, in schemas/results.ts (the result row carries them).
-export { ModelPrice, TokenUsage } from './results.js';
-
-/** Price per model name (the name the endpoint reports or the config gives). */
-export const ModelPrices = z.record(z.string().min(1), ModelPrice);
-export type ModelPrices = z.infer<typeof ModelPrices>;
+export { ModelPrice, ModelPrices, TokenUsage } from './results.js';
 
 /** Who turned model output into turns: our interpreter (token in, token out) or a hosted provider's chat API. */
 export const InterpretedBy = z.enum(['finalstate', 'provider']);

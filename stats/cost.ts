@@ -1,12 +1,12 @@
 import fs from 'node:fs';
 import { UserError } from '../core/errors.js';
 import { accurateSum } from './sum.js';
-import { PriceTable, roles, type ResultRow, type Role, type TokenUsage } from '../schemas/results.js';
+import { PriceTable, roles, type ModelPrice, type ResultRow, type Role, type TokenUsage } from '../schemas/results.js';
 
 export type CostByRole = Record<Role, number>;
 
-/** US dollars for one role's tokens: uncached input, cached input and output, each at its price per million. */
-export function usageCost(usage: TokenUsage, price: { input: number; cachedInput: number; output: number }): number {
+/** US dollars for one model's tokens: uncached input, cached input and output, each at its price per million. */
+export function usageCost(usage: TokenUsage, price: ModelPrice): number {
   const uncached = usage.inputTokens - usage.cachedInputTokens;
   return (
     (uncached * price.input + usage.cachedInputTokens * price.cachedInput + usage.outputTokens * price.output) / 1e6

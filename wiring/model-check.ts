@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { manifestTaskCatalog } from '../activities/tasks.js';
+import { manifestTaskLister } from '../activities/tasks.js';
 import { UserError } from '../core/errors.js';
 import { listDomainTools } from '../environment/tool-listing.js';
 import { getRenderer, rendererFamilies } from '../runtime/interpreter/index.js';
@@ -35,7 +35,7 @@ export interface ModelCheck {
 export async function campaignToolSets(sources: readonly TaskSource[]): Promise<ToolSet[]> {
   const seen = new Map<string, ToolSet>();
   for (const source of sources) {
-    for (const task of await manifestTaskCatalog.list(source.taskSet)) {
+    for (const task of await manifestTaskLister.list(source.taskSet)) {
       if (task.split !== source.split || (source.profile && task.profile !== source.profile)) continue;
       if (source.domains && !source.domains.includes(task.domain)) continue;
       seen.set(`${task.domain}/${task.profile}`, { domain: task.domain, profile: task.profile });

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities/index.js';
-import { manifestTaskCatalog } from '../activities/tasks.js';
+import { manifestTaskLister } from '../activities/tasks.js';
 import { loadConfig } from '../infra/config.js';
 import { type LoadedConfig } from '../schemas/config.js';
 import { migrate } from '../storage/migrations.js';
@@ -24,7 +24,7 @@ export interface ControlWorkerOptions {
   taskQueue?: string;
   /** A prebuilt bundle (bundleWorkflowCode) instead of bundling workflows/index.js again. */
   workflowBundle?: WorkerOptions['workflowBundle'];
-  /** Replace default dependencies (artifact store, task catalog, fetch for the policy servers). */
+  /** Replace default dependencies (artifact store, task lister, fetch for the policy servers). */
   deps?: Partial<Omit<ActivityDeps, 'pool'>>;
 }
 
@@ -58,7 +58,7 @@ export async function startControlWorker(
     activities: createActivities({
       pool,
       artifacts: defaultArtifactStore(config),
-      catalog: manifestTaskCatalog,
+      taskLister: manifestTaskLister,
       adminTokenFile: policyAdminTokenFile(config.dataPath),
       ...options.deps,
     }),

@@ -16,7 +16,7 @@ def test_group_advantages_by_hand():
     # group a: mean 0.5, unbiased std sqrt((0.25 + 0.25 + 0) / 2) = 0.5; b is alone; c has no spread.
     expected = torch.tensor([0.5 / (0.5 + eps), -0.5 / (0.5 + eps), 0.0, 0.0, 0.0, 0.0])
     assert torch.allclose(compute_grpo_outcome_advantage(rewards, groups, eps=eps), expected, atol=1e-7)
-    unnormalised = compute_grpo_outcome_advantage(rewards, groups, eps=eps, norm_adv_by_std=False)
+    unnormalised = compute_grpo_outcome_advantage(rewards, groups, eps=eps, norm_adv_by_std_in_grpo=False)
     assert torch.allclose(unnormalised, torch.tensor([0.5, -0.5, 0.0, 0.0, 0.0, 0.0]))
 
 

@@ -1,4 +1,5 @@
 import type { ModelPrices, TokenUsage } from '../../schemas/runtime.js';
+import { usageCost } from '../../stats/cost.js';
 
 export interface PricedUsage {
   model: string;
@@ -12,15 +13,6 @@ export interface EpisodeCost {
   unpriced: string[];
 }
 
-/** Dollars for one model's usage: uncached input, cached input and output, each at its price per million tokens. */
-export function usageCostUsd(usage: TokenUsage, price: { input: number; cachedInput: number; output: number }): number {
-  const uncached = usage.inputTokens - usage.cachedInputTokens;
-  return (
-    (uncached * price.input + usage.cachedInputTokens * price.cachedInput + usage.outputTokens * price.output) /
-    1_000_000
-  );
-}
-
 /** The cost of an episode from the usage of every model it called and a configurable price table. */
 export function episodeCost(entries: readonly PricedUsage[], prices: ModelPrices): EpisodeCost {
   const cost: EpisodeCost = { totalUsd: 0, byModel: {}, unpriced: [] };
@@ -31,7 +23,7 @@ export function episodeCost(entries: readonly PricedUsage[], prices: ModelPrices
       if (spent && !cost.unpriced.includes(model)) cost.unpriced.push(model);
       continue;
     }
-    const usd = usageCostUsd(usage, price);
+    const usd = usageCost(usage, price);
     cost.byModel[model] = (cost.byModel[model] ?? 0) + usd;
     cost.totalUsd += usd;
   }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { listSourceTasks, manifestTaskCatalog } from '../../activities/tasks.js';
+import { listSourceTasks, manifestTaskLister } from '../../activities/tasks.js';
 import type { MetricsReport } from '../../stats/metrics.js';
 import { campaign } from '../../workflows/campaign.js';
 import { startPipeline, task, type Pipeline } from './harness.js';
@@ -29,7 +29,7 @@ after(async () => {
 });
 
 test('a task source keeps only the domains it names, and names a domain the task set lacks', async () => {
-  const retail = await listSourceTasks(manifestTaskCatalog, {
+  const retail = await listSourceTasks(manifestTaskLister, {
     taskSet: p.taskSet,
     split: 'train',
     domains: ['retail'],
@@ -39,7 +39,7 @@ test('a task source keeps only the domains it names, and names a domain the task
     ['r-mid-a', 'r-mid-b', 'r-mid-c'],
   );
   await assert.rejects(
-    listSourceTasks(manifestTaskCatalog, { taskSet: p.taskSet, split: 'train', domains: ['retail', 'insurance'] }),
+    listSourceTasks(manifestTaskLister, { taskSet: p.taskSet, split: 'train', domains: ['retail', 'insurance'] }),
     /no tasks of domain insurance \(it has retail, travel\)/,
   );
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { listSourceTasks, manifestTaskCatalog } from '../../activities/tasks.js';
+import { listSourceTasks, manifestTaskLister } from '../../activities/tasks.js';
 import { readTaskSet } from '../../environment/task-set.js';
 import { fromRoot } from '../../core/paths.js';
 import { TaskCatalog } from '../../runtime/episode/task-catalog.js';
@@ -8,7 +8,7 @@ import { TaskCatalog } from '../../runtime/episode/task-catalog.js';
 const typeOf = (tags: string[], taskId: string) => taskId.split('.')[3] ?? tags[0];
 
 test('a directory task source reads every task set in it and its sub-folders: one per domain, split and profile filtered', async () => {
-  const tasks = await listSourceTasks(manifestTaskCatalog, {
+  const tasks = await listSourceTasks(manifestTaskLister, {
     taskSet: fromRoot('tasks'),
     split: 'eval',
     profile: 'mini',
@@ -39,7 +39,7 @@ test('limit keeps at most N tasks of each set and every task type of the set, in
   const full = readTaskSet(fromRoot('tasks', 'retail-eval-mini.jsonl')).tasks;
   const types = [...new Set(full.map((t) => t.tags[0]))];
   const limit = types.length + 3;
-  const tasks = await listSourceTasks(manifestTaskCatalog, {
+  const tasks = await listSourceTasks(manifestTaskLister, {
     taskSet: fromRoot('tasks'),
     split: 'eval',
     profile: 'mini',

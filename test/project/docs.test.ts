@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { test } from 'node:test';
 import { fromRoot } from '../../core/paths.js';
@@ -32,4 +33,21 @@ test('every CLI command is listed in docs/ARCHITECTURE.md', () => {
   const architecture = fs.readFileSync(fromRoot('docs', 'ARCHITECTURE.md'), 'utf8');
   for (const command of commands)
     assert.ok(architecture.includes(`\`${command.name}\``), `ARCHITECTURE.md lacks the ${command.name} command`);
+});
+
+test('the README asks for the Python that python/pyproject.toml requires, and the venv setup made has it', () => {
+  const stated = /Python (\d+)\.(\d+)\+/.exec(readme);
+  assert.ok(stated, 'the README names no Python version ("Python X.Y+")');
+  const pyproject = fs.readFileSync(fromRoot('python', 'pyproject.toml'), 'utf8');
+  const required = /^requires-python\s*=\s*">=(\d+)\.(\d+)"/m.exec(pyproject);
+  assert.ok(required, 'python/pyproject.toml has no requires-python = ">=X.Y"');
+  assert.equal(`${stated[1]}.${stated[2]}`, `${required[1]}.${required[2]}`, 'README vs python/pyproject.toml');
+  const venv = spawnSync(fromRoot('.venv', 'bin', 'python'), ['-c', 'import sys; print(*sys.version_info[:2])'], {
+    encoding: 'utf8',
+  });
+  const [major, minor] = venv.stdout.trim().split(' ').map(Number);
+  assert.ok(
+    major! > Number(required[1]) || (major === Number(required[1]) && minor! >= Number(required[2])),
+    `.venv has Python ${major}.${minor}, below the ${required[1]}.${required[2]} that python/pyproject.toml requires`,
+  );
 });

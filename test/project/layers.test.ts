@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fromRoot } from '../../core/paths.js';
+import { codeFolders, importsOf, sources } from './imports.js';
 
 // The layer rule of docs/ARCHITECTURE.md: a module imports only from its own folder or from a lower layer, never
 // from beside or above it. Workflows are the exception: they run in Temporal's sandbox, so they import other layers
@@ -36,38 +37,50 @@ const PURE_FOR_WORKFLOWS = new Set([
   'stats/selection.ts',
 ]);
 
-function sources(dir: string): string[] {
-  return fs
-    .readdirSync(fromRoot(dir), { recursive: true, withFileTypes: true })
-    .filter((e) => e.isFile() && e.name.endsWith('.ts') && !e.name.endsWith('.d.ts'))
-    .map((e) => path.relative(fromRoot(), path.join(e.parentPath, e.name)));
-}
-
-interface Import {
-  from: string;
-  to: string;
-  typeOnly: boolean;
-  line: number;
-}
-function importsOf(file: string): Import[] {
-  const text = fs.readFileSync(fromRoot(file), 'utf8');
-  const found: Import[] = [];
-  const re = /^(import|export)\s+(type\s+)?(?:[^;'"]*?\s+from\s+)?['"](\.{1,2}\/[^'"]+)['"]/gm;
-  for (const m of text.matchAll(re)) {
-    const to = path.normalize(path.join(path.dirname(file), m[3]!)).replace(/\.js$/, '.ts');
-    found.push({ from: file, to, typeOnly: Boolean(m[2]), line: text.slice(0, m.index).split('\n').length });
-  }
-  return found;
-}
+/**
+ * Folders of TypeScript outside every layer. templates/ holds the scaffold that `finalstate domain init` copies for an
+ * external pack: its own package, built outside this project's tsconfig against the published `finalstate/domain`
+ * API, so it stands beside the project, not on one of its floors (the last test below checks that it does).
+ */
+const OUTSIDE_LAYERS = new Set(['templates']);
 
 const layerOf = (file: string) => file.split(path.sep)[0]!;
-const code = Object.keys(LAYERS)
-  .filter((d) => fs.existsSync(fromRoot(d)))
-  .flatMap(sources);
+const folders = codeFolders();
+const code = folders.filter((d) => d in LAYERS).flatMap(sources);
 
-test('every top-level folder of code has a layer', () => {
-  const folders = new Set(code.map(layerOf));
-  for (const folder of folders) assert.ok(folder in LAYERS, `${folder}/ has no layer in test/project/layers.test.ts`);
+test('every top-level folder of code has a layer, and every layer is a folder', () => {
+  const unplaced = folders.filter((d) => !(d in LAYERS) && !OUTSIDE_LAYERS.has(d));
+  assert.deepEqual(unplaced, [], 'folders of code with no layer in test/project/layers.test.ts');
+  const missing = Object.keys(LAYERS).filter((d) => !folders.includes(d));
+  assert.deepEqual(missing, [], 'layers in test/project/layers.test.ts with no folder of code');
+});
+
+const architecture = fs.readFileSync(fromRoot('docs', 'ARCHITECTURE.md'), 'utf8');
+
+test('the layer line of docs/ARCHITECTURE.md is the layers this test checks', () => {
+  const line = architecture.split('\n').find((l) => /^core\s+←/.test(l));
+  assert.ok(line, 'docs/ARCHITECTURE.md has no layer line starting with `core ←`');
+  const documented: Record<string, number> = {};
+  line.split('←').forEach((floor, level) => {
+    for (const folder of floor.split('·')) documented[folder.trim()] = level;
+  });
+  assert.deepEqual(documented, LAYERS);
+});
+
+test('the layout table of docs/ARCHITECTURE.md names the folders of code, and only folders that exist', () => {
+  const layout = architecture.slice(architecture.indexOf('## Layout'), architecture.indexOf('## Layers'));
+  const named = [...layout.matchAll(/^\| `([^/`]+)\/[^`]*` \|/gm)].map((m) => m[1]!);
+  assert.ok(named.length > 0, 'no folder rows found under "## Layout" in docs/ARCHITECTURE.md');
+  assert.deepEqual(
+    folders.filter((d) => !named.includes(d)),
+    [],
+    'folders of code missing from the layout table',
+  );
+  assert.deepEqual(
+    named.filter((d) => !fs.existsSync(fromRoot(d))),
+    [],
+    'layout table rows for folders that do not exist',
+  );
 });
 
 test('no layer imports one beside or above it', () => {
@@ -91,6 +104,21 @@ test('workflows import other layers only as types, and values only from pure mod
     for (const imp of importsOf(file)) {
       if (imp.typeOnly || layerOf(imp.to) === 'workflows' || PURE_FOR_WORKFLOWS.has(imp.to)) continue;
       wrong.push(`${file}:${imp.line} imports ${imp.to} as a value`);
+    }
+  }
+  assert.deepEqual(wrong, []);
+});
+
+test('templates/ imports nothing of the project but the public `finalstate/domain` API', () => {
+  const wrong: string[] = [];
+  for (const file of [...OUTSIDE_LAYERS].flatMap(sources)) {
+    const text = fs.readFileSync(fromRoot(file), 'utf8');
+    for (const imp of importsOf(file)) {
+      const pack = file.split(path.sep).slice(0, 2).join(path.sep);
+      if (!imp.to.startsWith(pack + path.sep)) wrong.push(`${file}:${imp.line} imports ${imp.to}`);
+    }
+    for (const m of text.matchAll(/from\s+['"]([^.'"][^'"]*)['"]/g)) {
+      if (m[1]!.startsWith('finalstate') && m[1] !== 'finalstate/domain') wrong.push(`${file} imports ${m[1]}`);
     }
   }
   assert.deepEqual(wrong, []);

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { ChatClient } from '../../runtime/clients/chat-client.js';
-import { episodeCost, usageCostUsd } from '../../runtime/cost/cost-model.js';
+import { episodeCost } from '../../runtime/cost/cost-model.js';
+import { usageCost } from '../../stats/cost.js';
 import { evaluateRubrics } from '../../runtime/rubrics/evaluate.js';
 import { LlmJudge, parseJudgeAnswer } from '../../runtime/rubrics/judge.js';
 import { ChatEndpointConfig } from '../../schemas/clients.js';
@@ -104,7 +105,7 @@ test('the LLM judge asks at temperature 0 with the seed, stores its motivation, 
 test('cost: uncached input, cached input and output at their prices per million; unpriced models are listed', () => {
   const price = { input: 2, cachedInput: 0.5, output: 8 };
   assert.equal(
-    usageCostUsd({ inputTokens: 1_000_000, cachedInputTokens: 400_000, outputTokens: 250_000 }, price),
+    usageCost({ inputTokens: 1_000_000, cachedInputTokens: 400_000, outputTokens: 250_000 }, price),
     0.6 * 2 + 0.4 * 0.5 + 0.25 * 8,
   );
   const cost = episodeCost(

@@ -8,9 +8,9 @@ import torch
 
 
 def compute_grpo_outcome_advantage(
-    rewards: torch.Tensor, group_ids: Sequence[str], *, eps: float = 1e-6, norm_adv_by_std: bool = True
+    rewards: torch.Tensor, group_ids: Sequence[str], *, eps: float = 1e-6, norm_adv_by_std_in_grpo: bool = True
 ) -> torch.Tensor:
-    """Per-episode advantage (r - mean_g) / (std_g + eps), or r - mean_g when `norm_adv_by_std` is off.
+    """Per-episode advantage (r - mean_g) / (std_g + eps), or r - mean_g when `norm_adv_by_std_in_grpo` is off.
 
     std is the unbiased sample std (torch.std), as in verl; a group of one episode gets advantage 0.
     """
@@ -27,5 +27,5 @@ def compute_grpo_outcome_advantage(
         idx = torch.tensor(indices)
         group_rewards = rewards[idx]
         centred = group_rewards - group_rewards.mean()
-        advantages[idx] = centred / (group_rewards.std() + eps) if norm_adv_by_std else centred
+        advantages[idx] = centred / (group_rewards.std() + eps) if norm_adv_by_std_in_grpo else centred
     return advantages.to(torch.float32)

@@ -130,6 +130,6 @@ def episodes_to_tensors(episodes: list[dict], advantages: torch.Tensor) -> Episo
     )
 
 
-def episode_advantages(episodes: list[dict], *, eps: float, normalize_std: bool) -> torch.Tensor:
+def episode_advantages(episodes: list[dict], *, eps: float, norm_adv_by_std_in_grpo: bool) -> torch.Tensor:
     rewards = torch.tensor([float(e["reward"]) for e in episodes], dtype=torch.float64)
-    return compute_grpo_outcome_advantage(rewards, [e["groupId"] for e in episodes], eps=eps, norm_adv_by_std=normalize_std)
+    return compute_grpo_outcome_advantage(rewards, [e["groupId"] for e in episodes], eps=eps, norm_adv_by_std_in_grpo=norm_adv_by_std_in_grpo)

@@ -171,7 +171,7 @@ class PolicyTrainer:
     def _checked_advantages(self, episodes: list[dict], loss_config: LossConfig) -> torch.Tensor:
         """Reject a batch the model cannot train on, then compute each episode's advantage within its group."""
         check_episodes(episodes, where="batch", vocab_size=self.model.get_input_embeddings().weight.shape[0])
-        return episode_advantages(episodes, eps=loss_config.epsilon, normalize_std=loss_config.norm_adv_by_std_in_grpo)
+        return episode_advantages(episodes, eps=loss_config.epsilon, norm_adv_by_std_in_grpo=loss_config.norm_adv_by_std_in_grpo)
 
     def _accumulate(
         self,
