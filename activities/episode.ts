@@ -22,7 +22,7 @@ export function createEpisodeActivities({ runner }: EpisodeDeps) {
         });
       } catch (err) {
         // By name as well as by class: the runner may come from another copy of core/errors.
-        if (isNamed(err, ['UserError', 'TaskSetError'])) {
+        if (isNamed(err, ['UserError', 'TaskSetError', 'GoldenCallError', 'AssertionQueryError'])) {
           throw ApplicationFailure.create({
             type: FailureType.malformedTask,
             message: `task ${request.taskId}: ${err.message}`,

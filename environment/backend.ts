@@ -351,19 +351,26 @@ export class EnvironmentBackend {
     });
   }
 
-  /** Run `fn` in one transaction on the episode database (`begin` chooses isolation / read-only). */
+  /**
+   * Run `fn` in one transaction on the episode database (`begin` chooses isolation / read-only). The database or the
+   * connection failing is an InfrastructureError; a client that lost its connection is not returned to the pool.
+   */
   async transaction<T>(episode: Episode, fn: (client: pg.PoolClient) => Promise<T>, begin = 'BEGIN'): Promise<T> {
     const client = await this.connect(episode);
+    let broken = false;
     try {
       await client.query(begin);
       const result = await fn(client);
       await client.query('COMMIT');
       return result;
     } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
+      await client.query('ROLLBACK').catch(() => {
+        broken = true;
+      });
+      if (isInfrastructureFault(err)) throw asInfrastructureError(err, `transaction on ${episode.database}`);
       throw err;
     } finally {
-      client.release();
+      client.release(broken);
     }
   }
 

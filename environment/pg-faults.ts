@@ -8,6 +8,12 @@ import { InfrastructureError } from '../core/errors.js';
  */
 const INFRASTRUCTURE_CLASSES = new Set(['08', '28', '53', '57', '58', 'XX']);
 
+/** The SQLSTATE of a PostgreSQL error, if it has one. */
+export function sqlstateOf(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
+}
+
 export function isInfrastructureFault(err: unknown): boolean {
   if (err instanceof InfrastructureError) return true;
   if (!(err instanceof Error)) return false;
