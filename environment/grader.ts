@@ -2,7 +2,7 @@ import { InfrastructureError } from '../core/errors.js';
 import type { GradeReport } from '../schemas/grading.js';
 import type { EnvironmentBackend, Episode } from './backend.js';
 import type { ExpectedStates } from './expected-state.js';
-import { asInfrastructureError, isInfrastructureFault } from './pg-faults.js';
+import { asInfrastructureError, isInfrastructureFault, StaleAttemptError } from './pg-faults.js';
 import { evaluateRubrics } from './rubrics.js';
 import { snapshotHash, takeSnapshot } from './snapshot.js';
 import { checkAssertions } from './sql-assertions.js';
@@ -47,7 +47,7 @@ export async function gradeEpisode(
       'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY',
     )
     .catch((err: unknown) => {
-      if (!(err instanceof InfrastructureError)) throw err;
+      if (!(err instanceof InfrastructureError) || err instanceof StaleAttemptError) throw err;
       throw new InfrastructureError(`grading ${episode.episodeId}: ${err.message}`, err.component, { cause: err });
     });
   const primaryKeys = Object.fromEntries(Object.entries(domain.grading).map(([t, g]) => [t, g.primaryKey]));

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { sha256Hex } from './canonical.js';
 
 /** PostgreSQL truncates identifiers at 63 bytes; our names stay well under. */
@@ -31,6 +32,14 @@ export function episodeDatabaseName(episodeId: string): string {
 
 export function episodeRoleName(episodeId: string): string {
   return `${EPISODE_ROLE_PREFIX}${slug(episodeId)}_${sha256Hex(episodeId).slice(0, 12)}`;
+}
+
+/**
+ * The name an episode role takes when its episode is torn down, so that the episode's own role name is free for a
+ * newer attempt at once. The janitor drops it like any episode role without its database.
+ */
+export function retiredRoleName(): string {
+  return `${EPISODE_ROLE_PREFIX}retired_${randomBytes(8).toString('hex')}`;
 }
 
 export function templateDatabaseName(domain: string, domainHash: string): string {
