@@ -26,7 +26,7 @@ function episodeSignal(context: Context): AbortSignal {
     controller.abort(
       ATTEMPT_ENDED.has(what)
         ? new InfrastructureError(
-            `temporal: this attempt of the episode was given up (${what}); a retry resumes it`,
+            `this attempt of the episode was given up (${what}); a retry resumes it`,
             'temporal',
             {
               cause: reason,
