@@ -1,35 +1,17 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import pg from 'pg';
-import type { Client } from '@temporalio/client';
-import { episodeDatabaseName, episodeRoleName } from '../../environment/naming.js';
-import { writeTaskSet } from '../../environment/task-set.js';
-import { LocalArtifactStore } from '../../storage/artifacts.js';
-import { loadConfig } from '../../infra/config.js';
-import { connectionConfig } from '../../environment/connection.js';
-import { connectClient } from '../../infra/temporal-client.js';
 import { EpisodeStore } from '../../runtime/episode/episode-store.js';
-import { type EpisodeRuntime } from '../../runtime/episode/runtime.js';
-import { createEpisodeRuntime } from '../../wiring/episode-runtime.js';
-import type { Task } from '../../schemas/task.js';
 import { evaluation } from '../../workflows/evaluation.js';
-import { startControlWorker, type RunningWorker } from '../../workers/control.js';
-import { startProcess, uniqueName } from '../helpers/index.js';
+import { uniqueName } from '../helpers/index.js';
 import { TcpProxy } from '../helpers/tcp-proxy.js';
-import { sharedWorkflowBundle } from './bundle.js';
 import {
   countEpisodeRows,
   freshEpisodeCounts,
   oracleSettings,
   RESUME_TASK_ID,
-  RESUME_TASK_SET,
   type EpisodeDatabaseCounts,
 } from './oracle-episodes.js';
-import { sleep } from './slowed-policy.js';
+import { until, workerProcessFixture, type WorkerProcess, type WorkerProcessFixture } from './worker-processes.js';
 
 // Two live attempts of one episode, for real: an oracle episode of a travel task (three writes) runs on episode worker
 // A, a separate OS process (resume-worker.ts: the real DatabaseEpisodeRunner, real PostgreSQL and MCP, the oracle
@@ -40,78 +22,23 @@ import { sleep } from './slowed-policy.js';
 // zombie) carries on. Required: the zombie writes nothing more, stores nothing and tears nothing down; the retry's
 // reward, effects and record are what they would be alone.
 process.env.FINALSTATE_LOG_LEVEL ??= 'ERROR';
-const config = loadConfig();
-const workerScript = fileURLToPath(new URL('./resume-worker.js', import.meta.url));
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'finalstate-zombie-'));
-const queues = {
-  control: uniqueName('zombie-control'),
-  episodes: uniqueName('zombie-episodes'),
-  gpu: uniqueName('zombie-gpu'),
-};
-let runtime: EpisodeRuntime;
-let control: RunningWorker;
-let client: Client;
-let pool: pg.Pool;
-let task: Task;
-let taskSet: string;
+let f: WorkerProcessFixture;
 let fresh: EpisodeDatabaseCounts;
-const workers: ReturnType<typeof startProcess>[] = [];
 const campaigns: string[] = [];
 const episodes: string[] = [];
 
 before(async () => {
-  runtime = await createEpisodeRuntime(config, { backend: { sparesPerTemplate: 0 } });
-  task = runtime.tasks.get(RESUME_TASK_SET, RESUME_TASK_ID);
-  taskSet = writeTaskSet(dir, 'zombie-test', '1', [task]).manifestFile;
-  await runtime.backend.template(runtime.backend.registry.get(task.domain)); // built before any heartbeat clock runs
-  fresh = await freshEpisodeCounts(config, runtime.backend, task);
-  control = await startControlWorker(config, {
-    taskQueue: queues.control,
-    workflowBundle: await sharedWorkflowBundle(),
-    deps: { artifacts: new LocalArtifactStore(path.join(dir, 'artifacts')) },
-  });
-  client = await connectClient(config);
-  pool = new pg.Pool({ ...connectionConfig(config), max: 2 });
+  f = await workerProcessFixture('zombie');
+  fresh = await freshEpisodeCounts(f.config, f.runtime.backend, f.task);
 });
 
 after(async () => {
-  for (const w of workers) {
-    if (w.child.signalCode === null && w.child.exitCode === null) w.child.kill('SIGCONT');
-    await w.stop().catch(() => undefined);
-  }
-  await control?.stop();
-  for (const id of episodes)
-    await runtime?.backend.dropByName(episodeDatabaseName(id), episodeRoleName(id)).catch(() => undefined);
-  await pool?.query('DELETE FROM episodes WHERE episode_id = ANY($1)', [episodes]);
-  await pool?.query('DELETE FROM campaign_result_rows WHERE campaign_id = ANY($1)', [campaigns]);
-  await pool?.end();
-  await client?.connection.close();
-  await runtime?.close();
-  fs.rmSync(dir, { recursive: true, force: true });
+  await f?.close(episodes, campaigns);
 });
 
-async function startWorker(turnDelayMs: number, databases: 'keep' | 'teardown', env: NodeJS.ProcessEnv = {}) {
-  const worker = startProcess(
-    process.execPath,
-    // one slot: a worker busy with the episode holds no poll open, so Temporal hands the retry to the other one
-    [workerScript, queues.episodes, String(turnDelayMs), databases, '1'],
-    /resume-worker ready/,
-    env,
-  );
-  workers.push(worker);
-  await worker.started;
-  return worker;
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
+// one slot: a worker busy with the episode holds no poll open, so Temporal hands the retry to the other one
+const startWorker = (turnDelayMs: number, databases: 'keep' | 'teardown', env: NodeJS.ProcessEnv = {}) =>
+  f.startWorker([String(turnDelayMs), databases, '1'], env);
 
 /**
  * Runs the episode on worker A, takes A away from Temporal with `isolate` once a write has committed, starts B, waits
@@ -121,8 +48,8 @@ async function zombieEpisode(
   t: { diagnostic(message: string): void },
   label: string,
   worker: { env?: NodeJS.ProcessEnv },
-  isolate: (a: ReturnType<typeof startProcess>) => Promise<void> | void,
-  restore: (a: ReturnType<typeof startProcess>) => Promise<void> | void,
+  isolate: (a: WorkerProcess) => Promise<void> | void,
+  restore: (a: WorkerProcess) => Promise<void> | void,
 ) {
   const campaignId = uniqueName(`zombie-${label}`);
   const resultSet = `${campaignId}/eval-0`;
@@ -131,7 +58,7 @@ async function zombieEpisode(
   episodes.push(episodeId);
   const policyTurns = (output: string) =>
     output.split('\n').filter((line) => line.startsWith(`policy-turn ${episodeId} `)).length;
-  const settings = oracleSettings(queues, {
+  const settings = oracleSettings(f.queues, {
     maxAttempts: 6,
     initialInterval: '200ms',
     backoffCoefficient: 1,
@@ -140,12 +67,14 @@ async function zombieEpisode(
     heartbeatTimeout: '6s',
   });
   const a = await startWorker(2500, 'teardown', worker.env);
-  let b: ReturnType<typeof startProcess> | undefined;
+  let b: WorkerProcess | undefined;
   try {
-    const handle = await client.workflow.start(evaluation, {
-      taskQueue: queues.control,
+    const handle = await f.client.workflow.start(evaluation, {
+      taskQueue: f.queues.control,
       workflowId: `${campaignId}/eval`,
-      args: [{ campaignId, resultSet, step: 0, source: { taskSet, split: 'train' }, k: 1, window: 1, settings }],
+      args: [
+        { campaignId, resultSet, step: 0, source: { taskSet: f.taskSet, split: 'train' }, k: 1, window: 1, settings },
+      ],
     });
     await until('the episode to start on worker A', async () => (policyTurns(a.output()) > 0 ? true : undefined));
     // B polls from now on; A, busy with its one slot, holds no poll open, so the retry can only go to B
@@ -153,7 +82,7 @@ async function zombieEpisode(
     b = retrying;
     // create_ticket is call 2: once the checkpoint counts three turns, a write has committed and its turn is complete.
     const atIsolation = await until('a checkpoint after the first write', async () => {
-      const counts = await countEpisodeRows(config, episodeId);
+      const counts = await countEpisodeRows(f.config, episodeId);
       return counts.checkpointTurns !== null && counts.checkpointTurns >= 3 ? counts : undefined;
     });
     await isolate(a);
@@ -173,29 +102,29 @@ async function zombieEpisode(
     const result = await handle.result();
     assert.deepEqual(result.episodes, { done: 1, infraFailed: 0 });
     assert.equal(result.metrics.pass1, 1, 'the retry earned the reward a correct policy earns alone');
-    const rows = await pool.query<{ reward: number; error: string | null }>(
+    const rows = await f.pool.query<{ reward: number; error: string | null }>(
       'SELECT reward, error FROM campaign_result_rows WHERE result_set = $1',
       [resultSet],
     );
     assert.deepEqual(rows.rows, [{ reward: 1, error: null }]);
 
     // the episode database survived the zombie and holds each effect once
-    const done = await countEpisodeRows(config, episodeId);
+    const done = await countEpisodeRows(f.config, episodeId);
     assert.deepEqual(
       done.toolCalls.map((c) => [c.callIndex, c.tool]),
-      task.golden.map((c, i) => [i, c.tool]),
+      f.task.golden.map((c, i) => [i, c.tool]),
       'one recorded call per golden call, indexed 0..n-1',
     );
     assert.equal(done.tickets, fresh.tickets + 1, 'exactly one ticket row');
     assert.equal(done.refunds, fresh.refunds + 1, 'exactly one refund row');
 
     // the stored record is the retry's, and says 1
-    const record = (await new EpisodeStore(pool).load(episodeId))!;
+    const record = (await new EpisodeStore(f.pool).load(episodeId))!;
     assert.equal(record.outcome.reward, 1);
     assert.ok(record.resumedAt.length >= 1, 'stored by the attempt that resumed');
     assert.deepEqual(
       record.toolCalls.map((c) => [c.index, c.tool, c.isError]),
-      task.golden.map((c, i) => [i, c.tool, false]),
+      f.task.golden.map((c, i) => [i, c.tool, false]),
       'the agent saw every call answered, none as a tool fault',
     );
     const history = await handle.fetchHistory();
@@ -234,7 +163,7 @@ test('a worker paused past the heartbeat timeout (SIGSTOP, then SIGCONT: a GC pa
 });
 
 test('a worker partitioned from Temporal past the heartbeat timeout (PostgreSQL still reachable) leaves a zombie that writes nothing once the retry resumed', async (t) => {
-  const proxy = await TcpProxy.start(config.temporal.address);
+  const proxy = await TcpProxy.start(f.config.temporal.address);
   try {
     await zombieEpisode(
       t,
