@@ -1,4 +1,5 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
+import { InfrastructureError } from '../core/errors.js';
 import type { EpisodeOutcome, EpisodeRequest } from '../schemas/episode.js';
 import type { EpisodeRunner } from '../runtime/episode/runner.js';
 import { FailureType, isNamed } from './failures.js';
@@ -8,8 +9,41 @@ export interface EpisodeDeps {
 }
 
 /**
- * runEpisode wraps the episode runtime: a task outcome (any reward) is the return value; a heartbeat goes out once
- * per completed turn, so a worker that dies mid-episode is noticed after the heartbeat timeout and the attempt is retried.
+ * Cancellation reasons that end this attempt but not the episode: Temporal gave up on the attempt (its heartbeat
+ * timeout passed, so a retry is on its way) or the worker is shutting down. The runner sees them as an
+ * InfrastructureError and keeps the episode database for the retry; a cancellation by the workflow (a surplus group)
+ * ends the episode.
+ */
+const ATTEMPT_ENDED = new Set(['TIMED_OUT', 'NOT_FOUND', 'WORKER_SHUTDOWN']);
+
+/** The activity's cancellation, with the attempt-ending reasons turned into an InfrastructureError. */
+function episodeSignal(context: Context): AbortSignal {
+  const controller = new AbortController();
+  const source = context.cancellationSignal;
+  const forward = () => {
+    const reason = source.reason as unknown;
+    const what = reason instanceof Error ? reason.message : String(reason);
+    controller.abort(
+      ATTEMPT_ENDED.has(what)
+        ? new InfrastructureError(
+            `this attempt of the episode was given up (${what}); a retry resumes it`,
+            'temporal',
+            {
+              cause: reason,
+            },
+          )
+        : reason,
+    );
+  };
+  if (source.aborted) forward();
+  else source.addEventListener('abort', forward, { once: true });
+  return controller.signal;
+}
+
+/**
+ * runEpisode wraps the episode runtime: a task outcome (any reward) is the return value; a heartbeat goes out once the
+ * episode database is open and once per completed turn, so a worker that dies mid-episode is noticed after the
+ * heartbeat timeout and the attempt is retried. The attempt number fences the episode database (see EpisodeHooks).
  */
 export function createEpisodeActivities({ runner }: EpisodeDeps) {
   return {
@@ -18,11 +52,12 @@ export function createEpisodeActivities({ runner }: EpisodeDeps) {
       try {
         return await runner.run(request, {
           onTurn: (turn) => context.heartbeat({ turn }),
-          signal: context.cancellationSignal,
+          signal: episodeSignal(context),
+          attempt: context.info.attempt,
         });
       } catch (err) {
         // By name as well as by class: the runner may come from another copy of core/errors.
-        if (isNamed(err, ['UserError', 'TaskSetError'])) {
+        if (isNamed(err, ['UserError', 'TaskSetError', 'GoldenCallError', 'AssertionQueryError'])) {
           throw ApplicationFailure.create({
             type: FailureType.malformedTask,
             message: `task ${request.taskId}: ${err.message}`,

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { LoadedConfig } from '../schemas/config.js';
 import { UserError } from '../core/errors.js';
@@ -8,13 +9,21 @@ import type { DatabaseCatalog } from './catalog.js';
 import type { DomainDefinition } from './domain.js';
 import { applyTaskInit } from './task-init.js';
 import { episodeCredentials, scramVerifier, stackKey, type EpisodeCredentials } from './episode-credentials.js';
-import { episodeNames, EPISODE_GROUP_ROLE, type EpisodeNames } from './naming.js';
-import { asInfrastructureError, isInfrastructureFault, surviveServerLoss } from './pg-faults.js';
+import { episodeNames, EPISODE_GROUP_ROLE, retiredRoleName, type EpisodeNames } from './naming.js';
+import {
+  asInfrastructureError,
+  isInfrastructureFault,
+  isStaleAttempt,
+  RETIRED_EPISODE_SQLSTATE,
+  sqlstateOf,
+  StaleAttemptError,
+  surviveServerLoss,
+} from './pg-faults.js';
 import type { DomainRegistry } from './registry.js';
 import { ident, literal } from './sql.js';
 import { ensureTemplate, type TemplateInfo } from './template.js';
-import { SpareDatabases } from './spare-databases.js';
-import { recycleEpisodeDatabase } from './database-recycler.js';
+import { spareDatabaseName, SpareDatabases } from './spare-databases.js';
+import { endSessions, recycleEpisodeDatabase } from './database-recycler.js';
 import { DropQueue } from './drop-queue.js';
 
 export type CopyStrategy = 'WAL_LOG' | 'FILE_COPY';
@@ -50,8 +59,15 @@ export interface Episode {
   episodeId: string;
   database: string;
   role: string;
-  /** Passed (as a bind parameter) to the functions that write the internal tables; see internal-tables.ts. */
+  /** Proves the runtime to the internal-table functions at provisioning (a bind parameter); see internal-tables.ts. */
   recorderToken: string;
+  /**
+   * This handle's lease on the episode, `<recorderToken>.<random>`: passed to every function that writes the internal
+   * tables, which refuse it once another attempt has claimed the episode (see internal-tables.ts).
+   */
+  leaseToken: string;
+  /** The attempt that holds this handle (Temporal's attempt number); undefined outside Temporal. */
+  attempt: number | undefined;
   domain: DomainDefinition;
   task: Task;
   taskSha256: string;
@@ -69,6 +85,17 @@ const SQLSTATE_INSUFFICIENT_PRIVILEGE = '42501';
 
 /** How long provisioning waits for a spare that is being reset before it copies the template itself. */
 const SPARE_WAIT_MS = 3000;
+
+/**
+ * How long a reattach waits for a finished episode's database to leave its name (the finishing attempt moves it aside
+ * right after retiring it) before it takes the attempt for dead and drops the database itself.
+ */
+const RETIRED_WAIT_MS = 10_000;
+
+/** Which attempt opens an episode: Temporal's attempt number, so that an older attempt never takes over from a newer. */
+export interface OpenOptions {
+  attempt?: number;
+}
 
 /** Databases every cluster has, which PUBLIC may connect to unless revoked. */
 const SHARED_DATABASES = ['postgres', 'template1'];
@@ -230,13 +257,13 @@ export class EnvironmentBackend {
    * Provision the episode's database, or reattach to it when an earlier attempt of the same episode id already
    * provisioned it completely (a half-provisioned one is dropped and provisioned again).
    */
-  async open(episodeId: string, task: Task): Promise<Episode> {
-    const existing = await this.attach(episodeId, task);
+  async open(episodeId: string, task: Task, options: OpenOptions = {}): Promise<Episode> {
+    const existing = await this.attach(episodeId, task, options);
     if (existing) return existing;
-    return this.provision(episodeId, task);
+    return this.provision(episodeId, task, options);
   }
 
-  async provision(episodeId: string, task: Task): Promise<Episode> {
+  async provision(episodeId: string, task: Task, options: OpenOptions = {}): Promise<Episode> {
     const domain = this.registry.get(task.domain);
     const template = await this.template(domain);
     const { database, role } = this.names(episodeId);
@@ -295,12 +322,12 @@ export class EnvironmentBackend {
       await this.dropByName(database, role).catch(() => undefined);
       throw err;
     }
-    const episode = this.handle(episodeId, task, database, role, template, false);
+    const episode = this.handle(episodeId, task, database, role, template, false, options.attempt);
     if (renamed) this.pooled.add(episode);
     try {
       await this.initialise(episode);
     } catch (err) {
-      await this.teardown(episode, { wait: true }).catch(() => undefined);
+      await this.discard(episode, undefined, { wait: true }).catch(() => undefined);
       throw err;
     }
     return episode;
@@ -313,13 +340,17 @@ export class EnvironmentBackend {
     role: string,
     template: TemplateInfo,
     reattached: boolean,
+    attempt: number | undefined,
   ): Episode {
     const domain = this.registry.get(task.domain);
+    const { recorderToken } = this.credentials(episodeId);
     const episode: Episode = {
       episodeId,
       database,
       role,
-      recorderToken: this.credentials(episodeId).recorderToken,
+      recorderToken,
+      leaseToken: `${recorderToken}.${randomBytes(16).toString('hex')}`,
+      attempt,
       domain,
       task,
       taskSha256: taskSha256(task),
@@ -357,23 +388,43 @@ export class EnvironmentBackend {
         episode.taskSha256,
         episode.clock,
       ]);
+      await client.query('SELECT public._finalstate_claim($1, $2)', [episode.leaseToken, episode.attempt ?? null]);
       await applyTaskInit(client, episode.task, episode.catalog);
     });
   }
 
-  /** Run `fn` in one transaction on the episode database (`begin` chooses isolation / read-only). */
+  /**
+   * Hold the episode's lease while `fn` runs (its row locked FOR SHARE in a transaction on the episode database), so
+   * that no other attempt claims the episode meanwhile: what `fn` writes elsewhere (the episode's record, its
+   * trajectory) is written by the live attempt only. A stale attempt gets a StaleAttemptError and `fn` never runs.
+   */
+  async underLease<T>(episode: Episode, fn: () => Promise<T>): Promise<T> {
+    return this.transaction(episode, async (client) => {
+      await client.query('SELECT public._finalstate_hold($1)', [episode.leaseToken]);
+      return fn();
+    });
+  }
+
+  /**
+   * Run `fn` in one transaction on the episode database (`begin` chooses isolation / read-only). The database or the
+   * connection failing is an InfrastructureError; a client that lost its connection is not returned to the pool.
+   */
   async transaction<T>(episode: Episode, fn: (client: pg.PoolClient) => Promise<T>, begin = 'BEGIN'): Promise<T> {
     const client = await this.connect(episode);
+    let broken = false;
     try {
       await client.query(begin);
       const result = await fn(client);
       await client.query('COMMIT');
       return result;
     } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
+      await client.query('ROLLBACK').catch(() => {
+        broken = true;
+      });
+      if (isInfrastructureFault(err)) throw asInfrastructureError(err, `transaction on ${episode.database}`);
       throw err;
     } finally {
-      client.release();
+      client.release(broken);
     }
   }
 
@@ -394,11 +445,15 @@ export class EnvironmentBackend {
     }
   }
 
-  /** Reattach to a completely provisioned episode database; undefined when there is none (or a half-built one, dropped). */
-  async attach(episodeId: string, task: Task): Promise<Episode | undefined> {
+  /**
+   * Reattach to a completely provisioned episode database and claim it for this attempt; undefined when there is none
+   * (or a half-built one, dropped; or one an earlier attempt finished, once it has left its name). An attempt older
+   * than the one holding the database gets a StaleAttemptError.
+   */
+  async attach(episodeId: string, task: Task, options: OpenOptions = {}): Promise<Episode | undefined> {
     const { database, role } = this.names(episodeId);
-    const found = await this.adminQuery<{ open: boolean; role: boolean }>(
-      'SELECT datallowconn AS open, EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $2) AS role FROM pg_database WHERE datname = $1',
+    const found = await this.adminQuery<{ oid: number; open: boolean; role: boolean }>(
+      'SELECT oid, datallowconn AS open, EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $2) AS role FROM pg_database WHERE datname = $1',
       [database, role],
     );
     const state = found.rows[0];
@@ -407,14 +462,17 @@ export class EnvironmentBackend {
     const template = await this.template(domain);
     // still closed: its provisioning stopped before the grants; without its role: half torn down. Either way rebuilt.
     if (state.open && state.role) await this.adminQuery(this.roleSql(episodeId, role, database, true));
-    const episode = state.open && state.role ? this.handle(episodeId, task, database, role, template, true) : undefined;
+    const episode =
+      state.open && state.role
+        ? this.handle(episodeId, task, database, role, template, true, options.attempt)
+        : undefined;
     let recorded: { task_sha256: string } | undefined;
     if (episode) {
       try {
         // a database provisioned before the internal-table functions existed cannot record calls: rebuilt like a half-built one
         recorded = (
           await episode.pool.query<{ task_sha256: string; current: boolean }>(
-            "SELECT task_sha256, to_regproc('public._finalstate_record_call') IS NOT NULL AS current FROM _finalstate_episode",
+            "SELECT task_sha256, to_regproc('public._finalstate_record_call') IS NOT NULL AND to_regproc('public._finalstate_claim') IS NOT NULL AS current FROM _finalstate_episode",
           )
         ).rows.find((row) => row.current);
       } catch (err) {
@@ -426,7 +484,7 @@ export class EnvironmentBackend {
       }
     }
     if (!episode || !recorded) {
-      if (episode) await this.teardown(episode);
+      if (episode) await this.discard(episode, state.oid);
       else await this.dropByName(database, role);
       return undefined;
     }
@@ -437,14 +495,81 @@ export class EnvironmentBackend {
         `episode ${episodeId}: its database ${database} was provisioned for a different task content (${recorded.task_sha256.slice(0, 12)})`,
       );
     }
+    try {
+      await episode.pool.query('SELECT public._finalstate_claim($1, $2)', [
+        episode.leaseToken,
+        episode.attempt ?? null,
+      ]);
+    } catch (err) {
+      await this.detach(episode).catch(() => undefined);
+      if (sqlstateOf(err) === RETIRED_EPISODE_SQLSTATE) {
+        await this.awaitRetired(database, role, state.oid);
+        return undefined;
+      }
+      if (isStaleAttempt(err)) throw new StaleAttemptError(`episode ${episodeId}: ${(err as Error).message}`);
+      throw asInfrastructureError(err, `claim ${database}`);
+    }
     return episode;
   }
 
   /**
-   * Close the episode's connections and drop its database and role: in the background by default (see DropQueue),
-   * or before returning with `{ wait: true }`.
+   * Wait until a database an earlier attempt retired has left the episode's name (its teardown moves it aside at
+   * once); past RETIRED_WAIT_MS that attempt is taken for dead and the database is dropped here, if it is still the
+   * same one (by oid: a slow teardown that moves it later finds its name taken by nothing it knows).
+   */
+  private async awaitRetired(database: string, role: string, oid: number): Promise<void> {
+    const deadline = Date.now() + RETIRED_WAIT_MS;
+    const stillThere = async () =>
+      Boolean(
+        (await this.adminQuery('SELECT 1 FROM pg_database WHERE datname = $1 AND oid = $2', [database, oid])).rowCount,
+      );
+    while (await stillThere()) {
+      if (Date.now() > deadline) {
+        await this.dropByName(database, role);
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  /**
+   * Retire the episode, close its connections, move its database and role aside (out of the episode's names) and drop
+   * or reset them: in the background by default (see DropQueue), or before returning with `{ wait: true }`. An attempt
+   * that no longer holds the episode (a newer attempt claimed it) only lets go of its connections: the database is the
+   * newer attempt's.
    */
   async teardown(episode: Episode, options: { wait?: boolean } = {}): Promise<void> {
+    let oid: number;
+    try {
+      oid = await this.retire(episode);
+    } catch (err) {
+      await this.detach(episode).catch(() => undefined);
+      if (isStaleAttempt(err)) return;
+      throw err;
+    }
+    await this.discard(episode, oid, options);
+  }
+
+  /** Mark the episode finished, if this handle still holds it; returns the database's oid (see internal-tables.ts). */
+  private async retire(episode: Episode): Promise<number> {
+    try {
+      const res = await episode.pool.query<{ oid: number }>('SELECT public._finalstate_retire($1) AS oid', [
+        episode.leaseToken,
+      ]);
+      return Number(res.rows[0]!.oid);
+    } catch (err) {
+      // nothing about the task can make this statement fail: the database or the attempt did
+      throw asInfrastructureError(err, `retire ${episode.database}`);
+    }
+  }
+
+  /**
+   * Tear down a database this handle may dispose of (retired by it, or never claimed by anyone: a failed provision,
+   * an outdated one). Its names are freed first, synchronously: the database (if it is still the one with `oid`) and
+   * its role are renamed to names of their own, so that nothing done to them later can touch a database a newer
+   * attempt provisions under the episode's name.
+   */
+  private async discard(episode: Episode, oid: number | undefined, options: { wait?: boolean } = {}): Promise<void> {
     const template = this.release(episode);
     // Only a database this process provisioned is reused: a reattached one may come from another version or have
     // been changed by hand (the episode role cannot change the schema; a reset restores rows, not schema). Decided
@@ -452,13 +577,70 @@ export class EnvironmentBackend {
     const reserved =
       !episode.reattached && template !== undefined && this.spares.recycles && this.spares.reserve(template);
     await episode.pool.end().catch(() => undefined);
+    let aside: { database: string; role: string } | undefined;
+    try {
+      aside = await this.moveAside(episode, oid);
+    } catch (err) {
+      if (reserved) this.spares.cancel(template);
+      throw err;
+    }
+    if (!aside) {
+      if (reserved) this.spares.cancel(template);
+      return;
+    }
+    const moved = aside;
     const job = reserved
-      ? this.resets.enqueue(episode.database, () => this.recycle(episode, template))
-      : this.drops.enqueue(episode.database, () => this.dropByName(episode.database, episode.role));
+      ? this.resets.enqueue(moved.database, () => this.recycle({ ...episode, ...moved }, template))
+      : this.drops.enqueue(moved.database, () => this.dropByName(moved.database, moved.role));
     if (options.wait || this.options.dropInBackground === false) {
       await job;
       await this.flushDrops();
     }
+  }
+
+  /**
+   * Close the episode's database to connections, end its sessions and rename it and its role to fresh names, in one
+   * transaction and only if the database under the episode's name is still the one with `oid`; undefined when it is
+   * not there any more (another attempt dropped it).
+   */
+  private async moveAside(
+    episode: Episode,
+    oid: number | undefined,
+  ): Promise<{ database: string; role: string } | undefined> {
+    const { database, role } = episode;
+    const present = await this.adminQuery<{ oid: number }>('SELECT oid FROM pg_database WHERE datname = $1', [
+      database,
+    ]);
+    const found = present.rows[0] ? Number(present.rows[0].oid) : undefined;
+    if (found === undefined || (oid !== undefined && found !== oid)) return undefined;
+    // each step by name only while the name still holds this database: a newer attempt may have dropped it meanwhile
+    const whileOurs = (onDatabase: string, onRole: string) => `DO $$ BEGIN
+        IF NOT EXISTS (SELECT 1 FROM pg_database WHERE datname = ${literal(database)} AND oid = ${found}) THEN
+          RAISE EXCEPTION 'episode database % was replaced', ${literal(database)} USING ERRCODE = 'undefined_object';
+        END IF;
+        EXECUTE ${literal(onDatabase)};
+        IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = ${literal(role)}) THEN EXECUTE ${literal(onRole)}; END IF;
+      END $$`;
+    const aside = { database: spareDatabaseName(), role: retiredRoleName() };
+    try {
+      await this.adminQuery(
+        whileOurs(
+          `ALTER DATABASE ${ident(database)} ALLOW_CONNECTIONS false`,
+          `REVOKE ALL ON DATABASE ${ident(database)} FROM ${ident(role)}`,
+        ),
+      );
+      await endSessions((sql, params) => this.adminQuery(sql, params), database);
+      await this.adminQuery(
+        whileOurs(
+          `ALTER DATABASE ${ident(database)} RENAME TO ${ident(aside.database)}`,
+          `ALTER ROLE ${ident(role)} RENAME TO ${ident(aside.role)}`,
+        ),
+      );
+    } catch (err) {
+      if (sqlstateOf(err) === '42704') return undefined;
+      throw err;
+    }
+    return aside;
   }
 
   /** Reset a torn-down episode database into a spare (see recycleEpisodeDatabase); if that fails, drop it. */

@@ -10,7 +10,7 @@ type AdminQuery = (sql: string, params?: unknown[]) => Promise<pg.QueryResult>;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Terminate every session of a database (but ours) and wait until they are gone, so it can be renamed at once. */
-async function endSessions(adminQuery: AdminQuery, database: string): Promise<void> {
+export async function endSessions(adminQuery: AdminQuery, database: string): Promise<void> {
   for (let i = 0; ; i++) {
     const res = await adminQuery(
       'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',

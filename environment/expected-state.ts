@@ -13,7 +13,7 @@ import { EpisodeToolExecutor } from './tool-executor.js';
 import { domainContentHash } from './template.js';
 
 /** Bump when snapshots or replay change meaning, so cached expected states are recomputed. */
-const EXPECTED_STATE_VERSION = 2;
+const EXPECTED_STATE_VERSION = 3;
 
 export interface ExpectedState {
   taskId: string;
@@ -135,7 +135,7 @@ export class ExpectedStates {
         episode,
         async (c) => ({
           expected: await takeSnapshot(c, episode.domain, episode.catalog),
-          assertions: await checkAssertions(c, task.assertions),
+          assertions: await checkAssertions(c, task.assertions, task.id),
         }),
         'BEGIN READ ONLY',
       );

@@ -1,10 +1,11 @@
 import { EPISODE_GROUP_ROLE, INTERNALS_OWNER_ROLE } from './naming.js';
+import { RETIRED_EPISODE_SQLSTATE, STALE_ATTEMPT_SQLSTATE } from './pg-faults.js';
 import { ident } from './sql.js';
 
 // Tables the environment keeps inside every episode database, next to the domain's tables. Their names start with
 // INTERNAL_PREFIX (`_finalstate_`, in naming.ts), so grading never sees them.
 
-export const INTERNAL_SCHEMA_VERSION = 4;
+export const INTERNAL_SCHEMA_VERSION = 5;
 
 /**
  * Tool SQL runs as the episode role, in the same transaction as the runtime's record of the call, so the role itself
@@ -12,6 +13,14 @@ export const INTERNAL_SCHEMA_VERSION = 4;
  * INTERNALS_OWNER_ROLE; the episode role may read its own records, and writes only through the SECURITY DEFINER
  * functions below, each of which first checks the runtime's recorder token against the hash stored at provisioning
  * (in a column the role cannot read). The token travels only as a bind parameter, so no statement text shows it.
+ *
+ * One live attempt per episode, by fencing: an attempt (a Temporal activity attempt, or a `finalstate run`) that opens
+ * the database claims it with a lease token of its own, `<recorder token>.<random>`, and its attempt number
+ * (`_finalstate_claim`); an older attempt number cannot claim over a newer one. Every writer checks that the token it
+ * is given is the lease's, locking the episode row FOR SHARE until its transaction ends, so a claim waits for a write
+ * in flight and every write after a claim by another attempt is refused (STALE_ATTEMPT_SQLSTATE). An attempt that
+ * finishes retires the episode (`_finalstate_retire`) before it tears the database down: after that no attempt can
+ * claim it (RETIRED_EPISODE_SQLSTATE), and a stale attempt can never retire it.
  */
 export const INTERNAL_TABLES_SQL = `
 CREATE TABLE _finalstate_episode (
@@ -20,7 +29,10 @@ CREATE TABLE _finalstate_episode (
   task_id text NOT NULL,
   task_sha256 text NOT NULL,
   clock timestamptz NOT NULL,
-  recorder_sha256 bytea NOT NULL
+  recorder_sha256 bytea NOT NULL,
+  lease_attempt integer NOT NULL DEFAULT 0,
+  lease_sha256 bytea,
+  retired boolean NOT NULL DEFAULT false
 );
 CREATE TABLE _finalstate_sequences (
   name text PRIMARY KEY,
@@ -43,12 +55,49 @@ CREATE TABLE _finalstate_checkpoint (
   saved_at timestamptz NOT NULL DEFAULT clock_timestamp()
 );
 CREATE FUNCTION _finalstate_require_token(p_token text) RETURNS void
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
-  IF NOT EXISTS (SELECT 1 FROM public._finalstate_episode WHERE recorder_sha256 = sha256(convert_to(p_token, 'UTF8'))) THEN
+  PERFORM 1 FROM public._finalstate_episode WHERE lease_sha256 = sha256(convert_to(p_token, 'UTF8')) AND NOT retired FOR SHARE;
+  IF FOUND THEN RETURN; END IF;
+  IF NOT EXISTS (SELECT 1 FROM public._finalstate_episode WHERE recorder_sha256 = sha256(convert_to(split_part(p_token, '.', 1), 'UTF8'))) THEN
     RAISE EXCEPTION 'finalstate internal tables: the recorder token does not match; only the runtime writes them'
       USING ERRCODE = 'insufficient_privilege';
   END IF;
+  RAISE EXCEPTION 'finalstate internal tables: this attempt no longer holds the episode (a newer attempt claimed it, or it was retired); it writes nothing more'
+    USING ERRCODE = '${STALE_ATTEMPT_SQLSTATE}';
+END $$;
+CREATE FUNCTION _finalstate_claim(p_token text, p_attempt integer) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE v_attempt integer; v_retired boolean;
+BEGIN
+  SELECT lease_attempt, retired INTO v_attempt, v_retired FROM public._finalstate_episode
+    WHERE recorder_sha256 = sha256(convert_to(split_part(p_token, '.', 1), 'UTF8')) FOR UPDATE;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'finalstate internal tables: the recorder token does not match; only the runtime writes them'
+      USING ERRCODE = 'insufficient_privilege';
+  END IF;
+  IF v_retired THEN
+    RAISE EXCEPTION 'finalstate episode: an earlier attempt finished this episode and is tearing its database down'
+      USING ERRCODE = '${RETIRED_EPISODE_SQLSTATE}';
+  END IF;
+  IF p_attempt < v_attempt THEN
+    RAISE EXCEPTION 'finalstate episode: attempt % is older than attempt %, which holds this episode', p_attempt, v_attempt
+      USING ERRCODE = '${STALE_ATTEMPT_SQLSTATE}';
+  END IF;
+  UPDATE public._finalstate_episode
+    SET lease_attempt = coalesce(p_attempt, lease_attempt), lease_sha256 = sha256(convert_to(p_token, 'UTF8'));
+END $$;
+CREATE FUNCTION _finalstate_hold(p_token text) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+  PERFORM public._finalstate_require_token(p_token);
+END $$;
+CREATE FUNCTION _finalstate_retire(p_token text) RETURNS oid
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+  PERFORM public._finalstate_require_token(p_token);
+  UPDATE public._finalstate_episode SET retired = true;
+  RETURN (SELECT oid FROM pg_database WHERE datname = current_database());
 END $$;
 CREATE FUNCTION _finalstate_init_episode(p_token text, p_episode_id text, p_task_id text, p_task_sha256 text, p_clock timestamptz)
 RETURNS void LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
@@ -85,6 +134,9 @@ const FUNCTIONS = [
   '_finalstate_record_call(text, integer, text, jsonb, jsonb, boolean, text)',
   '_finalstate_save_checkpoint(text, integer, json)',
   '_finalstate_next_id(text, text)',
+  '_finalstate_claim(text, integer)',
+  '_finalstate_hold(text)',
+  '_finalstate_retire(text)',
 ];
 
 /**

@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 
 /** PostgreSQL truncates identifiers at 63 bytes; our names stay well under. */
 const SLUG_CHARS = 30;
@@ -41,6 +41,14 @@ export interface EpisodeNames {
 export function episodeNames(key: Buffer, episodeId: string): EpisodeNames {
   const suffix = createHmac('sha256', key).update(`name\0${episodeId}`).digest('hex').slice(0, 24);
   return { database: `${EPISODE_DB_PREFIX}${suffix}`, role: `${EPISODE_ROLE_PREFIX}${suffix}` };
+}
+
+/**
+ * The name an episode role takes when its episode is torn down, so that the episode's own role name is free for a
+ * newer attempt at once. The janitor drops it like any episode role without its database.
+ */
+export function retiredRoleName(): string {
+  return `${EPISODE_ROLE_PREFIX}retired_${randomBytes(8).toString('hex')}`;
 }
 
 export function templateDatabaseName(domain: string, domainHash: string): string {

@@ -5,6 +5,7 @@ import type { EnvironmentBackend } from './backend.js';
 import type { DatabaseCatalog } from './catalog.js';
 import { servesProfile, type DomainDefinition } from './domain.js';
 import { ExpectedStates, GoldenCallError } from './expected-state.js';
+import { AssertionQueryError } from './sql-assertions.js';
 import { readTaskSet, TaskSetError, type LoadedTaskSet, type TaskIssue } from './task-set.js';
 
 type FieldIssue = { path: string; message: string };
@@ -116,7 +117,8 @@ export function checkTaskAgainstDomain(task: Task, domain: DomainDefinition, cat
 
 /**
  * Fully validate a task-set file: format and manifest (readTaskSet), then each task against its domain, then its
- * golden calls replayed on a real backend (each must succeed and every SQL assertion must hold on the result).
+ * golden calls replayed on a real backend (each must succeed, and every SQL assertion must run and hold on the result:
+ * one whose query fails there, a syntax error or an unknown column, is reported against the task and assertion).
  * Throws TaskSetError with every issue; returns the set only when all of it is valid.
  */
 export async function validateTaskSetFile(
@@ -157,6 +159,12 @@ export async function validateTaskSetFile(
     } catch (err) {
       if (err instanceof GoldenCallError)
         issues.push({ ...at(task), path: `golden[${err.callIndex}]`, message: `${err.tool} failed: ${err.reason}` });
+      else if (err instanceof AssertionQueryError)
+        issues.push({
+          ...at(task),
+          path: `assertions[${err.index}]`,
+          message: `${JSON.stringify(err.description)}: the query fails on the golden final state: ${err.reason}; fix the assertion's SQL`,
+        });
       else if (err instanceof UserError) issues.push({ ...at(task), path: 'init', message: err.message });
       else throw err;
     }

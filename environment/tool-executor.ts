@@ -232,7 +232,7 @@ export class EpisodeToolExecutor {
         outcome = { callIndex: index, isError: true, message: text };
       }
       await client.query('SELECT public._finalstate_record_call($1, $2, $3, $4, $5, $6, $7)', [
-        this.episode.recorderToken,
+        this.episode.leaseToken,
         index,
         tool.name,
         JSON.stringify(rawArgs),
@@ -257,7 +257,7 @@ export class EpisodeToolExecutor {
   }
 
   private context(client: pg.ClientBase): ToolContext {
-    const token = this.episode.recorderToken;
+    const token = this.episode.leaseToken;
     return {
       db: client,
       now: new Date(this.episode.clock),

@@ -6,6 +6,7 @@ import type { DomainDefinition, ToolDefinition } from './domain.js';
 import { connectEpisodeTools } from './episode-tools.js';
 import type { ExpectedStates } from './expected-state.js';
 import { gradeEpisode } from './grader.js';
+import { AssertionQueryError } from './sql-assertions.js';
 
 export const READ_ONLY_TAG = 'read-only';
 
@@ -162,7 +163,15 @@ export async function verifyTasks(
       c.tasks++;
       c.oracle.total++;
     });
-    const { report: oracle } = await play(task, task.golden, 'oracle');
+    let oracle: GradeReport;
+    try {
+      oracle = (await play(task, task.golden, 'oracle')).report;
+    } catch (err) {
+      // a wrong assertion fails every agent alike: reported once, against the task
+      if (!(err instanceof AssertionQueryError)) throw err;
+      problems.push({ taskId: task.id, agent: 'oracle', message: err.message });
+      return;
+    }
     if (oracle.pass) bump((c) => c.oracle.passed++);
     else
       problems.push({

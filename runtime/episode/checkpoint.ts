@@ -19,7 +19,7 @@ export class EpisodeCheckpoints {
     const json = JSON.stringify(checkpoint);
     await this.query(
       'SELECT public._finalstate_save_checkpoint($1, $2, $3)',
-      [this.episode.recorderToken, checkpoint.loop.agentTurns.length, json],
+      [this.episode.leaseToken, checkpoint.loop.agentTurns.length, json],
       'save turn checkpoint',
     );
   }

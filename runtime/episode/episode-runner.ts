@@ -85,7 +85,11 @@ export class DatabaseEpisodeRunner implements EpisodeRunner {
     const started = performance.now();
     const task = tasks.get(request.taskSet, request.taskId);
     const domain = backend.registry.get(task.domain);
-    const episode: Episode = await backend.open(request.episodeId, task);
+    const episode: Episode = await backend.open(
+      request.episodeId,
+      task,
+      hooks.attempt === undefined ? {} : { attempt: hooks.attempt },
+    );
     const provisionMs = performance.now() - started;
     let keepForRetry = false;
     let stored: number | undefined;
@@ -102,6 +106,7 @@ export class DatabaseEpisodeRunner implements EpisodeRunner {
         tools.resumeAfter(resumed.toolCalls);
       }
       const resumedAt = resumed ? [...resumed.resumedAt, resumed.loop.agentTurns.length] : [];
+      hooks.onTurn?.(resumed?.loop.agentTurns.length ?? 0); // alive: provisioning may take longer than a turn
       let loop;
       try {
         loop = await runAgentLoop({
@@ -150,11 +155,8 @@ export class DatabaseEpisodeRunner implements EpisodeRunner {
         ],
         this.deps.prices ?? {},
       );
-      const artifactStarted = performance.now();
-      const trajectoryUri = trajectory
-        ? await artifacts.put(`episodes/${request.episodeId}/trajectory.json`, JSON.stringify(trajectory))
-        : undefined;
-      const trajectoryMs = performance.now() - artifactStarted;
+      const trajectoryPath = `episodes/${request.episodeId}/trajectory.json`;
+      const trajectoryUri = trajectory ? artifacts.uriOf(trajectoryPath) : undefined;
       const versions = [...new Set(loop.agentTurns.map((t) => t.policyVersion))];
       const outcome = EpisodeOutcome.parse({
         episodeId: request.episodeId,
@@ -202,12 +204,21 @@ export class DatabaseEpisodeRunner implements EpisodeRunner {
           gradingMs,
           provisionMs,
           mcpSessionMs,
-          trajectoryMs,
+          trajectoryMs: 0,
           totalMs: performance.now() - started,
         },
       });
+      // Written under the episode's lease: an attempt that a newer one has taken over writes neither (see underLease).
       const storeStarted = performance.now();
-      await this.store.save(record);
+      let trajectoryMs = 0;
+      await backend.underLease(episode, async () => {
+        if (trajectory) {
+          const artifactStarted = performance.now();
+          await artifacts.put(trajectoryPath, JSON.stringify(trajectory));
+          trajectoryMs = performance.now() - artifactStarted;
+        }
+        await this.store.save({ ...record, timings: { ...record.timings, trajectoryMs } });
+      });
       stored = performance.now() - storeStarted;
       return outcome;
     } catch (err) {

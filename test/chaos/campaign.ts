@@ -13,11 +13,15 @@ import { EpisodeLimits } from '../../schemas/episode.js';
 import { evaluation } from '../../workflows/evaluation.js';
 import { DemoPreset } from '../../schemas/demo.js';
 import { freePort } from '../helpers/index.js';
+import { TcpProxy } from '../helpers/tcp-proxy.js';
 import { due, inject, type FiredFault, type Moment, type PlannedFault } from './faults.js';
 import { chaosFleet, type ChaosFleet } from './processes.js';
 import { startChaosStack, type ChaosStack } from './stack.js';
 
 const STARTED = proto.temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED;
+
+/** The episodes' heartbeat timeout in the chaos campaign; a paused or partitioned worker stays away 10 s longer. */
+export const EPISODE_HEARTBEAT_TIMEOUT_MS = 15_000;
 
 /**
  * The chaos campaign: the smoke preset's tiny served model and task counts, several GRPO steps, retries tuned so a
@@ -40,7 +44,7 @@ export function chaosPreset(steps: number, policyPort: number): DemoPreset {
       update: { ...preset.campaign.update, heartbeatTimeout: '15s' },
       // The default retry policy (attempts, backoff), with a heartbeat timeout an operator would set for a fleet that
       // must notice a dead worker in seconds (the default, 2 minutes, suits slow models).
-      episodes: { heartbeatTimeout: '15s', startToCloseTimeout: '4m' },
+      episodes: { heartbeatTimeout: `${EPISODE_HEARTBEAT_TIMEOUT_MS / 1000}s`, startToCloseTimeout: '4m' },
     },
   });
 }
@@ -65,6 +69,7 @@ async function oracleRounds(
   config: CampaignConfig,
   until: () => boolean,
   started: string[],
+  abandon: AbortSignal,
 ): Promise<void> {
   const id = oracleId(config.campaignId);
   const settings = {
@@ -78,27 +83,30 @@ async function oracleRounds(
   for (let round = 0; !until(); round++) {
     const workflowId = `${id}/round-${round}`;
     started.push(workflowId);
-    const handle = await client.workflow.start(evaluation, {
-      taskQueue: config.taskQueues!.control,
-      workflowId,
-      args: [
-        {
-          campaignId: id,
-          resultSet: workflowId,
-          step: 0,
-          source: { taskSet: fromRoot('tasks'), split: 'train', profile: 'mini', limit: 2 },
-          k: 1,
-          window: 1,
-          settings,
-        },
-      ],
-    });
+    const handle = await client.withAbortSignal(abandon, () =>
+      client.workflow.start(evaluation, {
+        taskQueue: config.taskQueues!.control,
+        workflowId,
+        args: [
+          {
+            campaignId: id,
+            resultSet: workflowId,
+            step: 0,
+            source: { taskSet: fromRoot('tasks'), split: 'train', profile: 'mini', limit: 2 },
+            k: 1,
+            window: 1,
+            settings,
+          },
+        ],
+      }),
+    );
     // The result's long poll fails while Temporal restarts: ask again.
     for (;;) {
       try {
-        await handle.result();
+        await client.withAbortSignal(abandon, () => handle.result());
         break;
       } catch (err) {
+        if (abandon.aborted) return;
         if ((err as Error).name === 'WorkflowFailedError') throw err;
         await new Promise((resolve) => setTimeout(resolve, 500));
       }
@@ -116,6 +124,8 @@ export interface CampaignRun {
   fleet: ChaosFleet;
   state: CampaignState | null;
   status: string;
+  /** When the campaign started (epoch ms): slot times count from here. */
+  startedAt: number;
   slots: SlotTime[];
   fired: FiredFault[];
   /** Processes that exited on their own during the run (each was restarted). */
@@ -153,6 +163,7 @@ async function moment(
       type: a.activityType?.name ?? '',
       started: a.state === STARTED,
       heartbeated: (a.heartbeatDetails?.payloads?.length ?? 0) > 0,
+      worker: a.lastWorkerIdentity ?? '',
     }));
   }
   if (s.phase === 'train' && pending.some((p) => p.type !== 'runEpisode' && p.type !== 'listTasks'))
@@ -193,7 +204,10 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRun
   const preset = chaosPreset(options.steps, await freePort());
   const config = campaignConfigOf(preset, options.campaignId, baseModelDir);
   const client = await connectClient(stack.config);
+  // the first episode worker reaches Temporal through this proxy, which the partition fault cuts
+  const proxy = await TcpProxy.start(stack.config.temporal.address);
   const fleet = chaosFleet(stack.config, stack.env, {
+    episodesTemporalAddress: proxy.address,
     queues: config.taskQueues!,
     policyPort: preset.policyServer.port,
     episodeConcurrency: preset.episodeConcurrency,
@@ -210,10 +224,13 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRun
   const close = async () => {
     const t = performance.now();
     for (const p of [...fleet.all].reverse()) await p.stop(5000).catch(() => undefined);
+    await proxy.close();
     await client.connection.close().catch(() => undefined);
     await stack.down();
     log(`  fleet and stack down (${((performance.now() - t) / 1000).toFixed(1)} s)`);
   };
+  const abandon = new AbortController();
+  let oracle: Promise<void> | null = null;
   try {
     t = performance.now();
     for (const p of fleet.all) await p.start();
@@ -223,9 +240,10 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRun
     await startCampaign(client, stack.config, config);
     const oracleWorkflows: string[] = [];
     let campaignOver = false;
-    const oracle = oracleRounds(client, config, () => campaignOver, oracleWorkflows);
+    oracle = oracleRounds(client, config, () => campaignOver, oracleWorkflows, abandon.signal);
     oracle.catch(() => undefined);
     const t0 = performance.now();
+    const startedAt = Date.now();
     const now = () => Math.round((performance.now() - t0) / 100) / 10;
     const slots: SlotTime[] = [];
     const fired: FiredFault[] = [];
@@ -255,14 +273,20 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRun
         } else last.end = now();
         if (['done', 'step-failed', 'stopped'].includes(m.phase)) final = m.phase;
         const next = options.faults.find(
-          (f) => !fired.some((x) => x.kind === f.kind && x.slot === f.slot) && due(f, m),
+          (f) =>
+            !fired.some((x) => x.kind === f.kind && x.slot === f.slot) &&
+            due(f, m, { episodeWorkerPid: fleet.episodes.pid }),
         );
         if (next && !injecting) {
           const at = now();
           log(`  fault ${next.kind} at ${at} s (${m.slot}: ${m.done} episodes done, ${m.inFlight} in flight)`);
           const record: FiredFault = { kind: next.kind, slot: m.slot, at, outageSeconds: 0, detail: '' };
           fired.push(record);
-          injecting = inject(next.kind, stack, fleet, options.policyDownMs).then(
+          injecting = inject(next.kind, stack, fleet, {
+            policyDownMs: options.policyDownMs,
+            isolateMs: EPISODE_HEARTBEAT_TIMEOUT_MS + 10_000,
+            proxy,
+          }).then(
             (r) => {
               Object.assign(record, r);
               log(`    ${next.kind}: back after ${r.outageSeconds} s (${r.detail})`);
@@ -293,6 +317,7 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRun
       fleet,
       state,
       status: final,
+      startedAt,
       crashes: fleet.all.flatMap((p) => p.crashes),
       slots: slots.filter((s) => !['done', 'step-failed', 'stopped'].includes(s.slot)),
       fired,
@@ -300,6 +325,9 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRun
       close,
     };
   } catch (err) {
+    // a call still in flight on the client when its connection closes would throw from a timer, killing the driver
+    abandon.abort();
+    await oracle?.catch(() => undefined);
     await close().catch(() => undefined);
     throw err;
   }

@@ -9,22 +9,23 @@ import { renderTable, verdicts } from './table.js';
 
 // `npm run chaos -- --short`, as CI runs it: a one-step campaign of the smoke preset's tiny served model, plus oracle
 // evaluations alongside, on a private stack (own PostgreSQL cluster and Temporal dev server, free ports) with the
-// real worker processes, while an episode worker is SIGKILLed mid-episode and PostgreSQL is crash-restarted. The full
-// campaign (every fault, against a fault-free baseline) is `npm run chaos`; its table is in docs/reliability.md.
+// real worker processes (episode databases reset and reused), while an episode worker is SIGKILLed mid-episode,
+// PostgreSQL is crash-restarted and a grading statement is cancelled. The full campaign (every fault, the zombie
+// attempts included, against a fault-free baseline) is `npm run chaos`; its table is in docs/reliability.md. The
+// zombie attempts run in CI as test/pipeline/zombie-worker.test.ts.
 process.env.FINALSTATE_LOG_LEVEL ??= 'ERROR';
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'finalstate-chaos-'));
-// The kept episode databases are most of a gigabyte, which a busy disk takes tens of seconds to delete: the removal
-// runs on after the test file is done.
+// The private cluster and logs take a busy disk seconds to delete: the removal runs on after the test file is done.
 after(() => spawn('rm', ['-rf', dir], { detached: true, stdio: 'ignore' }).unref());
 
-test('chaos --short: a worker SIGKILL and a PostgreSQL restart lose no episode, apply no effect twice, score no outage as a failure', async (t) => {
+test('chaos --short: a worker SIGKILL, a PostgreSQL restart and a cancelled grading lose no episode, apply no effect twice, score no outage as a failure', async (t) => {
   const result = await runChaos({ short: true, dir, log: (line) => t.diagnostic(line) });
   const table = renderTable(result);
   t.diagnostic(table);
   for (const v of verdicts(result)) assert.ok(v.ok, `${v.name}: ${v.value} (required ${v.required})\n${table}`);
   assert.deepEqual(
     result.fired.map((f) => f.kind),
-    ['episode-worker-sigkill', 'postgres-restart'],
+    ['episode-worker-sigkill', 'postgres-restart', 'grading-cancel'],
   );
   const inv = result.invariants;
   assert.ok(inv.retried > 0, 'the faults made Temporal retry episodes');
@@ -33,5 +34,5 @@ test('chaos --short: a worker SIGKILL and a PostgreSQL restart lose no episode, 
     inv.oracleEpisodes > 0 && inv.writes > 0,
     `the effects check had writes to check (${inv.writes} in ${inv.effectsChecked} episodes)`,
   );
-  assert.equal(inv.effectsChecked, inv.episodes - inv.refilled, 'every episode database with an outcome was replayed');
+  assert.equal(inv.effectsChecked, inv.episodes - inv.refilled, 'every episode with an outcome was replayed');
 });

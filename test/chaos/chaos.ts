@@ -8,7 +8,7 @@ import * as stack from '../../infra/stack/index.js';
 import { loadPreset } from '../../cli/demo/preset.js';
 import { oracleId, runCampaign, type CampaignRun } from './campaign.js';
 import type { PlannedFault } from './faults.js';
-import { checkInvariants, scoredRewards, type InvariantReport } from './invariants.js';
+import { checkInvariants, scoredRewards, type InvariantReport, type SlotOf } from './invariants.js';
 import { renderTable, verdicts, type ChaosResult } from './table.js';
 
 const usage = `node dist/test/chaos/chaos.js [--short] [--json] [--dir DIR]   (npm run chaos [-- --short])
@@ -17,12 +17,17 @@ Runs a small GRPO campaign (the smoke preset's tiny served model, several steps)
 PostgreSQL cluster and Temporal dev server under DIR, default .data/chaos, on free ports) with the real worker
 processes, first without faults (the baseline), then again with the same campaign id and seeds while it injects
 each fault: SIGKILL an episode worker mid-episode, SIGKILL the control worker, SIGKILL the gpu worker during an
-update, restart the Temporal dev server, restart PostgreSQL, stop the policy server for several seconds. A
-supervisor restarts what was killed. Prints the table of docs/reliability.md and exits 1 if an invariant fails.
+update, restart the Temporal dev server, restart PostgreSQL, stop the policy server for several seconds, pause an
+episode worker (SIGSTOP) and partition it from Temporal past the heartbeat timeout (zombie attempts), cancel a
+grading statement, crash PostgreSQL during grading. A supervisor restarts what was killed. Prints the table of
+docs/reliability.md and exits 1 if an invariant fails.
 
-  --short   CI mode: one step, no baseline, an episode-worker SIGKILL and a PostgreSQL restart (about 2 minutes)
+  --short   CI mode: one step, no baseline, an episode-worker SIGKILL, a PostgreSQL restart and a cancelled grading
+            statement (about 2 minutes)
   --json    print the result as JSON instead of the table`;
 
+/** GRPO steps of the full run: one episode phase per episode fault, the last ones for the zombie faults. */
+const FULL_STEPS = 5;
 export const FULL_FAULTS: PlannedFault[] = [
   { kind: 'episode-worker-sigkill', slot: 'probe' },
   { kind: 'postgres-restart', slot: 'base-eval' },
@@ -30,10 +35,16 @@ export const FULL_FAULTS: PlannedFault[] = [
   { kind: 'gpu-worker-sigkill', slot: 'step-1/update' },
   { kind: 'control-worker-sigkill', slot: 'step-2/episodes' },
   { kind: 'temporal-restart', slot: 'step-3/episodes' },
+  { kind: 'episode-worker-pause', slot: 'step-4/episodes' },
+  // the grading faults wait for a grading of the oracle companion, which runs through every phase
+  { kind: 'grading-cancel', slot: 'step-4/update' },
+  { kind: 'episode-worker-partition', slot: 'step-5/episodes' },
+  { kind: 'grading-postgres-restart', slot: 'step-5/update' },
 ];
 export const SHORT_FAULTS: PlannedFault[] = [
   { kind: 'episode-worker-sigkill', slot: 'probe' },
   { kind: 'postgres-restart', slot: 'base-eval' },
+  { kind: 'grading-cancel', slot: 'step-1/update' },
 ];
 
 /**
@@ -54,6 +65,14 @@ async function clearDir(dir: string): Promise<{ removed: Promise<void> }> {
   return { removed: fs.promises.rm(aside, { recursive: true, force: true }) };
 }
 
+/** The phase (slot) of the run an episode was scheduled in. */
+function slotOfRun(run: CampaignRun): SlotOf {
+  return (a) => {
+    const at = (a.scheduledAt - run.startedAt) / 1000;
+    return run.slots.find((s) => s.start <= at && at <= s.end)?.slot;
+  };
+}
+
 export interface ChaosOptions {
   short: boolean;
   dir: string;
@@ -64,7 +83,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   const { log } = options;
   const started = performance.now();
   const removals = [(await clearDir(options.dir)).removed];
-  const steps = options.short ? 1 : 3;
+  const steps = options.short ? 1 : FULL_STEPS;
   const faults = options.short ? SHORT_FAULTS : FULL_FAULTS;
   const campaignId = `chaos-${options.short ? 'short' : 'full'}`;
   const { preset } = loadPreset('smoke');
@@ -122,11 +141,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       campaignId,
       { campaignId: oracleId(campaignId), workflows: run.oracleWorkflows },
       baseline?.rewards ?? null,
+      slotOfRun(run),
     );
     log(`invariants checked (${((performance.now() - t) / 1000).toFixed(1)} s)`);
   } finally {
     await run.close();
-    // The cluster holds every kept episode database (gigabytes); the logs, histories and artifacts stay for a look.
+    // The cluster is of no use once checked; the logs, histories and artifacts stay for a look.
     removals.push(fs.promises.rm(path.join(run.stack.config.dataPath, 'pg'), { recursive: true, force: true }));
   }
   const result: ChaosResult = {

@@ -1,3 +1,5 @@
+import type { TcpProxy } from '../helpers/tcp-proxy.js';
+import { gradingInFlight } from './grading-faults.js';
 import type { ChaosStack } from './stack.js';
 import type { ChaosFleet } from './processes.js';
 
@@ -8,6 +10,10 @@ export const FAULT_KINDS = [
   'temporal-restart',
   'postgres-restart',
   'policy-server-stop',
+  'episode-worker-pause',
+  'episode-worker-partition',
+  'grading-cancel',
+  'grading-postgres-restart',
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
@@ -27,8 +33,11 @@ export interface Moment {
   /** Episodes of the current child done so far, and in flight. */
   done: number;
   inFlight: number;
-  /** Pending activities of the current child: type, started, and whether it has heartbeated (an episode: a turn done). */
-  pending: { type: string; started: boolean; heartbeated: boolean }[];
+  /**
+   * Pending activities of the current child: type, started, whether it has heartbeated (an episode: a turn done), and
+   * the identity of the worker that runs it ("<pid>@<host>").
+   */
+  pending: { type: string; started: boolean; heartbeated: boolean; worker: string }[];
 }
 
 export interface FiredFault {
@@ -41,13 +50,23 @@ export interface FiredFault {
   detail: string;
 }
 
-/** Whether now is the moment: mid-episode for episode kills, mid-update for the gpu kill, mid-fan-out for the rest. */
-export function due(fault: PlannedFault, m: Moment): boolean {
+/**
+ * Whether now is the moment: mid-episode for episode kills, mid-episode on the first episode worker for its pause and
+ * partition (the second worker takes the retries), mid-update for the gpu kill, at once for the grading faults (they
+ * wait for a grading themselves; the oracle companion grades an episode every few seconds), mid-fan-out for the rest.
+ */
+export function due(fault: PlannedFault, m: Moment, fleet: { episodeWorkerPid: number | undefined }): boolean {
   if (fault.slot !== m.slot) return false;
   const episodes = m.pending.filter((p) => p.type === 'runEpisode');
   switch (fault.kind) {
     case 'episode-worker-sigkill':
       return episodes.some((p) => p.started && p.heartbeated);
+    case 'episode-worker-pause':
+    case 'episode-worker-partition':
+      return episodes.some((p) => p.started && p.heartbeated && p.worker.startsWith(`${fleet.episodeWorkerPid}@`));
+    case 'grading-cancel':
+    case 'grading-postgres-restart':
+      return true;
     case 'gpu-worker-sigkill':
       return m.pending.some((p) => p.type === 'policyUpdate' && p.started && p.heartbeated);
     case 'control-worker-sigkill':
@@ -61,13 +80,22 @@ export function due(fault: PlannedFault, m: Moment): boolean {
 
 const seconds = (since: number) => Math.round((performance.now() - since) / 100) / 10;
 
+export interface InjectOptions {
+  policyDownMs: number;
+  /** How long the first episode worker stays paused or partitioned: past the episodes' heartbeat timeout. */
+  isolateMs: number;
+  /** The proxy between the first episode worker and Temporal. */
+  proxy: TcpProxy;
+}
+
 /** Injects one fault and, like a supervisor, brings back what it took down. Resolves once all of it is back. */
 export async function inject(
   kind: FaultKind,
   stack: ChaosStack,
   fleet: ChaosFleet,
-  policyDownMs: number,
+  options: InjectOptions,
 ): Promise<{ outageSeconds: number; detail: string }> {
+  const { policyDownMs, isolateMs, proxy } = options;
   const t = performance.now();
   const restart = async (what: 'episodes' | 'control' | 'gpu') => {
     const p = fleet[what];
@@ -95,6 +123,32 @@ export async function inject(
       await stack.restartPostgres(3000);
       detail = 'pg_ctl stop -m immediate (a crash), 3 s down, started again (WAL recovery)';
       break;
+    case 'episode-worker-pause': {
+      const pid = fleet.episodes.pid;
+      fleet.episodes.signal('SIGSTOP');
+      await new Promise((resolve) => setTimeout(resolve, isolateMs));
+      fleet.episodes.signal('SIGCONT');
+      detail = `SIGSTOP pid ${pid} (a GC pause) for ${isolateMs / 1000} s, past the heartbeat timeout, then SIGCONT: its episodes' attempts live on as zombies`;
+      break;
+    }
+    case 'episode-worker-partition': {
+      proxy.cut();
+      await new Promise((resolve) => setTimeout(resolve, isolateMs));
+      proxy.heal();
+      detail = `pid ${fleet.episodes.pid} cut off from Temporal alone (its PostgreSQL and policy-server connections up) for ${isolateMs / 1000} s, past the heartbeat timeout, then reconnected: its episodes' attempts live on as zombies`;
+      break;
+    }
+    case 'grading-cancel': {
+      const hit = await gradingInFlight(stack.config, 'cancel', 60_000);
+      detail = `pg_cancel_backend of the grading statement of ${hit.database} (backend ${hit.pid}): SQLSTATE 57014`;
+      break;
+    }
+    case 'grading-postgres-restart': {
+      const hit = await gradingInFlight(stack.config, 'find', 60_000);
+      await stack.crashPostgres(3000);
+      detail = `SIGQUIT to the postmaster (pg_ctl stop -m immediate) while ${hit.database} was grading (backend ${hit.pid}), 3 s down, started again`;
+      break;
+    }
     case 'policy-server-stop': {
       const pid = fleet.policyServer.pid;
       await fleet.policyServer.kill('SIGTERM');

@@ -12,6 +12,7 @@ import { TaskCatalog } from '../../runtime/episode/task-catalog.js';
 import type { EpisodeOutcome, EpisodeRequest } from '../../schemas/episode.js';
 import type { Task } from '../../schemas/task.js';
 import { eventsOfAllRuns } from '../pipeline/histories.js';
+import { loadFinalStates, type FinalState } from './final-states.js';
 
 /** One runEpisode activity as Temporal's history tells it: what was asked, how it ended, after how many attempts. */
 export interface EpisodeActivity {
@@ -20,6 +21,8 @@ export interface EpisodeActivity {
   outcome: EpisodeOutcome | null;
   failed: boolean;
   attempts: number;
+  /** When it was scheduled (epoch ms), to tell which phase of the campaign it belongs to. */
+  scheduledAt: number;
 }
 
 /**
@@ -45,7 +48,8 @@ export async function episodeActivities(
       const s = e.activityTaskScheduledEventAttributes;
       if (s?.activityType?.name === 'runEpisode') {
         const request = defaultPayloadConverter.fromPayload<EpisodeRequest>(s.input!.payloads![0]!);
-        const activity: EpisodeActivity = { child, request, outcome: null, failed: false, attempts: 1 };
+        const scheduledAt = Number(e.eventTime?.seconds ?? 0) * 1000 + Math.floor((e.eventTime?.nanos ?? 0) / 1e6);
+        const activity: EpisodeActivity = { child, request, outcome: null, failed: false, attempts: 1, scheduledAt };
         scheduled.set(id, activity);
         activities.push(activity);
       }
@@ -88,7 +92,23 @@ export interface InvariantReport {
   infraScored: string[];
   /** Rewards compared with the fault-free baseline run (same campaign id, same seeds): equal / compared. */
   baseline: { compared: number; equal: number; retriedCompared: number; retriedEqual: number; lower: string[] } | null;
+  /** The same, per phase of the campaign (see `slotOf`): what each fault's row in the table reports. */
+  bySlot: Record<string, SlotInvariants>;
 }
+
+export interface SlotInvariants {
+  episodes: number;
+  retried: number;
+  lost: number;
+  duplicated: number;
+  /** Infrastructure failures scored as task failures, retried episodes below the baseline included. */
+  misScored: number;
+  compared: number;
+  equal: number;
+}
+
+/** Which phase of the campaign an episode belongs to (by when it was scheduled); undefined outside every phase. */
+export type SlotOf = (activity: EpisodeActivity) => string | undefined;
 
 interface StoredRow {
   result_set: string;
@@ -97,13 +117,25 @@ interface StoredRow {
   error: string | null;
 }
 
-interface StoredEpisode {
+export interface StoredEpisode {
   episode_id: string;
   reward: number;
   error: string | null;
   finish_reason: string;
   resumed: number;
   tool_calls: { index: number; tool: string; isError: boolean }[];
+}
+
+/** The episode records of the campaigns, with what the checks read of them. */
+export async function storedEpisodes(pool: pg.Pool, campaignIds: string[]): Promise<StoredEpisode[]> {
+  return (
+    await pool.query<StoredEpisode>(
+      `SELECT episode_id, reward, error, finish_reason, json_array_length(record->'resumedAt') AS resumed,
+              (SELECT coalesce(json_agg(json_build_object('index', c->'index', 'tool', c->'tool', 'isError', c->'isError')), '[]'::json) FROM json_array_elements(record->'toolCalls') c) AS tool_calls
+       FROM episodes WHERE campaign_id = ANY($1)`,
+      [campaignIds],
+    )
+  ).rows;
 }
 
 /** The reward of every scored row, by episode id: what the baseline comparison reads. */
@@ -128,6 +160,7 @@ export async function checkInvariants(
   campaignId: string,
   oracle: { campaignId: string; workflows: string[] },
   baseline: Map<string, number> | null,
+  slotOf: SlotOf = () => undefined,
 ): Promise<InvariantReport> {
   const { activities } = await episodeActivities(client, campaignId, oracle.workflows);
   const ids = [campaignId, oracle.campaignId];
@@ -139,14 +172,7 @@ export async function checkInvariants(
         [ids],
       )
     ).rows;
-    const records = (
-      await pool.query<StoredEpisode>(
-        `SELECT episode_id, reward, error, finish_reason, json_array_length(record->'resumedAt') AS resumed,
-                (SELECT coalesce(json_agg(json_build_object('index', c->'index', 'tool', c->'tool', 'isError', c->'isError')), '[]'::json) FROM json_array_elements(record->'toolCalls') c) AS tool_calls
-         FROM episodes WHERE campaign_id = ANY($1)`,
-        [ids],
-      )
-    ).rows;
+    const records = await storedEpisodes(pool, ids);
     const rowsOf = new Map<string, StoredRow[]>();
     for (const r of rows) rowsOf.set(r.episode_id, [...(rowsOf.get(r.episode_id) ?? []), r]);
     const recordOf = new Map(records.map((r) => [r.episode_id, r]));
@@ -195,6 +221,32 @@ export async function checkInvariants(
     );
     duplicated.push(...effects.problems);
 
+    const bySlot: Record<string, SlotInvariants> = {};
+    const slotOfId = new Map<string, string>();
+    for (const a of activities) {
+      const slot = slotOf(a);
+      if (slot === undefined) continue;
+      slotOfId.set(a.request.episodeId, slot);
+      const counts = (bySlot[slot] ??= {
+        episodes: 0,
+        retried: 0,
+        lost: 0,
+        duplicated: 0,
+        misScored: 0,
+        compared: 0,
+        equal: 0,
+      });
+      counts.episodes += 1;
+      if (a.attempts > 1) counts.retried += 1;
+    }
+    /** Problems name their episode first ("<id>: ..."). */
+    const countBySlot = (problems: string[], key: 'lost' | 'duplicated' | 'misScored') => {
+      for (const p of problems) {
+        const slot = slotOfId.get(p.slice(0, p.indexOf(':')));
+        if (slot !== undefined) bySlot[slot]![key] += 1;
+      }
+    };
+
     let comparison: InvariantReport['baseline'] = null;
     if (baseline) {
       comparison = { compared: 0, equal: 0, retriedCompared: 0, retriedEqual: 0, lower: [] };
@@ -204,6 +256,11 @@ export async function checkInvariants(
         const touched = a.attempts > 1 || (recordOf.get(a.request.episodeId)?.resumed ?? 0) > 0;
         comparison.compared += 1;
         if (a.outcome.reward === expected) comparison.equal += 1;
+        const slot = slotOfId.get(a.request.episodeId);
+        if (slot !== undefined) {
+          bySlot[slot]!.compared += 1;
+          if (a.outcome.reward === expected) bySlot[slot]!.equal += 1;
+        }
         if (touched) {
           comparison.retriedCompared += 1;
           if (a.outcome.reward === expected) comparison.retriedEqual += 1;
@@ -214,7 +271,11 @@ export async function checkInvariants(
         }
       }
     }
+    countBySlot(lost, 'lost');
+    countBySlot(duplicated, 'duplicated');
+    countBySlot([...infraScored, ...(comparison?.lower ?? [])], 'misScored');
     return {
+      bySlot,
       episodes: activities.length,
       oracleEpisodes: activities.filter((a) => a.request.campaignId === oracle.campaignId).length,
       retried: activities.filter((a) => a.attempts > 1).length,
@@ -234,12 +295,14 @@ export async function checkInvariants(
 }
 
 /**
- * Effects applied at most once, per episode: the episode database's tool-call records are indexed 0..n-1 once each
- * and agree with the episode record (same tools, same indexes); and the database's final state equals a replay of
- * those recorded calls, in order, on a freshly provisioned database of the same task. A call whose effect ran twice
- * (or ran without its record) leaves a state the replay does not give.
+ * Effects applied at most once, per episode: its tool-call records are indexed 0..n-1 once each and agree with the
+ * episode record (same tools, same indexes); and its final state equals a replay of those recorded calls, in order,
+ * on a freshly provisioned database of the same task. A call whose effect ran twice (or ran without its record)
+ * leaves a state the replay does not give. The records and the final state are read from the episode database when
+ * it is still there, else from what the fleet captured just before tearing it down (final-states.ts): the chaos
+ * fleet resets and reuses its databases.
  */
-async function checkEffects(
+export async function checkEffects(
   config: LoadedConfig,
   control: pg.Pool,
   activities: EpisodeActivity[],
@@ -247,6 +310,10 @@ async function checkEffects(
 ) {
   const backend = new EnvironmentBackend(config, await defaultRegistry(), { sparesPerTemplate: 0 });
   const tasks = new TaskCatalog();
+  const captured = await loadFinalStates(
+    control,
+    activities.map((a) => a.request.episodeId),
+  );
   const problems: string[] = [];
   let checked = 0;
   let toolCalls = 0;
@@ -260,11 +327,7 @@ async function checkEffects(
     );
   /** The final state of `calls` replayed on a fresh database of the task; no calls (the common case) is cached per task. */
   const initialStates = new Map<string, Promise<string>>();
-  const replay = async (
-    task: Task,
-    calls: { call_index: number; tool: string; arguments: Record<string, unknown>; is_error: boolean }[],
-    id: string,
-  ) => {
+  const replay = async (task: Task, calls: FinalState['toolCalls'], id: string) => {
     const key = `${task.domain}/${task.id}`;
     if (calls.length === 0 && initialStates.has(key)) return initialStates.get(key)!;
     const run = (async () => {
@@ -287,50 +350,52 @@ async function checkEffects(
     if (calls.length === 0) initialStates.set(key, run);
     return run;
   };
-  const checkOne = async (a: EpisodeActivity) => {
-    const id = a.request.episodeId;
-    const task = tasks.get(a.request.taskSet, a.request.taskId);
-    const { database } = backend.names(id);
-    const exists = await control.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
-    if (exists.rowCount !== 1) {
-      problems.push(`${id}: episode database ${database} was not kept`);
-      return;
-    }
+  /** The episode's records and final state: from its database if it is still there, else from the capture. */
+  const finalStateOf = async (id: string, task: Task): Promise<FinalState | undefined> => {
+    const exists = await control.query('SELECT 1 FROM pg_database WHERE datname = $1', [backend.names(id).database]);
+    if (exists.rowCount !== 1) return captured.get(id);
     const episode = await backend.open(id, task);
     try {
-      const recorded = (
-        await episode.pool.query<{
-          call_index: number;
-          tool: string;
-          arguments: Record<string, unknown>;
-          is_error: boolean;
-        }>('SELECT call_index, tool, arguments, is_error FROM _finalstate_tool_calls ORDER BY call_index')
+      const calls = (
+        await episode.pool.query<FinalState['toolCalls'][number]>(
+          'SELECT call_index, tool, arguments, is_error FROM _finalstate_tool_calls ORDER BY call_index',
+        )
       ).rows;
-      const actual = await snapshotOf(episode);
-      toolCalls += recorded.length;
-      if (recorded.some((r, i) => r.call_index !== i))
-        problems.push(
-          `${id}: tool-call indexes ${recorded.map((r) => r.call_index).join(',')} are not 0..${recorded.length - 1}`,
-        );
-      const inRecord = recordOf.get(id)?.tool_calls ?? [];
-      const same =
-        inRecord.length === recorded.length &&
-        inRecord.every(
-          (c, i) =>
-            c.index === recorded[i]!.call_index && c.tool === recorded[i]!.tool && c.isError === recorded[i]!.is_error,
-        );
-      if (!same)
-        problems.push(
-          `${id}: episode record lists calls ${inRecord.map((c) => `${c.index}:${c.tool}`).join(',')}, database holds ${recorded.map((r) => `${r.call_index}:${r.tool}`).join(',')}`,
-        );
-      if ((await replay(task, recorded, id)) !== actual)
-        problems.push(
-          `${id}: final state differs from a replay of its ${recorded.length} recorded calls (an effect applied twice or without its record)`,
-        );
-      checked += 1;
+      return { episodeId: id, toolCalls: calls, stateSha256: await snapshotOf(episode) };
     } finally {
       await backend.detach(episode);
     }
+  };
+  const checkOne = async (a: EpisodeActivity) => {
+    const id = a.request.episodeId;
+    const task = tasks.get(a.request.taskSet, a.request.taskId);
+    const final = await finalStateOf(id, task);
+    if (!final) {
+      problems.push(`${id}: neither its episode database nor a capture of its final state was kept`);
+      return;
+    }
+    const recorded = final.toolCalls;
+    toolCalls += recorded.length;
+    if (recorded.some((r, i) => r.call_index !== i))
+      problems.push(
+        `${id}: tool-call indexes ${recorded.map((r) => r.call_index).join(',')} are not 0..${recorded.length - 1}`,
+      );
+    const inRecord = recordOf.get(id)?.tool_calls ?? [];
+    const same =
+      inRecord.length === recorded.length &&
+      inRecord.every(
+        (c, i) =>
+          c.index === recorded[i]!.call_index && c.tool === recorded[i]!.tool && c.isError === recorded[i]!.is_error,
+      );
+    if (!same)
+      problems.push(
+        `${id}: episode record lists calls ${inRecord.map((c) => `${c.index}:${c.tool}`).join(',')}, database holds ${recorded.map((r) => `${r.call_index}:${r.tool}`).join(',')}`,
+      );
+    if ((await replay(task, recorded, id)) !== final.stateSha256)
+      problems.push(
+        `${id}: final state differs from a replay of its ${recorded.length} recorded calls (an effect applied twice or without its record)`,
+      );
+    checked += 1;
   };
   try {
     const queue = [...activities];

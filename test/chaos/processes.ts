@@ -80,12 +80,18 @@ export class Supervised {
     await exited;
   }
 
+  /** Sends `signal` and returns at once (SIGSTOP, SIGCONT: the process lives on). */
+  signal(signal: NodeJS.Signals): void {
+    if (this.running) this.child!.kill(signal);
+  }
+
   /** Graceful stop: SIGTERM, SIGKILL after `timeoutMs`. */
   async stop(timeoutMs = 20_000): Promise<void> {
     const child = this.child;
     if (!child || !this.running) return;
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     this.expectExit = true;
+    child.kill('SIGCONT'); // a paused process would not see the SIGTERM
     child.kill('SIGTERM');
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     await exited;
@@ -103,11 +109,19 @@ export interface ChaosFleetOptions {
   policy: () => Promise<{ checkpointDir: string; version: number }>;
   policyServer: { maxBatchSize: number; batchWaitMs: number; threads: number };
   servedModelName: string;
+  /**
+   * The address through which the first episode worker reaches Temporal (a TcpProxy the driver can cut, to partition
+   * that worker from Temporal alone); the second one connects directly.
+   */
+  episodesTemporalAddress: string;
 }
 
 export interface ChaosFleet {
   control: Supervised;
+  /** The episode worker the episode faults hit (its Temporal connection runs through the driver's proxy). */
   episodes: Supervised;
+  /** A second episode worker on the same queue, where Temporal retries what the first one can no longer run. */
+  episodes2: Supervised;
   gpu: Supervised;
   policyServer: Supervised;
   policyUrl: string;
@@ -136,15 +150,19 @@ export function chaosFleet(config: LoadedConfig, env: Record<string, string>, op
     path.join(logs, 'chaos-control-worker.log'),
     { line: /chaos control worker ready/ },
   );
-  const episodes = new Supervised(
-    'episode worker',
-    node('episode-worker', [options.queues.episodes, String(options.episodeConcurrency)]),
-    childEnv,
-    path.join(logs, 'chaos-episode-worker.log'),
-    {
-      line: /chaos episode worker ready/,
-    },
-  );
+  const episodeWorker = (name: string, log: string, env: Record<string, string>) =>
+    new Supervised(
+      name,
+      node('episode-worker', [options.queues.episodes, String(options.episodeConcurrency)]),
+      { ...childEnv, ...env },
+      path.join(logs, log),
+      { line: /chaos episode worker ready/ },
+    );
+  const episodes = episodeWorker('episode worker', 'chaos-episode-worker.log', {
+    TEMPORAL_ADDRESS: options.episodesTemporalAddress,
+    FINALSTATE_TEMPORAL_ADDRESS: options.episodesTemporalAddress,
+  });
+  const episodes2 = episodeWorker('second episode worker', 'chaos-episode-worker-2.log', {});
   const gpu = new Supervised(
     'gpu worker',
     async () => ({
@@ -197,5 +215,13 @@ export function chaosFleet(config: LoadedConfig, env: Record<string, string>, op
     path.join(logs, 'chaos-policy-server.log'),
     { probe: async () => (await fetch(`${policyUrl}/health`, { signal: AbortSignal.timeout(2000) })).ok },
   );
-  return { control, episodes, gpu, policyServer, policyUrl, all: [control, policyServer, gpu, episodes] };
+  return {
+    control,
+    episodes,
+    episodes2,
+    gpu,
+    policyServer,
+    policyUrl,
+    all: [control, policyServer, gpu, episodes, episodes2],
+  };
 }

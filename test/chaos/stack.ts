@@ -18,6 +18,11 @@ export interface ChaosStack {
   env: Record<string, string>;
   /** Stops the cluster as a crash would (immediate: sessions cut, no shutdown checkpoint), waits `downMs`, starts it again (recovering from the WAL). */
   restartPostgres(downMs: number): Promise<void>;
+  /**
+   * Crashes the cluster at once: SIGQUIT to the postmaster (what `pg_ctl stop -m immediate` sends, without the time
+   * pg_ctl takes to start), waits for it to go, `downMs`, and starts it again (recovering from the WAL).
+   */
+  crashPostgres(downMs: number): Promise<void>;
   /** Stops the dev server (its SQLite file keeps every history), waits `downMs`, starts it again. */
   restartTemporal(downMs: number): Promise<void>;
   down(): Promise<void>;
@@ -44,6 +49,14 @@ export async function startChaosStack(dir: string): Promise<ChaosStack> {
     env,
     async restartPostgres(downMs) {
       await stopLocal(config, 'immediate');
+      await sleep(downMs);
+      await startLocal(config);
+    },
+    async crashPostgres(downMs) {
+      const pidFile = path.join(config.dataPath, 'pg', 'postmaster.pid');
+      const pid = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
+      process.kill(pid, 'SIGQUIT');
+      for (let i = 0; fs.existsSync(pidFile) && i < 600; i++) await sleep(50);
       await sleep(downMs);
       await startLocal(config);
     },

@@ -26,6 +26,10 @@ const FAULT_LABELS: Record<FaultKind, string> = {
   'temporal-restart': 'restart Temporal dev server',
   'postgres-restart': 'restart PostgreSQL',
   'policy-server-stop': 'stop policy server',
+  'episode-worker-pause': 'pause episode worker past the heartbeat timeout (zombie)',
+  'episode-worker-partition': 'partition episode worker from Temporal (zombie)',
+  'grading-cancel': 'cancel the grading statement',
+  'grading-postgres-restart': 'restart PostgreSQL during grading',
 };
 
 /** "step-2/update" -> step 2, phase update; "probe" -> step 0, phase probe. */
@@ -100,6 +104,22 @@ export function renderTable(r: ChaosResult): string {
       took !== null && base !== null ? `${took - base >= 0 ? '+' : ''}${(took - base).toFixed(1)} s` : 'n/a';
     lines.push(
       `| ${FAULT_LABELS[f.kind]} | ${stepPhase(f.slot)} | ${secs(f.at)} | ${secs(f.outageSeconds)} | ${secs(took)} | ${secs(base)} | ${added} |`,
+    );
+  }
+  lines.push(
+    '',
+    '| fault | episodes (retried) | lost | applied twice | mis-scored | rewards equal to the baseline |',
+    '|---|---|---|---|---|---|',
+  );
+  for (const f of r.fired) {
+    const s = inv.bySlot[f.slot];
+    if (!s) {
+      lines.push(`| ${FAULT_LABELS[f.kind]} | 0 | | | | |`);
+      continue;
+    }
+    const equal = inv.baseline ? `${s.equal}/${s.compared}` : 'n/a (no baseline)';
+    lines.push(
+      `| ${FAULT_LABELS[f.kind]} | ${s.episodes} (${s.retried}) | ${s.lost} | ${s.duplicated} | ${s.misScored} | ${equal} |`,
     );
   }
   lines.push('', '| check | value | required |', '|---|---|---|');

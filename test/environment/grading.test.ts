@@ -4,9 +4,11 @@ import fs from 'node:fs';
 import { connectEpisodeTools } from '../../environment/episode-tools.js';
 import { ExpectedStates, GoldenCallError } from '../../environment/expected-state.js';
 import { gradeEpisode } from '../../environment/grader.js';
+import { AssertionQueryError, checkAssertions } from '../../environment/sql-assertions.js';
+import { InfrastructureError } from '../../core/errors.js';
 import { GradeReport } from '../../schemas/grading.js';
 import type { ToolCall, Task } from '../../schemas/task.js';
-import { fixtureEnvironment, fixtureTask, uniqueEpisodeId } from './harness.js';
+import { cancelWhenRunning, fixtureEnvironment, fixtureTask, uniqueEpisodeId } from './harness.js';
 
 describe('final-state grading', () => {
   const env = fixtureEnvironment();
@@ -195,5 +197,88 @@ describe('final-state grading', () => {
       assert.match(err.message, /golden\[0\] \(cancel_order\) failed: order O-2 is shipped/);
       return true;
     });
+  });
+
+  /** A task whose grading takes a while: its last assertion sleeps, so a test can reach the statement in flight. */
+  const slowGrading = (task: Task, seconds: number): Task => ({
+    ...task,
+    assertions: [
+      ...task.assertions,
+      { description: 'slow', sql: `SELECT 1 AS slept FROM pg_sleep(${seconds})`, expect: [{ slept: 1 }] },
+    ],
+  });
+
+  it('a grading statement cancelled by the server (57014) is an InfrastructureError; grading again gives the fault-free grade', async () => {
+    const task = slowGrading(fixtureTask('hold-ticket'), 1.5);
+    const episode = await env.backend.provision(uniqueEpisodeId('grade-cancel'), task);
+    const tools = await connectEpisodeTools(env.backend, episode);
+    try {
+      for (const call of task.golden) await tools.client.callTool(call.tool, call.arguments);
+      const cancelled = cancelWhenRunning(env.backend.admin, episode.database, 'pg_sleep(1.5)');
+      await assert.rejects(gradeEpisode(env.backend, env.expected, { episode }), (err: unknown) => {
+        assert.ok(err instanceof InfrastructureError, `${(err as Error).name}: ${(err as Error).message}`);
+        assert.match(err.message, /grading .*canceling statement due to user request/);
+        return true;
+      });
+      assert.equal(await cancelled, true, 'the grading statement was cancelled in flight');
+      const again = await gradeEpisode(env.backend, env.expected, { episode });
+      assert.equal(again.pass, true);
+      assert.equal(again.actualStateSha256, again.expectedStateSha256, 'the same state, graded whole');
+    } finally {
+      await tools.close();
+      await env.backend.teardown(episode);
+    }
+  });
+
+  it('an assertion whose query is wrong is a malformed task naming task and assertion, never a failed grade', async () => {
+    const base = fixtureTask('cancel-O-1');
+    for (const [sql, reason] of [
+      ['SELECT shoe_size FROM customers', /column "shoe_size" does not exist \(SQLSTATE 42703\)/],
+      ['SELEC 1', /syntax error at or near "SELEC" \(SQLSTATE 42601\)/],
+      ["UPDATE orders SET total = 1 WHERE order_id = 'O-1'", /read-only transaction \(SQLSTATE 25006\)/],
+    ] as const) {
+      const task: Task = { ...base, assertions: [...base.assertions, { description: 'wrong', sql, expect: [] }] };
+      const episode = await env.backend.provision(uniqueEpisodeId('grade-wrong'), task);
+      try {
+        await assert.rejects(
+          env.backend.transaction(episode, (c) => checkAssertions(c, task.assertions, task.id)),
+          (err: unknown) => {
+            assert.ok(err instanceof AssertionQueryError, String(err));
+            assert.equal(err.index, task.assertions.length - 1);
+            assert.match(
+              err.message,
+              new RegExp(`^task ${base.id}: assertions\\[${err.index}\\] \\(wrong\\): the query fails: `),
+            );
+            assert.match(err.message, reason);
+            return true;
+          },
+        );
+        await assert.rejects(
+          gradeEpisode(env.backend, new ExpectedStates(env.backend, env.cacheDir), { episode }),
+          AssertionQueryError,
+        );
+      } finally {
+        await env.backend.teardown(episode);
+      }
+    }
+  });
+
+  it("an assertion that errors on the episode's own values (a data exception) does not hold", async () => {
+    const base = fixtureTask('cancel-O-1');
+    const task: Task = {
+      ...base,
+      assertions: [
+        {
+          description: 'divides by the cancelled orders',
+          sql: "SELECT 1 / count(*) AS one FROM orders WHERE order_id = 'O-1' AND status = 'cancelled'",
+          expect: [{ one: 1 }],
+        },
+      ],
+    };
+    const report = await play(task, []);
+    assert.equal(report.pass, false);
+    assert.equal(report.assertions[0]!.pass, false);
+    assert.match(report.assertions[0]!.error ?? '', /division by zero/);
+    assert.equal((await play(task, task.golden)).pass, true);
   });
 });

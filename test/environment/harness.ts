@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import http from 'node:http';
+import type pg from 'pg';
 import { fromRoot } from '../../core/paths.js';
 import { loadConfig } from '../../infra/config.js';
 import { EnvironmentBackend, type BackendOptions } from '../../environment/backend.js';
@@ -242,4 +243,27 @@ export function writeEmptyTaskSet(dir: string, name: string): string {
     JSON.stringify({ name, version: '1', file: path.basename(file), tasks: [] }),
   );
   return file;
+}
+
+/**
+ * Cancels, with pg_cancel_backend (SQLSTATE 57014, as an operator or the server would), the first statement running on
+ * `database` whose text contains `marker`; resolves true once one was cancelled, false after `timeoutMs`.
+ */
+export async function cancelWhenRunning(
+  admin: pg.Pool,
+  database: string,
+  marker: string,
+  timeoutMs = 20_000,
+): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const res = await admin.query<{ sent: boolean }>(
+      `SELECT pg_cancel_backend(pid) AS sent FROM pg_stat_activity
+       WHERE datname = $1 AND state = 'active' AND strpos(query, $2) > 0 AND pid <> pg_backend_pid()`,
+      [database, marker],
+    );
+    if (res.rows.some((r) => r.sent)) return true;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return false;
 }

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { gradeEpisode } from '../../environment/grader.js';
-import { checkAssertions } from '../../environment/sql-assertions.js';
+import { AssertionQueryError, checkAssertions } from '../../environment/sql-assertions.js';
 import { splitSqlStatements } from '../../core/sql-statements.js';
 import { readTaskSet, TaskSetError, writeTaskSet } from '../../environment/task-set.js';
 import type { Task } from '../../schemas/task.js';
@@ -93,10 +93,15 @@ describe('task files are untrusted input', () => {
       const hostile: Task = { ...good, assertions: [...good.assertions, escapingAssertion] };
       const episode = await env.backend.provision(uniqueEpisodeId('escape'), hostile);
       try {
-        const report = await gradeEpisode(env.backend, env.expected, { episode });
-        const escaped = report.assertions.find((a) => a.description === 'escapes')!;
-        assert.equal(escaped.pass, false);
-        assert.match(escaped.error ?? '', /cannot insert multiple commands into a prepared statement/);
+        // refused as a malformed task (a syntax error: the extended protocol takes one statement), never graded
+        await assert.rejects(gradeEpisode(env.backend, env.expected, { episode }), (err: unknown) => {
+          assert.ok(err instanceof AssertionQueryError, String(err));
+          assert.match(
+            err.message,
+            /assertions\[1\] \(escapes\): the query fails: cannot insert multiple commands into a prepared statement/,
+          );
+          return true;
+        });
         const total = await env.backend.transaction(
           episode,
           async (c) => (await c.query("SELECT total::text FROM orders WHERE order_id = 'O-1'")).rows[0].total,
@@ -113,8 +118,10 @@ describe('task files are untrusted input', () => {
             },
           ],
         };
-        const outcome = await env.backend.transaction(episode, (c) => checkAssertions(c, writer.assertions));
-        assert.match(outcome[0]!.error ?? '', /read-only transaction/);
+        await assert.rejects(
+          env.backend.transaction(episode, (c) => checkAssertions(c, writer.assertions)),
+          /read-only transaction/,
+        );
       } finally {
         await env.backend.teardown(episode);
       }

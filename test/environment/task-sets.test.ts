@@ -4,7 +4,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { readTaskSet, readTaskSets, TaskSetError, writeTaskSet } from '../../environment/task-set.js';
-import { fixtureTasks, runCli } from './harness.js';
+import { verifyTasks } from '../../environment/verify.js';
+import { fixtureEnvironment, fixtureTasks, runCli } from './harness.js';
 
 describe('task sets and the tasks CLI (real backends, fixture pack)', () => {
   let dir: string;
@@ -139,5 +140,37 @@ describe('task sets and the tasks CLI (real backends, fixture pack)', () => {
     assert.ok(report.mutations.total >= 14, `mutations ${report.mutations.total}`);
     assert.deepEqual(Object.keys(report.byDomain), ['fixture_helpdesk']);
     assert.match(res.stderr, /reject every duplicated write of 4 task/);
+  });
+
+  it('validate refuses an assertion whose query is wrong, naming file, line, task and assertion; verify reports it against the task', async () => {
+    const bad = fs.mkdtempSync(path.join(os.tmpdir(), 'finalstate-bad-assertion-'));
+    const env = fixtureEnvironment();
+    try {
+      const good = fixtureTasks('train', 'full')[0]!;
+      const wrong = {
+        ...good,
+        id: 'bad-assertion',
+        assertions: [{ description: 'shoe size kept', sql: 'SELECT shoe_size FROM customers', expect: [] }],
+      };
+      const { file } = writeTaskSet(bad, 'bad-assertion', '1', [good, wrong]);
+      const res = await runCli(['tasks', 'validate', file]);
+      assert.equal(res.code, 2, res.stdout);
+      const line = `${file}:2: task bad-assertion: assertions[0]: "shoe size kept": the query fails on the golden final state: column "shoe_size" does not exist (SQLSTATE 42703); fix the assertion's SQL`;
+      assert.ok(res.stderr.includes(line), `missing ${line} in:\n${res.stderr}`);
+      assert.ok(!res.stderr.includes(`task ${good.id}:`), 'the good task is not reported');
+      const report = await verifyTasks(env.backend, env.expected, [good, wrong]);
+      assert.equal(report.oracle.passed, 1);
+      assert.deepEqual(
+        report.problems.map((p) => [p.taskId, p.agent]),
+        [['bad-assertion', 'oracle']],
+      );
+      assert.match(
+        report.problems[0]!.message,
+        /assertions\[0\] \(shoe size kept\): the query fails: column "shoe_size"/,
+      );
+    } finally {
+      await env.close();
+      fs.rmSync(bad, { recursive: true, force: true });
+    }
   });
 });

@@ -152,7 +152,7 @@ describe('episode tools over an in-process MCP session', () => {
   });
 
   it('turns a database outage into an InfrastructureError, not an agent-visible rejection', async () => {
-    const { episode, tools, done } = await open('cancel-O-1');
+    const { episode, tools } = await open('cancel-O-1');
     try {
       // terminate the episode's server connections, then take the database away for good
       await env.backend.admin.query('ALTER DATABASE ' + episode.database + ' WITH ALLOW_CONNECTIONS false');
@@ -164,7 +164,10 @@ describe('episode tools over an in-process MCP session', () => {
         (err: unknown) => err instanceof InfrastructureError,
       );
     } finally {
-      await done();
+      // the database is closed for good: nothing can retire it, so it is dropped by name
+      await tools.close();
+      await env.backend.detach(episode);
+      await env.backend.dropByName(episode.database, episode.role);
     }
   });
 });

@@ -86,7 +86,10 @@ const grading: SecurityProbe = {
       const hostile: Task = { ...good, assertions: [escapingAssertion] };
       const episode = await env.backend.provision(uniqueEpisodeId('probe-assert'), hostile);
       try {
-        const report = await gradeEpisode(env.backend, env.expected, { episode });
+        const refused = await gradeEpisode(env.backend, env.expected, { episode }).then(
+          (report) => `graded (pass ${report.pass})`,
+          (err: Error) => `${err.name}: ${err.message}`,
+        );
         const total = await env.backend.transaction(
           episode,
           async (c) => (await c.query("SELECT total::text FROM orders WHERE order_id = 'O-1'")).rows[0].total as string,
@@ -94,8 +97,8 @@ const grading: SecurityProbe = {
         return [
           {
             attempt: 'grade an episode whose assertion is `COMMIT; UPDATE orders SET total = 999 …`',
-            outcome: `assertion failed (${report.assertions[0]?.error ?? 'no error'}); order O-1 total is ${total}`,
-            held: report.assertions[0]?.pass === false && total === '120.50',
+            outcome: `${refused}; order O-1 total is ${total}`,
+            held: refused.startsWith('AssertionQueryError') && total === '120.50',
           },
         ];
       } finally {
