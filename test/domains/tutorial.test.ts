@@ -153,9 +153,19 @@ test('a scaffolded pack holds no absolute path, and builds and verifies after be
       );
   for (const file of committed(first)) {
     const text = fs.readFileSync(path.join(first, file), 'utf8');
-    assert.ok(!text.includes(fromRoot()) && !text.includes(work), `${file} names an absolute path`);
+    // An absolute path starts with the root: "../../work/finalstate" (relative) contains the root's text, not at its start.
+    for (const absolute of [fromRoot(), work])
+      assert.doesNotMatch(
+        text,
+        new RegExp(`(^|[^.\\w/])${absolute.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`),
+        `${file} names ${absolute}`,
+      );
   }
   assert.ok(!path.isAbsolute(fs.readlinkSync(path.join(first, 'node_modules', 'finalstate'))));
+  const spec = (
+    JSON.parse(fs.readFileSync(path.join(first, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }
+  ).devDependencies.finalstate!;
+  assert.match(spec, /^file:\.\.\//, 'finalstate is a dependency by a path relative to the pack');
 
   // Another machine: the committed files at another depth, finalstate installed from its own path there, as
   // `npm install -D <path to finalstate>` does (the dependency rewritten relative to the pack, a relative link).
