@@ -15,6 +15,15 @@ export type {
   ToolDefinition,
 } from '../environment/domain.js';
 export { isToolRejection, TOOL_REJECTION, ToolRejection } from '../environment/domain.js';
+export {
+  BUILT_IN_INVARIANTS,
+  invariantViolations,
+  REFUSAL_TAGS,
+  refusalsAreReadOnly,
+  refusalsWriteOnly,
+  type BuiltInInvariant,
+  type InvariantViolation,
+} from '../environment/invariants.js';
 export type { Canonicalization, TableGrading } from '../schemas/domain.js';
 export type { Profile, Split, TaskInput, ToolCall } from '../schemas/task.js';
 

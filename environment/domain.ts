@@ -79,6 +79,12 @@ export interface DomainDefinition {
   /** Rules every generated task must keep, checked by `finalstate tasks check` over a large sample and by `tasks generate`. */
   invariants?: TaskInvariant[];
   /**
+   * Built-in invariants (environment/invariants.ts) this pack turns off, by name, each with the reason `tasks check`
+   * prints: e.g. `{ 'refusals-are-read-only': 'a refusal is recorded in a ticket closed refused' }`, with a rule of
+   * the pack's own in `invariants` in its place.
+   */
+  turnOffInvariants?: Record<string, string>;
+  /**
    * Optional: a plausible path through a task that breaks one of the domain's rules, for the base model's
    * demonstrations (a stated share of training tasks takes it, so the base applies the rules inconsistently, as a
    * pretrained model does). Every call must be one the tools accept, and the grader must reject the final state:
@@ -95,6 +101,11 @@ export interface DomainDefinition {
 export interface TaskInvariant {
   name: string;
   description: string;
+  /**
+   * Optional: the tasks the rule concerns (e.g. those tagged `refuse`). `tasks check` then says how many of the
+   * sample it concerned, so a rule that concerns none (a renamed tag) is seen, not silently passed.
+   */
+  appliesTo?(task: TaskInput): boolean;
   check(task: TaskInput): string | undefined | void;
 }
 

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { UserError } from '../core/errors.js';
+import { fromRoot } from '../core/paths.js';
 import type { DomainPack } from './domain.js';
 
 /** One external pack module to load: a path or package name, where it resolves from, and who named it. */
@@ -31,8 +32,14 @@ function packageEntry(dir: string, pkg: { exports?: unknown; main?: string }): s
  */
 export function resolvePackModule(source: PackSource): string {
   const { specifier, base } = source;
-  if (isPath(specifier))
-    return specifier.startsWith('file:') ? new URL(specifier).pathname : path.resolve(base, specifier);
+  if (isPath(specifier)) {
+    const file = specifier.startsWith('file:') ? new URL(specifier).pathname : path.resolve(base, specifier);
+    // A pack's directory (its package.json beside it) stands for the package's entry.
+    const manifest = path.join(file, 'package.json');
+    if (fs.existsSync(manifest) && fs.statSync(file).isDirectory())
+      return packageEntry(file, JSON.parse(fs.readFileSync(manifest, 'utf8')) as { exports?: unknown; main?: string });
+    return file;
+  }
   const [scopeOrName, scopedName, ...subpath] = specifier.split('/');
   const name = scopeOrName!.startsWith('@') ? `${scopeOrName}/${scopedName}` : scopeOrName!;
   const rest = scopeOrName!.startsWith('@')
@@ -72,11 +79,60 @@ export async function loadPackModule(source: PackSource): Promise<DomainPack[]> 
   try {
     loaded = (await import(pathToFileURL(file).href)) as typeof loaded;
   } catch (err) {
-    throw new UserError(`${source.origin}: cannot load ${source.specifier} (${file}): ${(err as Error).message}`);
+    const hint = oldImportHint(err);
+    throw new UserError(
+      `${source.origin}: cannot load ${source.specifier} (${file}): ${(err as Error).message}${hint ? `\n${hint}` : ''}`,
+    );
   }
   const exported = loaded.domains ?? loaded.default;
   const packs = Array.isArray(exported) ? exported : exported === undefined ? undefined : [exported];
   if (!packs || !packs.every(looksLikePack))
     throw new UserError(`${source.origin}: ${source.specifier} (${file}) does not export \`domains: DomainPack[]\``);
   return packs;
+}
+
+/** Where the table of old internal imports and their public names is, for pack authors. */
+export const MIGRATION_DOC = 'docs/domain-packs.md#migrating-from-internal-imports';
+
+/**
+ * The internal modules that `finalstate/domain` re-exports, each with the names it gives (`dist/environment/domain.js`
+ * -> DomainPack, ToolRejection, ...), read from the emitted declarations: the migration table of a pack written
+ * against `finalstate/dist/...` imports. External modules (zod) appear under their own name.
+ */
+export function apiMigration(declarations = fromRoot('dist', 'domains', 'api.d.ts')): Map<string, string[]> {
+  const table = new Map<string, string[]>();
+  const text = fs.readFileSync(declarations, 'utf8');
+  for (const match of text.matchAll(/export\s+(?:type\s+)?\{([^}]*)\}\s+from\s+'([^']+)'/g)) {
+    const from = match[2]!;
+    const module = from.startsWith('.') ? path.posix.join('dist/domains', from) : from;
+    const names = match[1]!
+      .split(',')
+      .map((n) => n.trim().replace(/^type\s+/, ''))
+      .filter(Boolean);
+    table.set(module, [...(table.get(module) ?? []), ...names]);
+  }
+  return table;
+}
+
+/**
+ * For a pack that imports a finalstate path its `exports` do not offer (a pack written against `finalstate/dist/...`):
+ * what to import from `finalstate/domain` instead. Nothing for other errors.
+ */
+export function oldImportHint(err: unknown): string | undefined {
+  const message = err instanceof Error ? err.message : '';
+  const blocked = /Package subpath '\.\/([^']+)' is not defined by "exports" in \S*finalstate[\\/]package\.json/.exec(
+    message,
+  );
+  if ((err as { code?: string }).code !== 'ERR_PACKAGE_PATH_NOT_EXPORTED' || !blocked) return undefined;
+  const subpath = blocked[1]!;
+  let names: string[] | undefined;
+  try {
+    names = apiMigration().get(subpath);
+  } catch {
+    names = undefined;
+  }
+  const instead = names?.length
+    ? `import { ${names.join(', ')} } from 'finalstate/domain'`
+    : "import what the pack needs from 'finalstate/domain'";
+  return `finalstate/${subpath} is internal: a pack imports only the public API finalstate/domain. Instead: ${instead}. Old imports and their public names: ${MIGRATION_DOC}`;
 }

@@ -1,10 +1,11 @@
 import { UserError } from '../core/errors.js';
 import { normalizePack, type DomainDefinition, type DomainPack } from './domain.js';
 import { checkDomainDefinition } from './domain-check.js';
+import { invariantSettingProblems } from './invariants.js';
 
 /** How to register a pack, for error messages. */
 export const REGISTER_PACK_HINT =
-  'register an external pack with `"domains": ["./path/to/pack/dist/index.js"]` (or a package name) in finalstate.config.json, or FINALSTATE_DOMAIN_MODULES=path[,...]; see docs/domain-packs.md';
+  'register the pack that defines it: name its built module (or its directory, or package) in "domains" of the configuration file (FINALSTATE_CONFIG, else finalstate.config.json of the finalstate checkout; a scaffolded pack\'s own file says "domains": ["./dist/src/index.js"]), or in FINALSTATE_DOMAIN_MODULES=path[,...]; see docs/domain-packs.md#how-pack-module-paths-resolve';
 
 /** Maps a domain name to its pack. It knows no pack itself: wiring/registry.ts registers the built-in and configured ones. */
 export class DomainRegistry {
@@ -19,6 +20,8 @@ export class DomainRegistry {
   register(pack: DomainPack, options: { builtIn?: boolean } = {}): void {
     const domain = normalizePack(pack);
     checkDomainDefinition(domain);
+    const problems = invariantSettingProblems(domain);
+    if (problems.length) throw new UserError(`domain ${domain.name}: invalid pack:\n  ${problems.join('\n  ')}`);
     const existing = this.given.get(domain.name);
     if (existing && existing !== pack)
       throw new UserError(
@@ -40,11 +43,13 @@ export class DomainRegistry {
 
   get(name: string): DomainDefinition {
     const domain = this.byName.get(name);
-    if (!domain)
-      throw new UserError(
-        `unknown domain ${JSON.stringify(name)} (registered: ${this.names().join(', ') || 'none'}); ${REGISTER_PACK_HINT}`,
-      );
+    if (!domain) throw new UserError(this.unknownDomain(name));
     return domain;
+  }
+
+  /** Why `name` cannot be served, and how to register its pack. */
+  unknownDomain(name: string): string {
+    return `unknown domain ${JSON.stringify(name)} (registered: ${this.names().join(', ') || 'none'}); ${REGISTER_PACK_HINT}`;
   }
 
   names(): string[] {

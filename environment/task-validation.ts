@@ -130,13 +130,11 @@ export async function validateTaskSetFile(
   const issues: TaskIssue[] = [];
   const at = (task: Task) => ({ file, line: set.lines.get(task.id)!, taskId: task.id });
   const replayable: Task[] = [];
+  // One issue per unknown domain, not one per task: the cause and its fix are the same for all of them.
+  const unknown = new Map<string, Task[]>();
   for (const task of set.tasks) {
     if (!backend.registry.has(task.domain)) {
-      issues.push({
-        ...at(task),
-        path: 'domain',
-        message: `unknown domain ${task.domain} (registered: ${backend.registry.names().join(', ') || 'none'})`,
-      });
+      unknown.set(task.domain, [...(unknown.get(task.domain) ?? []), task]);
       continue;
     }
     const domain = backend.registry.get(task.domain);
@@ -145,6 +143,12 @@ export async function validateTaskSetFile(
     issues.push(...found.map((f) => ({ ...at(task), ...f })));
     if (!found.length) replayable.push(task);
   }
+  for (const [name, tasks] of unknown)
+    issues.unshift({
+      ...at(tasks[0]!),
+      path: 'domain',
+      message: `${backend.registry.unknownDomain(name)} (${tasks.length} task(s) of this file)`,
+    });
   for (const task of replayable) {
     try {
       const state = await expected.get(task);

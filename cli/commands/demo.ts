@@ -16,6 +16,7 @@ import {
   withReprobe,
 } from '../demo/preset.js';
 import { integerOption } from '../number-option.js';
+import { PACK_DEMO_COUNTS, packDemo } from '../demo/pack.js';
 import { compareCampaign, renderComparison } from '../demo/summary.js';
 import { watchCampaign, type PhaseTime } from '../demo/watch.js';
 import { startCampaign } from './campaign.js';
@@ -27,7 +28,7 @@ import { unfinishedTable } from '../../stats/unfinished.js';
 import { judgeCampaignUnfinished } from '../demo/unfinished.js';
 import { campaignStateOf, writeCampaignReport } from './report.js';
 
-const usage = `finalstate demo [--preset five-domain|mini|smoke|FILE] [--fresh] [--reprobe-every N [--reprobe-n M]] [--json]
+const usage = `finalstate demo [--preset five-domain|mini|smoke|FILE] [--pack DIR] [--fresh] [--reprobe-every N [--reprobe-n M]] [--json]
 
 The main job on embedded defaults, on one machine: starts the stack, builds (or reuses) the tiny base model, starts a
 policy server, the gpu worker (Python) and the control and episode workers, then runs a campaign: probe the training
@@ -37,6 +38,10 @@ evaluate the trained policy, and print base against trained with intervals, the 
   --preset P   five-domain (default; the learning demo on five business domains, two of them out-of-domain), mini
                (retail and travel only), smoke (every phase on tiny counts, a few minutes), or the path of a preset
                file (copy cli/demo/presets/five-domain.json and edit it)
+  --pack DIR   train and evaluate on a domain pack of your own instead (a built pack directory, e.g. from
+               \`finalstate domain init\`): its mini tasks in DIR/tasks (${PACK_DEMO_COUNTS.train} train and ${PACK_DEMO_COUNTS.eval} eval generated when
+               absent) are the base model's demonstrations, the training candidates and the held-out set, with the
+               preset's counts (default preset with --pack: smoke); see docs/domain-packs.md
   --fresh      start a new campaign instead of continuing the one this preset and base model already started
   --reprobe-every N
                re-probe every candidate with the current policy after every N-th step and swap out pool tasks that
@@ -55,7 +60,8 @@ export const demoCommand: Command = {
   usage,
   async run(argv) {
     const { values } = parse('demo', argv, {
-      preset: { type: 'string', default: 'five-domain' },
+      preset: { type: 'string' },
+      pack: { type: 'string' },
       fresh: { type: 'boolean', default: false },
       'reprobe-every': { type: 'string' },
       'reprobe-n': { type: 'string' },
@@ -68,11 +74,12 @@ export const demoCommand: Command = {
     const log = (line: string) => (json ? process.stderr.write(`${line}\n`) : console.log(line));
     const started = performance.now();
     const phases: PhaseTime[] = [];
-    const loaded = loadPreset(values.preset!);
+    const loaded = loadPreset(values.preset ?? (values.pack ? 'smoke' : 'five-domain'));
     const { file } = loaded;
+    const pack = values.pack ? await packDemo(values.pack, loaded.preset, log) : undefined;
     const everySteps = integerOption(values['reprobe-every'], 'reprobe-every', 'demo', 1);
     const n = integerOption(values['reprobe-n'], 'reprobe-n', 'demo', 1);
-    const preset = withReprobe(loaded.preset, {
+    const preset = withReprobe(pack?.preset ?? loaded.preset, {
       ...(everySteps !== undefined ? { everySteps } : {}),
       ...(n !== undefined ? { n } : {}),
     });
@@ -97,6 +104,7 @@ export const demoCommand: Command = {
       ruleBreakingShare: preset.baseModel.ruleBreakingShare,
       contextWeight: preset.baseModel.contextWeight,
       ...(preset.baseModel.domains ? { domains: preset.baseModel.domains } : {}),
+      ...(pack ? { dir: pack.tasksDir } : {}),
       // Oracle episodes wait on PostgreSQL more than on the CPU: four at once render the demonstrations fastest here.
       concurrency: 4,
       log: (line) => (/loss|demonstrations|step/.test(line) ? log(`  ${line}`) : undefined),

@@ -39,8 +39,11 @@ next, in ${result.dir}:
   node ${tsc} -p .                              build (or npm run build, with typescript installed)
   node --test dist/test/                        the pack's own test
   export FINALSTATE_CONFIG=$PWD/finalstate.config.json
-  node ${cli} tasks generate --dir tasks
-  node ${cli} tasks verify --dir tasks`);
+  node ${cli} tasks check                      the invariants over 16,000 tasks in memory (seconds)
+  node ${cli} tasks generate --dir tasks --count 8
+                                                8 tasks per set while iterating (default 300, for training)
+  node ${cli} tasks verify --dir tasks          about 5 episodes per task
+  node ${cli} demo --pack .                     a campaign on the pack, to its report (docs/domain-packs.md)`);
     return 0;
   },
 };

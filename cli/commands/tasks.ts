@@ -10,7 +10,12 @@ import { newBearerToken, serveHttp, writeTokenFile } from '../../environment/mcp
 import { serveStdio } from '../../environment/mcp-serve.js';
 import { sweepLeakedEpisodes } from '../../environment/janitor.js';
 import { servesProfile, type DomainDefinition } from '../../environment/domain.js';
-import { invariantViolations, sampleInvariants } from '../../environment/invariants.js';
+import {
+  checkedTaskSet,
+  describeInvariantResults,
+  sampleInvariants,
+  servedProfiles,
+} from '../../environment/invariants.js';
 import { type DomainRegistry } from '../../environment/registry.js';
 import { defaultRegistry } from '../../wiring/registry.js';
 import { builtInTaskDirs } from '../../domains/index.js';
@@ -31,12 +36,16 @@ const usage = `finalstate tasks <subcommand> [--json]
                                                   argument types, golden calls replayed on a real backend
   verify [--domain D] [--split S] [--profile P] [--concurrency N]
                                                   oracle, no-op and mutated oracles on real backends through MCP
+                                                  (about 5 episodes per task: minutes for the default 300 per set)
   generate [--domain D] [--split S] [--profile P] [--count N] [--seed N]
                                                   write <dir>/<domain>-<split>-<profile>.jsonl + manifest from the
-                                                  domain's seeded generator (atomically; profiles a pack does not
-                                                  serve are skipped; --dir is required for external packs)
-  check [--domain D] [--count N] [--seed N]       generate N tasks (default 2000) per seed (N, N+1), split and
-                                                  profile and check the pack's invariants on every one
+                                                  domain's seeded generator, N tasks per set (default 300; use
+                                                  --count 8 while iterating on a pack), atomically; profiles a pack
+                                                  does not serve are skipped; --dir is required for external packs
+  check [--domain D] [--profile P] [--count N] [--seed N]
+                                                  generate N tasks (default 2000) per seed (N, N+1), split and
+                                                  served profile (or P) and check the built-in invariants the pack
+                                                  keeps and its own on every one (in memory, seconds)
   serve-mcp --task ID [--transport stdio|http] [--port P] [--episode ID] [--keep]
                                                   provision an episode for the task and serve its tools over MCP;
                                                   http serves 127.0.0.1 only and takes:
@@ -116,33 +125,21 @@ async function generate(values: {
   if (values.profile !== undefined && !Profile.safeParse(values.profile).success)
     throw new UserError(`finalstate tasks generate: --profile must be full or mini, got ${values.profile}`);
   const splits = values.split ? [Split.parse(values.split)] : Split.options;
-  const profiles = values.profile ? [Profile.parse(values.profile)] : Profile.options;
-  const count = integerFlag('generate', 'count', values.count ?? '300', 1);
+  const count = integerFlag('generate', 'count', values.count ?? String(DEFAULT_GENERATE_COUNT), 1);
   const seed = integerFlag('generate', 'seed', values.seed ?? '1');
   const planned: { dir: string; name: string; domain: DomainDefinition; tasks: TaskInput[] }[] = [];
   for (const domain of domains) {
     const dir = values.dir ?? fromRoot(builtInTaskDirs[domain.name] ?? 'tasks');
+    const profiles = values.profile
+      ? servedProfiles(domain, [Profile.parse(values.profile)], 'finalstate tasks generate')
+      : Profile.options.filter((profile) => {
+          if (!servesProfile(domain, profile))
+            console.error(`note: ${domain.name} does not serve the ${profile} profile; skipped`);
+          return servesProfile(domain, profile);
+        });
     for (const profile of profiles) {
-      if (!servesProfile(domain, profile)) {
-        console.error(`note: ${domain.name} does not serve the ${profile} profile; skipped`);
-        continue;
-      }
       for (const split of splits) {
-        let tasks: TaskInput[];
-        try {
-          tasks = domain.generateTasks({ seed, split, profile, count });
-        } catch (err) {
-          throw new UserError(
-            `finalstate tasks generate: ${domain.name} ${split}/${profile}: the generator failed: ${(err as Error).message}; nothing was written`,
-          );
-        }
-        const violations = invariantViolations(domain, tasks);
-        if (violations.length) {
-          const shown = violations.slice(0, 10).map((v) => `  ${v.taskId}: ${v.invariant}: ${v.message}`);
-          throw new UserError(
-            `finalstate tasks generate: ${domain.name} ${split}/${profile}: ${violations.length} task(s) break an invariant; nothing was written\n${shown.join('\n')}`,
-          );
-        }
+        const tasks = checkedTaskSet(domain, { seed, split, profile, count }, 'finalstate tasks generate');
         planned.push({ dir, name: `${domain.name}-${split}-${profile}`, domain, tasks });
       }
     }
@@ -153,8 +150,15 @@ async function generate(values: {
   });
   if (values.json) printJson(written);
   else for (const w of written) console.log(`${w.file}: ${w.tasks} tasks`);
+  if (values.count === undefined && !values.json && domains.some((d) => !registry.isBuiltIn(d.name)))
+    console.error(
+      `note: ${count} tasks per set (the default); \`tasks verify\` runs about 5 episodes per task, minutes for these sets: while iterating on a pack, generate --count 8`,
+    );
   return 0;
 }
+
+/** Tasks per set that `tasks generate` writes without --count. */
+const DEFAULT_GENERATE_COUNT = 300;
 
 export const tasksCommand: Command = {
   name: 'tasks',
@@ -238,12 +242,20 @@ export const tasksCommand: Command = {
             throw new UserError(
               `finalstate tasks verify: --concurrency must be a positive integer, got ${values.concurrency}`,
             );
+          const started = performance.now();
+          const elapsed = () => Math.round((performance.now() - started) / 1000);
+          if (!values.json)
+            console.error(
+              `verifying ${tasks.length} task(s), ${concurrency} at once: the oracle, the no-op agent and up to 3 mutations each${tasks.length > 100 ? ' (minutes; --count 8 at generate while iterating)' : ''}`,
+            );
           const report = await verifyTasks(env.backend, env.expected, tasks, {
             concurrency,
             onProgress: (done) => {
-              if (!values.json && process.stderr.isTTY) process.stderr.write(`\r${done}/${tasks.length}`);
+              if (!values.json && process.stderr.isTTY)
+                process.stderr.write(`\r${done}/${tasks.length} (${elapsed()} s)`);
             },
           });
+          if (!values.json && process.stderr.isTTY) process.stderr.write('\n');
           const { problems, duplicatesAbsorbed, ...counts } = report;
           for (const p of problems) console.error(`${p.taskId} ${p.agent}: ${p.message}`);
           if (duplicatesAbsorbed.length)
@@ -253,7 +265,7 @@ export const tasksCommand: Command = {
           if (values.json) printJson(counts);
           else {
             console.log(
-              `tasks ${counts.tasks}: oracle ${counts.oracle.passed}/${counts.oracle.total}, no-op passed ${counts.noop.passed} (read-only ${counts.noop.readOnly}), mutations failed as expected ${counts.mutations.failedAsExpected}/${counts.mutations.total}`,
+              `tasks ${counts.tasks}: oracle ${counts.oracle.passed}/${counts.oracle.total}, no-op passed ${counts.noop.passed} (read-only ${counts.noop.readOnly}), mutations failed as expected ${counts.mutations.failedAsExpected}/${counts.mutations.total} (${elapsed()} s)`,
             );
           }
           return problems.length ? 1 : 0;
@@ -267,27 +279,37 @@ export const tasksCommand: Command = {
         const registry = await defaultRegistry();
         const count = integerFlag('check', 'count', values.count ?? '2000', 1);
         const seed = integerFlag('check', 'seed', values.seed ?? '1');
+        if (values.profile !== undefined && !Profile.safeParse(values.profile).success)
+          throw new UserError(`finalstate tasks check: --profile must be full or mini, got ${values.profile}`);
         const samples = selectedDomains(registry, values.domain).map((domain) =>
-          sampleInvariants(domain, { seeds: [seed, seed + 1], count }),
+          sampleInvariants(domain, {
+            seeds: [seed, seed + 1],
+            count,
+            ...(values.profile ? { profiles: [Profile.parse(values.profile)] } : {}),
+          }),
         );
-        const violations = samples.flatMap((s) => s.violations);
-        for (const v of violations.slice(0, 50)) console.error(`${v.taskId}: ${v.invariant}: ${v.message}`);
-        if (violations.length > 50) console.error(`... and ${violations.length - 50} more`);
+        const violations = samples.reduce((n, s) => n + s.violations.length, 0);
         if (values.json)
           printJson(
             samples.map((s) => ({
               domain: s.domain,
               tasks: s.tasks,
               invariants: s.invariants,
+              turnedOff: s.turnedOff,
               violations: s.violations.length,
+              results: s.results,
             })),
           );
         else
-          for (const s of samples)
+          for (const s of samples) {
             console.log(
-              `${s.domain}: ${s.tasks} generated tasks, ${s.invariants.length} invariants (${s.invariants.join(', ')}), ${s.violations.length} violations`,
+              `${s.domain}: ${s.tasks.toLocaleString('en-US')} generated tasks (${count.toLocaleString('en-US')} per seed, split and profile), ${s.invariants.length} invariant(s), ${s.violations.length.toLocaleString('en-US')} violation(s)`,
             );
-        return violations.length ? 1 : 0;
+            for (const line of describeInvariantResults(s.results)) console.log(line);
+            for (const off of s.turnedOff)
+              console.log(`  off  ${off.name} (built-in), turned off by the pack: ${off.reason}`);
+          }
+        return violations ? 1 : 0;
       }
       case 'janitor': {
         const ttl = Number(values['ttl-minutes']);

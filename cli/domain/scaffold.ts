@@ -32,10 +32,24 @@ export interface ScaffoldResult {
   files: string[];
 }
 
+/** Template files stored under another name, so that neither git nor `npm pack` treats them as their own. */
+const RENAMED: Record<string, string> = { gitignore: '.gitignore' };
+
+/** The versions of a dev dependency the pack shares with finalstate (its compiler, its Node types). */
+function devDependencyOf(name: string): string {
+  const pkg = JSON.parse(fs.readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as {
+    devDependencies?: Record<string, string>;
+  };
+  const version = pkg.devDependencies?.[name];
+  if (!version) throw new Error(`finalstate's package.json names no dev dependency ${name}`);
+  return version;
+}
+
 /**
- * Write a new pack into `dir` (absent or empty): the template with its names filled in, and node_modules/finalstate
- * linked to this installation, which is what `npm install` makes of the template's `file:` dependency. Nothing in
- * the finalstate checkout is written.
+ * Write a new pack into `dir` (absent or empty): the template with its names filled in, its finalstate dependency a
+ * path relative to the pack (`file:../finalstate`, what `npm install -D <path>` writes; no absolute path), and
+ * node_modules/finalstate a relative link to this installation, which is what `npm install` makes of that
+ * dependency. Nothing in the finalstate checkout is written.
  */
 export function scaffoldPack(dir: string, options: { name?: string } = {}): ScaffoldResult {
   const target = path.resolve(dir);
@@ -60,14 +74,17 @@ export function scaffoldPack(dir: string, options: { name?: string } = {}): Scaf
           .toLowerCase()
           .replace(/[^a-z0-9._-]+/g, '-'),
       )
-      .replaceAll('__FINALSTATE_ROOT__', projectRoot);
-  const written = files(PACK_TEMPLATE);
-  for (const file of written) {
-    const out = path.join(target, file);
+      .replaceAll('__FINALSTATE_SPEC__', `file:${path.relative(target, projectRoot).split(path.sep).join('/')}`)
+      .replaceAll('__TYPESCRIPT_VERSION__', devDependencyOf('typescript'))
+      .replaceAll('__TYPES_NODE_VERSION__', devDependencyOf('@types/node'));
+  const written = files(PACK_TEMPLATE).map((file) => ({ from: file, to: RENAMED[file] ?? file }));
+  for (const { from, to } of written) {
+    const out = path.join(target, to);
     fs.mkdirSync(path.dirname(out), { recursive: true });
-    fs.writeFileSync(out, fill(fs.readFileSync(path.join(PACK_TEMPLATE, file), 'utf8')));
+    fs.writeFileSync(out, fill(fs.readFileSync(path.join(PACK_TEMPLATE, from), 'utf8')));
   }
-  fs.mkdirSync(path.join(target, 'node_modules'), { recursive: true });
-  fs.symlinkSync(projectRoot, path.join(target, 'node_modules', 'finalstate'), 'dir');
-  return { dir: target, name, files: written.sort() };
+  const modules = path.join(target, 'node_modules');
+  fs.mkdirSync(modules, { recursive: true });
+  fs.symlinkSync(path.relative(modules, projectRoot), path.join(modules, 'finalstate'), 'dir');
+  return { dir: target, name, files: written.map((f) => f.to).sort() };
 }

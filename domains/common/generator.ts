@@ -107,7 +107,10 @@ export interface GeneratorSpec {
  */
 export function generateFromScenarios(spec: GeneratorSpec, options: TaskGeneratorOptions): TaskInput[] {
   const scenarios = spec.scenarios.filter((s) => s.profiles.includes(options.profile));
-  if (scenarios.length === 0) throw new Error(`${spec.domain}: no task type serves profile ${options.profile}`);
+  if (scenarios.length === 0)
+    throw new Error(
+      `${spec.domain}: no task type serves profile ${options.profile}; add '${options.profile}' to the profiles of a scenario${options.profile === 'mini' ? ', or drop policy.mini and profileTools.mini to serve full only' : ''}`,
+    );
   const tools = new Map(spec.tools.map((t) => [t.name, t]));
   const allowed = new Set(spec.profileTools[options.profile] ?? []);
   const tasks: TaskInput[] = [];

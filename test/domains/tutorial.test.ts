@@ -4,30 +4,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import pg from 'pg';
-import { LocalArtifactStore } from '../../storage/artifacts.js';
-import { loadConfig } from '../../infra/config.js';
 import { fromRoot } from '../../core/paths.js';
-import { connectionConfig } from '../../environment/connection.js';
 import { connectClient } from '../../infra/temporal-client.js';
-import type { ArtifactStore } from '../../storage/artifacts.js';
-import type { EpisodeHooks, EpisodeRunner } from '../../runtime/episode/runner.js';
-import { type EpisodeRuntime } from '../../runtime/episode/runtime.js';
-import { createEpisodeRuntime } from '../../wiring/episode-runtime.js';
-import type { EpisodeOutcome, EpisodeRequest } from '../../schemas/episode.js';
-import type { Trajectory } from '../../schemas/trajectory.js';
-import { CampaignConfig } from '../../schemas/campaign.js';
-import { campaign } from '../../workflows/campaign.js';
-import { statusQuery } from '../../workflows/definitions.js';
-import { startControlWorker, type RunningWorker } from '../../workers/control.js';
-import { startEpisodeWorker } from '../../workers/episodes.js';
-import { uniqueName } from '../helpers/index.js';
-import { sharedWorkflowBundle } from '../pipeline/bundle.js';
-import { startStandInGpuWorker } from '../pipeline/stand-in-gpu-worker.js';
+import { loadConfig } from '../../infra/config.js';
+import type { CampaignResult } from '../../workflows/campaign.js';
 
 // Follows docs/domain-packs.md from scratch, as a new user would, in a fresh temporary directory outside the
 // repository: scaffold, build with tsc against the emitted declarations, the pack's own test, check, generate,
-// validate, verify, one episode, and a smoke campaign whose workers load the pack from its configuration file.
+// validate, verify, one episode, and `finalstate demo --pack .`: the real smoke campaign (base model built on the
+// pack's tasks, served by the policy server, trained by the Python gpu worker) to its report.
 process.env.FINALSTATE_LOG_LEVEL ??= 'ERROR';
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'finalstate-tutorial-'));
 const packDir = path.join(work, 'bike-rental');
@@ -35,39 +20,6 @@ const packConfig = path.join(packDir, 'finalstate.config.json');
 const { FINALSTATE_DOMAIN_MODULES: _unused, ...inherited } = process.env;
 /** The tutorial's shell: the pack registered through its config file only. */
 const env = { ...inherited, FINALSTATE_CONFIG: packConfig };
-
-/**
- * TEST-ONLY STAND-IN for a served model's token trajectory. The episodes are real (the DatabaseEpisodeRunner with the
- * oracle policy, on the pack's database and grader); the oracle samples no tokens, and a GRPO step needs some, so
- * each outcome gets a tiny trajectory (as test/pipeline's seeded runner writes) for buildBatch and the stand-in gpu
- * worker. A model is what a CI run cannot have.
- */
-class TrainableOracleRunner implements EpisodeRunner {
-  constructor(
-    private readonly inner: EpisodeRunner,
-    private readonly artifacts: ArtifactStore,
-  ) {}
-  async run(request: EpisodeRequest, hooks?: EpisodeHooks): Promise<EpisodeOutcome> {
-    const outcome = await this.inner.run(request, hooks);
-    const trajectory: Trajectory = {
-      tokenIds: [1, 10 + outcome.reward, 2],
-      lossMask: [0, 1, 1],
-      rolloutLogprobs: [0, -0.5, -0.25],
-      segments: [
-        { kind: 'observation', start: 0, end: 1, textStart: 0, textEnd: 1 },
-        { kind: 'sample', start: 1, end: 3, textStart: 1, textEnd: 3, policyVersion: 'oracle', finishReason: 'stop' },
-      ],
-      policyVersions: ['oracle'],
-      drift: null,
-      trainable: true,
-    };
-    const trajectoryUri = await this.artifacts.put(
-      `${request.episodeId}/stand-in-trajectory.json`,
-      JSON.stringify(trajectory),
-    );
-    return { ...outcome, trajectoryUri, trainable: true };
-  }
-}
 
 function run(file: string, args: string[], cwd = packDir): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -96,7 +48,7 @@ before(async () => {
 });
 after(() => fs.rmSync(work, { recursive: true, force: true }));
 
-test('the tutorial, step by step: an external pack builds, generates, validates, verifies, runs an episode and a smoke campaign', async (t) => {
+test('the tutorial, step by step: an external pack builds, generates, validates, verifies, runs an episode and a campaign to its report', async (t) => {
   const started = Date.now();
   const step = (label: string) => t.diagnostic(`${label}: ${((Date.now() - started) / 1000).toFixed(1)} s`);
 
@@ -110,7 +62,7 @@ test('the tutorial, step by step: an external pack builds, generates, validates,
   ok(await run(process.execPath, ['--test', 'dist/test/']), "the pack's own test");
   step('scaffolded and built');
 
-  const check = await finalstate('tasks', 'check', '--count', '400', '--json');
+  const check = await finalstate('tasks', 'check', '--json');
   ok(check, 'tasks check');
   const [sample] = JSON.parse(check.stdout) as { domain: string; tasks: number; violations: number }[];
   assert.deepEqual(
@@ -121,14 +73,17 @@ test('the tutorial, step by step: an external pack builds, generates, validates,
   const withoutDir = await finalstate('tasks', 'generate');
   assert.equal(withoutDir.code, 2);
   assert.match(withoutDir.stderr, /--dir is required for the external pack bike_rental/);
-  const generated = await finalstate('tasks', 'generate', '--dir', 'tasks', '--count', '6');
+  const generated = await finalstate('tasks', 'generate', '--dir', 'tasks', '--count', '8');
   ok(generated, 'tasks generate');
-  assert.match(generated.stderr, /^note: bike_rental does not serve the mini profile; skipped$/m);
   assert.deepEqual(fs.readdirSync(path.join(packDir, 'tasks')).sort(), [
     'bike_rental-eval-full.jsonl',
     'bike_rental-eval-full.manifest.json',
+    'bike_rental-eval-mini.jsonl',
+    'bike_rental-eval-mini.manifest.json',
     'bike_rental-train-full.jsonl',
     'bike_rental-train-full.manifest.json',
+    'bike_rental-train-mini.jsonl',
+    'bike_rental-train-mini.manifest.json',
   ]);
   ok(await finalstate('tasks', 'validate', 'tasks/bike_rental-train-full.jsonl'), 'tasks validate');
   step('generated and validated');
@@ -141,8 +96,8 @@ test('the tutorial, step by step: an external pack builds, generates, validates,
     noop: { passed: number; readOnly: number };
     mutations: { total: number; failedAsExpected: number };
   };
-  assert.equal(counts.tasks, 12);
-  assert.equal(counts.oracle.passed, 12);
+  assert.equal(counts.tasks, 32);
+  assert.equal(counts.oracle.passed, 32);
   assert.equal(counts.noop.passed, counts.noop.readOnly);
   assert.ok(
     counts.mutations.total >= 6 && counts.mutations.failedAsExpected === counts.mutations.total,
@@ -161,105 +116,88 @@ test('the tutorial, step by step: an external pack builds, generates, validates,
   assert.equal((JSON.parse(episode.stdout) as { outcome: { reward: number } }).outcome.reward, 1);
   step('one episode');
 
-  // The smoke campaign: workers read the same configuration file (its `domains`) as the commands above.
-  const config = loadConfig({ file: packConfig });
-  assert.deepEqual(config.domains, ['./dist/src/index.js']);
-  const queues = {
-    control: uniqueName('tut-control'),
-    episodes: uniqueName('tut-episodes'),
-    gpu: uniqueName('tut-gpu'),
-  };
-  const campaignId = uniqueName('tutorial');
-  const workers: RunningWorker[] = [];
-  let runtime: EpisodeRuntime | undefined;
-  const client = await connectClient(config);
-  const pool = new pg.Pool({ ...connectionConfig(config), max: 1 });
+  // The last step: a campaign on the pack in one command, with the pack's config file as the only registration.
+  const demo = await finalstate('demo', '--pack', '.', '--fresh', '--json');
+  ok(demo, 'finalstate demo --pack .');
+  const out = JSON.parse(demo.stdout) as { campaignId: string; trainedStep: number; poolSize: number; report: string };
+  assert.match(out.campaignId, /^demo-smoke-bike-rental-[0-9a-f]{10}-r\d+$/);
+  assert.equal(out.trainedStep, 1);
+  assert.ok(out.poolSize > 0, "the probe of the pack's training tasks froze a pool");
+  assert.match(fs.readFileSync(out.report, 'utf8'), /bike_rental/, "the report shows the pack's domain");
+  const client = await connectClient(loadConfig({ env }));
   try {
-    runtime = await createEpisodeRuntime(config, { backend: { sparesPerTemplate: 0 } });
-    assert.ok(runtime.backend.registry.has('bike_rental'), 'the episode runtime loaded the pack from the config file');
-    const artifacts = new LocalArtifactStore(path.join(work, 'artifacts'));
-    workers.push(
-      await startControlWorker(config, {
-        taskQueue: queues.control,
-        workflowBundle: await sharedWorkflowBundle(),
-        deps: { artifacts },
-      }),
-    );
-    workers.push(
-      await startEpisodeWorker(config, {
-        runner: new TrainableOracleRunner(runtime.runner, artifacts),
-        taskQueue: queues.episodes,
-        concurrency: 4,
-        shutdownGraceTime: '2 seconds',
-      }),
-    );
-    workers.push(await startStandInGpuWorker(config, queues.gpu));
-    const tasksDir = path.join(packDir, 'tasks');
-    const campaignConfig = {
-      ...CampaignConfig.parse({
-        campaignId,
-        policy: { kind: 'oracle' },
-        tasks: {
-          train: { taskSet: tasksDir, split: 'train', limit: 3 },
-          eval: { taskSet: tasksDir, split: 'eval', limit: 3 },
-        },
-        probing: { n: 1, nMax: 1, adaptive: false, window: 4 },
-        selection: { keep: [0, 1, 2, 3, 4] },
-        steps: 1,
-        groupsPerStep: 1,
-        rolloutsPerGroup: 2,
-        maxReplacementRounds: 0,
-        keepZeroVarianceGroups: true,
-        update: { baseModel: '/nonexistent/base-model' },
-        evaluation: { everySteps: 1, k: 1, window: 4 },
-        episodes: { maxAttempts: 2, initialInterval: '100ms', maximumInterval: '500ms', heartbeatTimeout: '30s' },
-        taskQueues: queues,
-      }),
-      taskQueues: queues,
-    };
-    const handle = await client.workflow.start(campaign, {
-      taskQueue: queues.control,
-      workflowId: campaignId,
-      args: [{ config: campaignConfig }],
-    });
-    // A failed step parks the campaign (phase step-failed, waiting for replay-step) instead of ending it: watch for it.
-    let settled = false;
-    const watcher = (async () => {
-      while (!settled) {
-        await new Promise((resolve) => setTimeout(resolve, 500));
-        if (settled) return;
-        const status = await handle.query(statusQuery).catch(() => undefined);
-        if (status?.phase === 'step-failed') throw new Error(`the campaign's step failed: ${JSON.stringify(status)}`);
-      }
-    })();
-    const state = await Promise.race([
-      handle.result().then((r) => r.state),
-      watcher.then(() => undefined as never),
-    ]).finally(() => (settled = true));
-    await watcher;
+    const { state } = (await client.workflow.getHandle(out.campaignId).result()) as CampaignResult;
     assert.equal(state.phase, 'done');
-    assert.equal(state.step, 1);
-    assert.deepEqual(
-      state.evalPoints.map((e) => e.step),
-      [0, 1],
-    );
-    const rows = await pool.query<{ reward: number }>(
-      'SELECT reward FROM campaign_result_rows WHERE campaign_id = $1',
-      [campaignId],
-    );
-    assert.ok(rows.rows.length >= 3 + 2 + 3 + 3, `${rows.rows.length} result rows`);
     assert.ok(
-      rows.rows.every((r) => r.reward === 1),
-      'every oracle episode of the pack earned 1',
+      state.pool!.every((id) => id.startsWith('bike_rental.')),
+      `the pool holds the pack's training tasks only: ${state.pool!.join(', ')}`,
     );
   } finally {
-    for (const w of workers.reverse()) await w.stop().catch(() => undefined);
-    await runtime?.close();
-    await pool.query('DELETE FROM campaign_result_rows WHERE campaign_id = $1', [campaignId]).catch(() => undefined);
-    await pool.end();
     await client.connection.close();
   }
-  step('smoke campaign');
+  step('campaign (finalstate demo --pack)');
 
   assert.equal(await repoState(), repoBefore, 'following the tutorial wrote nothing into the repository');
+});
+
+test('a scaffolded pack holds no absolute path, and builds and verifies after being copied to another layout', async () => {
+  const first = path.join(work, 'laptop', 'packs', 'desk');
+  ok(await finalstate('domain', 'init', first), 'domain init');
+  // Everything the user commits (all but node_modules) is free of the machine's paths.
+  const committed = (dir: string, prefix = ''): string[] =>
+    fs
+      .readdirSync(dir, { withFileTypes: true })
+      .filter((e) => e.name !== 'node_modules')
+      .flatMap((e) =>
+        e.isDirectory() ? committed(path.join(dir, e.name), path.join(prefix, e.name)) : [path.join(prefix, e.name)],
+      );
+  for (const file of committed(first)) {
+    const text = fs.readFileSync(path.join(first, file), 'utf8');
+    // An absolute path starts with the root: "../../work/finalstate" (relative) contains the root's text, not at its start.
+    for (const absolute of [fromRoot(), work])
+      assert.doesNotMatch(
+        text,
+        new RegExp(`(^|[^.\\w/])${absolute.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`),
+        `${file} names ${absolute}`,
+      );
+  }
+  assert.ok(!path.isAbsolute(fs.readlinkSync(path.join(first, 'node_modules', 'finalstate'))));
+  const spec = (
+    JSON.parse(fs.readFileSync(path.join(first, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }
+  ).devDependencies.finalstate!;
+  assert.match(spec, /^file:\.\.\//, 'finalstate is a dependency by a path relative to the pack');
+
+  // Another machine: the committed files at another depth, finalstate installed from its own path there, as
+  // `npm install -D <path to finalstate>` does (the dependency rewritten relative to the pack, a relative link).
+  const moved = path.join(work, 'ci', 'checkout', 'teams', 'support', 'desk');
+  for (const file of committed(first)) {
+    fs.mkdirSync(path.dirname(path.join(moved, file)), { recursive: true });
+    fs.copyFileSync(path.join(first, file), path.join(moved, file));
+  }
+  const relative = path.relative(moved, fromRoot());
+  ok(await run('npm', ['pkg', 'set', `devDependencies.finalstate=file:${relative}`], moved), 'npm pkg set');
+  fs.mkdirSync(path.join(moved, 'node_modules'));
+  fs.symlinkSync(
+    path.relative(path.join(moved, 'node_modules'), fromRoot()),
+    path.join(moved, 'node_modules', 'finalstate'),
+  );
+
+  ok(await run(process.execPath, [fromRoot('node_modules', 'typescript', 'bin', 'tsc'), '-p', moved], moved), 'tsc');
+  ok(await run(process.execPath, ['--test', 'dist/test/'], moved), "the pack's own test");
+  const copied = { ...env, FINALSTATE_CONFIG: path.join(moved, 'finalstate.config.json') };
+  const cli = (...args: string[]) =>
+    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
+      execFile(
+        process.execPath,
+        [fromRoot('bin', 'finalstate.js'), ...args],
+        { cwd: moved, env: copied },
+        (err, stdout, stderr) =>
+          resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+      ),
+    );
+  ok(await cli('tasks', 'check', '--count', '100'), 'tasks check');
+  ok(await cli('tasks', 'generate', '--dir', 'tasks', '--count', '3', '--split', 'eval'), 'tasks generate');
+  const verify = await cli('tasks', 'verify', '--dir', 'tasks', '--json');
+  ok(verify, 'tasks verify');
+  assert.equal((JSON.parse(verify.stdout) as { oracle: { passed: number } }).oracle.passed, 6);
 });

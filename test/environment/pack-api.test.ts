@@ -157,7 +157,7 @@ describe('packs named in the configuration file', () => {
     assert.ok(both.has('fixture_helpdesk'), 'the same module named twice is loaded once');
     assert.throws(
       () => registry.get('atlantis'),
-      /unknown domain "atlantis".*register an external pack with `"domains"/s,
+      /unknown domain "atlantis".*register the pack that defines it: name its built module .* in "domains" of the configuration file .* or in FINALSTATE_DOMAIN_MODULES/s,
     );
   });
 
@@ -229,11 +229,148 @@ describe('tasks generate on external packs', () => {
     assert.equal(result.code, 2, result.stderr);
     assert.match(
       result.stderr,
-      /fixture_invariant train\/full: 1 task\(s\) break an invariant; nothing was written\n {2}\S+cancel-O-1: no-cancel-of-O-1: cancels O-1/,
+      /fixture_invariant train\/full: 1 violation\(s\) of the invariants; nothing was written\n {2}FAIL no-cancel-of-O-1: 1 violation\(s\)\n {9}1 x cancels O-1 \(e\.g\. \S+\)/,
     );
     assert.ok(!fs.existsSync(out));
     const check = await cli(['tasks', 'check', '--count', '50', '--json'], module);
     assert.equal(check.code, 1);
     assert.ok((JSON.parse(check.stdout) as { violations: number }[])[0]!.violations > 0);
+  });
+});
+
+describe('invariants a pack owns', () => {
+  const fixtureUrl = JSON.stringify(pathToFileURL(fixtureModule).href);
+  const apiUrl = JSON.stringify(pathToFileURL(fromRoot('dist', 'domains', 'api.js')).href);
+  const writeModule = (name: string, body: string) => {
+    const file = path.join(tmp, `${name}.mjs`);
+    fs.writeFileSync(
+      file,
+      `import { fixtureHelpdeskDomain as base } from ${fixtureUrl};\nimport * as api from ${apiUrl};\n${body}\n`,
+    );
+    return file;
+  };
+  // Every task that writes is tagged `refuse` too: the business records refusals (here by writing).
+  const recording = (name: string, extra: string) =>
+    `export const domains = [{ ...base, name: '${name}', ${extra} generateTasks: (o) => base.generateTasks(o).map((t) => ({ ...t, domain: '${name}', tags: t.tags.includes('read-only') ? t.tags : [...t.tags, 'refuse'] })) }];`;
+
+  it('tasks check prints one grouped line per cause with its count, what the rule protects and how to turn it off', async () => {
+    const module = writeModule('records-refusals', recording('fixture_records', ''));
+    const check = await cli(['tasks', 'check', '--count', '50'], module);
+    assert.equal(check.code, 1, check.stderr);
+    const violations = Number(/(\d+) violation\(s\)$/m.exec(check.stdout)![1]);
+    assert.ok(violations >= 4, check.stdout);
+    assert.match(
+      check.stdout,
+      new RegExp(
+        `FAIL refusals-are-read-only \\(built-in\\), concerned \\d+ task\\(s\\): ${violations} violation\\(s\\)\\n {9}${violations} x tagged refuse but its golden calls write \\(e\\.g\\. [^)]+\\)\\n {9}it catches .+\\n {9}turn it off \\(turnOffInvariants, with the reason\\) only when .+refusalsWriteOnly.+docs/domain-packs\\.md#invariants-and-tasks-check`,
+      ),
+    );
+    assert.ok(check.stdout.split('\n').length < 12, `one line per cause, not per task:\n${check.stdout}`);
+  });
+
+  it('a pack turns a built-in invariant off with a reason and states its own rule in its place', async () => {
+    const module = writeModule(
+      'records-refusals-owned',
+      recording(
+        'fixture_owned',
+        "turnOffInvariants: { 'refusals-are-read-only': 'a refusal is recorded by a write' }, invariants: [api.refusalsWriteOnly(base.tools, ['cancel_order', 'open_ticket', 'update_email'])],",
+      ),
+    );
+    const check = await cli(['tasks', 'check', '--count', '50'], module);
+    assert.equal(check.code, 0, check.stdout + check.stderr);
+    assert.match(check.stdout, /ok {3}refusals-write-only-records, concerned \d+ task\(s\): holds/);
+    assert.match(
+      check.stdout,
+      /off {2}refusals-are-read-only \(built-in\), turned off by the pack: a refusal is recorded by a write/,
+    );
+    const narrower = writeModule(
+      'records-refusals-narrow',
+      recording(
+        'fixture_narrow',
+        "turnOffInvariants: { 'refusals-are-read-only': 'tickets record refusals' }, invariants: [api.refusalsWriteOnly(base.tools, ['open_ticket'])],",
+      ),
+    );
+    const caught = await cli(['tasks', 'check', '--count', '50'], narrower);
+    assert.equal(caught.code, 1);
+    assert.match(
+      caught.stdout,
+      /FAIL refusals-write-only-records.*\n {9}\d+ x a refusal that writes with cancel_order/,
+    );
+  });
+
+  it('refuses a pack that turns off an unknown invariant or gives no reason', () => {
+    const registry = new DomainRegistry();
+    assert.throws(
+      () =>
+        registry.register({
+          ...fixtureHelpdeskDomain,
+          name: 'fixture_typo',
+          turnOffInvariants: { 'refusal-read-only': 'x' },
+        }),
+      /turnOffInvariants names "refusal-read-only", which is no built-in invariant \(refusals-are-read-only\)/,
+    );
+    assert.throws(
+      () =>
+        registry.register({
+          ...fixtureHelpdeskDomain,
+          name: 'fixture_noreason',
+          turnOffInvariants: { 'refusals-are-read-only': ' ' },
+        }),
+      /turnOffInvariants\.refusals-are-read-only needs a reason/,
+    );
+  });
+});
+
+describe('errors that say what to do', () => {
+  it('a profile without task types is one line naming the profile and the fix; check --profile takes one profile', async () => {
+    const file = path.join(tmp, 'no-mini-types.mjs');
+    fs.writeFileSync(
+      file,
+      `import { fixtureHelpdeskDomain as base } from ${JSON.stringify(pathToFileURL(fixtureModule).href)};
+import { generateFromScenarios } from ${JSON.stringify(pathToFileURL(fromRoot('dist', 'domains', 'api.js')).href)};
+const scenarios = [{ type: 'only_full', profiles: ['full'], build: () => { throw new Error('not reached'); } }];
+export const domains = [{ ...base, name: 'fixture_nomini', generateTasks: (o) => generateFromScenarios({ domain: 'fixture_nomini', scenarios, tools: base.tools, profileTools: base.profileTools, clock: () => new Date(0) }, o) }];
+`,
+    );
+    const check = await cli(['tasks', 'check', '--profile', 'mini', '--count', '5'], file);
+    assert.equal(check.code, 2);
+    assert.equal(
+      check.stderr.trim(),
+      "finalstate tasks check: fixture_nomini train/mini: the generator failed: fixture_nomini: no task type serves profile mini; add 'mini' to the profiles of a scenario, or drop policy.mini and profileTools.mini to serve full only",
+    );
+    const fullOnly = path.join(tmp, 'full-only.mjs');
+    fs.writeFileSync(
+      fullOnly,
+      `import { fixtureHelpdeskDomain as base } from ${JSON.stringify(pathToFileURL(fixtureModule).href)};
+export const domains = [{ ...base, name: 'fixture_fullonly', policy: { full: base.policy.full }, profileTools: { full: base.profileTools.full } }];
+`,
+    );
+    const notServed = await cli(['tasks', 'check', '--domain', 'fixture_fullonly', '--profile', 'mini'], fullOnly);
+    assert.equal(notServed.code, 2);
+    assert.match(
+      notServed.stderr,
+      /fixture_fullonly does not serve the mini profile \(it declares no policy\.mini and profileTools\.mini\)/,
+    );
+  });
+
+  it('a pack importing finalstate internals is told what to import from finalstate/domain and where the table is', async () => {
+    const dir = path.join(tmp, 'old-pack');
+    fs.mkdirSync(path.join(dir, 'node_modules'), { recursive: true });
+    fs.symlinkSync(fromRoot(), path.join(dir, 'node_modules', 'finalstate'), 'dir');
+    fs.writeFileSync(
+      path.join(dir, 'index.mjs'),
+      "import { ToolRejection } from 'finalstate/dist/environment/domain.js';\nexport const domains = [];\n",
+    );
+    await assert.rejects(
+      defaultRegistry({ config: { domains: ['./index.mjs'], configDir: dir }, env: {} }),
+      (err: Error) => {
+        assert.match(err.message, /ERR_PACKAGE_PATH_NOT_EXPORTED|is not defined by "exports"/);
+        assert.match(
+          err.message,
+          /finalstate\/dist\/environment\/domain\.js is internal: a pack imports only the public API finalstate\/domain\. Instead: import \{ [^}]*ToolRejection[^}]* \} from 'finalstate\/domain'\. Old imports and their public names: docs\/domain-packs\.md#migrating-from-internal-imports/,
+        );
+        return true;
+      },
+    );
   });
 });

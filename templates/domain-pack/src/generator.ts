@@ -2,7 +2,9 @@ import {
   addDays,
   addHours,
   call,
+  FIRST_NAMES,
   iso,
+  LAST_NAMES,
   requestDraft,
   sqlString,
   type Party,
@@ -26,11 +28,9 @@ const vocabulary: RequestVocabulary<Member> = {
   priority: (m) => RULES.priority[m.tier]!,
 };
 
-const NAMES = ['Alex Kim', 'Sam Novak', 'Noor Haddad', 'Elena Rossi', 'Mateo Costa', 'Aiko Sato'];
-
 /** The task's own rows, ids built from ctx.n (unique per task, disjoint between splits). */
 function fixture(ctx: ScenarioContext, extensions: number) {
-  const name = ctx.rng.pick(NAMES);
+  const name = `${ctx.rng.pick(FIRST_NAMES)} ${ctx.rng.pick(LAST_NAMES)}`;
   const member: Member = {
     id: `MEM-${ctx.n}`,
     full_name: name,
@@ -61,16 +61,17 @@ const rentalRow = (id: string, expect: Record<string, unknown>) => ({
 });
 const dueText = (d: Date) => d.toISOString().slice(0, 16);
 
-/** A question answered from the rental: read-only. */
+/** A question answered from the rental: read-only. Each type serves both profiles (mini: the query names the id). */
 const rentalInfo: Scenario = {
   type: 'rental_info',
-  profiles: ['full'],
+  profiles: ['full', 'mini'],
   build(ctx) {
     const { member, rental, init } = fixture(ctx, ctx.rng.int(0, 2));
     return requestDraft(vocabulary, ctx, {
       party: member,
       refId: rental.rental_id,
       init,
+      miniQuery: `When is rental ${rental.rental_id} due?`,
       fullQuery: `How many hours do I have left on rental ${rental.rental_id}?`,
       goal: `learn when rental ${rental.rental_id} is due.`,
       actions: [],
@@ -84,7 +85,7 @@ const rentalInfo: Scenario = {
 /** Extend by the days asked: ticket first, then the write, then the ticket solved. */
 const extendRental: Scenario = {
   type: 'extend_rental',
-  profiles: ['full'],
+  profiles: ['full', 'mini'],
   build(ctx) {
     const { member, rental, init } = fixture(ctx, ctx.rng.int(0, RULES.maxExtensions - 1));
     const days = ctx.rng.int(1, 3);
@@ -92,6 +93,7 @@ const extendRental: Scenario = {
       party: member,
       refId: rental.rental_id,
       init,
+      miniQuery: `Please extend rental ${rental.rental_id} by ${days} day${days > 1 ? 's' : ''}.`,
       fullQuery: `Please extend my rental ${rental.rental_id} by ${days} day${days > 1 ? 's' : ''}.`,
       goal: `extend rental ${rental.rental_id} by ${days} days.`,
       actions: [call('extend_rental', { rental_id: rental.rental_id, days })],
@@ -106,16 +108,20 @@ const extendRental: Scenario = {
   },
 };
 
-/** Already extended the maximum number of times: refuse. A refusal is read-only (no ticket, no write). */
+/**
+ * Already extended the maximum number of times: refuse. A refusal is read-only (no ticket, no write), which the
+ * built-in invariant refusals-are-read-only checks on every task tagged `refuse`.
+ */
 const extendRefused: Scenario = {
   type: 'extend_refused',
-  profiles: ['full'],
+  profiles: ['full', 'mini'],
   build(ctx) {
     const { member, rental, init } = fixture(ctx, RULES.maxExtensions);
     return requestDraft(vocabulary, ctx, {
       party: member,
       refId: rental.rental_id,
       init,
+      miniQuery: `Please extend rental ${rental.rental_id} by 1 day.`,
       fullQuery: `Can you extend rental ${rental.rental_id} by one more day?`,
       goal: `extend rental ${rental.rental_id} once more.`,
       actions: [],

@@ -1,10 +1,12 @@
 import { addDays, addHours, auditGrading, defineDomain, generateFromScenarios, ticketGrading } from 'finalstate/domain';
 import { invariants, scenarios } from './generator.js';
 import { policy } from './policy.js';
+import { ruleBreakingPath } from './rule-breaking.js';
 import { schemaSql } from './schema.js';
 import { tools } from './tools.js';
 
-const profileTools = { full: tools.map((t) => t.name) };
+/** Tools per profile: full offers every tool; mini (tiny models) at most 6. */
+const profileTools = { full: tools.map((t) => t.name), mini: ['get_rental', 'extend_rental'] };
 
 /** The pack finalstate loads: this module exports `domains` (see finalstate.config.json). */
 export const pack = defineDomain({
@@ -23,6 +25,7 @@ export const pack = defineDomain({
   tools,
   profileTools,
   invariants,
+  ruleBreakingPath,
   generateTasks: (options) =>
     generateFromScenarios(
       {

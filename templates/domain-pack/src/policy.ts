@@ -19,6 +19,11 @@ report the durations you need (hours_until_due).
     rental and the member's priority (basic normal, gold high). Set it to solved after the change.
 3.2 Questions and refused requests need no ticket.
 `,
-  // A mini profile (tiny models: at most 6 tools, a policy of at most 1,500 characters) is optional:
-  // add `mini: '...'` here and `mini: [...]` to profileTools in index.ts, and let scenarios serve it.
+  // The mini profile is optional: for tiny models (the ~1M-parameter demo model that `finalstate demo --pack`
+  // trains), at most 6 tools and 1,500 characters, tasks of 1 to 3 calls whose query names every id. Without it
+  // (and profileTools.mini in index.ts, and 'mini' in the scenarios' profiles) the pack serves full only.
+  mini: `You are the support agent of a bike rental. First call get_rental with the rental id, then act or refuse.
+- Extend an active rental (extend_rental) by the days asked, 1 to 3, only if it was extended fewer than ${RULES.maxExtensions} times; otherwise refuse and change nothing.
+- Questions: answer from get_rental.
+- Otherwise refuse.`,
 };
