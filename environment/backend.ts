@@ -513,7 +513,7 @@ export class EnvironmentBackend {
  * configured bounds hold on every connection; a reattach also clears those defaults.
  */
 function sessionOptions(config: LoadedConfig): string {
-  const { statementTimeoutMs, idleInTransactionTimeoutMs } = config.postgres.episodeBounds;
+  const { statementTimeoutMs, idleInTransactionTimeoutMs, lockTimeoutMs } = config.postgres.episodeBounds;
   const settings: Record<string, string | number> = {
     TimeZone: 'UTC',
     DateStyle: 'ISO,MDY',
@@ -525,6 +525,7 @@ function sessionOptions(config: LoadedConfig): string {
     default_transaction_isolation: 'read\\ committed',
     statement_timeout: statementTimeoutMs,
     idle_in_transaction_session_timeout: idleInTransactionTimeoutMs,
+    lock_timeout: lockTimeoutMs,
   };
   return Object.entries(settings)
     .map(([k, v]) => `-c ${k}=${v}`)
