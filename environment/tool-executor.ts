@@ -311,7 +311,7 @@ export class EpisodeToolExecutor {
     switch (cut.reason) {
       case 'stuck':
         return new InfrastructureError(
-          `postgres: tool ${tool} on ${this.episode.database}: ${cut.message}; the call was abandoned and its session terminated (nothing was kept)`,
+          `postgres: tool ${tool} on ${this.episode.database}: ${cut.message}; the call was abandoned and its session terminated (unless it had committed, nothing was kept; the call records tell a retry which)`,
           'postgres',
         );
       case 'budget':

@@ -93,7 +93,7 @@ const statusOf = async (episode: Episode, order: string) =>
 const sessionAlive = async (episode: Episode, pid: number) =>
   (await episode.pool.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [pid])).rowCount === 1;
 
-describe('a tool that never settles, on the real PostgreSQL', () => {
+describe('tool calls under their bounds, on the real PostgreSQL', () => {
   const config = boundedConfig({ statementTimeoutMs: 1_000, lockTimeoutMs: 500, toolCallTimeoutMs: 2_000 });
   const backend = new EnvironmentBackend(config, new DomainRegistry([testDomain]), { sparesPerTemplate: 0 });
   after(async () => {
