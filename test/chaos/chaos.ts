@@ -17,8 +17,9 @@ Runs a small GRPO campaign (the smoke preset's tiny served model, several steps)
 PostgreSQL cluster and Temporal dev server under DIR, default .data/chaos, on free ports) with the real worker
 processes, first without faults (the baseline), then again with the same campaign id and seeds while it injects
 each fault: SIGKILL an episode worker mid-episode, SIGKILL the control worker, SIGKILL the gpu worker during an
-update, restart the Temporal dev server, restart PostgreSQL, stop the policy server for several seconds. A
-supervisor restarts what was killed. Prints the table of docs/reliability.md and exits 1 if an invariant fails.
+update, restart the Temporal dev server, restart PostgreSQL, stop the policy server for several seconds, stall it
+(SIGSTOP) past the episode clock, freeze the episode database sessions (hung tools). A supervisor restarts what was
+killed. Prints the table of docs/reliability.md and exits 1 if an invariant fails.
 
   --short   CI mode: one step, no baseline, an episode-worker SIGKILL and a PostgreSQL restart (about 2 minutes)
   --json    print the result as JSON instead of the table`;
@@ -30,6 +31,8 @@ export const FULL_FAULTS: PlannedFault[] = [
   { kind: 'gpu-worker-sigkill', slot: 'step-1/update' },
   { kind: 'control-worker-sigkill', slot: 'step-2/episodes' },
   { kind: 'temporal-restart', slot: 'step-3/episodes' },
+  { kind: 'episode-sessions-freeze', slot: 'step-4/episodes' },
+  { kind: 'policy-server-stall', slot: 'eval-4' },
 ];
 export const SHORT_FAULTS: PlannedFault[] = [
   { kind: 'episode-worker-sigkill', slot: 'probe' },
@@ -64,7 +67,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   const { log } = options;
   const started = performance.now();
   const removals = [(await clearDir(options.dir)).removed];
-  const steps = options.short ? 1 : 3;
+  const steps = options.short ? 1 : 4;
   const faults = options.short ? SHORT_FAULTS : FULL_FAULTS;
   const campaignId = `chaos-${options.short ? 'short' : 'full'}`;
   const { preset } = loadPreset('smoke');

@@ -1,5 +1,7 @@
 import type { ChaosStack } from './stack.js';
 import type { ChaosFleet } from './processes.js';
+import { sleep } from '../../infra/stack/process.js';
+import { freezeEpisodeSessions } from './freeze.js';
 
 export const FAULT_KINDS = [
   'episode-worker-sigkill',
@@ -8,6 +10,8 @@ export const FAULT_KINDS = [
   'temporal-restart',
   'postgres-restart',
   'policy-server-stop',
+  'policy-server-stall',
+  'episode-sessions-freeze',
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
@@ -61,6 +65,23 @@ export function due(fault: PlannedFault, m: Moment): boolean {
 
 const seconds = (since: number) => Math.round((performance.now() - since) / 100) / 10;
 
+/**
+ * The agent's clock of the chaos campaign's episodes (limits.timeoutMs): its tool calls take well under a second, so
+ * only an outage counted against it could run it out, and the policy-server stall is longer.
+ */
+export const CHAOS_CLOCK_MS = 8_000;
+
+/**
+ * The policy server stopped (SIGSTOP) this long, longer than the campaign's episode clock (CHAOS_CLOCK_MS): a model
+ * server that stalls under load. Shorter than the policy client's per-call timeout, so the waits end when it continues.
+ */
+export const POLICY_STALL_MS = 15_000;
+/**
+ * Episode sessions frozen this long: past the statement timeout (10 s) plus the grace after which a tool call's
+ * unanswered statement counts as stuck (5 s), so the frozen tool calls end as infrastructure failures.
+ */
+export const SESSION_FREEZE_MS = 20_000;
+
 /** Injects one fault and, like a supervisor, brings back what it took down. Resolves once all of it is back. */
 export async function inject(
   kind: FaultKind,
@@ -95,6 +116,19 @@ export async function inject(
       await stack.restartPostgres(3000);
       detail = 'pg_ctl stop -m immediate (a crash), 3 s down, started again (WAL recovery)';
       break;
+    case 'policy-server-stall': {
+      const pid = fleet.policyServer.pid!;
+      process.kill(pid, 'SIGSTOP');
+      await sleep(POLICY_STALL_MS);
+      process.kill(pid, 'SIGCONT');
+      detail = `SIGSTOP pid ${pid}, ${POLICY_STALL_MS / 1000} s stopped (the episode clock is ${CHAOS_CLOCK_MS / 1000} s), SIGCONT`;
+      break;
+    }
+    case 'episode-sessions-freeze': {
+      const frozen = await freezeEpisodeSessions(stack.config, SESSION_FREEZE_MS);
+      detail = `SIGSTOP the ${frozen} PostgreSQL processes of episode sessions, ${SESSION_FREEZE_MS / 1000} s stopped, SIGCONT`;
+      break;
+    }
     case 'policy-server-stop': {
       const pid = fleet.policyServer.pid;
       await fleet.policyServer.kill('SIGTERM');

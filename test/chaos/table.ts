@@ -26,6 +26,8 @@ const FAULT_LABELS: Record<FaultKind, string> = {
   'temporal-restart': 'restart Temporal dev server',
   'postgres-restart': 'restart PostgreSQL',
   'policy-server-stop': 'stop policy server',
+  'policy-server-stall': 'stall policy server past the episode clock',
+  'episode-sessions-freeze': 'freeze episode database sessions (hung tools)',
 };
 
 /** "step-2/update" -> step 2, phase update; "probe" -> step 0, phase probe. */
