@@ -8,6 +8,12 @@ export interface EpisodeDeps {
   runner: EpisodeRunner;
 }
 
+/** How often a running episode heartbeats (a third of the heartbeat timeout, between 1 and 10 s). */
+export function heartbeatEveryMs(heartbeatTimeoutMs: number | undefined): number | undefined {
+  if (!heartbeatTimeoutMs) return undefined;
+  return Math.min(10_000, Math.max(1_000, Math.floor(heartbeatTimeoutMs / 3)));
+}
+
 /**
  * Cancellation reasons that end this attempt but not the episode: Temporal gave up on the attempt (its heartbeat
  * timeout passed, so a retry is on its way) or the worker is shutting down. The runner sees them as an
@@ -41,17 +47,28 @@ function episodeSignal(context: Context): AbortSignal {
 }
 
 /**
- * runEpisode wraps the episode runtime: a task outcome (any reward) is the return value; a heartbeat goes out once the
- * episode database is open and once per completed turn, so a worker that dies mid-episode is noticed after the
- * heartbeat timeout and the attempt is retried. The attempt number fences the episode database (see EpisodeHooks).
+ * runEpisode wraps the episode runtime: a task outcome (any reward) is the return value. While the attempt runs it
+ * heartbeats every few seconds, with the number of agent turns done (`{ turn }`, sent at once when a turn is done),
+ * so a worker that dies mid-episode or is cut off from Temporal is noticed after the heartbeat timeout and the
+ * attempt retried. A slow policy server, user simulator or tool is not a dead worker: every one of those waits has
+ * its own per-call timeout, past which the attempt fails on its own with an InfrastructureError that names the
+ * component and the wait, so the heartbeat timeout never has to be longer than the slowest of them.
+ * The attempt number fences the episode database (see EpisodeHooks).
  */
 export function createEpisodeActivities({ runner }: EpisodeDeps) {
   return {
     async runEpisode(request: EpisodeRequest): Promise<EpisodeOutcome> {
       const context = Context.current();
+      let turns = 0;
+      const beat = () => context.heartbeat({ turn: turns });
+      const every = heartbeatEveryMs(context.info.heartbeatTimeoutMs);
+      const ticker = every === undefined ? undefined : setInterval(beat, every);
       try {
         return await runner.run(request, {
-          onTurn: (turn) => context.heartbeat({ turn }),
+          onTurn: (turn) => {
+            turns = turn;
+            beat();
+          },
           signal: episodeSignal(context),
           attempt: context.info.attempt,
         });
@@ -75,6 +92,8 @@ export function createEpisodeActivities({ runner }: EpisodeDeps) {
           });
         }
         throw err;
+      } finally {
+        clearInterval(ticker);
       }
     },
   };

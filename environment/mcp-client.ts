@@ -4,7 +4,15 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { InfrastructureError } from '../core/errors.js';
-import { META_CALL_INDEX, META_INDEX_CONFLICT, META_INFRASTRUCTURE_ERROR, META_TOOL_FAULT } from './mcp-server.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import {
+  META_BUDGET_MS,
+  META_BUDGET_SPENT,
+  META_CALL_INDEX,
+  META_INDEX_CONFLICT,
+  META_INFRASTRUCTURE_ERROR,
+  META_TOOL_FAULT,
+} from './mcp-server.js';
 import { ToolCallIndexConflict } from './tool-executor.js';
 
 export interface ToolInfo {
@@ -24,23 +32,40 @@ export interface ToolCallResult {
   callIndex?: number;
   /** Set when the handler failed with a bug rather than rejecting the call (nothing was kept). */
   fault?: string;
+  /** Set when the call was stopped because the budget the caller gave it ran out (nothing was kept). */
+  budgetSpent?: true;
+}
+
+export interface McpClientOptions {
+  /**
+   * How long a tool call may go unanswered (the SDK's default is 60 s). An in-process server bounds its calls itself
+   * (toolCallTimeoutMs, the statement timeout); a call unanswered past this is a server that lost track of it.
+   */
+  callTimeoutMs?: number;
 }
 
 /** A small MCP client for one episode's tool server: list tools, call them, close. */
 export class EpisodeMcpClient {
-  private constructor(private readonly client: Client) {}
+  private constructor(
+    private readonly client: Client,
+    private readonly options: McpClientOptions,
+  ) {}
 
-  static async connect(transport: Transport, name = 'finalstate-client'): Promise<EpisodeMcpClient> {
+  static async connect(
+    transport: Transport,
+    name = 'finalstate-client',
+    options: McpClientOptions = {},
+  ): Promise<EpisodeMcpClient> {
     const client = new Client({ name, version: '0.1.0' });
     await client.connect(transport);
-    return new EpisodeMcpClient(client);
+    return new EpisodeMcpClient(client, options);
   }
 
   /** Connect to a server in this process (the default for episodes). */
-  static async inProcess(server: McpServer): Promise<EpisodeMcpClient> {
+  static async inProcess(server: McpServer, options: McpClientOptions = {}): Promise<EpisodeMcpClient> {
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     await server.connect(serverSide);
-    return EpisodeMcpClient.connect(clientSide);
+    return EpisodeMcpClient.connect(clientSide, 'finalstate-client', options);
   }
 
   instructions(): string | undefined {
@@ -57,16 +82,30 @@ export class EpisodeMcpClient {
     }));
   }
 
+  /** `budgetMs`: the time the call may take (what is left of the episode's clock); past it the server stops it. */
   async callTool(
     name: string,
     args: Record<string, unknown>,
-    options: { callIndex?: number } = {},
+    options: { callIndex?: number; budgetMs?: number } = {},
   ): Promise<ToolCallResult> {
-    const result = await this.client.callTool({
-      name,
-      arguments: args,
-      ...(options.callIndex !== undefined ? { _meta: { [META_CALL_INDEX]: options.callIndex } } : {}),
-    });
+    const meta = {
+      ...(options.callIndex !== undefined ? { [META_CALL_INDEX]: options.callIndex } : {}),
+      ...(options.budgetMs !== undefined ? { [META_BUDGET_MS]: Math.max(0, Math.floor(options.budgetMs)) } : {}),
+    };
+    let result;
+    try {
+      result = await this.client.callTool(
+        { name, arguments: args, ...(Object.keys(meta).length > 0 ? { _meta: meta } : {}) },
+        undefined,
+        this.options.callTimeoutMs !== undefined ? { timeout: this.options.callTimeoutMs } : {},
+      );
+    } catch (err) {
+      if (err instanceof McpError && err.code === (ErrorCode.RequestTimeout as number))
+        throw new InfrastructureError(`mcp: tool ${name} had no answer from its server: ${err.message}`, 'mcp', {
+          cause: err,
+        });
+      throw err;
+    }
     const infra = result._meta?.[META_INFRASTRUCTURE_ERROR] as { component?: string; message?: string } | undefined;
     if (infra)
       throw new InfrastructureError(infra.message ?? 'tool server infrastructure error', infra.component ?? 'mcp');
@@ -86,6 +125,7 @@ export class EpisodeMcpClient {
       structured,
       ...(typeof callIndex === 'number' ? { callIndex } : {}),
       ...(typeof fault === 'string' ? { fault } : {}),
+      ...(typeof result._meta?.[META_BUDGET_SPENT] === 'string' ? { budgetSpent: true as const } : {}),
     };
   }
 

@@ -39,10 +39,17 @@ export function isStaleAttempt(err: unknown): boolean {
  */
 const INFRASTRUCTURE_CLASSES = new Set(['08', '28', '53', '57', '58', 'XX']);
 
+/**
+ * lock_not_available: lock_timeout ended a lock wait. In an episode database only a session other than the caller's
+ * (a stale attempt's, the runtime's) can hold a lock the caller needs, so the wait is the infrastructure's.
+ */
+const LOCK_TIMEOUT = '55P03';
+
 export function isInfrastructureFault(err: unknown): boolean {
   if (err instanceof InfrastructureError || isStaleAttempt(err)) return true;
   if (!(err instanceof Error)) return false;
   const code = (err as { code?: unknown }).code;
+  if (code === LOCK_TIMEOUT) return true;
   if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return INFRASTRUCTURE_CLASSES.has(code.slice(0, 2));
   // node socket errors (ECONNREFUSED, ECONNRESET, ...) and pg's own connection errors
   if (typeof code === 'string' && code.startsWith('E')) return true;

@@ -4,6 +4,9 @@ import { canonicalJson } from './canonical.js';
 import type { EnvironmentBackend, Episode } from './backend.js';
 import { isToolRejection, type ToolContext, type ToolDefinition } from './domain.js';
 import { asInfrastructureError, isInfrastructureFault } from './pg-faults.js';
+import { ToolCallCut, ToolCallWatch } from './tool-call-watch.js';
+import { describeJsonExcess, exceedsJsonBounds, TOOL_ARGUMENT_BOUNDS } from '../core/json-bounds.js';
+import { InfrastructureError } from '../core/errors.js';
 
 /**
  * What the agent sees of one tool call. `callIndex` is the index the call consumed: present when it ran (and is
@@ -26,6 +29,14 @@ export interface RecordedToolCall {
 /** The handler threw something that is neither a rejection nor an outage: a bug in the tool. Nothing was kept. */
 export class ToolFault extends Error {
   override name = 'ToolFault';
+}
+
+/**
+ * The call was stopped because the time its caller gave it (`budgetMs`: what was left of the episode's clock) ran
+ * out. Nothing was kept; the caller ends the episode on its clock.
+ */
+export class ToolCallPastBudget extends Error {
+  override name = 'ToolCallPastBudget';
 }
 
 /**
@@ -161,8 +172,19 @@ export class EpisodeToolExecutor {
    * Run a call. With `callIndex` below the next index, the recorded outcome is returned and nothing runs (resume);
    * the recorded call must be the same tool with the same arguments.
    */
-  call(toolName: string, rawArgs: unknown, options: { callIndex?: number } = {}): Promise<ToolOutcome> {
+  call(
+    toolName: string,
+    rawArgs: unknown,
+    options: { callIndex?: number; budgetMs?: number } = {},
+  ): Promise<ToolOutcome> {
     return this.serial(async () => {
+      // before anything walks them (the record's comparison too): arguments of any depth cost a loop here
+      const excess = exceedsJsonBounds(rawArgs ?? {}, TOOL_ARGUMENT_BOUNDS);
+      if (excess)
+        return {
+          isError: true,
+          message: `invalid arguments for ${toolName.slice(0, 128)}: ${describeJsonExcess(excess, TOOL_ARGUMENT_BOUNDS)}`,
+        };
       const next = await this.nextCallIndex();
       if (options.callIndex !== undefined && options.callIndex !== next) {
         if (options.callIndex > next)
@@ -199,25 +221,50 @@ export class EpisodeToolExecutor {
           isError: true,
           message: `invalid arguments for ${toolName}: ${unstorable.path}: contains ${unstorable.what}, which cannot be stored; remove it`,
         };
-      const outcome = await this.runRecorded(next, tool, parsed.data, (rawArgs ?? {}) as Record<string, unknown>);
+      const outcome = await this.runRecorded(
+        next,
+        tool,
+        parsed.data,
+        (rawArgs ?? {}) as Record<string, unknown>,
+        options.budgetMs,
+      );
       this.nextIndex = next + 1;
       return outcome;
     });
   }
 
+  /**
+   * The call in one transaction, under a ToolCallWatch: its handler ends at `postgres.episodeBounds.toolCallTimeoutMs`
+   * or at `budgetMs`, whichever is sooner, and a statement the server leaves unanswered past its statement timeout
+   * ends it as a stuck connection. An ended call's session is terminated, so its transaction rolls back and frees its
+   * locks at once, and the episode's calls go on without it.
+   */
   private async runRecorded(
     index: number,
     tool: ToolDefinition,
     args: Record<string, unknown>,
     rawArgs: Record<string, unknown>,
+    budgetMs?: number,
   ): Promise<ToolOutcome> {
-    const client = await this.backend.connect(this.episode);
+    const { toolCallTimeoutMs, statementTimeoutMs } = this.backend.config.postgres.episodeBounds;
+    const budgeted = budgetMs !== undefined && budgetMs < toolCallTimeoutMs;
+    const watch = new ToolCallWatch({
+      deadline: performance.now() + (budgeted ? budgetMs : toolCallTimeoutMs),
+      deadlineReason: budgeted ? 'budget' : 'tool',
+      statementTimeoutMs,
+    });
+    const session = await this.backend.connect(this.episode);
+    const client = watch.track(session);
     let broken = false;
     try {
-      await client.query('BEGIN; SAVEPOINT tool_call');
+      await watch.run(client.query('BEGIN; SAVEPOINT tool_call'), 'settle');
       let outcome: ToolOutcome;
       try {
-        const result = await tool.handler(this.context(client), args);
+        const context = this.context(client);
+        const result = await watch.run(
+          Promise.resolve().then(() => tool.handler(context, args)),
+          'handler',
+        );
         outcome = {
           callIndex: index,
           isError: false,
@@ -225,25 +272,33 @@ export class EpisodeToolExecutor {
         };
       } catch (err) {
         if (!isToolRejection(err) && !isValueRefusal(err) && !isStatementTimeout(err)) throw err;
-        await client.query('ROLLBACK TO SAVEPOINT tool_call');
+        await watch.run(client.query('ROLLBACK TO SAVEPOINT tool_call'), 'settle');
         const text = isStatementTimeout(err)
           ? `${tool.name} took too long: ${(err as Error).message} (postgres.episodeBounds.statementTimeoutMs)`
           : (err as Error).message;
         outcome = { callIndex: index, isError: true, message: text };
       }
-      await client.query('SELECT public._finalstate_record_call($1, $2, $3, $4, $5, $6, $7)', [
-        this.episode.leaseToken,
-        index,
-        tool.name,
-        JSON.stringify(rawArgs),
-        outcome.isError ? null : JSON.stringify(outcome.result),
-        outcome.isError,
-        outcome.isError ? outcome.message : null,
-      ]);
-      await client.query('COMMIT');
+      await watch.run(
+        client.query('SELECT public._finalstate_record_call($1, $2, $3, $4, $5, $6, $7)', [
+          this.episode.leaseToken,
+          index,
+          tool.name,
+          JSON.stringify(rawArgs),
+          outcome.isError ? null : JSON.stringify(outcome.result),
+          outcome.isError,
+          outcome.isError ? outcome.message : null,
+        ]),
+        'settle',
+      );
+      await watch.run(client.query('COMMIT'), 'settle');
       return outcome;
     } catch (err) {
-      await client.query('ROLLBACK').catch(() => {
+      if (err instanceof ToolCallCut) {
+        broken = true;
+        await this.terminate(session);
+        throw this.cutError(err, tool.name);
+      }
+      await watch.run(client.query('ROLLBACK'), 'settle').catch(() => {
         broken = true;
       });
       if (isInfrastructureFault(err)) {
@@ -252,7 +307,36 @@ export class EpisodeToolExecutor {
       }
       throw new ToolFault(`tool ${tool.name} failed (nothing was kept): ${(err as Error).message}`, { cause: err });
     } finally {
-      client.release(broken);
+      session.release(broken);
+    }
+  }
+
+  /**
+   * End an abandoned call's session on the server (the role may signal its own sessions), so its transaction rolls
+   * back and its locks go now rather than when its statement ends. Best effort, and bounded: a stuck server is the
+   * error being reported already.
+   */
+  private async terminate(session: pg.PoolClient): Promise<void> {
+    const pid = (session as unknown as { processID?: number }).processID;
+    if (pid === undefined) return;
+    const terminated = this.episode.pool.query('SELECT pg_terminate_backend($1)', [pid]).catch(() => undefined);
+    await Promise.race([terminated, new Promise((resolve) => setTimeout(resolve, 2_000))]);
+  }
+
+  private cutError(cut: ToolCallCut, tool: string): Error {
+    const { toolCallTimeoutMs } = this.backend.config.postgres.episodeBounds;
+    switch (cut.reason) {
+      case 'stuck':
+        return new InfrastructureError(
+          `postgres: tool ${tool} on ${this.episode.database}: ${cut.message}; the call was abandoned and its session terminated (unless it had committed, nothing was kept; the call records tell a retry which)`,
+          'postgres',
+        );
+      case 'budget':
+        return new ToolCallPastBudget(`tool ${tool} was stopped when the episode's time ran out (nothing was kept)`);
+      case 'tool':
+        return new ToolFault(
+          `tool ${tool} did not finish within ${toolCallTimeoutMs} ms (postgres.episodeBounds.toolCallTimeoutMs), so it was stopped (nothing was kept)`,
+        );
     }
   }
 

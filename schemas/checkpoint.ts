@@ -48,7 +48,10 @@ export const LoopState = z
         userMs: z.number().nonnegative(),
       })
       .strict(),
-    elapsedMs: z.number().nonnegative().describe('Conversation time spent so far (counts against limits.timeoutMs).'),
+    elapsedMs: z
+      .number()
+      .nonnegative()
+      .describe("The agent's clock so far: time in its tool calls, which counts against limits.timeoutMs."),
   })
   .strict();
 export type LoopState = z.infer<typeof LoopState>;

@@ -6,6 +6,7 @@ const EPISODE_SQL_BOUNDS_DEFAULTS = {
   statementTimeoutMs: 10_000,
   idleInTransactionTimeoutMs: 60_000,
   lockTimeoutMs: 5_000,
+  toolCallTimeoutMs: 30_000,
   connectionLimit: 8,
 };
 
@@ -34,7 +35,15 @@ export const EpisodeSqlBounds = z
       .min(0)
       .default(EPISODE_SQL_BOUNDS_DEFAULTS.lockTimeoutMs)
       .describe(
-        'lock_timeout of those sessions: a statement that waits this long for a lock is cancelled; 0 disables it.',
+        "lock_timeout of those sessions. In an episode database only a session other than the agent's own calls (a stale attempt's, the runtime's) can hold a lock a tool needs, so a tool that waits this long is an infrastructure failure, retried; keep it below statementTimeoutMs, which would otherwise end the wait as the tool's own slowness. 0 disables it.",
+      ),
+    toolCallTimeoutMs: z
+      .number()
+      .int()
+      .positive()
+      .default(EPISODE_SQL_BOUNDS_DEFAULTS.toolCallTimeoutMs)
+      .describe(
+        "A tool call's handler still running after this long is ended: its session is terminated, its transaction rolled back and the agent told that the tool did not finish (the tool's fault, like a crash). A statement of it still unanswered statementTimeoutMs plus a grace after it started is a stuck connection or server instead: an infrastructure failure.",
       ),
     connectionLimit: z
       .number()
@@ -44,7 +53,12 @@ export const EpisodeSqlBounds = z
       .default(EPISODE_SQL_BOUNDS_DEFAULTS.connectionLimit)
       .describe("CONNECTION LIMIT of each episode role: the episode's pool plus a retried attempt's must fit."),
   })
-  .strict();
+  .strict()
+  .refine((b) => b.lockTimeoutMs === 0 || b.statementTimeoutMs === 0 || b.lockTimeoutMs < b.statementTimeoutMs, {
+    message:
+      "lockTimeoutMs must be below statementTimeoutMs: a lock wait is an infrastructure failure, and the statement timeout would end it first as the tool's slowness",
+    path: ['lockTimeoutMs'],
+  });
 
 /** The one configuration of a finalstate installation: addresses, ports and where data lives. */
 export const StackConfig = z

@@ -57,6 +57,7 @@ export const ParseFailureKind = z.enum([
   'stray_tag',
   'text_after_tool_call',
   'too_many_calls',
+  'oversized_call',
 ]);
 export type ParseFailureKind = z.infer<typeof ParseFailureKind>;
 

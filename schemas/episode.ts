@@ -34,7 +34,9 @@ export const EpisodeLimits = z
       .int()
       .positive()
       .default(300_000)
-      .describe('Wall clock of the conversation; it also stops a turn in flight (finish reason timeout).'),
+      .describe(
+        "The agent's clock (finish reason timeout): time in its tool calls, a call still running when it runs out stopped. Waits on the policy server, the user simulator and the judge are not on it; each has its client's per-call timeout, past which it is an infrastructure failure.",
+      ),
     maxToolResultChars: z
       .number()
       .int()

@@ -25,6 +25,7 @@ export interface LoopInput {
   onTurnCompleted?(state: LoopState): Promise<void>;
   /** Continue from a checkpointed state instead of opening the conversation (a resumed attempt). */
   resume?: LoopState;
+  /** Cancellation (the activity's): the policy and the user simulator give up, and the loop rejects. */
   signal?: AbortSignal;
 }
 
@@ -56,6 +57,14 @@ const addUsage = (a: TokenUsage, b: TokenUsage): TokenUsage => ({
  * ends it or a limit is reached. Running out of a limit is a finish reason, never an error; infrastructure failures
  * (policy server, database, MCP transport) propagate as InfrastructureError for the caller to retry. With `resume`,
  * the conversation continues from a turn checkpoint (see checkpoint.ts) as if it had never been interrupted.
+ *
+ * The episode's clock (`limits.timeoutMs`, finish reason `timeout`) counts the agent's own time: its tool calls, from
+ * the moment each is sent until its answer is back, and a call still running when the clock runs out is stopped
+ * (nothing of it kept). Waiting for the policy server to sample a turn, for the user simulator's reply and for the
+ * runtime's checkpoints is not on it: how long those take depends on the servers' load, not on the agent, and each
+ * is bounded by its client's per-call timeout, past which it is an InfrastructureError (retried, never scored). A
+ * policy that never stops still ends on its own side: every turn counts against `maxAgentTurns` and its tokens
+ * against `maxTotalTokens` and `maxContextTokens`.
  */
 export async function runAgentLoop(input: LoopInput): Promise<LoopResult> {
   const { policy, tools, user, limits } = input;
@@ -63,33 +72,28 @@ export async function runAgentLoop(input: LoopInput): Promise<LoopResult> {
     ? resumedResult(input.resume)
     : await openingResult(input.system, tools, user);
   const { conversation } = result;
-  const started = performance.now() - (input.resume?.elapsedMs ?? 0);
+  /** The agent's clock so far (carried across resumed attempts by the checkpoint). */
+  let clockMs = input.resume?.elapsedMs ?? 0;
   const finish = (reason: FinishReason) => {
     result.finishReason = reason;
     return result;
   };
-  // The wall clock also stops a turn in flight: the policy is told to give up and the user simulator is abandoned at
-  // the deadline. A tool call already running is let finish (its transaction is atomic and must settle before
-  // grading reads the state); the calls after it in the same message do not start.
-  const deadline = AbortSignal.timeout(Math.max(0, Math.ceil(limits.timeoutMs - (performance.now() - started))));
-  const signal = input.signal ? AbortSignal.any([input.signal, deadline]) : deadline;
+  const signal = input.signal;
   let firstTurn = true;
 
   for (;;) {
-    if (!firstTurn && input.onTurnCompleted)
-      await input.onTurnCompleted(loopState(result, performance.now() - started));
+    if (!firstTurn && input.onTurnCompleted) await input.onTurnCompleted(loopState(result, clockMs));
     firstTurn = false;
-    input.signal?.throwIfAborted();
-    if (deadline.aborted || performance.now() - started > limits.timeoutMs) return finish('timeout');
+    signal?.throwIfAborted();
+    if (clockMs >= limits.timeoutMs) return finish('timeout');
     if (result.agentTurns.length >= limits.maxAgentTurns) return finish('max_turns');
 
     const agentStarted = performance.now();
     let step;
     try {
-      step = await policy.next(conversation, { signal });
+      step = await policy.next(conversation, signal ? { signal } : {});
     } catch (err) {
       if (err instanceof ContextLengthExceededError) return finish('context_overflow');
-      if (deadline.aborted && !input.signal?.aborted) return finish('timeout');
       throw err;
     } finally {
       result.timings.agentMs += performance.now() - agentStarted;
@@ -117,14 +121,21 @@ export async function runAgentLoop(input: LoopInput): Promise<LoopResult> {
       continue;
     }
     if (step.calls.length > 0) {
-      const toolsStarted = performance.now();
       for (const call of step.calls) {
-        if (deadline.aborted) return finish('timeout');
-        conversation.turns.push(
-          toolResultTurn(await tools.callTool(call.tool, call.arguments), limits.maxToolResultChars),
-        );
+        const budgetMs = limits.timeoutMs - clockMs;
+        if (budgetMs <= 0) return finish('timeout');
+        const toolStarted = performance.now();
+        let answer;
+        try {
+          answer = await tools.callTool(call.tool, call.arguments, { budgetMs });
+        } finally {
+          const ms = performance.now() - toolStarted;
+          result.timings.toolsMs += ms;
+          clockMs += ms;
+        }
+        if (answer.budgetSpent) return finish('timeout');
+        conversation.turns.push(toolResultTurn(answer, limits.maxToolResultChars));
       }
-      result.timings.toolsMs += performance.now() - toolsStarted;
       continue;
     }
     if (step.finishReason === 'length') return finish('max_tokens');
@@ -132,9 +143,16 @@ export async function runAgentLoop(input: LoopInput): Promise<LoopResult> {
 
     if (result.userTurns >= limits.maxUserTurns) return finish('max_turns');
     const userStarted = performance.now();
-    const reply = await untilAborted(user.reply(visibleDialogue(conversation)), deadline);
-    result.timings.userMs += performance.now() - userStarted;
-    if (reply === ABORTED) return finish('timeout');
+    let reply;
+    try {
+      reply = await untilAborted(user.reply(visibleDialogue(conversation)), signal);
+    } catch (err) {
+      // the agent's dialogue outgrew what the user simulator can read: its verbosity, a model-side end
+      if (err instanceof ContextLengthExceededError) return finish('context_overflow');
+      throw err;
+    } finally {
+      result.timings.userMs += performance.now() - userStarted;
+    }
     result.usage.user = addUsage(result.usage.user, reply.usage);
     result.userModel ??= reply.model;
     if (reply.done) return finish('user_done');
@@ -143,18 +161,17 @@ export async function runAgentLoop(input: LoopInput): Promise<LoopResult> {
   }
 }
 
-const ABORTED = Symbol('aborted');
-
-/** The promise's outcome, or ABORTED as soon as `signal` fires (the promise is then abandoned). */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | typeof ABORTED> {
+/** The promise's outcome, or a rejection with the signal's reason as soon as it fires (the promise is then abandoned). */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
   if (signal.aborted) {
     promise.catch(() => undefined);
-    return Promise.resolve(ABORTED);
+    return Promise.reject(signal.reason as Error);
   }
   return new Promise((resolve, reject) => {
     const onAbort = () => {
       promise.catch(() => undefined);
-      resolve(ABORTED);
+      reject(signal.reason as Error);
     };
     signal.addEventListener('abort', onAbort, { once: true });
     promise.then(
@@ -188,7 +205,7 @@ function resumedResult(state: LoopState): LoopResult {
   return { ...rest, finishReason: 'max_turns' };
 }
 
-/** The loop's state between turns, as the turn checkpoint keeps it. */
+/** The loop's state between turns, as the turn checkpoint keeps it (`elapsedMs`: the agent's clock). */
 function loopState(result: LoopResult, elapsedMs: number): LoopState {
   const { finishReason: _, ...rest } = result;
   return { ...rest, elapsedMs };

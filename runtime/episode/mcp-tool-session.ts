@@ -1,7 +1,6 @@
 import type { EpisodeMcpClient } from '../../environment/mcp-client.js';
 import type { ToolSchema } from '../../schemas/conversation.js';
-import type { ToolResultLike } from '../interpreter/tool-result.js';
-import type { ToolSession } from './tool-session.js';
+import type { ToolAnswer, ToolSession } from './tool-session.js';
 
 /** A recorded call: what the agent asked and what it got back. */
 export interface ToolCallRecord {
@@ -44,13 +43,20 @@ export class McpToolSession implements ToolSession {
     }));
   }
 
-  async callTool(name: string, args: Record<string, unknown>): Promise<ToolResultLike> {
+  async callTool(
+    name: string,
+    args: Record<string, unknown>,
+    options: { budgetMs?: number } = {},
+  ): Promise<ToolAnswer> {
     const requested = this.nextIndex;
     const started = performance.now();
-    const result = await this.client.callTool(name, args, { callIndex: requested });
+    const result = await this.client.callTool(name, args, { callIndex: requested, ...options });
     if (result.callIndex !== undefined && result.callIndex !== requested) {
       throw new Error(`tool server answered call index ${requested} as index ${result.callIndex}`);
     }
+    // stopped at the episode's deadline: it ran without effect, and the episode ends on it
+    if (result.budgetSpent)
+      return { isError: true, content: [{ type: 'text', text: result.content }], budgetSpent: true };
     const index = result.callIndex ?? null;
     if (index !== null) this.nextIndex = index + 1;
     this.calls.push({

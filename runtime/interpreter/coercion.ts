@@ -1,3 +1,6 @@
+import { appendAll } from '../../core/arrays.js';
+import { textPrefix } from './text-cut.js';
+
 /**
  * Argument typing against a tool's JSON Schema (the MCP `inputSchema`). The rules are documented in
  * docs/interpreter.md: a value that already has the declared type is kept; a few unambiguous conversions are applied
@@ -27,11 +30,20 @@ type Mode = 'exact' | 'coerce';
 const INTEGER_TEXT = /^-?\d+$/;
 const NUMBER_TEXT = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
 
+/** Most characters of a value quoted back in a message: the agent needs to recognise it, not to read it whole. */
+const QUOTED_CHARS = 60;
+
+/** A value as a message quotes it: JSON, a long string cut (never inside a surrogate pair) with "…". */
+function quote(value: unknown): string {
+  if (typeof value !== 'string' || value.length <= QUOTED_CHARS) return JSON.stringify(value);
+  return `${JSON.stringify(textPrefix(value, QUOTED_CHARS))}… (${value.length.toLocaleString('en-US')} characters)`;
+}
+
 function describe(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'object') return 'an object';
-  return `${typeof value} ${JSON.stringify(value)}`;
+  return `${typeof value} ${quote(value)}`;
 }
 
 function invalid(path: string, message: string): Typed {
@@ -65,8 +77,8 @@ function typeArray(value: unknown[], schema: JsonSchema, path: string, mode: Mod
     const typed = typeValue(item, items, childPath(path, index), mode);
     if (typed.ok) {
       out.push(typed.value);
-      coercions.push(...typed.coercions);
-    } else problems.push(...typed.problems);
+      appendAll(coercions, typed.coercions);
+    } else appendAll(problems, typed.problems);
   });
   return problems.length > 0 ? { ok: false, problems } : { ok: true, value: out, coercions };
 }
@@ -109,8 +121,8 @@ function typeObject(value: Record<string, unknown>, schema: JsonSchema, path: st
     if (typed.ok) {
       // defineProperty, not assignment: a declared "__proto__" stays an own property instead of replacing the prototype
       Object.defineProperty(out, key, { value: typed.value, enumerable: true, writable: true, configurable: true });
-      coercions.push(...typed.coercions);
-    } else problems.push(...typed.problems);
+      appendAll(coercions, typed.coercions);
+    } else appendAll(problems, typed.problems);
   }
   return problems.length > 0 ? { ok: false, problems } : { ok: true, value: out, coercions };
 }
@@ -249,15 +261,14 @@ function checkConstraints(typed: Typed, schema: JsonSchema, path: string): Typed
       return invalid(path, `must be at most ${count(maxLength, 'character')} long, got ${value.length}`);
     const format =
       typeof schema.format === 'string' && Object.hasOwn(FORMATS, schema.format) ? FORMATS[schema.format] : undefined;
-    if (format && !format.rule.test(value))
-      return invalid(path, `must be ${format.what}, got ${JSON.stringify(value)}`);
+    if (format && !format.rule.test(value)) return invalid(path, `must be ${format.what}, got ${quote(value)}`);
     const pattern = typeof schema.pattern === 'string' ? compiledPattern(schema.pattern) : undefined;
     if (pattern && !pattern.test(value)) {
       return invalid(
         path,
         format
-          ? `must be ${format.what}, got ${JSON.stringify(value)}`
-          : `must match the pattern ${schema.pattern as string}, got ${JSON.stringify(value)}`,
+          ? `must be ${format.what}, got ${quote(value)}`
+          : `must match the pattern ${schema.pattern as string}, got ${quote(value)}`,
       );
     }
   }

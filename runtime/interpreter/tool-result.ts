@@ -1,4 +1,5 @@
 import type { ToolTurn } from '../../schemas/conversation.js';
+import { textPrefix } from './text-cut.js';
 
 /** The part of an MCP `CallToolResult` the agent sees. */
 export interface ToolResultLike {
@@ -20,8 +21,8 @@ export function toolResultTurn(result: ToolResultLike, maxChars = Infinity): Too
   if (text === '' && result.structuredContent !== undefined) text = JSON.stringify(result.structuredContent);
   if (result.isError && !/^error\b/i.test(text)) text = `Error: ${text}`;
   if (text.length > maxChars) {
-    const end = /[\uD800-\uDBFF]/.test(text[maxChars - 1] ?? '') ? maxChars - 1 : maxChars;
-    text = `${text.slice(0, end)}\n[tool result cut: showing the first ${end} of ${text.length} characters]`;
+    const shown = textPrefix(text, maxChars);
+    text = `${shown}\n[tool result cut: showing the first ${shown.length} of ${text.length} characters]`;
   }
   return { role: 'tool', content: text };
 }

@@ -1,3 +1,4 @@
+import { appendAll } from '../../core/arrays.js';
 import type {
   AssistantTurn,
   Coercion,
@@ -65,8 +66,8 @@ export class ChatAgentPolicy implements AgentPolicy {
       }
       if (interpreted.call) turnCalls.push(interpreted.typed ?? interpreted.call);
       if (interpreted.typed) typedCalls.push(interpreted.typed);
-      failures.push(...interpreted.failures);
-      coercions.push(...interpreted.coercions);
+      appendAll(failures, interpreted.failures);
+      appendAll(coercions, interpreted.coercions);
     });
     const turn: AssistantTurn = {
       role: 'assistant',

@@ -1,3 +1,4 @@
+import { appendAll } from '../../core/arrays.js';
 import type { TrajectoryBuilderState } from '../../schemas/checkpoint.js';
 import type { Trajectory, TrajectoryDrift, TrajectorySegment } from '../../schemas/trajectory.js';
 import { joinParts, type RenderedPart } from '../interpreter/renderer.js';
@@ -51,11 +52,14 @@ export class TrajectoryBuilder {
   /** Continue from a checkpointed state (a builder that has built nothing yet). */
   restore(state: TrajectoryBuilderState): void {
     if (this.tokenIds.length > 0) throw new Error('trajectory: restore() needs an empty builder');
-    this.tokenIds.push(...state.tokenIds);
-    this.lossMask.push(...state.lossMask);
-    this.logprobs.push(...state.rolloutLogprobs);
-    this.segments.push(...state.segments.map((s) => ({ ...s })));
-    this.versions.push(...state.policyVersions);
+    appendAll(this.tokenIds, state.tokenIds);
+    appendAll(this.lossMask, state.lossMask);
+    appendAll(this.logprobs, state.rolloutLogprobs);
+    appendAll(
+      this.segments,
+      state.segments.map((s) => ({ ...s })),
+    );
+    appendAll(this.versions, state.policyVersions);
     this.text = state.text;
     this.drift = state.drift;
   }
@@ -116,8 +120,8 @@ export class TrajectoryBuilder {
     if (policyVersion !== undefined) segment.policyVersion = policyVersion;
     if (finishReason !== undefined) segment.finishReason = finishReason;
     this.segments.push(segment);
-    this.tokenIds.push(...ids);
-    this.logprobs.push(...logprobs);
+    appendAll(this.tokenIds, ids);
+    appendAll(this.logprobs, logprobs);
     for (let i = 0; i < ids.length; i++) this.lossMask.push(kind === 'sample' ? 1 : 0);
     this.text += text;
   }

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
 import proto from '@temporalio/proto';
 import { campaignConfigOf, loadPreset, SERVED_MODEL_NAME } from '../../cli/demo/preset.js';
 import { campaignStatus, startCampaign } from '../../cli/commands/campaign.js';
@@ -14,7 +15,7 @@ import { evaluation } from '../../workflows/evaluation.js';
 import { DemoPreset } from '../../schemas/demo.js';
 import { freePort } from '../helpers/index.js';
 import { TcpProxy } from '../helpers/tcp-proxy.js';
-import { due, inject, type FiredFault, type Moment, type PlannedFault } from './faults.js';
+import { CHAOS_CLOCK_MS, due, inject, type FiredFault, type Moment, type PlannedFault } from './faults.js';
 import { chaosFleet, type ChaosFleet } from './processes.js';
 import { startChaosStack, type ChaosStack } from './stack.js';
 
@@ -22,6 +23,13 @@ const STARTED = proto.temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVIT
 
 /** The episodes' heartbeat timeout in the chaos campaign; a paused or partitioned worker stays away 10 s longer. */
 export const EPISODE_HEARTBEAT_TIMEOUT_MS = 15_000;
+
+/** The agent turns an episode's last heartbeat reports done (it heartbeats `{ turn }` while it runs). */
+function turnsDone(payload: proto.temporal.api.common.v1.IPayload | undefined): number {
+  if (!payload) return 0;
+  const details = defaultPayloadConverter.fromPayload<{ turn?: number } | undefined>(payload);
+  return typeof details?.turn === 'number' ? details.turn : 0;
+}
 
 /**
  * The chaos campaign: the smoke preset's tiny served model and task counts, several GRPO steps, retries tuned so a
@@ -39,6 +47,7 @@ export function chaosPreset(steps: number, policyPort: number): DemoPreset {
     campaign: {
       ...preset.campaign,
       steps,
+      limits: { ...preset.campaign.limits, timeoutMs: CHAOS_CLOCK_MS },
       maxReplacementRounds: 1,
       evaluation: { ...preset.campaign.evaluation, everySteps: steps },
       update: { ...preset.campaign.update, heartbeatTimeout: '15s' },
@@ -162,7 +171,11 @@ async function moment(
     pending = (described?.raw.pendingActivities ?? []).map((a) => ({
       type: a.activityType?.name ?? '',
       started: a.state === STARTED,
-      heartbeated: (a.heartbeatDetails?.payloads?.length ?? 0) > 0,
+      // an episode heartbeats from its start; it has "heartbeated" (a turn is done) once its details say so
+      heartbeated:
+        a.activityType?.name === 'runEpisode'
+          ? turnsDone(a.heartbeatDetails?.payloads?.[0]) > 0
+          : (a.heartbeatDetails?.payloads?.length ?? 0) > 0,
       worker: a.lastWorkerIdentity ?? '',
     }));
   }

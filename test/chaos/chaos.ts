@@ -7,11 +7,12 @@ import { fromRoot } from '../../core/paths.js';
 import * as stack from '../../infra/stack/index.js';
 import { loadPreset } from '../../cli/demo/preset.js';
 import { oracleId, runCampaign, type CampaignRun } from './campaign.js';
-import type { PlannedFault } from './faults.js';
+import { FAULT_KINDS, type FaultKind, type PlannedFault } from './faults.js';
 import { checkInvariants, scoredRewards, type InvariantReport, type SlotOf } from './invariants.js';
 import { renderTable, verdicts, type ChaosResult } from './table.js';
 
-const usage = `node dist/test/chaos/chaos.js [--short] [--json] [--dir DIR]   (npm run chaos [-- --short])
+const usage = `node dist/test/chaos/chaos.js [--short] [--json] [--dir DIR] [--fault KIND@SLOT ... --steps N]
+  (npm run chaos [-- --short])
 
 Runs a small GRPO campaign (the smoke preset's tiny served model, several steps) on a private stack (its own
 PostgreSQL cluster and Temporal dev server under DIR, default .data/chaos, on free ports) with the real worker
@@ -19,15 +20,20 @@ processes, first without faults (the baseline), then again with the same campaig
 each fault: SIGKILL an episode worker mid-episode, SIGKILL the control worker, SIGKILL the gpu worker during an
 update, restart the Temporal dev server, restart PostgreSQL, stop the policy server for several seconds, pause an
 episode worker (SIGSTOP) and partition it from Temporal past the heartbeat timeout (zombie attempts), cancel a
-grading statement, crash PostgreSQL during grading. A supervisor restarts what was killed. Prints the table of
+grading statement, crash PostgreSQL during grading, freeze the episode database sessions (hung tools), stall the
+policy server (SIGSTOP) past the episode clock. A supervisor restarts what was killed. Prints the table of
 docs/reliability.md and exits 1 if an invariant fails.
 
   --short   CI mode: one step, no baseline, an episode-worker SIGKILL, a PostgreSQL restart and a cancelled grading
             statement (about 2 minutes)
-  --json    print the result as JSON instead of the table`;
+  --json    print the result as JSON instead of the table
+  --fault   instead of the full list, inject only this fault (repeatable), e.g. --fault policy-server-stall@eval-1;
+            KIND is one of ${FAULT_KINDS.join(', ')}, SLOT one of probe, base-eval, step-N/episodes, step-N/update,
+            eval-N (the last step's evaluation is the final one); with a baseline, like the full mode
+  --steps   GRPO steps of the campaign with --fault (default 1)`;
 
-/** GRPO steps of the full run: one episode phase per episode fault, the last ones for the zombie faults. */
-const FULL_STEPS = 5;
+/** GRPO steps of the full run: one episode phase per episode fault. */
+const FULL_STEPS = 6;
 export const FULL_FAULTS: PlannedFault[] = [
   { kind: 'episode-worker-sigkill', slot: 'probe' },
   { kind: 'postgres-restart', slot: 'base-eval' },
@@ -40,6 +46,8 @@ export const FULL_FAULTS: PlannedFault[] = [
   { kind: 'grading-cancel', slot: 'step-4/update' },
   { kind: 'episode-worker-partition', slot: 'step-5/episodes' },
   { kind: 'grading-postgres-restart', slot: 'step-5/update' },
+  { kind: 'episode-sessions-freeze', slot: 'step-6/episodes' },
+  { kind: 'policy-server-stall', slot: 'eval-6' },
 ];
 export const SHORT_FAULTS: PlannedFault[] = [
   { kind: 'episode-worker-sigkill', slot: 'probe' },
@@ -77,14 +85,16 @@ export interface ChaosOptions {
   short: boolean;
   dir: string;
   log: (line: string) => void;
+  /** A chosen list of faults in a campaign of `steps` steps, with a baseline, instead of the full list (not short). */
+  only?: { faults: PlannedFault[]; steps: number };
 }
 
 export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   const { log } = options;
   const started = performance.now();
   const removals = [(await clearDir(options.dir)).removed];
-  const steps = options.short ? 1 : FULL_STEPS;
-  const faults = options.short ? SHORT_FAULTS : FULL_FAULTS;
+  const steps = options.short ? 1 : (options.only?.steps ?? FULL_STEPS);
+  const faults = options.short ? SHORT_FAULTS : (options.only?.faults ?? FULL_FAULTS);
   const campaignId = `chaos-${options.short ? 'short' : 'full'}`;
   const { preset } = loadPreset('smoke');
   let baseModelDir = '';
@@ -169,12 +179,33 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   return result;
 }
 
+/** "KIND@SLOT" -> a planned fault; a bad one exits 2 naming it. */
+function plannedFault(text: string): PlannedFault {
+  const [kind, slot] = text.split('@');
+  if (!FAULT_KINDS.includes(kind as FaultKind) || !slot) {
+    console.error(`--fault ${text}: expected KIND@SLOT with KIND one of ${FAULT_KINDS.join(', ')}`);
+    process.exit(2);
+  }
+  return { kind: kind as FaultKind, slot };
+}
+
+function stepsOf(text: string): number {
+  const steps = Number(text);
+  if (!Number.isInteger(steps) || steps < 1) {
+    console.error(`--steps ${text}: expected a whole number of GRPO steps, at least 1`);
+    process.exit(2);
+  }
+  return steps;
+}
+
 if (process.argv[1] && path.resolve(process.argv[1]) === new URL(import.meta.url).pathname) {
   const { values } = parseArgs({
     options: {
       short: { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
       dir: { type: 'string' },
+      fault: { type: 'string', multiple: true },
+      steps: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -188,6 +219,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === new URL(import.meta.url
     short: values.short!,
     dir: path.resolve(values.dir ?? fromRoot('.data', 'chaos')),
     log,
+    ...(values.fault ? { only: { faults: values.fault.map(plannedFault), steps: stepsOf(values.steps ?? '1') } } : {}),
   });
   if (values.json) console.log(JSON.stringify(result, null, 2));
   else console.log(renderTable(result));

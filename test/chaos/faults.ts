@@ -2,6 +2,8 @@ import type { TcpProxy } from '../helpers/tcp-proxy.js';
 import { gradingInFlight } from './grading-faults.js';
 import type { ChaosStack } from './stack.js';
 import type { ChaosFleet } from './processes.js';
+import { sleep } from '../../infra/stack/process.js';
+import { freezeEpisodeSessions } from './freeze.js';
 
 export const FAULT_KINDS = [
   'episode-worker-sigkill',
@@ -14,6 +16,8 @@ export const FAULT_KINDS = [
   'episode-worker-partition',
   'grading-cancel',
   'grading-postgres-restart',
+  'policy-server-stall',
+  'episode-sessions-freeze',
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
@@ -87,6 +91,22 @@ export interface InjectOptions {
   /** The proxy between the first episode worker and Temporal. */
   proxy: TcpProxy;
 }
+/**
+ * The agent's clock of the chaos campaign's episodes (limits.timeoutMs): its tool calls take well under a second, so
+ * only an outage counted against it could run it out, and the policy-server stall is longer.
+ */
+export const CHAOS_CLOCK_MS = 8_000;
+
+/**
+ * The policy server stopped (SIGSTOP) this long, longer than the campaign's episode clock (CHAOS_CLOCK_MS): a model
+ * server that stalls under load. Shorter than the policy client's per-call timeout, so the waits end when it continues.
+ */
+export const POLICY_STALL_MS = 15_000;
+/**
+ * Episode sessions frozen this long: past the statement timeout (10 s) plus the grace after which a tool call's
+ * unanswered statement counts as stuck (5 s), so the frozen tool calls end as infrastructure failures.
+ */
+export const SESSION_FREEZE_MS = 20_000;
 
 /** Injects one fault and, like a supervisor, brings back what it took down. Resolves once all of it is back. */
 export async function inject(
@@ -147,6 +167,19 @@ export async function inject(
       const hit = await gradingInFlight(stack.config, 'find', 60_000);
       await stack.crashPostgres(3000);
       detail = `SIGQUIT to the postmaster (pg_ctl stop -m immediate) while ${hit.database} was grading (backend ${hit.pid}), 3 s down, started again`;
+      break;
+    }
+    case 'policy-server-stall': {
+      const pid = fleet.policyServer.pid!;
+      process.kill(pid, 'SIGSTOP');
+      await sleep(POLICY_STALL_MS);
+      process.kill(pid, 'SIGCONT');
+      detail = `SIGSTOP pid ${pid}, ${POLICY_STALL_MS / 1000} s stopped (the episode clock is ${CHAOS_CLOCK_MS / 1000} s), SIGCONT`;
+      break;
+    }
+    case 'episode-sessions-freeze': {
+      const frozen = await freezeEpisodeSessions(stack.config, SESSION_FREEZE_MS);
+      detail = `SIGSTOP the ${frozen} PostgreSQL processes of episode sessions, ${SESSION_FREEZE_MS / 1000} s stopped, SIGCONT`;
       break;
     }
     case 'policy-server-stop': {

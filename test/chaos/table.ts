@@ -30,6 +30,8 @@ const FAULT_LABELS: Record<FaultKind, string> = {
   'episode-worker-partition': 'partition episode worker from Temporal (zombie)',
   'grading-cancel': 'cancel the grading statement',
   'grading-postgres-restart': 'restart PostgreSQL during grading',
+  'policy-server-stall': 'stall policy server past the episode clock',
+  'episode-sessions-freeze': 'freeze episode database sessions (hung tools)',
 };
 
 /** "step-2/update" -> step 2, phase update; "probe" -> step 0, phase probe. */

@@ -164,7 +164,7 @@ test('without its policy state, a restored oracle would start over: the state is
   );
 });
 
-test('the timeout counts the conversation time spent before the checkpoint', async () => {
+test("the agent's clock continues where the checkpoint left it", async () => {
   const policy = new OraclePolicy(task, qwen3Renderer);
   const state = {
     conversation: { system: 's', tools, turns: [{ role: 'user' as const, content: task.query }] },
