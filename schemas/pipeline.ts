@@ -165,6 +165,13 @@ export const GrpoStepInput = z
     ),
     update: UpdateConfig,
     policyServers: z.array(PolicyServerRef),
+    previousCheckpointUri: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        'The checkpoint the previous step published (absent before step 2: the base model), which a server whose reload fails is pointed back to.',
+      ),
     settings: EpisodeSettings,
   })
   .strict();

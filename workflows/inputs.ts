@@ -33,7 +33,7 @@ export function policyServersOf(config: CampaignConfig): PolicyServerRef[] {
 /** The input of GRPO step `step` of a campaign in state `state`. */
 export function grpoStepInput(
   config: CampaignConfigWithQueues,
-  state: Pick<CampaignState, 'pool' | 'sampler' | 'policyVersion'>,
+  state: Pick<CampaignState, 'pool' | 'sampler' | 'policyVersion' | 'checkpointUri'>,
   step: number,
 ): GrpoStepInput {
   return {
@@ -51,6 +51,7 @@ export function grpoStepInput(
     ...(config.extraGroupsInFlight > 0 ? { extraGroupsInFlight: config.extraGroupsInFlight } : {}),
     update: config.update,
     policyServers: policyServersOf(config),
+    ...(state.checkpointUri ? { previousCheckpointUri: state.checkpointUri } : {}),
     settings: episodeSettings(config, policyAt(config.policy, state.policyVersion)),
   };
 }
