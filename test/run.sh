@@ -42,7 +42,7 @@ mapfile -t ts_tests < <(find dist/test -name '*.test.js' | grep -vxF -f <(printf
 node --test --test-reporter=spec --test-timeout=600000 "${ts_tests[@]}" || rc=1
 stop_vllm
 unset FINALSTATE_VLLM_URL FINALSTATE_VLLM_MODEL FINALSTATE_VLLM_WEIGHTS
-node --test --test-reporter=spec --test-timeout=900000 "${own_vllm[@]}" || rc=1
+node --test --test-reporter=spec --test-timeout=1800000 "${own_vllm[@]}" || rc=1
 echo "== Python tests (pytest)"
 .venv/bin/python -m pytest -q python/tests || rc=1
 exit $rc
