@@ -1,11 +1,13 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { localPathOf, type ArtifactStore } from '../storage/artifacts.js';
+import { checkHfCheckpoint, IncompleteCheckpointError } from '../storage/hf-checkpoint.js';
 import { FailureType } from '../core/failure-types.js';
 import { failFastOnUserError } from './failures.js';
 import { EndpointRequestError } from '../runtime/clients/errors.js';
 import {
   defaultPublishOptions,
   publishCheckpoint,
+  type PolicyCheckpoint,
   type PublishOptions,
   type Published,
   type PublishStep,
@@ -47,6 +49,8 @@ export interface PublishPolicyInput {
   /** The policy version, from the workflow (the step number): servers never choose it. */
   version: number;
   servers: PolicyServerRef[];
+  /** The checkpoint the servers serve now: what a vLLM server whose reload fails is pointed back to. */
+  previous?: { checkpointUri: string; version: number };
 }
 
 /** buildBatch and publishPolicy: the light activities between the episodes of a step and its policy update. */
@@ -119,10 +123,12 @@ export function createTrainingActivities({
 
     /**
      * Every policy server loads the checkpoint through vLLM's admin routes (runtime/clients/policy-admin.ts), all at
-     * once (each reads the same directory from shared storage). A server that is down or answers 5xx is an
-     * infrastructure failure, retried inside each call and then by the activity's retry policy (publishing again is
-     * harmless); a 4xx is a configuration mistake and is not retried. Heartbeats go out every few seconds, also while
-     * a long reload call is in flight.
+     * once (each reads the same directory from shared storage), once the directory is known to be complete
+     * (storage/hf-checkpoint.ts; else IncompleteCheckpoint, not retried, no server touched). A server that is down or
+     * answers 5xx is an infrastructure failure, retried inside each call and then by the activity's retry policy
+     * (publishing again is harmless); a vLLM server whose reload failed is pointed back to `previous`, or left paused,
+     * never resumed on released weights. A 4xx, or a server of another kind than configured, is a configuration
+     * mistake and is not retried. Heartbeats go out every few seconds, also while a long reload call is in flight.
      */
     async publishPolicy(input: PublishPolicyInput): Promise<{ servers: Published[] }> {
       const context = Context.current();
@@ -132,17 +138,39 @@ export function createTrainingActivities({
       const tokens = await failFastOnUserError(async () =>
         input.servers.map((server) => adminTokenOf(server, adminTokenFile)),
       );
+      const previous: PolicyCheckpoint | undefined = input.previous && {
+        weightsPath: await failFastOnUserError(async () => localPathOf(input.previous!.checkpointUri)),
+        version: input.previous.version,
+      };
+      // vLLM releases the weights it serves before it reads new ones: a directory it cannot load must never reach it.
+      try {
+        await checkHfCheckpoint(weightsPath, previous?.weightsPath);
+      } catch (err) {
+        if (!(err instanceof IncompleteCheckpointError)) throw err;
+        throw ApplicationFailure.create({
+          type: FailureType.incompleteCheckpoint,
+          nonRetryable: true,
+          message: `not publishing policy version ${input.version}: ${err.message}. No server was touched; they serve the previous version. Remove the directory and replay the step (the update writes it again).`,
+          cause: err,
+        });
+      }
       const steps: Record<string, PublishStep> = {};
       const beat = setInterval(() => context.heartbeat(steps), 5_000);
       let outcomes: Array<PromiseSettledResult<Published>>;
       try {
         outcomes = await Promise.allSettled(
           input.servers.map((server, index) =>
-            publishCheckpoint(server, weightsPath, input.version, {
-              ...publish,
-              onStep: (step) => void (steps[server.url] = step),
-              ...(tokens[index] && { token: tokens[index] }),
-            }),
+            publishCheckpoint(
+              server,
+              weightsPath,
+              input.version,
+              {
+                ...publish,
+                onStep: (step) => void (steps[server.url] = step),
+                ...(tokens[index] && { token: tokens[index] }),
+              },
+              previous,
+            ),
           ),
         );
       } finally {

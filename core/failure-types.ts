@@ -23,4 +23,10 @@ export const FailureType = {
   gpuRankFailure: 'GpuRankFailure',
   /** A policy server refused a publish request (a 4xx, e.g. vLLM without its admin routes): not retried. */
   policyServerRejected: 'PolicyServerRejected',
+  /**
+   * The checkpoint to publish is not a complete model directory (a shard missing or truncated, no config, tensors
+   * unlike the served model's): not retried, and no server is touched. The gpu worker writes checkpoints atomically,
+   * so waiting does not complete one; remove it and replay the step.
+   */
+  incompleteCheckpoint: 'IncompleteCheckpoint',
 } as const;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything finalstate needs on a fresh machine, idempotently and fast when nothing changed:
-# PostgreSQL server binaries (apt-get), node_modules (npm ci), the Python venv (pinned requirements), the build.
+# PostgreSQL server binaries (apt-get), node_modules (npm ci), the Python venv (pinned requirements), the CPU build
+# of vLLM in its own venv (infra/setup-vllm.sh), the build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -93,6 +94,9 @@ if [ "$installed_from" != "$root/python" ]; then
   echo "setup: installing python/ (the finalstate package) editable into .venv"
   .venv/bin/python -m pip install -q --no-deps --disable-pip-version-check -e python
 fi
+
+phase "vllm venv"
+bash infra/setup-vllm.sh
 
 phase "build"
 rm -rf dist  # a full build is seconds; a stale compiled test must never run

@@ -127,9 +127,16 @@ export const StackConfig = z
     python: z
       .object({
         venv: z.string().min(1).default('.venv').describe('Project-local Python virtualenv.'),
+        vllmVenv: z
+          .string()
+          .min(1)
+          .default('.venv-vllm')
+          .describe(
+            'Virtualenv holding the CPU build of vLLM (python/vllm.lock), which the tests serve rollouts with.',
+          ),
       })
       .strict()
-      .default({ venv: '.venv' }),
+      .default({ venv: '.venv', vllmVenv: '.venv-vllm' }),
     taskQueues: z
       .object({
         control: z.string().min(1).default('finalstate-control'),
@@ -181,6 +188,7 @@ export const ENV_OVERRIDES: ReadonlyArray<{ env: string; path: string; type: 'st
   { env: 'FINALSTATE_PG_DATABASE', path: 'postgres.database', type: 'string' },
   { env: 'FINALSTATE_PG_DURABLE', path: 'postgres.durable', type: 'boolean' },
   { env: 'FINALSTATE_VENV', path: 'python.venv', type: 'string' },
+  { env: 'FINALSTATE_VLLM_VENV', path: 'python.vllmVenv', type: 'string' },
   { env: 'FINALSTATE_EPISODE_CONCURRENCY', path: 'workers.episodeConcurrency', type: 'number' },
 ];
 

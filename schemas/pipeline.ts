@@ -169,6 +169,13 @@ export const GrpoStepInput = z
       .optional()
       .describe('Steps whose exports the campaign still needs (served, evaluated): checkpoint retention keeps them.'),
     policyServers: z.array(PolicyServerRef),
+    previousCheckpointUri: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        'The checkpoint the previous step published (absent before step 2: the base model), which a server whose reload fails is pointed back to.',
+      ),
     settings: EpisodeSettings,
   })
   .strict();

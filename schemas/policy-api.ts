@@ -38,6 +38,10 @@ export const CompletionResponse = z
   .loose();
 export type CompletionResponse = z.infer<typeof CompletionResponse>;
 
+/** vLLM's GET /weight_info (dev mode): the version label its publisher set, "default" until one was. */
+export const WeightInfoResponse = z.object({ weight_version: z.string() }).loose();
+export type WeightInfoResponse = z.infer<typeof WeightInfoResponse>;
+
 export const TokenizeResponse = z
   .object({ tokens: z.array(TokenId), count: z.number().int().optional(), max_model_len: z.number().int().optional() })
   .loose();

@@ -114,8 +114,15 @@ async function train(
     neededExports: input.neededExports ?? [],
   });
   const updateDone = Date.now();
+  // What a server whose reload fails is pointed back to: the weights it served during this step's rollouts.
+  const previous = step === 1 ? input.update.baseModel : input.previousCheckpointUri;
   if (input.policyServers.length > 0)
-    await publisher.publishPolicy({ checkpointUri: update.checkpointUri, version: step, servers: input.policyServers });
+    await publisher.publishPolicy({
+      checkpointUri: update.checkpointUri,
+      version: step,
+      servers: input.policyServers,
+      ...(previous ? { previous: { checkpointUri: previous, version: step - 1 } } : {}),
+    });
   const finished = Date.now();
   const seconds = (from: number, to: number) => (to - from) / 1000;
 

@@ -54,7 +54,8 @@ export function neededExports(
 /** The input of GRPO step `step` of a campaign in state `state`. */
 export function grpoStepInput(
   config: CampaignConfigWithQueues,
-  state: Pick<CampaignState, 'pool' | 'sampler' | 'policyVersion'> & Partial<Pick<CampaignState, 'evalResultSets'>>,
+  state: Pick<CampaignState, 'pool' | 'sampler' | 'policyVersion' | 'checkpointUri'> &
+    Partial<Pick<CampaignState, 'evalResultSets'>>,
   step: number,
 ): GrpoStepInput {
   return {
@@ -73,6 +74,7 @@ export function grpoStepInput(
     update: config.update,
     neededExports: neededExports(config, state, step),
     policyServers: policyServersOf(config),
+    ...(state.checkpointUri ? { previousCheckpointUri: state.checkpointUri } : {}),
     settings: episodeSettings(config, policyAt(config.policy, state.policyVersion)),
   };
 }

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { InfrastructureError } from '../../core/errors.js';
-import type { PolicyServerRef } from '../../schemas/clients.js';
+import type { PolicyServerKind, PolicyServerRef } from '../../schemas/clients.js';
 import { EndpointRequestError } from './errors.js';
 import { requestText } from './http.js';
 
@@ -8,17 +8,28 @@ import { requestText } from './http.js';
  * Publishing a checkpoint to a rollout server through vLLM's admin routes (served with VLLM_SERVER_DEV_MODE=1; the
  * project's policy server implements the same subset), so that vLLM and our server share one publish path:
  *
+ *   GET  /v1/models                                    the server is of the configured kind (`owned_by`)
  *   POST /pause?mode=wait                              in-flight requests finish on the weights they started with
+ *   POST /update_weight_version "reloading-N"          (vLLM) until the end, no client takes it for any version
  *   POST /collective_rpc {"method": "reload_weights",  every worker loads the checkpoint directory from disk
  *                         "kwargs": {"weights_path": DIR}}
  *   POST /reset_prefix_cache                           no prompt reuses KV entries computed by the old weights
- *   POST /resume                                       always, also when a step before it failed
+ *   POST /update_weight_version "N"                    (vLLM) what /weight_info reports, which the policy client checks
+ *   POST /resume                                       see below
  *
- * vLLM answers these with an empty body or a small JSON object depending on its version; only the status counts.
- * Every call has its own timeout and is retried on connection failures, timeouts, 429 and 5xx; a 4xx is a
- * configuration mistake (EndpointRequestError) and is not retried. A `finalstate` server is also told the policy
- * version (the `policy_version` kwarg, which vLLM's reload_weights would reject) and is then polled on /v1/models
- * until it reports it: it stamps every completion with the version it served.
+ * Answers are empty or small JSON objects depending on the route and version; the status counts, and
+ * /reset_prefix_cache's `{"success": false}` (vLLM's answer, with status 200, while blocks are still held) is a
+ * failure. Every call has its own timeout and is retried on connection failures, timeouts, 429 and 5xx; a 4xx is a
+ * configuration mistake (EndpointRequestError) and is not retried. A server of another kind than configured is one
+ * too, found before anything is paused: vLLM answers the project's `policy_version` kwarg with a bare 500, which
+ * would otherwise be retried as an outage.
+ *
+ * When the reload fails: the project's server loads a checkpoint beside the one it serves, so it is resumed on the
+ * old weights. vLLM releases its weights before it reads the new files, and resumed after a failed reload it crashes
+ * on the next completion (a segfault, 0.32.0). So a vLLM server is resumed only on weights it loaded: the `previous`
+ * checkpoint (the last one published) is reloaded under its version; if that fails too, or there is none, the server
+ * is left paused (completions wait instead of crashing it) until a later publish loads a checkpoint or it is
+ * restarted. Either way the publish fails with an InfrastructureError, which the publishing activity retries.
  */
 
 export interface PublishOptions {
@@ -32,13 +43,22 @@ export interface PublishOptions {
   backoffMs: number;
   /** How long a `finalstate` server may take to report the new version once resumed. */
   versionTimeoutMs: number;
-  /** Called before each step (for heartbeats and logs). */
+  /** Called before each step (for heartbeats and logs; a test may act on the step). */
   onStep?: (step: PublishStep) => void;
   /** Bearer token of the admin routes, sent as `Authorization: Bearer <token>` (admin-token.ts says where it comes from). */
   token?: string;
 }
 
-export type PublishStep = 'pause' | 'reload_weights' | 'reset_prefix_cache' | 'resume' | 'await_version';
+export type PublishStep =
+  | 'identify'
+  | 'pause'
+  | 'mark_reloading'
+  | 'reload_weights'
+  | 'reset_prefix_cache'
+  | 'set_weight_version'
+  | 'restore_previous'
+  | 'resume'
+  | 'await_version';
 
 export const defaultPublishOptions: PublishOptions = {
   requestTimeoutMs: 30_000,
@@ -47,6 +67,12 @@ export const defaultPublishOptions: PublishOptions = {
   backoffMs: 1_000,
   versionTimeoutMs: 120_000,
 };
+
+/** A checkpoint directory and the policy version it holds. */
+export interface PolicyCheckpoint {
+  weightsPath: string;
+  version: number;
+}
 
 export interface Published {
   url: string;
@@ -58,38 +84,39 @@ export interface Published {
 
 const COMPONENT = 'policy-server';
 
-/** Load the checkpoint directory `weightsPath` as policy `version` on `server` (see the module comment). */
-export async function publishCheckpoint(
-  server: PolicyServerRef,
-  weightsPath: string,
-  version: number,
-  options: PublishOptions = defaultPublishOptions,
-): Promise<Published> {
-  const root = server.url.replace(/\/+$/, '');
-  const attempts: Published['attempts'] = {};
+/** What `/v1/models` says each kind owns its models as. */
+const OWNER: Record<PolicyServerKind, string> = { vllm: 'vllm', finalstate: 'finalstate' };
+
+/** The weight version a vLLM server reports while a publish of `version` is under way. */
+export const reloadingVersion = (version: number) => `reloading-${version}`;
+
+type Call = (
+  step: PublishStep,
+  path: string,
+  body: unknown,
+  options?: { timeoutMs?: number; accept?: (text: string) => void },
+) => Promise<string>;
+
+function adminCaller(root: string, options: PublishOptions, attempts: Published['attempts']): Call {
   const headers = options.token ? { authorization: `Bearer ${options.token}` } : undefined;
-  const call = async (
-    step: PublishStep,
-    path: string,
-    body: unknown,
-    timeoutMs = options.requestTimeoutMs,
-  ): Promise<string> => {
+  return async (step, path, body, { timeoutMs = options.requestTimeoutMs, accept } = {}) => {
     options.onStep?.(step);
     for (let attempt = 1; ; attempt++) {
       attempts[step] = attempt;
       try {
-        return await requestText(`${root}${path}`, body, {
+        const text = await requestText(`${root}${path}`, body, {
           component: COMPONENT,
           timeoutMs,
           ...(headers && { headers }),
         });
+        accept?.(text);
+        return text;
       } catch (err) {
         if (err instanceof EndpointRequestError && err.status === 404) {
-          throw new EndpointRequestError(
-            `${err.message} (vLLM serves its admin routes only when started with VLLM_SERVER_DEV_MODE=1)`,
-            err.url,
-            404,
-          );
+          const hint = path.startsWith('/update_weight_version')
+            ? 'this vLLM has no weight versions (/update_weight_version, /weight_info), which the policy client checks every completion against; use one that has (0.32.0 is tested)'
+            : 'vLLM serves its admin routes only when started with VLLM_SERVER_DEV_MODE=1';
+          throw new EndpointRequestError(`${err.message} (${hint})`, err.url, 404);
         }
         if (err instanceof EndpointRequestError && err.status === 401) {
           throw new EndpointRequestError(
@@ -103,47 +130,146 @@ export async function publishCheckpoint(
       }
     }
   };
+}
 
-  const kwargs: Record<string, unknown> = { weights_path: weightsPath };
-  if (server.kind === 'finalstate') kwargs.policy_version = version;
+/** /reset_prefix_cache answers `{"success": false}` with status 200 when it did not reset (vLLM). */
+function acceptReset(url: string) {
+  return (text: string) => {
+    let answer: unknown;
+    try {
+      answer = text.trim() === '' ? undefined : JSON.parse(text);
+    } catch {
+      return; // not JSON: the status alone counts
+    }
+    if ((answer as { success?: unknown } | undefined)?.success === false)
+      throw new InfrastructureError(
+        `${COMPONENT} at ${url}/reset_prefix_cache answered {"success": false}: the prefix cache was not reset (blocks still held by requests)`,
+        COMPONENT,
+      );
+  };
+}
+
+/** POST /reset_prefix_cache alone: an InfrastructureError when vLLM answers that it did not reset. */
+export async function resetPrefixCache(url: string, options: PublishOptions = defaultPublishOptions): Promise<void> {
+  const root = url.replace(/\/+$/, '');
+  await adminCaller(root, options, {})('reset_prefix_cache', '/reset_prefix_cache', {}, { accept: acceptReset(root) });
+}
+
+/** The kind of server at `root`, from /v1/models' `owned_by`; an EndpointRequestError when it is not `expected`. */
+async function checkKind(root: string, expected: PolicyServerKind, call: Call): Promise<void> {
+  const text = await call('identify', '/v1/models', undefined);
+  let owner: unknown;
+  try {
+    owner = (JSON.parse(text) as { data?: Array<{ owned_by?: unknown }> }).data?.[0]?.owned_by;
+  } catch {
+    owner = undefined;
+  }
+  if (owner === OWNER[expected]) return;
+  const actual = (Object.keys(OWNER) as PolicyServerKind[]).find((k) => OWNER[k] === owner);
+  throw new EndpointRequestError(
+    `policy server ${root} is configured as kind "${expected}", but its /v1/models says owned_by ${JSON.stringify(owner ?? null)}` +
+      (actual ? `: it is a ${actual} server; set its kind to "${actual}"` : ': not a server this project publishes to'),
+    `${root}/v1/models`,
+    200,
+  );
+}
+
+/**
+ * Load the checkpoint directory `weightsPath` as policy `version` on `server` (see the module comment). `previous`,
+ * the checkpoint the server serves now, is what a vLLM server is pointed back to when the reload fails.
+ */
+export async function publishCheckpoint(
+  server: PolicyServerRef,
+  weightsPath: string,
+  version: number,
+  options: PublishOptions = defaultPublishOptions,
+  previous?: PolicyCheckpoint,
+): Promise<Published> {
+  const root = server.url.replace(/\/+$/, '');
+  const attempts: Published['attempts'] = {};
+  const call = adminCaller(root, options, attempts);
+  const vllm = server.kind === 'vllm';
+  const reload = (step: PublishStep, path: string, kwargs: Record<string, unknown> = {}) =>
+    call(
+      step,
+      '/collective_rpc',
+      {
+        method: 'reload_weights',
+        kwargs: { weights_path: path, ...kwargs },
+        timeout: options.reloadTimeoutMs / 1000,
+      },
+      { timeoutMs: options.reloadTimeoutMs },
+    );
+  const setVersion = (step: PublishStep, value: string) => call(step, '/update_weight_version', { new_version: value });
+
+  await checkKind(root, server.kind, call);
   let failure: unknown;
+  // A vLLM server whose reload failed holds no weights it loaded (it released them first): never resumed so.
+  let weightsReleased = false;
+  let restored = false;
   try {
     await call('pause', '/pause?mode=wait', {});
-    await call(
-      'reload_weights',
-      '/collective_rpc',
-      { method: 'reload_weights', kwargs, timeout: options.reloadTimeoutMs / 1000 },
-      options.reloadTimeoutMs,
-    );
-    await call('reset_prefix_cache', '/reset_prefix_cache', {});
+    if (vllm) await setVersion('mark_reloading', reloadingVersion(version));
+    try {
+      await reload('reload_weights', weightsPath, vllm ? {} : { policy_version: version });
+    } catch (err) {
+      weightsReleased = vllm;
+      throw err;
+    }
+    await call('reset_prefix_cache', '/reset_prefix_cache', {}, { accept: acceptReset(root) });
+    if (vllm) await setVersion('set_weight_version', String(version));
   } catch (err) {
     failure = err;
-  } finally {
+  }
+  const message = (err: unknown) => (err as Error).message;
+  if (weightsReleased && previous !== undefined) {
     try {
-      await call('resume', '/resume', {});
+      await reload('restore_previous', previous.weightsPath);
+      await call('restore_previous', '/reset_prefix_cache', {}, { accept: acceptReset(root) });
+      await setVersion('restore_previous', String(previous.version));
+      restored = true;
     } catch (err) {
-      // Both refused (no admin routes at all, e.g. vLLM without dev mode): the first refusal says it best.
-      if (err instanceof EndpointRequestError && failure instanceof EndpointRequestError) throw failure;
-      // A server left paused serves nothing: say so, and keep the first failure as the cause.
-      const first = failure === undefined ? '' : ` after an earlier failure (${(failure as Error).message})`;
-      throw new InfrastructureError(
-        `policy server ${server.url} could not be resumed${first}: ${(err as Error).message}`,
+      failure = new InfrastructureError(
+        `${message(failure)}; pointing it back to version ${previous.version} (${previous.weightsPath}) failed too: ${message(err)}`,
         COMPONENT,
-        { cause: failure ?? err },
+        { cause: failure },
       );
     }
+  }
+  if (weightsReleased && !restored) {
+    const text =
+      `policy server ${server.url} (vLLM) failed to load policy version ${version} from ${weightsPath} and holds no weights it loaded, ` +
+      `so it is left paused (a completion would crash it) until a publish loads a checkpoint or it is restarted: ${message(failure)}`;
+    // A refusal stays a configuration mistake (not retried); anything else is retried by the publishing activity.
+    if (failure instanceof EndpointRequestError) throw new EndpointRequestError(text, failure.url, failure.status);
+    throw new InfrastructureError(text, COMPONENT, { cause: failure });
+  }
+  try {
+    await call('resume', '/resume', {});
+  } catch (err) {
+    // Both refused (no admin routes at all, e.g. vLLM without dev mode): the first refusal says it best.
+    if (err instanceof EndpointRequestError && failure instanceof EndpointRequestError) throw failure;
+    // A server left paused serves nothing: say so, and keep the first failure as the cause.
+    const first = failure === undefined ? '' : ` after an earlier failure (${message(failure)})`;
+    throw new InfrastructureError(
+      `policy server ${server.url} could not be resumed${first}: ${message(err)}`,
+      COMPONENT,
+      {
+        cause: failure ?? err,
+      },
+    );
+  }
+  if (restored) {
+    const text = `${message(failure)} (policy server ${server.url} serves version ${previous!.version} again, from ${previous!.weightsPath})`;
+    if (failure instanceof EndpointRequestError) throw new EndpointRequestError(text, failure.url, failure.status);
+    throw new InfrastructureError(text, COMPONENT, { cause: failure });
   }
   if (failure !== undefined) throw failure;
   if (server.kind === 'finalstate') await awaitVersion(root, version, options, call);
   return { url: server.url, kind: server.kind, version, attempts };
 }
 
-async function awaitVersion(
-  root: string,
-  version: number,
-  options: PublishOptions,
-  call: (step: PublishStep, path: string, body: unknown) => Promise<string>,
-): Promise<void> {
+async function awaitVersion(root: string, version: number, options: PublishOptions, call: Call): Promise<void> {
   const deadline = Date.now() + options.versionTimeoutMs;
   for (;;) {
     const text = await call('await_version', '/v1/models', undefined);

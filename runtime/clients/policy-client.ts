@@ -1,5 +1,10 @@
 import type { PolicyClientConfig } from '../../schemas/clients.js';
-import { CompletionResponse, DetokenizeResponse, TokenizeResponse } from '../../schemas/policy-api.js';
+import {
+  CompletionResponse,
+  DetokenizeResponse,
+  TokenizeResponse,
+  WeightInfoResponse,
+} from '../../schemas/policy-api.js';
 import type { TokenUsage } from '../../schemas/runtime.js';
 import type { Tokenizer } from '../trajectory/tokenizer.js';
 import { InfrastructureError } from '../../core/errors.js';
@@ -24,7 +29,7 @@ export interface SampledCompletion {
   finishReason: 'stop' | 'length';
   stopReason: string | number | null;
   model: string;
-  /** The version the workflow published (else the project's policy server's report, else the served model name). */
+  /** The version the workflow published, which the server confirmed; without one, the version the server reports. */
   policyVersion: string;
   usage: TokenUsage;
 }
@@ -33,16 +38,19 @@ const TOKEN_ID_PREFIX = 'token_id:';
 
 export interface PolicyClientOptions {
   /**
-   * The policy version the workflow published to the server (absent for a base policy outside a campaign). Every
-   * request carries it as `cache_salt`, so prefix-cache entries of two versions never mix, and every sample is
-   * stamped with it. A server that reports another version (the project's policy server does) has missed a publish.
+   * The policy version the workflow published to the server (absent for the base policy). Every request carries it
+   * as `cache_salt`, so prefix-cache entries of two versions never mix, and every sample is stamped with it once the
+   * server confirmed it: the project's server reports the version of each completion; vLLM reports its weight
+   * version on /weight_info (set by the publisher), read before and after each completion. A server that reports
+   * another version has restarted or missed a publish.
    */
   policyVersion?: string;
 }
 
 /**
  * Client of vLLM's OpenAI-compatible completions API (and of the project's policy server, which implements the same
- * subset): prompts go in as token ids, completions come back as token ids with their logprobs.
+ * subset): prompts go in as token ids, completions come back as token ids with their logprobs, stamped with the policy
+ * version that served them.
  */
 export class PolicyClient implements Tokenizer {
   private readonly root: string;
@@ -58,6 +66,7 @@ export class PolicyClient implements Tokenizer {
     this.headers = key ? { authorization: `Bearer ${key}` } : {};
   }
 
+  /** POST `body` to `path` (a GET when `body` is undefined). */
   private post<T extends Parameters<typeof requestJson>[2]>(
     path: string,
     body: unknown,
@@ -72,9 +81,29 @@ export class PolicyClient implements Tokenizer {
     });
   }
 
+  /**
+   * vLLM's weight version (GET /weight_info, dev mode): "default" until told one, then what the publisher set. The
+   * project's server has no such route (it reports the version in every answer): a 404 means a server of the wrong kind.
+   */
+  private async weightVersion(signal?: AbortSignal): Promise<string> {
+    try {
+      return (await this.post('/weight_info', undefined, WeightInfoResponse, signal)).weight_version;
+    } catch (err) {
+      if (err instanceof EndpointRequestError && err.status === 404)
+        throw new EndpointRequestError(
+          `policy-server at ${this.root} has no /weight_info, so it cannot confirm which weights serve (serverKind "vllm"): start vLLM with VLLM_SERVER_DEV_MODE=1 (0.32.0 is tested), or, for the project's policy server, set serverKind "finalstate"`,
+          err.url,
+          404,
+        );
+      throw err;
+    }
+  }
+
   async complete(request: CompletionRequest, signal?: AbortSignal): Promise<SampledCompletion> {
     const sampling = this.config.sampling;
     const url = `${this.root}/v1/completions`;
+    const vllm = this.config.serverKind === 'vllm';
+    const before = vllm ? await this.weightVersion(signal) : undefined;
     const response = await this.post(
       '/v1/completions',
       {
@@ -108,9 +137,25 @@ export class PolicyClient implements Tokenizer {
       );
     }
     const expected = this.options.policyVersion;
-    if (expected !== undefined && response.policy_version !== undefined && response.policy_version !== expected) {
+    let served = response.policy_version;
+    if (vllm) {
+      const after = await this.weightVersion(signal);
+      if (after !== before)
+        throw new InfrastructureError(
+          `policy-server at ${this.root} changed weight version from ${before} to ${after} while it served the completion: which weights sampled it is unknown`,
+          'policy-server',
+        );
+      served = after;
+    } else if (expected !== undefined && served === undefined) {
+      throw new EndpointRequestError(
+        `policy-server at ${url} reports no policy_version, so it cannot confirm it serves version ${expected}: for vLLM, set serverKind "vllm"`,
+        url,
+        200,
+      );
+    }
+    if (expected !== undefined && served !== expected) {
       throw new InfrastructureError(
-        `policy-server at ${url} serves policy version ${response.policy_version}, but the workflow published ${expected} (a server that restarted on an older checkpoint, or missed a publish)`,
+        `policy-server at ${url} serves policy version ${served}, but the workflow published ${expected} (a server that restarted, or missed a publish)`,
         'policy-server',
       );
     }
@@ -140,7 +185,7 @@ export class PolicyClient implements Tokenizer {
       finishReason: choice.finish_reason,
       stopReason: choice.stop_reason ?? null,
       model: response.model,
-      policyVersion: expected ?? response.policy_version ?? response.model,
+      policyVersion: expected ?? served ?? response.model,
       usage: {
         inputTokens: response.usage?.prompt_tokens ?? request.promptTokenIds.length,
         cachedInputTokens: cached ?? 0,

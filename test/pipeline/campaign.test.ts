@@ -10,6 +10,7 @@ import { drawTasks } from '../../workflows/sampling.js';
 import { StepKey } from '../../workflows/search-attributes.js';
 import { runCliAsync } from './cli.js';
 import { startPipeline, task, type Pipeline } from './harness.js';
+import { lockVllm, suiteVllm, type VllmTarget } from '../helpers/vllm.js';
 
 // Episodes come from SeededRandomEpisodeRunner (test/pipeline/seeded-random-runner.ts), a seeded random stand-in for
 // the agent loop; policy updates from the stand-in gpu worker. Temporal and PostgreSQL are the real shared stack.
@@ -27,11 +28,19 @@ const tasks = [
 let p: Pipeline;
 const outages = new Map<string, number>();
 
+// The main campaign publishes to real vLLM (the suite's CPU build) beside the project server's admin surface.
+let vllm: VllmTarget & { close(): Promise<void> };
+let releaseVllm: () => Promise<void>;
+
 before(async () => {
-  p = await startPipeline(tasks, { outages });
+  vllm = await suiteVllm();
+  releaseVllm = (await lockVllm(vllm)).release;
+  p = await startPipeline(tasks, { outages }, 8, { checkpointWeights: vllm.weightsDir });
 });
 after(async () => {
   await p?.close();
+  await releaseVllm?.();
+  await vllm?.close();
 });
 
 async function waitFor<T>(
@@ -51,7 +60,17 @@ async function waitFor<T>(
 
 test('a mini campaign runs probe, select, base evaluation, 3 GRPO steps with continueAsNew after each, and a final evaluation', async () => {
   // episodesPerChildRun 5: the probe and the evaluations also renew their histories (continueAsNew) as they go.
-  const config = p.campaignConfig({ steps: 3, continueAsNewEverySteps: 1, episodesPerChildRun: 5, seed: 7 });
+  const config = p.campaignConfig({
+    steps: 3,
+    continueAsNewEverySteps: 1,
+    episodesPerChildRun: 5,
+    seed: 7,
+    update: { baseModel: vllm.weightsDir },
+    policyServers: [
+      { url: vllm.url, kind: 'vllm' },
+      { url: p.policyServer.url, kind: 'finalstate' },
+    ],
+  });
   const id = config.campaignId;
   const handle = await p.client.workflow.start(campaign, {
     taskQueue: p.queues.control,
@@ -181,6 +200,9 @@ test('a mini campaign runs probe, select, base evaluation, 3 GRPO steps with con
   assert.deepEqual(p.policyServer.reloads.map((r) => r.version).slice(-3), [1, 2, 3]);
   assert.deepEqual(p.policyServer.calls.slice(-4), ['/pause', '/collective_rpc', '/reset_prefix_cache', '/resume']);
   assert.equal(p.policyServer.paused(), false);
+  const vllmReports = async (route: string) => (await fetch(`${vllm.url}${route}`)).json();
+  assert.deepEqual(await vllmReports('/weight_info'), { weight_version: '3' }, 'vLLM loaded each step as its version');
+  assert.deepEqual(await vllmReports('/is_paused'), { is_paused: false });
   assert.equal(state.policyVersion, '3');
   assert.ok(state.checkpointUri?.endsWith('step-000003'));
 

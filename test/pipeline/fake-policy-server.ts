@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 /**
  * TEST-ONLY FAKE of the project policy server's admin surface (python/finalstate/policy_server/api.py, the subset of
  * vLLM's dev-mode routes it implements): POST /pause, /collective_rpc reload_weights {weights_path, policy_version},
- * /reset_prefix_cache, /resume, and GET /v1/models reporting policy_version. The new version shows only `loadDelayMs`
+ * /reset_prefix_cache, /resume, and GET /v1/models reporting policy_version (and owned_by "finalstate", the kind). The new version shows only `loadDelayMs`
  * after the reload call answers, so publishPolicy must poll for it. Every admin call is recorded in `calls`.
  */
 export async function startFakePolicyServer(loadDelayMs = 150) {
@@ -18,7 +18,7 @@ export async function startFakePolicyServer(loadDelayMs = 150) {
       res.end(JSON.stringify({ ...(body as object), policy_version: version }));
     };
     if (req.method === 'GET' && req.url === '/v1/models')
-      return send(200, { object: 'list', data: [{ id: 'fake', policy_version: version }] });
+      return send(200, { object: 'list', data: [{ id: 'fake', owned_by: 'finalstate', policy_version: version }] });
     if (req.method !== 'POST') return send(404, { error: { message: `no route ${req.method} ${req.url}` } });
     let text = '';
     req.on('data', (chunk: Buffer) => (text += chunk.toString()));

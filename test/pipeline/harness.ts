@@ -57,6 +57,8 @@ export const task = (
 export interface PipelineOptions {
   /** A real gpu worker on the pipeline's gpu queue in place of the stand-in (then `gpu` is undefined). */
   startGpuWorker?: (config: LoadedConfig, taskQueue: string) => Promise<{ stop(): Promise<void> }>;
+  /** A model directory the stand-in gpu worker copies into each checkpoint, for real rollout servers to load. */
+  checkpointWeights?: string;
 }
 
 export async function startPipeline(
@@ -87,7 +89,9 @@ export async function startPipeline(
       shutdownGraceTime: '5 seconds',
     }),
   );
-  const gpu = options.startGpuWorker ? undefined : await startStandInGpuWorker(config, queues.gpu);
+  const gpu = options.startGpuWorker
+    ? undefined
+    : await startStandInGpuWorker(config, queues.gpu, options.checkpointWeights);
   const gpuWorker = gpu ?? (await options.startGpuWorker!(config, queues.gpu));
   workers.push(gpuWorker);
   const client: Client = await connectClient(config);

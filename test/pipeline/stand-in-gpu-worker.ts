@@ -45,14 +45,25 @@ export const TINY_MODEL_ON_ONE_CPU_RANK: UpdateDescription = {
     tiedEmbeddings: true,
   },
 };
+/** A model directory the publisher's completeness check accepts: a config and one safetensors tensor, `value`. */
+async function writeMinimalCheckpoint(dir: string, value: number): Promise<void> {
+  const header = Buffer.from(JSON.stringify({ 'stand_in.weight': { dtype: 'F32', shape: [1], data_offsets: [0, 4] } }));
+  const prefix = Buffer.alloc(8);
+  prefix.writeBigUInt64LE(BigInt(header.length));
+  const data = Buffer.alloc(4);
+  data.writeFloatLE(value);
+  await fs.writeFile(path.join(dir, 'model.safetensors'), Buffer.concat([prefix, header, data]));
+  await fs.writeFile(path.join(dir, 'config.json'), JSON.stringify({ model_type: 'stand-in' }));
+}
 
 /**
  * TEST-ONLY STAND-IN for the Python gpu worker (python/finalstate/gpu_worker): a TypeScript activity named
  * `policyUpdate` on its own task queue, so the pipeline's cross-queue call by name is exercised without a GPU. It
  * trains nothing: it reads the batch the pipeline wrote, computes group-normalised advantages and a policy-gradient
- * loss from the rollout logprobs, and writes a checkpoint directory holding that record.
+ * loss from the rollout logprobs, and writes a checkpoint directory holding that record, with weights: a copy of
+ * `weightsFrom` (a model a real rollout server can load), else a one-tensor stand-in.
  */
-export async function startStandInGpuWorker(config: LoadedConfig, taskQueue: string) {
+export async function startStandInGpuWorker(config: LoadedConfig, taskQueue: string, weightsFrom?: string) {
   const described = { value: TINY_MODEL_ON_ONE_CPU_RANK };
   const calls: Array<{ input: PolicyUpdateCall; batch: BatchFile }> = [];
   const logged: LogMetricsInput[] = [];
@@ -94,6 +105,8 @@ export async function startStandInGpuWorker(config: LoadedConfig, taskQueue: str
         }
         const dir = path.join(input.checkpointDir, `step-${String(input.step).padStart(6, '0')}`);
         await fs.mkdir(dir, { recursive: true });
+        if (weightsFrom) await fs.cp(weightsFrom, dir, { recursive: true });
+        else await writeMinimalCheckpoint(dir, loss / Math.max(tokens, 1));
         await fs.writeFile(
           path.join(dir, 'stand-in-checkpoint.json'),
           JSON.stringify({ batchUri: input.batchUri, episodes: batch.episodes.length }),

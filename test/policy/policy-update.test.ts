@@ -8,6 +8,7 @@ import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
 import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { loadConfig } from '../../infra/config.js';
+import { checkHfCheckpoint } from '../../storage/hf-checkpoint.js';
 import { fromRoot } from '../../core/paths.js';
 import { PolicyUpdateResult, TrainingBatch, type PolicyUpdateInput } from '../../schemas/training.js';
 import { policyUpdateSmokeWorkflow } from '../../workflows/policy-update-smoke.js';
@@ -136,6 +137,12 @@ test('a TypeScript workflow runs policyUpdate on the Python GPU worker and gets 
   for (const file of ['COMPLETE', 'model.safetensors', 'config.json', 'sharded/.metadata', 'tokenizer.json']) {
     assert.ok(fs.existsSync(path.join(checkpoint, file)), `${file} in ${checkpoint}`);
   }
+  const checked = await checkHfCheckpoint(checkpoint, modelDir);
+  assert.deepEqual(
+    checked.files,
+    ['model.safetensors'],
+    "the publisher finds the export complete, with the base model's tensors",
+  );
   for (const [name, value] of Object.entries(result.metrics)) assert.ok(Number.isFinite(value), `${name} = ${value}`);
   assert.equal(result.metrics.tokens, 3 + 4 + 5 + 3);
   assert.equal(result.metrics.optimizerSteps, 1, 'without miniBatchGroups the whole batch is one step');

@@ -2,20 +2,24 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /**
- * FakeVllmServer: a FAKE that stands in for vLLM (which needs a GPU) in tests. It implements the subset of vLLM's
- * OpenAI-compatible API the policy client uses (/v1/completions with token-id prompts, logprobs and returned token
- * ids, /tokenize, /detokenize, /health) over a toy tokenizer and a deterministic toy "model", and the admin routes the
- * publisher uses (served by vLLM only with VLLM_SERVER_DEV_MODE=1). It copies vLLM where vLLM differs from the
- * project's policy server:
- * - no `policy_version` anywhere (unless `policyVersion` asks for one), and nothing else tells the version;
- * - the text leaves out the end-of-turn token the model stopped on (token_ids keep it);
- * - /pause, /resume, /collective_rpc and /reset_prefix_cache answer 200 with an empty body (as vLLM releases before
- *   0.2x did; later ones send {"status": ...}); without dev mode they are FastAPI's 404 {"detail": "Not Found"};
- * - /collective_rpc passes kwargs to the workers' method: an unexpected keyword fails in the worker, which the route
- *   does not catch, so the answer is a plain-text 500 "Internal Server Error";
- * - a completion that arrives while paused waits for /resume; `abortNext` makes the next completions end early with
- *   finish_reason "abort", what vLLM answers for requests in flight when /pause runs with mode=abort (its default);
- * - vLLM's wording for context overflows ("'max_tokens' or 'max_completion_tokens' is too large: …").
+ * FakeVllmServer: a FAKE policy server for the tests that need what a real model cannot be made to do: write a
+ * scripted text (a tool call, a spelled control token, a planted out-of-vocabulary character), take a chosen time
+ * over a turn, or answer in the shape of vLLM before 0.10.2. Everything else is tested against real vLLM (the CPU
+ * build, test/helpers/vllm.ts) and the project's own server: the publish path, the admin routes and their faults,
+ * weight versions, context refusals, aborts (policy-admin, policy-client, publish-policy, vllm-faults and
+ * policy-server-contract tests). It serves the completions subset both real servers share (/v1/completions with
+ * token-id prompts, logprobs and returned token ids, /tokenize, /detokenize, /health) over a toy tokenizer and a
+ * deterministic toy "model", and copies these behaviours of vLLM 0.32.0 (checked against it):
+ * - with the client's flags (skip_special_tokens false) the text includes the end-of-turn token it stopped on;
+ * - no `policy_version` in answers unless `policyVersion` asks for one (the project's server reports it);
+ * - the context refusal's wording ("This model's maximum context length is N tokens. …") for a prompt that does not
+ *   fit; a prompt that fits with less room than max_tokens is cut short (finish_reason "length"); max_tokens over the
+ *   context length is refused whatever the prompt, as a plain bad request;
+ * - `abortNext` ends the next completions early with finish_reason "abort", as vLLM answers requests in flight when
+ *   /pause runs with mode=abort (tests that need a scripted turn around the abort use it; the real abort is in
+ *   policy-client.test.ts).
+ * And, only on request, the older answer that vLLM 0.32.0 cannot give: `legacyTokenIds`, token ids only as
+ * "token_id:<id>" logprob tokens (vLLM before 0.10.2).
  *
  * Toy tokenizer: ChatML and tool tags are single special tokens, "\n\n" is one merged token (so tokenising two pieces
  * separately can give other ids than tokenising their concatenation, as with real BPE), every other character is
@@ -57,8 +61,6 @@ export interface FakeVllmOptions {
   legacyTokenIds?: boolean;
   /** Completions of these turns (0-based) take this long, like a model generating slowly: `{ turn, ms }`. */
   slowTurn?: { turn: number; ms: number };
-  /** VLLM_SERVER_DEV_MODE=1: serve the admin routes (default true). */
-  devMode?: boolean;
 }
 
 export interface RecordedRequest {
@@ -69,13 +71,7 @@ export interface RecordedRequest {
 export class FakeVllmServer {
   readonly requests: RecordedRequest[] = [];
   private readonly server: http.Server;
-  private failures: number[] = [];
-  private readonly routeFailures = new Map<string, number[]>();
   private aborts = 0;
-  private resumed: Promise<void> | undefined;
-  private resume: (() => void) | undefined;
-  /** weights_path of every reload_weights call, in order. */
-  readonly reloads: string[] = [];
   url = '';
 
   constructor(readonly options: FakeVllmOptions) {
@@ -96,23 +92,9 @@ export class FakeVllmServer {
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
-  /** The next requests answer these HTTP statuses (e.g. 503) instead of working. */
-  failNext(...statuses: number[]): void {
-    this.failures.push(...statuses);
-  }
-
-  /** The next requests to `route` (e.g. "/collective_rpc") answer these HTTP statuses. */
-  failNextOn(route: string, ...statuses: number[]): void {
-    this.routeFailures.set(route, [...(this.routeFailures.get(route) ?? []), ...statuses]);
-  }
-
   /** The next `count` completions end with finish_reason "abort" after a few tokens, as when vLLM is paused mid-request. */
   abortNext(count = 1): void {
     this.aborts += count;
-  }
-
-  get paused(): boolean {
-    return this.resumed !== undefined;
   }
 
   /**
@@ -162,15 +144,7 @@ export class FakeVllmServer {
     const body = (raw === '' ? {} : JSON.parse(raw)) as Record<string, unknown>;
     const path = req.url ?? '';
     this.requests.push({ path, body });
-    const route = path.split('?', 1)[0]!;
-    const failure = this.failures.shift() ?? this.routeFailures.get(route)?.shift();
-    if (failure !== undefined)
-      return this.send(res, failure, {
-        error: { message: `injected failure ${failure}`, type: 'InternalServerError', code: failure },
-      });
     if (path === '/health') return this.send(res, 200, {});
-    if (['/pause', '/resume', '/collective_rpc', '/reset_prefix_cache'].includes(route))
-      return this.admin(route, body, res);
     if (body.model !== this.model)
       return this.send(res, 404, {
         error: {
@@ -187,7 +161,6 @@ export class FakeVllmServer {
     }
     if (path === '/detokenize') return this.send(res, 200, { prompt: this.detokenize(body.tokens as number[]) });
     if (path === '/v1/completions') {
-      await this.resumed;
       const turn = this.requests.filter((r) => r.path === '/v1/completions').length - 1;
       const slow = this.options.slowTurn;
       if (slow && slow.turn === turn) await new Promise((resolve) => setTimeout(resolve, slow.ms));
@@ -197,46 +170,19 @@ export class FakeVllmServer {
     return this.send(res, 404, { detail: 'Not Found' });
   }
 
-  private admin(route: string, body: Record<string, unknown>, res: http.ServerResponse): void {
-    if (this.options.devMode === false) return this.send(res, 404, { detail: 'Not Found' });
-    const empty = () => {
-      res.writeHead(200, { 'content-length': '0' });
-      res.end();
-    };
-    if (route === '/pause') {
-      this.resumed ??= new Promise((resolve) => (this.resume = resolve));
-      return empty();
-    }
-    if (route === '/resume') {
-      this.resume?.();
-      this.resumed = undefined;
-      return empty();
-    }
-    if (route === '/reset_prefix_cache') return empty();
-    if (typeof body.method !== 'string') return this.send(res, 400, { detail: "Missing 'method' in request body" });
-    const kwargs = (body.kwargs ?? {}) as Record<string, unknown>;
-    const unexpected = Object.keys(kwargs).filter((k) => !['weights_path', 'is_checkpoint_format'].includes(k));
-    if (body.method !== 'reload_weights' || unexpected.length > 0 || typeof kwargs.weights_path !== 'string') {
-      res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
-      return void res.end('Internal Server Error');
-    }
-    this.reloads.push(kwargs.weights_path);
-    empty();
-  }
-
   private complete(body: Record<string, unknown>, res: http.ServerResponse, maxModelLen: number): void {
     const promptIds = Array.isArray(body.prompt) ? (body.prompt as number[]) : this.tokenize(String(body.prompt));
     const maxTokens = Number(body.max_tokens ?? 16);
     const refuse = (message: string) =>
       this.send(res, 400, { error: { message, type: 'BadRequestError', param: null, code: 400 } });
+    if (maxTokens > maxModelLen) {
+      return refuse(
+        `max_tokens=${maxTokens} cannot be greater than max_model_len=${maxModelLen}. Please request fewer output tokens. (parameter=max_tokens, value=${maxTokens})`,
+      );
+    }
     if (promptIds.length >= maxModelLen) {
       return refuse(
         `This model's maximum context length is ${maxModelLen} tokens. However, your request has ${promptIds.length} input tokens. Please reduce the length of the input messages.`,
-      );
-    }
-    if (promptIds.length + maxTokens > maxModelLen) {
-      return refuse(
-        `'max_tokens' or 'max_completion_tokens' is too large: ${maxTokens}. This model's maximum context length is ${maxModelLen} tokens and your request has ${promptIds.length} input tokens (${maxTokens} > ${maxModelLen} - ${promptIds.length}).`,
       );
     }
     const seed = typeof body.seed === 'number' ? body.seed : undefined;
@@ -247,8 +193,9 @@ export class FakeVllmServer {
     });
     let ids = [...this.tokenize(text, { merge: false }), IM_END_ID];
     let finishReason = 'stop';
-    if (ids.length > maxTokens) {
-      ids = ids.slice(0, maxTokens);
+    const room = Math.min(maxTokens, maxModelLen - promptIds.length);
+    if (ids.length > room) {
+      ids = ids.slice(0, room);
       finishReason = 'length';
     }
     if (this.aborts > 0) {
@@ -257,11 +204,9 @@ export class FakeVllmServer {
       finishReason = 'abort';
     }
     const logprobs = ids.map((id, i) => FakeVllmServer.logprob(seed ?? 0, promptIds.length + i, id));
-    // Like vLLM, the text leaves out the end-of-turn token the model stopped on.
-    const shownIds = finishReason === 'stop' ? ids.slice(0, -1) : ids;
     const choice: Record<string, unknown> = {
       index: 0,
-      text: this.detokenize(shownIds),
+      text: this.detokenize(ids),
       finish_reason: finishReason,
       stop_reason: null,
       logprobs: {

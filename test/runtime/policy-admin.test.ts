@@ -1,148 +1,258 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { test } from 'node:test';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, beforeEach, test } from 'node:test';
 import { InfrastructureError } from '../../core/errors.js';
-import { EndpointRequestError } from '../../runtime/clients/errors.js';
-import { publishCheckpoint, type PublishOptions } from '../../runtime/clients/policy-admin.js';
-import { FakeVllmServer } from './fake-vllm-server.js';
+import {
+  publishCheckpoint,
+  reloadingVersion,
+  resetPrefixCache,
+  type PublishOptions,
+} from '../../runtime/clients/policy-admin.js';
+import { FaultProxy } from '../helpers/fault-proxy.js';
+import { buildTinyModel, lockVllm, suiteVllm, type VllmTarget } from '../helpers/vllm.js';
+
+// The publisher against real vLLM (the suite's CPU build, test/helpers/vllm.ts), through a proxy that records every
+// admin call and injects the 5xx answers a load balancer or a struggling server gives. The faults that need a server
+// of their own (no dev mode, a reload that releases the weights, the crash after it) are in vllm-faults.test.ts.
 
 const fast: PublishOptions = {
-  requestTimeoutMs: 2000,
-  reloadTimeoutMs: 2000,
+  requestTimeoutMs: 30_000,
+  reloadTimeoutMs: 60_000,
   attempts: 3,
   backoffMs: 5,
   versionTimeoutMs: 2000,
 };
-const admin = (server: FakeVllmServer) => server.requests.filter((r) => r.path !== '/v1/completions');
+const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'finalstate-admin-'));
+let vllm: VllmTarget & { close(): Promise<void> };
+let release: () => Promise<void>;
+let otherDir: string;
+let proxy: FaultProxy;
 
-async function withVllm(run: (server: FakeVllmServer) => Promise<void>, options: { devMode?: boolean } = {}) {
-  const server = await new FakeVllmServer({ respond: () => 'ok', ...options }).start();
-  try {
-    await run(server);
-  } finally {
-    await server.stop();
-  }
+before(async () => {
+  otherDir = buildTinyModel(path.join(workDir, 'other'), 1);
+  vllm = await suiteVllm();
+  release = (await lockVllm(vllm)).release;
+});
+
+after(async () => {
+  await proxy?.stop();
+  await release?.();
+  await vllm?.close();
+  fs.rmSync(workDir, { recursive: true, force: true });
+});
+
+beforeEach(async () => {
+  await proxy?.stop();
+  proxy = await new FaultProxy(vllm.url).start();
+});
+
+const server = () => ({ url: proxy.url, kind: 'vllm' as const });
+/** Set up a test's starting state directly, past the proxy. */
+const publishDirectly = (dir: string, version: number) =>
+  publishCheckpoint({ url: vllm.url, kind: 'vllm' }, dir, version, fast);
+const get = async (route: string) => (await fetch(`${vllm.url}${route}`)).json();
+const post = (route: string, body: unknown = {}) =>
+  fetch(`${vllm.url}${route}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+const weightVersion = async () => ((await get('/weight_info')) as { weight_version: string }).weight_version;
+const isPaused = async () => ((await get('/is_paused')) as { is_paused: boolean }).is_paused;
+
+/** Greedy logprobs of a fixed prompt: they change exactly when the served weights do. */
+async function fingerprint(): Promise<number[]> {
+  const response = await post('/v1/completions', {
+    model: vllm.model,
+    prompt: [5, 9, 20, 33],
+    max_tokens: 4,
+    temperature: 0,
+    logprobs: 0,
+  });
+  return ((await response.json()) as { choices: Array<{ logprobs: { token_logprobs: number[] } }> }).choices[0]!
+    .logprobs.token_logprobs;
 }
 
-test('publishing to vLLM: pause, reload_weights with the checkpoint path, reset the prefix cache, resume; empty 200s are fine', () =>
-  withVllm(async (server) => {
-    const published = await publishCheckpoint({ url: `${server.url}/`, kind: 'vllm' }, '/ckpt/step-000003', 3, fast);
-    assert.deepEqual(
-      admin(server).map((r) => r.path),
-      ['/pause?mode=wait', '/collective_rpc', '/reset_prefix_cache', '/resume'],
-    );
-    assert.deepEqual(admin(server)[1]!.body, {
-      method: 'reload_weights',
-      kwargs: { weights_path: '/ckpt/step-000003' },
-      timeout: 2,
-    });
-    assert.deepEqual(server.reloads, ['/ckpt/step-000003']);
-    assert.equal(server.paused, false);
-    assert.deepEqual(published, {
-      url: `${server.url}/`,
-      kind: 'vllm',
-      version: 3,
-      attempts: { pause: 1, reload_weights: 1, reset_prefix_cache: 1, resume: 1 },
-    });
-  }));
+test('publishing to vLLM: identify, pause, mark, reload_weights, reset the prefix cache, set the version, resume; the served weights change', async () => {
+  const base = await fingerprint();
+  const published = await publishCheckpoint(server(), otherDir, 3, fast);
+  assert.deepEqual(proxy.paths(), [
+    '/v1/models',
+    '/pause?mode=wait',
+    '/update_weight_version',
+    '/collective_rpc',
+    '/reset_prefix_cache',
+    '/update_weight_version',
+    '/resume',
+  ]);
+  const bodies = proxy.requests.map((r) => r.body);
+  assert.deepEqual(bodies[2], { new_version: reloadingVersion(3) });
+  assert.deepEqual(bodies[3], { method: 'reload_weights', kwargs: { weights_path: otherDir }, timeout: 60 });
+  assert.deepEqual(bodies[5], { new_version: '3' });
+  assert.ok(proxy.requests.every((r) => r.status === 200));
+  assert.deepEqual(published.attempts, {
+    identify: 1,
+    pause: 1,
+    mark_reloading: 1,
+    reload_weights: 1,
+    reset_prefix_cache: 1,
+    set_weight_version: 1,
+    resume: 1,
+  });
+  assert.equal(await weightVersion(), '3');
+  assert.equal(await isPaused(), false);
+  assert.notDeepEqual(await fingerprint(), base, 'the new weights serve');
+});
 
-test('a completion sent while the server is paused waits for /resume and is sampled by the new weights', () =>
-  withVllm(async (server) => {
-    await fetch(`${server.url}/pause`, { method: 'POST' });
-    let answered = false;
-    const held = fetch(`${server.url}/v1/completions`, {
+test('a completion sent while the server is paused waits for /resume and is sampled by the new weights', async () => {
+  await publishDirectly(vllm.weightsDir, 1);
+  const base = await fingerprint();
+  assert.equal((await post('/pause?mode=wait')).status, 200);
+  let answered = false;
+  const held = post('/v1/completions', {
+    model: vllm.model,
+    prompt: [5, 9, 20, 33],
+    max_tokens: 4,
+    temperature: 0,
+    logprobs: 0,
+  }).then(async (r) => {
+    answered = true;
+    return (await r.json()) as { choices: Array<{ logprobs: { token_logprobs: number[] } }> };
+  });
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  assert.equal(answered, false, 'a paused vLLM holds the request');
+  await publishCheckpoint(server(), otherDir, 2, fast);
+  const served = (await held).choices[0]!.logprobs.token_logprobs;
+  assert.deepEqual(served, await fingerprint(), 'sampled by the weights published while it waited');
+  assert.notDeepEqual(served, base);
+});
+
+test('5xx answers are retried per call, with backoff, and counted', async () => {
+  proxy.failNext('/pause', 503);
+  proxy.failNext('/collective_rpc', 500, 502);
+  const published = await publishCheckpoint(server(), otherDir, 2, fast);
+  assert.equal(published.attempts.pause, 2);
+  assert.equal(published.attempts.reload_weights, 3);
+  assert.equal(published.attempts.resume, 1);
+  assert.equal(proxy.requests.filter((r) => r.path === '/collective_rpc' && !r.injected).length, 1);
+  assert.equal(await weightVersion(), '2');
+});
+
+test('a reload that fails for good: vLLM is pointed back to the previous checkpoint before it is resumed', async () => {
+  await publishDirectly(vllm.weightsDir, 2);
+  const base = await fingerprint();
+  proxy.failNext('/collective_rpc', 503, 503, 503);
+  await assert.rejects(
+    publishCheckpoint(server(), otherDir, 3, fast, { weightsPath: vllm.weightsDir, version: 2 }),
+    (err: unknown) =>
+      err instanceof InfrastructureError &&
+      /collective_rpc answered HTTP 503/.test(err.message) &&
+      /serves version 2 again/.test(err.message),
+  );
+  const reloads = proxy.requests.filter((r) => r.path === '/collective_rpc' && !r.injected);
+  assert.deepEqual(
+    reloads.map((r) => (r.body as { kwargs: { weights_path: string } }).kwargs.weights_path),
+    [vllm.weightsDir],
+    'the previous checkpoint was loaded again',
+  );
+  assert.equal(proxy.paths().at(-1), '/resume');
+  assert.equal(await weightVersion(), '2');
+  assert.equal(await isPaused(), false);
+  assert.deepEqual(await fingerprint(), base);
+});
+
+test('with no previous checkpoint to go back to, a vLLM whose reload failed is left paused, never resumed', async () => {
+  proxy.failNext('/collective_rpc', 503, 503, 503);
+  await assert.rejects(
+    publishCheckpoint(server(), otherDir, 3, fast),
+    (err: unknown) =>
+      err instanceof InfrastructureError && /left paused \(a completion would crash it\)/.test(err.message),
+  );
+  assert.ok(!proxy.paths().includes('/resume'));
+  assert.equal(await isPaused(), true);
+  assert.equal(await weightVersion(), reloadingVersion(3), 'no client takes it for any version meanwhile');
+  // Here the proxy refused the reload, so vLLM still holds its weights: resuming it by hand is safe.
+  assert.equal((await post('/resume')).status, 200);
+});
+
+test('a resume that fails too names both failures: a paused server serves nothing', async () => {
+  proxy.failNext('/reset_prefix_cache', 503, 503, 503);
+  proxy.failNext('/resume', 503, 503, 503);
+  await assert.rejects(publishCheckpoint(server(), vllm.weightsDir, 2, fast), (err: unknown) => {
+    assert.ok(err instanceof InfrastructureError);
+    assert.match(
+      err.message,
+      /could not be resumed after an earlier failure \(.*reset_prefix_cache answered HTTP 503.*\): .*resume answered HTTP 503/,
+    );
+    return true;
+  });
+  assert.equal(await isPaused(), true);
+  assert.equal((await post('/resume')).status, 200);
+});
+
+test('vLLM reports a prefix cache it could not reset as {"success": false} with status 200: the publisher treats it as a failure', async () => {
+  // A long completion holds KV blocks while it runs; it is abandoned (which aborts it in vLLM) once it has served.
+  const long = (signal: AbortSignal) =>
+    fetch(`${vllm.url}/v1/completions`, {
       method: 'POST',
-      body: JSON.stringify({ model: server.model, prompt: [101], max_tokens: 4 }),
-    }).then((r) => {
-      answered = true;
-      return r.json();
-    });
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    assert.equal(answered, false);
-    await publishCheckpoint({ url: server.url, kind: 'vllm' }, '/ckpt/step-000001', 1, fast);
-    assert.equal(((await held) as { choices: unknown[] }).choices.length, 1);
-    assert.ok(
-      server.requests.findIndex((r) => r.path === '/v1/completions') <
-        server.requests.findIndex((r) => r.path === '/resume'),
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: vllm.model, prompt: [5], max_tokens: 480, ignore_eos: true }),
+      signal,
+    }).then(
+      (r) => r.text(),
+      () => undefined,
     );
-  }));
+  const first = new AbortController();
+  let done = false;
+  const raw = long(first.signal).finally(() => (done = true));
+  let refused: { status: number; body: unknown } | undefined;
+  while (!done && !refused) {
+    const response = await post('/reset_prefix_cache');
+    const body = (await response.json()) as { success: boolean };
+    if (!body.success) refused = { status: response.status, body };
+  }
+  first.abort();
+  await raw;
+  assert.deepEqual(refused, { status: 200, body: { success: false } }, 'reproduced while a request held blocks');
 
-test('5xx answers are retried per call, with backoff, and counted', () =>
-  withVllm(async (server) => {
-    server.failNextOn('/pause', 503);
-    server.failNextOn('/collective_rpc', 500, 502);
-    const published = await publishCheckpoint({ url: server.url, kind: 'vllm' }, '/ckpt', 2, fast);
-    assert.deepEqual(published.attempts, { pause: 2, reload_weights: 3, reset_prefix_cache: 1, resume: 1 });
-    assert.deepEqual(server.reloads, ['/ckpt']);
-  }));
+  const second = new AbortController();
+  done = false;
+  const again = long(second.signal).finally(() => (done = true));
+  let failure: unknown;
+  while (!done && !failure) await resetPrefixCache(vllm.url, { ...fast, attempts: 1 }).catch((err) => (failure = err));
+  second.abort();
+  await again;
+  assert.ok(failure instanceof InfrastructureError, String(failure));
+  assert.match(failure.message, /reset_prefix_cache answered \{"success": false\}/);
+  await resetPrefixCache(vllm.url, { ...fast, attempts: 10, backoffMs: 50 });
+});
 
-test('/resume runs even when the reload fails for good, and the reload failure is what is reported', () =>
-  withVllm(async (server) => {
-    server.failNextOn('/collective_rpc', 503, 503, 503);
-    await assert.rejects(
-      publishCheckpoint({ url: server.url, kind: 'vllm' }, '/ckpt', 2, fast),
-      (err: unknown) => err instanceof InfrastructureError && /collective_rpc answered HTTP 503/.test(err.message),
-    );
-    assert.equal(admin(server).at(-1)!.path, '/resume');
-    assert.equal(
-      admin(server).filter((r) => r.path === '/reset_prefix_cache').length,
-      0,
-      'no step after the failed one except /resume',
-    );
-    assert.equal(server.paused, false);
-  }));
-
-test('a resume that fails too names both failures: a paused server serves nothing', () =>
-  withVllm(async (server) => {
-    server.failNextOn('/collective_rpc', 503, 503, 503);
-    server.failNextOn('/resume', 503, 503, 503);
-    await assert.rejects(publishCheckpoint({ url: server.url, kind: 'vllm' }, '/ckpt', 2, fast), (err: unknown) => {
-      assert.ok(err instanceof InfrastructureError);
-      assert.match(
-        err.message,
-        /could not be resumed after an earlier failure \(.*collective_rpc answered HTTP 503.*\): .*resume answered HTTP 503/,
-      );
-      return true;
-    });
-  }));
-
-test("vLLM's reload_weights takes no policy_version: publishing to a vLLM server as kind finalstate fails with vLLM's bare 500", () =>
-  withVllm(async (server) => {
-    await assert.rejects(
-      publishCheckpoint({ url: server.url, kind: 'finalstate' }, '/ckpt', 2, fast),
-      /collective_rpc answered HTTP 500: Internal Server Error/,
-    );
-    assert.deepEqual(server.reloads, []);
-    assert.equal(server.paused, false);
-  }));
-
-test('vLLM without VLLM_SERVER_DEV_MODE=1 has no admin routes: a 404 that is not retried and says what to set', () =>
-  withVllm(
-    async (server) => {
-      await assert.rejects(publishCheckpoint({ url: server.url, kind: 'vllm' }, '/ckpt', 2, fast), (err: unknown) => {
-        assert.ok(err instanceof EndpointRequestError && err.status === 404);
-        assert.match(err.message, /VLLM_SERVER_DEV_MODE=1/);
-        return true;
-      });
-      assert.equal(admin(server).filter((r) => r.path.startsWith('/pause')).length, 1, 'a 404 is not retried');
-    },
-    { devMode: false },
-  ));
+test("vLLM answers the project's policy_version kwarg with a 500, not a refusal: why the publisher checks the server's kind first", async () => {
+  const response = await post('/collective_rpc', {
+    method: 'reload_weights',
+    kwargs: { weights_path: vllm.weightsDir, policy_version: 3 },
+  });
+  assert.equal(response.status, 500);
+  assert.match(
+    ((await response.json()) as { error: { message: string } }).error.message,
+    /unexpected keyword argument 'policy_version'/,
+  );
+  assert.equal((await fingerprint()).length, 4, 'the refused call left the weights alone');
+});
 
 test('a server that never answers: every call times out, is retried, and the publish fails within its bounds', async () => {
   const silent = http.createServer(() => undefined);
   await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
   try {
     const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
-    const started = Date.now();
     await assert.rejects(
       publishCheckpoint({ url, kind: 'vllm' }, '/ckpt', 1, { ...fast, requestTimeoutMs: 100, attempts: 2 }),
-      (err: unknown) =>
-        err instanceof InfrastructureError &&
-        /could not be resumed after an earlier failure \(.*pause.*timed out after 100 ms\)/.test(err.message),
+      (err: unknown) => err instanceof InfrastructureError && /\/v1\/models timed out after 100 ms/.test(err.message),
     );
-    assert.ok(Date.now() - started < 2000, `took ${Date.now() - started} ms`);
   } finally {
     silent.closeAllConnections();
     await new Promise<void>((resolve) => silent.close(() => resolve()));

@@ -1,72 +1,130 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { after, before, test } from 'node:test';
+import { after, before, beforeEach, test } from 'node:test';
 import { InfrastructureError } from '../../core/errors.js';
-import { ContextLengthExceededError, EndpointRequestError } from '../../runtime/clients/errors.js';
+import {
+  ContextLengthExceededError,
+  EndpointRequestError,
+  isContextLengthMessage,
+} from '../../runtime/clients/errors.js';
 import { PolicyClient } from '../../runtime/clients/policy-client.js';
 import { chatFamily, PolicyClientConfig, type PolicyClientConfigInput } from '../../schemas/clients.js';
+import { FaultProxy } from '../helpers/fault-proxy.js';
+import { lockVllm, suiteVllm, type VllmTarget } from '../helpers/vllm.js';
 import { FakeVllmServer, IM_END_ID } from './fake-vllm-server.js';
 
-const server = new FakeVllmServer({
-  respond: ({ seed }) => `Hello from seed ${seed}.`,
-  policyVersion: 'step-3',
-  maxModelLen: 200,
+// The policy client against real vLLM (the suite's CPU build, a tiny random Qwen3, test/helpers/vllm.ts), through a
+// proxy that records each request and answer and injects 5xx and 429 answers.
+
+let vllm: VllmTarget & { close(): Promise<void> };
+let release: () => Promise<void>;
+let proxy: FaultProxy;
+
+before(async () => {
+  vllm = await suiteVllm();
+  release = (await lockVllm(vllm)).release;
 });
-const client = (overrides: Partial<PolicyClientConfigInput> = {}) =>
+after(async () => {
+  await proxy?.stop();
+  await release?.();
+  await vllm?.close();
+});
+beforeEach(async () => {
+  await proxy?.stop();
+  proxy = await new FaultProxy(vllm.url).start();
+});
+
+const client = (overrides: Partial<PolicyClientConfigInput> = {}, policyVersion?: string) =>
   new PolicyClient(
-    PolicyClientConfig.parse({ baseUrl: server.url, model: server.model, timeoutMs: 5000, ...overrides }),
+    PolicyClientConfig.parse({
+      baseUrl: proxy.url,
+      model: vllm.model,
+      serverKind: 'vllm',
+      timeoutMs: 30_000,
+      ...overrides,
+    }),
+    policyVersion === undefined ? {} : { policyVersion },
   );
+const completions = () => proxy.requests.filter((r) => r.path === '/v1/completions');
+const setWeightVersion = (version: string) =>
+  fetch(`${vllm.url}/update_weight_version`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ new_version: version }),
+  });
+/** A completion long enough to still run while the test acts on the server; abandoned when `signal` fires. */
+const longCompletion = (signal?: AbortSignal) => client().complete({ promptTokenIds: [5], maxTokens: 480 }, signal);
 
-before(() => server.start());
-after(() => server.stop());
-
-test('complete() sends token ids with the sampling parameters and returns ids and logprobs exactly as served', async () => {
-  const policy = client({ sampling: { maxTokens: 64, temperature: 0.7, seed: 11, stop: ['###'] } });
-  const prompt = server.tokenize('<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n');
-  const completion = await policy.complete({ promptTokenIds: prompt });
-  const sent = server.requests.at(-1)!;
-  assert.equal(sent.path, '/v1/completions');
-  assert.deepEqual(sent.body.prompt, prompt);
-  assert.equal(sent.body.max_tokens, 64);
-  assert.equal(sent.body.temperature, 0.7);
-  assert.equal(sent.body.seed, 11);
-  assert.deepEqual(sent.body.stop, ['###']);
-  assert.equal(sent.body.logprobs, 0);
-  assert.equal(sent.body.return_token_ids, true);
-  assert.deepEqual(completion.tokenIds, [...server.tokenize('Hello from seed 11.'), IM_END_ID]);
+test('complete() sends token ids with the sampling parameters and returns ids, logprobs and usage exactly as served', async () => {
+  const prompt = await client().tokenize(
+    `<|im_start|>user\n${'Cancel order 1042 please. '.repeat(30)}<|im_end|>\n<|im_start|>assistant\n`,
+  );
+  assert.ok(prompt.length > 128 && prompt.length < 500, `${prompt.length} tokens: more than one KV block (128 here)`);
+  const completion = await client({ sampling: { maxTokens: 12, temperature: 0.7, seed: 11, stop: ['###'] } }).complete({
+    promptTokenIds: prompt,
+  });
+  const [sent] = completions();
+  const body = sent!.body as Record<string, unknown>;
+  assert.deepEqual(body.prompt, prompt);
   assert.deepEqual(
-    completion.logprobs,
-    completion.tokenIds.map((id, i) => FakeVllmServer.logprob(11, prompt.length + i, id)),
+    [body.max_tokens, body.temperature, body.seed, body.stop, body.logprobs, body.return_token_ids],
+    [12, 0.7, 11, ['###'], 0, true],
   );
-  assert.equal(completion.text, 'Hello from seed 11.');
-  assert.equal(completion.finishReason, 'stop');
-  assert.equal(completion.policyVersion, 'step-3');
+  assert.equal('cache_salt' in body, false, 'no version known: no salt');
+  const answer = sent!.response as {
+    choices: Array<{ token_ids: number[]; text: string; logprobs: { token_logprobs: number[] } }>;
+    usage: { prompt_tokens: number; completion_tokens: number; prompt_tokens_details: { cached_tokens: number } };
+  };
+  assert.deepEqual(completion.tokenIds, answer.choices[0]!.token_ids);
+  assert.deepEqual(completion.logprobs, answer.choices[0]!.logprobs.token_logprobs);
+  assert.equal(completion.text, answer.choices[0]!.text);
   assert.deepEqual(completion.usage, {
     inputTokens: prompt.length,
-    cachedInputTokens: 0,
-    outputTokens: completion.tokenIds.length,
+    cachedInputTokens: answer.usage.prompt_tokens_details.cached_tokens,
+    outputTokens: answer.usage.completion_tokens,
   });
+  const again = await client({ sampling: { maxTokens: 12, temperature: 0.7, seed: 11, stop: ['###'] } }).complete({
+    promptTokenIds: prompt,
+  });
+  assert.deepEqual(again.tokenIds, completion.tokenIds, 'the same seed samples the same tokens');
+  assert.ok(again.usage.cachedInputTokens >= 128, 'the second prompt hit the prefix cache, whole blocks of it');
 });
 
 test('a request can override the configured sampling; max_tokens cuts the turn with finishReason "length"', async () => {
-  const completion = await client().complete({ promptTokenIds: [101, 102], maxTokens: 5, seed: 2 });
+  const completion = await client().complete({ promptTokenIds: [5, 9, 20], maxTokens: 5, seed: 2 });
   assert.equal(completion.finishReason, 'length');
   assert.equal(completion.tokenIds.length, 5);
-  assert.equal(completion.text, 'Hello');
+  assert.equal((completions()[0]!.body as { max_tokens: number }).max_tokens, 5);
 });
 
-test('token ids are also read from servers that only return them as "token_id:<id>" logprob tokens', async () => {
+test('the end-of-turn token ends the turn: in token_ids, and (vLLM 0.32.0 with special tokens kept) in the text', async () => {
+  const [imEnd] = await client().tokenize('<|im_end|>');
+  const response = await fetch(`${vllm.url}/v1/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      model: vllm.model,
+      prompt: [5, 9],
+      max_tokens: 8,
+      logprobs: 0,
+      return_token_ids: true,
+      skip_special_tokens: false,
+      include_stop_str_in_output: true,
+      logit_bias: { [String(imEnd)]: 100 },
+    }),
+  });
+  const choice = ((await response.json()) as { choices: Array<Record<string, unknown>> }).choices[0]!;
+  assert.deepEqual([choice.token_ids, choice.text, choice.finish_reason], [[imEnd], '<|im_end|>', 'stop']);
+});
+
+test('token ids are also read from servers that only return them as "token_id:<id>" logprob tokens (vLLM before 0.10.2)', async () => {
+  // The fake copies the older answer, which vLLM 0.32.0 cannot be made to give: it always adds token_ids.
   const legacy = await new FakeVllmServer({ respond: () => 'ok', legacyTokenIds: true }).start();
   try {
     const policy = new PolicyClient(PolicyClientConfig.parse({ baseUrl: legacy.url, model: legacy.model }));
     const completion = await policy.complete({ promptTokenIds: [101] });
     assert.deepEqual(completion.tokenIds, [...legacy.tokenize('ok'), IM_END_ID]);
-    assert.equal(
-      completion.policyVersion,
-      legacy.model,
-      'vLLM reports no policy version: the served model name stands in',
-    );
   } finally {
     await legacy.stop();
   }
@@ -76,10 +134,10 @@ test('tokenize and detokenize go through the server, without special tokens adde
   const policy = client();
   const text = '<|im_start|>user\ncafé\n\nbye<|im_end|>';
   const ids = await policy.tokenize(text);
-  assert.deepEqual(ids, server.tokenize(text));
-  assert.equal(server.requests.at(-1)!.body.add_special_tokens, false);
+  assert.equal((proxy.requests.at(-1)!.body as { add_special_tokens: boolean }).add_special_tokens, false);
+  assert.equal(ids.filter((id) => id === ids[0]).length, 1, '<|im_start|> is one control token');
   assert.equal(await policy.detokenize(ids), text);
-  assert.equal(policy.contextLength(), 200);
+  assert.equal(policy.contextLength(), 512);
 });
 
 test('connection refused is an InfrastructureError naming the URL', async () => {
@@ -101,10 +159,12 @@ test('connection refused is an InfrastructureError naming the URL', async () => 
 });
 
 test('5xx and 429 are InfrastructureError; other 4xx are clear, non-retryable request errors', async () => {
-  server.failNext(503, 429);
+  proxy.failNext('/v1/completions', 503);
+  proxy.failNext('/detokenize', 429);
   await assert.rejects(
     client().complete({ promptTokenIds: [1] }),
-    (err: unknown) => err instanceof InfrastructureError && /answered HTTP 503: injected failure 503/.test(err.message),
+    (err: unknown) =>
+      err instanceof InfrastructureError && /answered HTTP 503: injected by the test proxy/.test(err.message),
   );
   await assert.rejects(
     client().detokenize([101]),
@@ -120,13 +180,28 @@ test('5xx and 429 are InfrastructureError; other 4xx are clear, non-retryable re
 
 test('a prompt longer than the context is a ContextLengthExceededError (a task outcome, not an outage)', async () => {
   await assert.rejects(
-    client().complete({ promptTokenIds: new Array(190).fill(101), maxTokens: 20 }),
+    client().complete({ promptTokenIds: new Array(520).fill(101), maxTokens: 20 }),
     (err: unknown) => {
       assert.ok(err instanceof ContextLengthExceededError);
-      assert.match(err.message, /maximum context length is 200 tokens/);
+      assert.match(err.message, /maximum context length is 512 tokens/);
       return true;
     },
   );
+});
+
+test('a prompt that fits but leaves less room than max_tokens: vLLM 0.32.0 shortens the turn ("length") instead of refusing', async () => {
+  const completion = await client().complete({ promptTokenIds: new Array(505).fill(101), maxTokens: 20 });
+  assert.equal(completion.finishReason, 'length');
+  assert.equal(completion.tokenIds.length, 7);
+});
+
+test("the context refusals' wordings of vLLM 0.32.0 and of older versions are recognised", () => {
+  for (const message of [
+    "This model's maximum context length is 512 tokens. However, your prompt contains 594 input tokens, which exceeds this limit even without any output tokens.",
+    "'max_tokens' or 'max_completion_tokens' is too large: 20. This model's maximum context length is 200 tokens and your request has 190 input tokens (20 > 200 - 190).",
+  ])
+    assert.ok(isContextLengthMessage(message), message);
+  assert.equal(isContextLengthMessage('max_tokens=600 cannot be greater than max_model_len=512.'), false);
 });
 
 test('a server that does not answer in time is an InfrastructureError', async () => {
@@ -157,63 +232,50 @@ test('client config is validated by zod with defaults', () => {
   );
 });
 
-test("the workflow's policy version goes out as cache_salt and stamps every sample; vLLM reports none", async () => {
-  const vllm = await new FakeVllmServer({ respond: () => 'ok' }).start();
-  try {
-    const config = PolicyClientConfig.parse({ baseUrl: vllm.url, model: vllm.model, serverKind: 'vllm' });
-    const published = await new PolicyClient(config, { policyVersion: '4' }).complete({ promptTokenIds: [101] });
-    assert.equal(vllm.requests.at(-1)!.body.cache_salt, 'policy-4');
-    assert.equal(published.policyVersion, '4');
-    await new PolicyClient(config).complete({ promptTokenIds: [101] });
-    assert.equal('cache_salt' in vllm.requests.at(-1)!.body, false, 'no version known: no salt');
-  } finally {
-    await vllm.stop();
-  }
+test("the workflow's version goes out as cache_salt; vLLM confirms it on /weight_info before and after, and every sample carries it", async () => {
+  assert.equal((await setWeightVersion('4')).status, 200);
+  const published = await client({}, '4').complete({ promptTokenIds: [5, 9], maxTokens: 3 });
+  assert.deepEqual(proxy.paths(), ['/weight_info', '/v1/completions', '/weight_info']);
+  assert.equal((completions()[0]!.body as { cache_salt: string }).cache_salt, 'policy-4');
+  assert.equal(published.policyVersion, '4');
+  const unversioned = await client().complete({ promptTokenIds: [5, 9], maxTokens: 3 });
+  assert.equal(unversioned.policyVersion, '4', "no version known: the server's report");
 });
 
-test('finish_reason "abort" (vLLM paused or shutting down mid-request) is an InfrastructureError: retried, never scored', async () => {
-  server.abortNext();
-  await assert.rejects(
-    client().complete({ promptTokenIds: [101], maxTokens: 64 }),
-    (err: unknown) => err instanceof InfrastructureError && /aborted the request/.test(err.message),
-  );
-  assert.equal(
-    (await client().complete({ promptTokenIds: [101], maxTokens: 64 })).finishReason,
-    'stop',
-    'the retry is answered',
-  );
-});
-
-test('a server reporting another policy version than the workflow published is an InfrastructureError', async () => {
-  await assert.rejects(
-    new PolicyClient(PolicyClientConfig.parse({ baseUrl: server.url, model: server.model }), {
-      policyVersion: '4',
-    }).complete({ promptTokenIds: [101], maxTokens: 8 }),
-    (err: unknown) =>
-      err instanceof InfrastructureError &&
-      /serves policy version step-3, but the workflow published 4/.test(err.message),
-  );
-});
-
-test("vLLM's wording of both context refusals is a ContextLengthExceededError", async () => {
-  for (const [promptLength, maxTokens] of [
-    [190, 20],
-    [200, 1],
-  ] as const) {
-    await assert.rejects(
-      client().complete({ promptTokenIds: new Array(promptLength).fill(101), maxTokens }),
-      (err: unknown) => {
-        assert.ok(err instanceof ContextLengthExceededError, String(err));
-        return true;
-      },
+test('a weight version that changes while the completion runs (a publish in between) is an InfrastructureError', async () => {
+  assert.equal((await setWeightVersion('4')).status, 200);
+  const running = client({}, '4')
+    .complete({ promptTokenIds: [5], maxTokens: 480 })
+    .then(
+      () => undefined,
+      (err: unknown) => err,
     );
+  while (!proxy.requests.some((r) => r.path === '/v1/completions')) await new Promise((r) => setTimeout(r, 10));
+  assert.equal((await setWeightVersion('5')).status, 200);
+  const failure = await running;
+  assert.ok(failure instanceof InfrastructureError, String(failure));
+  assert.match(failure.message, /changed weight version from 4 to 5 while it served the completion/);
+});
+
+test('finish_reason "abort" (vLLM paused with mode=abort, or shutting down, mid-request) is an InfrastructureError: retried, never scored', async () => {
+  const running = longCompletion().then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  while (!proxy.requests.some((r) => r.path === '/v1/completions')) await new Promise((r) => setTimeout(r, 10));
+  await new Promise((r) => setTimeout(r, 200)); // let it be scheduled
+  assert.equal((await fetch(`${vllm.url}/pause?mode=abort`, { method: 'POST' })).status, 200);
+  try {
+    const failure = await running;
+    assert.ok(failure instanceof InfrastructureError && /aborted the request/.test(failure.message), String(failure));
+    const answer = completions()[0]!.response as { choices: Array<{ finish_reason: string }> };
+    assert.equal(answer.choices[0]!.finish_reason, 'abort');
+  } finally {
+    assert.equal((await fetch(`${vllm.url}/resume`, { method: 'POST' })).status, 200);
   }
-  assert.match(
-    String(
-      await client()
-        .complete({ promptTokenIds: new Array(190).fill(101), maxTokens: 20 })
-        .catch((e: Error) => e.message),
-    ),
-    /'max_tokens' or 'max_completion_tokens' is too large: 20/,
+  assert.equal(
+    (await client().complete({ promptTokenIds: [5], maxTokens: 4 })).finishReason,
+    'length',
+    'the retry is answered',
   );
 });

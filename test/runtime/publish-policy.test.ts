@@ -1,82 +1,152 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { test } from 'node:test';
+import { after, before, test } from 'node:test';
 import { ApplicationFailure } from '@temporalio/activity';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createTrainingActivities, type PublishPolicyInput } from '../../activities/training.js';
+import { fromRoot } from '../../core/paths.js';
+import { loadConfig } from '../../infra/config.js';
 import type { ArtifactStore } from '../../storage/artifacts.js';
 import { defaultPublishOptions } from '../../runtime/clients/policy-admin.js';
-import { FakeVllmServer } from './fake-vllm-server.js';
+import { FaultProxy } from '../helpers/fault-proxy.js';
+import { freePort, startProcess } from '../helpers/index.js';
+import { buildTinyModel, lockVllm, suiteVllm, type VllmTarget } from '../helpers/vllm.js';
 
-// The publishPolicy activity over the publisher: every server at once, the checkpoint URI as a local path for vLLM's
-// weights_path, and a refusal (4xx) turned into a non-retryable PolicyServerRejected failure.
+// The publishPolicy activity over the publisher, against real servers: vLLM's CPU build (the suite's) and the
+// project's policy server at once; the checkpoint URI as a local path for vLLM's weights_path; the checkpoint checked
+// complete before any server is touched; a refusal (4xx) turned into a non-retryable PolicyServerRejected failure.
 const { publishPolicy } = createTrainingActivities({
   artifacts: {} as ArtifactStore,
   publish: { ...defaultPublishOptions, backoffMs: 5 },
 });
+const config = loadConfig();
+const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'finalstate-publish-'));
+let vllm: VllmTarget & { close(): Promise<void> };
+let release: () => Promise<void>;
+let ours: ReturnType<typeof startProcess>;
+let oursUrl: string;
+let otherDir: string;
 
-test('publishPolicy loads the checkpoint on every server and reports the version the workflow gave', async () => {
-  const servers = await Promise.all([
-    new FakeVllmServer({ respond: () => 'ok' }).start(),
-    new FakeVllmServer({ respond: () => 'ok' }).start(),
-  ]);
-  try {
-    const input: PublishPolicyInput = {
-      checkpointUri: pathToFileURL('/shared/ckpt/step-000002').href,
-      version: 2,
-      servers: servers.map((s) => ({ url: s.url, kind: 'vllm' as const })),
-    };
-    const result = (await new MockActivityEnvironment().run(publishPolicy, input)) as Awaited<
-      ReturnType<typeof publishPolicy>
-    >;
-    assert.deepEqual(
-      result.servers.map((s) => s.version),
-      [2, 2],
-    );
-    for (const s of servers) assert.deepEqual(s.reloads, ['/shared/ckpt/step-000002']);
-  } finally {
-    await Promise.all(servers.map((s) => s.stop()));
-  }
+before(async () => {
+  otherDir = buildTinyModel(path.join(workDir, 'other'), 1);
+  vllm = await suiteVllm();
+  release = (await lockVllm(vllm)).release;
+  const port = await freePort();
+  ours = startProcess(
+    fromRoot(config.python.venv, 'bin', 'python'),
+    ['-m', 'finalstate.policy_server', '--model', vllm.weightsDir, '--port', String(port), '--device', 'cpu'],
+    /policy server ready/,
+    { PYTHONPATH: fromRoot('python') },
+    180_000, // beside vLLM, loading torch can take minutes on a busy 2-core machine
+  );
+  await ours.started;
+  oursUrl = `http://127.0.0.1:${port}`;
 });
 
-test('a server that refuses (vLLM started without VLLM_SERVER_DEV_MODE=1) fails the activity without retries', async () => {
-  const server = await new FakeVllmServer({ respond: () => 'ok', devMode: false }).start();
-  try {
-    const input: PublishPolicyInput = {
-      checkpointUri: '/ckpt',
-      version: 1,
-      servers: [{ url: server.url, kind: 'vllm' }],
-    };
-    await assert.rejects(new MockActivityEnvironment().run(publishPolicy, input), (err: unknown) => {
-      assert.ok(err instanceof ApplicationFailure);
-      assert.equal(err.type, 'PolicyServerRejected');
-      assert.equal(err.nonRetryable, true);
-      assert.match(err.message, /publishing policy version 1 to vllm server .*: .*HTTP 404.*VLLM_SERVER_DEV_MODE=1/);
-      return true;
-    });
-  } finally {
-    await server.stop();
-  }
+after(async () => {
+  await ours?.stop();
+  await release?.();
+  await vllm?.close();
+  fs.rmSync(workDir, { recursive: true, force: true });
 });
 
-test('a checkpoint URI that is no local path fails the activity as a user error, before any server is paused', async () => {
-  const server = await new FakeVllmServer({ respond: () => 'ok' }).start();
+const run = (input: PublishPolicyInput) =>
+  new MockActivityEnvironment().run(publishPolicy, input) as ReturnType<typeof publishPolicy>;
+const weightVersion = async () =>
+  ((await (await fetch(`${vllm.url}/weight_info`)).json()) as { weight_version: string }).weight_version;
+
+test('publishPolicy loads the checkpoint on every server at once, vLLM and the project server, as the version the workflow gave', async () => {
+  const result = await run({
+    checkpointUri: pathToFileURL(otherDir).href,
+    version: 2,
+    servers: [
+      { url: vllm.url, kind: 'vllm' },
+      { url: oursUrl, kind: 'finalstate' },
+    ],
+    previous: { checkpointUri: vllm.weightsDir, version: 0 },
+  });
+  assert.deepEqual(
+    result.servers.map((s) => [s.kind, s.version]),
+    [
+      ['vllm', 2],
+      ['finalstate', 2],
+    ],
+  );
+  assert.equal(await weightVersion(), '2');
+  const models = (await (await fetch(`${oursUrl}/v1/models`)).json()) as {
+    data: Array<{ root: string; policy_version: number }>;
+  };
+  assert.deepEqual([models.data[0]!.root, models.data[0]!.policy_version], [otherDir, 2]);
+});
+
+test('an incomplete checkpoint is never published: IncompleteCheckpoint, not retried, and no server is touched', async () => {
+  const truncated = path.join(workDir, 'truncated');
+  fs.cpSync(otherDir, truncated, { recursive: true });
+  const weights = path.join(truncated, 'model.safetensors');
+  fs.truncateSync(weights, fs.statSync(weights).size - 1000);
+  const proxy = await new FaultProxy(vllm.url).start();
+  const before = await weightVersion();
   try {
-    const input: PublishPolicyInput = {
-      checkpointUri: 's3://bucket/step-000001',
-      version: 1,
-      servers: [{ url: server.url, kind: 'vllm' }],
-    };
     await assert.rejects(
-      new MockActivityEnvironment().run(publishPolicy, input),
+      run({
+        checkpointUri: pathToFileURL(truncated).href,
+        version: 3,
+        servers: [{ url: proxy.url, kind: 'vllm' }],
+        previous: { checkpointUri: otherDir, version: 2 },
+      }),
+      (err: unknown) => {
+        assert.ok(err instanceof ApplicationFailure);
+        assert.equal(err.type, 'IncompleteCheckpoint');
+        assert.equal(err.nonRetryable, true);
+        assert.match(err.message, /not publishing policy version 3: checkpoint .*truncated: model\.safetensors has/);
+        assert.match(err.message, /No server was touched/);
+        return true;
+      },
+    );
+    assert.deepEqual(proxy.requests, []);
+    assert.equal(await weightVersion(), before);
+  } finally {
+    await proxy.stop();
+  }
+});
+
+test('a checkpoint URI that is no local path fails the activity as a user error, before any server is touched', async () => {
+  const proxy = await new FaultProxy(vllm.url).start();
+  try {
+    await assert.rejects(
+      run({ checkpointUri: 's3://bucket/step-000001', version: 1, servers: [{ url: proxy.url, kind: 'vllm' }] }),
       (err: unknown) =>
         err instanceof ApplicationFailure &&
         err.type === 'UserError' &&
         err.nonRetryable &&
         /only file:\/\/ URIs and paths/.test(err.message),
     );
-    assert.deepEqual(server.requests, []);
+    assert.deepEqual(proxy.requests, []);
   } finally {
-    await server.stop();
+    await proxy.stop();
+  }
+});
+
+test('a server of another kind than configured fails the activity at once (PolicyServerRejected), before it is paused', async () => {
+  const proxy = await new FaultProxy(vllm.url).start();
+  try {
+    await assert.rejects(
+      run({
+        checkpointUri: pathToFileURL(otherDir).href,
+        version: 3,
+        servers: [{ url: proxy.url, kind: 'finalstate' }],
+      }),
+      (err: unknown) =>
+        err instanceof ApplicationFailure &&
+        err.type === 'PolicyServerRejected' &&
+        err.nonRetryable &&
+        /to finalstate server .*: .*owned_by "vllm": it is a vllm server; set its kind to "vllm"/.test(err.message),
+    );
+    assert.deepEqual(proxy.paths(), ['/v1/models']);
+  } finally {
+    await proxy.stop();
   }
 });

@@ -174,7 +174,7 @@ test('history rendered differently from what was sampled is drift too (here: the
 test('a conversation outgrowing the context surfaces as ContextLengthExceededError', async () => {
   const { policy } = await startPolicy({ maxModelLen: 300 });
   const conversation: Conversation = {
-    system: 'x'.repeat(100),
+    system: 'x'.repeat(400),
     tools: [],
     turns: [{ role: 'user', content: 'hello' }],
   };

@@ -43,7 +43,7 @@ def build_tiny_model(vocab_size: int, eos_token_id: int, pad_token_id: int, seed
         num_hidden_layers=2,
         num_attention_heads=4,
         num_key_value_heads=2,
-        head_dim=16,
+        head_dim=32,  # the smallest head size vLLM's CPU attention supports
         max_position_embeddings=512,
         tie_word_embeddings=True,
         eos_token_id=eos_token_id,
@@ -54,7 +54,7 @@ def build_tiny_model(vocab_size: int, eos_token_id: int, pad_token_id: int, seed
 
 
 def save_tiny_model(directory: str | Path, seed: int = 0, chat_template: str | None = None) -> Path:
-    """Write a ~90k-parameter model with its tokenizer (and `chat_template`, if given) to `directory`."""
+    """Write a ~110k-parameter model with its tokenizer (and `chat_template`, if given) to `directory`."""
     directory = Path(directory)
     tokenizer = build_tiny_tokenizer()
     tokenizer.chat_template = chat_template

@@ -1,0 +1,109 @@
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fromRoot } from '../../core/paths.js';
+import { loadConfig } from '../../infra/config.js';
+import { sleep } from '../../infra/stack/process.js';
+import { startVllm, vllmPython, type VllmServer } from '../../infra/vllm-server.js';
+import { defaultPublishOptions, publishCheckpoint } from '../../runtime/clients/policy-admin.js';
+import { freePort } from './index.js';
+
+/**
+ * Real vLLM in the tests. test/run.sh starts one server for the whole suite (vLLM takes ~40 s and ~3.5 GB to start)
+ * and passes it in FINALSTATE_VLLM_URL, FINALSTATE_VLLM_MODEL (the served name) and FINALSTATE_VLLM_WEIGHTS (the model
+ * directory it serves, a tiny random Qwen3 from python/finalstate/testing/tiny_model.py). A test file run on its own
+ * starts one for itself. Tests that reload weights or set the weight version hold `lockVllm` meanwhile, since test
+ * files may run in parallel, and leave the server as they found it.
+ */
+
+export interface VllmTarget {
+  url: string;
+  model: string;
+  /** The model directory the server was started on (the weights to restore). */
+  weightsDir: string;
+}
+
+const config = loadConfig();
+const projectPython = fromRoot(config.python.venv, 'bin', 'python');
+
+/** Writes the tiny test model (seed `seed`) into `dir` with the project's Python and returns its directory. */
+export function buildTinyModel(dir: string, seed = 0): string {
+  const built = spawnSync(
+    projectPython,
+    ['-m', 'finalstate.testing.tiny_model', dir, '--seed', String(seed), '--qwen3-chat-template'],
+    { env: { ...process.env, PYTHONPATH: fromRoot('python') }, encoding: 'utf8' },
+  );
+  if (built.status !== 0) throw new Error(`building the tiny model failed: ${built.stderr}`);
+  return (JSON.parse(built.stdout.trim().split('\n').pop()!) as { dir: string }).dir;
+}
+
+/** Starts a vLLM of its own for a test (on a free port, logging next to the model). */
+export async function startTestVllm(modelDir: string, servedModelName = 'tiny-qwen3'): Promise<VllmServer> {
+  return startVllm(vllmPython(config), {
+    modelDir,
+    servedModelName,
+    port: await freePort(),
+    logFile: path.join(path.dirname(modelDir), `vllm-${path.basename(modelDir)}.log`),
+    weightVersion: '0',
+  });
+}
+
+/** The suite's vLLM, or one started for this file (then `close` stops it). */
+export async function suiteVllm(): Promise<VllmTarget & { close(): Promise<void> }> {
+  const url = process.env.FINALSTATE_VLLM_URL;
+  if (url) {
+    return {
+      url,
+      model: process.env.FINALSTATE_VLLM_MODEL ?? 'tiny-qwen3',
+      weightsDir: process.env.FINALSTATE_VLLM_WEIGHTS ?? '',
+      close: async () => undefined,
+    };
+  }
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'finalstate-vllm-'));
+  const server = await startTestVllm(buildTinyModel(path.join(dir, 'model')));
+  return {
+    url: server.url,
+    model: server.servedModelName,
+    weightsDir: server.modelDir,
+    close: async () => {
+      await server.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Exclusive use of `target` across test processes (a lock directory beside the system's temp files); `release`
+ * reloads the weights it was started on as version "0", so the next holder finds the server as it was.
+ */
+export async function lockVllm(target: VllmTarget): Promise<{ release(): Promise<void> }> {
+  const lock = path.join(os.tmpdir(), `finalstate-vllm-${new URL(target.url).port}.lock`);
+  for (;;) {
+    try {
+      fs.mkdirSync(lock);
+      fs.writeFileSync(path.join(lock, 'pid'), String(process.pid));
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const owner = Number(fs.readFileSync(path.join(lock, 'pid'), { encoding: 'utf8', flag: 'a+' }) || 0);
+      let alive = owner > 0;
+      try {
+        if (alive) process.kill(owner, 0);
+      } catch {
+        alive = false;
+      }
+      if (!alive && owner > 0) fs.rmSync(lock, { recursive: true, force: true });
+      else await sleep(200);
+    }
+  }
+  return {
+    release: async () => {
+      try {
+        await publishCheckpoint({ url: target.url, kind: 'vllm' }, target.weightsDir, 0, defaultPublishOptions);
+      } finally {
+        fs.rmSync(lock, { recursive: true, force: true });
+      }
+    },
+  };
+}
