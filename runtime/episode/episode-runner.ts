@@ -1,3 +1,4 @@
+import { ChatAgentPolicy } from '../policy/chat-policy.js';
 import type pg from 'pg';
 import type { EnvironmentBackend, Episode } from '../../environment/backend.js';
 import { connectEpisodeTools } from '../../environment/episode-tools.js';
@@ -47,6 +48,8 @@ export type PolicyFactory = (request: EpisodeRequest, task: Task) => AgentPolicy
 
 export function policyFor(request: EpisodeRequest, task: Task): AgentPolicy {
   if (request.policy.kind === 'oracle') return new OraclePolicy(task, getRenderer('qwen3'), request.policy.calls);
+  if (request.policy.kind === 'chat')
+    return new ChatAgentPolicy(new ChatClient(request.policy.endpoint, 'chat-policy'));
   const { client, version } = request.policy;
   return new CompletionsAgentPolicy(
     new PolicyClient(client, version === undefined ? {} : { policyVersion: version }),
