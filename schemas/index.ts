@@ -10,6 +10,7 @@ import { EvalPoint, FrozenPool, PoolSwap, PriceTable, ResultRow, StepSummary } f
 import { GradeReport } from './grading.js';
 import { ModelCheckRequest } from './model-check.js';
 import { Task, TaskSetManifest } from './task.js';
+import { TokenScoreRequest } from './token-scores.js';
 import { LogMetricsInput, LogMetricsResult } from './tracking.js';
 import { Trajectory } from './trajectory.js';
 import { PolicyUpdateInput, PolicyUpdateResult, SftDemonstration, TrainingBatch } from './training.js';
@@ -40,6 +41,7 @@ export const exportedSchemas: Record<string, z.ZodType> = {
   CampaignStatus,
   DemoPreset,
   ModelCheckRequest,
+  TokenScoreRequest,
   LogMetricsInput,
   LogMetricsResult,
   FailureType: FailureTypeName,
