@@ -13,6 +13,8 @@ import { readResultSet } from '../storage/results.js';
 export interface FreezePoolInput {
   campaignId: string;
   probeResultSet: string;
+  /** The reference policy's probe: only tasks it solved at least once are kept (the solvability gate). */
+  referenceResultSet?: string;
   selection: SelectionConfig;
 }
 
@@ -22,6 +24,8 @@ export interface FreezePoolResult {
   /** The domains of the pool's tasks: what GRPO trains on. */
   domains: string[];
   probed: number;
+  /** Candidates of the kept bins that the solvability gate dropped. */
+  droppedByReference: number;
 }
 
 export interface ReprobePoolInput {
@@ -50,7 +54,10 @@ export function createSelectionActivities({ pool, artifacts }: { pool: pg.Pool; 
         const rows = await readResultSet(pool, input.probeResultSet);
         if (rows.length === 0) throw new UserError(`select: probe result set ${input.probeResultSet} has no rows`);
         const probed = groupByTask(rows, input.probeResultSet);
-        const frozen = selectPool(probed, input.selection);
+        const reference = input.referenceResultSet
+          ? groupByTask(await readResultSet(pool, input.referenceResultSet), input.referenceResultSet)
+          : undefined;
+        const frozen = selectPool(probed, { ...input.selection, ...(reference ? { reference } : {}) });
         if (frozen.pool.length === 0) {
           const reasons = frozen.records.reduce<Record<string, number>>(
             (acc, r) => ({ ...acc, [r.reason]: (acc[r.reason] ?? 0) + 1 }),
@@ -63,7 +70,10 @@ export function createSelectionActivities({ pool, artifacts }: { pool: pg.Pool; 
         const poolUri = await artifacts.put(`${input.campaignId}/pool.json`, `${JSON.stringify(frozen, null, 2)}\n`);
         const domainOf = new Map(probed.map((t) => [t.taskId, t.domain]));
         const domains = [...new Set(frozen.pool.map((id) => domainOf.get(id)!))].sort();
-        return { poolUri, pool: frozen.pool, domains, probed: frozen.records.length };
+        const droppedByReference = frozen.records.filter(
+          (r) => r.reason === 'unsolved-by-reference' || r.reason === 'absent-from-reference',
+        ).length;
+        return { poolUri, pool: frozen.pool, domains, probed: frozen.records.length, droppedByReference };
       });
     },
     /** After a re-probe: swap the pool's tasks that left the kept bins (stats/pool-swap.ts), written beside the pool. */

@@ -9,7 +9,7 @@ import {
   MiniBatchGroups,
   OptimizerConfig,
 } from './training.js';
-import { JudgeConfig, PolicyServerRef, UserSimulatorConfig } from './clients.js';
+import { ChatEndpointConfig, JudgeConfig, PolicyServerRef, UserSimulatorConfig } from './clients.js';
 import { EpisodeLimits, PolicyRef } from './episode.js';
 import { BinEdges, DEFAULT_EDGES, EvalPoint, PoolRecord, StepSummary } from './results.js';
 
@@ -149,6 +149,18 @@ export const EpisodeRetryConfig = z
   .strict();
 export type EpisodeRetryConfig = z.infer<typeof EpisodeRetryConfig>;
 
+/**
+ * The reference policy's probe: a stronger model reached through an OpenAI-compatible chat API plays every candidate
+ * `n` times after the base probe; its rows are kept beside the base probe's (result set "<id>/probe-reference").
+ */
+export const ReferenceProbeConfig = z
+  .object({
+    endpoint: ChatEndpointConfig.describe('The reference model (chat completions with tools).'),
+    n: Positive.default(1).describe('Episodes per candidate.'),
+  })
+  .strict();
+export type ReferenceProbeConfig = z.infer<typeof ReferenceProbeConfig>;
+
 export const CampaignConfig = z
   .object({
     campaignId: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'campaign ids are letters, digits and . _ -'),
@@ -165,6 +177,9 @@ export const CampaignConfig = z
     tasks: z.object({ train: TaskSource, eval: TaskSource }).strict(),
     probing: ProbingConfig.prefault({}),
     selection: SelectionConfig.prefault({}),
+    referenceProbe: ReferenceProbeConfig.optional().describe(
+      'Probe the candidates with a reference policy too, and keep in the pool only tasks it solved at least once (the solvability gate). Absent: no gate.',
+    ),
     reprobe: ReprobeConfig.optional().describe(
       'Re-probe the candidates with the current policy every N steps and swap out pool tasks that became solved or stayed hopeless, for candidates now of middle difficulty. Absent: the pool stays frozen.',
     ),
@@ -296,6 +311,10 @@ export const CampaignState = z
     step: Count.describe('The last completed step.'),
     maxSteps: Positive,
     probeResultSet: z.string().optional(),
+    referenceResultSet: z.string().optional().describe("The reference probe's rows (referenceProbe), when it ran."),
+    droppedByReference: Count.optional().describe(
+      'Candidates of the kept bins that the solvability gate dropped (the reference never solved them).',
+    ),
     pool: z
       .array(z.string())
       .optional()
@@ -342,6 +361,13 @@ export const CampaignStatus = z
       .strict()
       .optional()
       .describe('With reprobe: the current pool version, the step it was made after and how many tasks it swapped.'),
+    solvabilityGate: z
+      .object({ referenceResultSet: z.string(), dropped: Count.nullable() })
+      .strict()
+      .optional()
+      .describe(
+        "With referenceProbe: the reference probe's result set and how many candidates the gate dropped (null before selection).",
+      ),
     episodes: EpisodeCounts,
     lastMetrics: z.record(z.string(), z.number()).nullable(),
     paused: z.boolean(),

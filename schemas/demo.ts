@@ -38,6 +38,13 @@ export const DemoPreset = z
     description: z.string().min(1),
     baseModel: z
       .object({
+        checkpoint: z
+          .string()
+          .min(1)
+          .optional()
+          .describe(
+            'A Hugging Face checkpoint directory to start from instead of building the tiny base model (e.g. one that `finalstate model import` wrote); `demo --base-model DIR` sets it too.',
+          ),
         steps: Positive.optional().describe("SFT steps (default: the build's, 1500)."),
         maxDemos: Positive.optional().describe(
           'Train on at most N oracle demonstrations (default: all training-split mini tasks).',
@@ -86,8 +93,29 @@ export const DemoPreset = z
         threads: Positive.default(1).describe(
           'torch threads of the policy server on CPU (1: a tiny model decodes fastest single-threaded on a shared 2-core machine).',
         ),
+        engine: z
+          .enum(['finalstate', 'vllm'])
+          .default('finalstate')
+          .describe(
+            "What serves the rollouts: the project's own policy server, or vLLM (python.vllmVenv, infra/vllm-server.ts) publishing through reload_weights.",
+          ),
+        maxModelLen: Positive.optional().describe("vLLM's --max-model-len (default: the model's own context length)."),
+        vllmArgs: z
+          .array(z.string())
+          .default([])
+          .describe(
+            'More vLLM arguments, e.g. --enable-auto-tool-choice --tool-call-parser hermes so that its chat API takes tools (a reference probe or an LLM user on the same server).',
+          ),
       })
       .strict(),
+    gpuWorker: z
+      .object({
+        ranks: Positive.default(1).describe(
+          'Ranks of the gpu worker: above 1 it runs FSDP2-sharded under torchrun (gloo on a machine without CUDA).',
+        ),
+      })
+      .strict()
+      .prefault({}),
     sampling: z
       .object({ maxTokens: Positive.default(256), temperature: z.number().min(0).default(1) })
       .strict()

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { JudgeConfig, PolicyClientConfig, UserSimulatorConfig } from './clients.js';
+import { ChatEndpointConfig, JudgeConfig, PolicyClientConfig, UserSimulatorConfig } from './clients.js';
 import { Conversation } from './conversation.js';
 import { GradeReport } from './grading.js';
 import { ResultRow } from './results.js';
@@ -7,7 +7,11 @@ import { ToolCall } from './task.js';
 import { InterpretedBy, RubricVerdict } from './runtime.js';
 import { TrajectoryDrift } from './trajectory.js';
 
-/** Which policy drives the agent: a served model (token in, token out), or the task's golden calls (oracle). */
+/**
+ * Which policy drives the agent: a served model (token in, token out), a model behind an OpenAI-compatible chat API
+ * (the provider renders and parses: no token trajectory, so never trained on; a reference probe or an evaluation), or
+ * the task's golden calls (oracle).
+ */
 export const PolicyRef = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('served'), client: PolicyClientConfig, version: z.string().min(1).optional() }).strict(),
   z
@@ -19,6 +23,7 @@ export const PolicyRef = z.discriminatedUnion('kind', [
         .describe("Tool calls played instead of the task's golden ones (a demonstration's rule-breaking path)."),
     })
     .strict(),
+  z.object({ kind: z.literal('chat'), endpoint: ChatEndpointConfig }).strict(),
 ]);
 export type PolicyRef = z.infer<typeof PolicyRef>;
 

@@ -11,6 +11,7 @@ import { EvalPoint, FrozenPool, PoolSwap, PriceTable, ResultRow, StepSummary } f
 import { GradeReport } from './grading.js';
 import { ModelCheckRequest } from './model-check.js';
 import { Task, TaskSetManifest } from './task.js';
+import { TokenScoreRequest } from './token-scores.js';
 import { LogMetricsInput, LogMetricsResult } from './tracking.js';
 import { Trajectory } from './trajectory.js';
 import {
@@ -52,6 +53,7 @@ export const exportedSchemas: Record<string, z.ZodType> = {
   CampaignStatus,
   DemoPreset,
   ModelCheckRequest,
+  TokenScoreRequest,
   LogMetricsInput,
   LogMetricsResult,
   FailureType: FailureTypeName,

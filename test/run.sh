@@ -37,7 +37,7 @@ fi
 rm -f "$vllm_dir.env"
 echo "== TypeScript tests (node --test)"
 # These start vLLM servers of their own (one crashes on purpose): run once the shared one is stopped.
-own_vllm=(dist/test/runtime/vllm-faults.test.js)
+own_vllm=(dist/test/runtime/vllm-faults.test.js dist/test/demo/real-smoke.test.js)
 mapfile -t ts_tests < <(find dist/test -name '*.test.js' | grep -vxF -f <(printf '%s\n' "${own_vllm[@]}") | sort)
 node --test --test-reporter=spec --test-timeout=600000 "${ts_tests[@]}" || rc=1
 stop_vllm

@@ -33,6 +33,7 @@ import {
   grpoStepInput,
   preflightInput,
   probeInput,
+  referenceProbeInput,
   reprobeInput,
   type CampaignConfigWithQueues,
 } from './inputs.js';
@@ -93,6 +94,14 @@ export function statusOf(campaignId: string, state: CampaignState, currentChild:
     maxSteps: state.maxSteps,
     poolSize: state.pool ? state.pool.length : null,
     ...(state.poolHistory?.length ? { poolVersion: poolVersionOf(state.poolHistory) } : {}),
+    ...(state.referenceResultSet
+      ? {
+          solvabilityGate: {
+            referenceResultSet: state.referenceResultSet,
+            dropped: state.droppedByReference ?? null,
+          },
+        }
+      : {}),
     episodes: state.episodes,
     lastMetrics: state.lastMetrics,
     paused: state.paused,
@@ -291,16 +300,35 @@ export async function campaign(input: CampaignInput): Promise<CampaignResult> {
     );
     state.probeResultSet = result.resultSet;
     addChildTotals(state, result);
+    const reference = referenceProbeInput(config);
+    if (reference) {
+      const referenceId = `${id}/probe-reference`;
+      const referenceResult = await runChild(referenceId, () =>
+        executeChild(probe, {
+          workflowId: referenceId,
+          typedSearchAttributes: childSearchAttributes(0, config.tasks.train.split),
+          ...childMetadata(
+            `probe the reference policy (solvability gate) · ${shortPath(config.tasks.train.taskSet)} (${config.tasks.train.split}) · ${reference.n} episodes per task`,
+            0,
+          ),
+          args: [reference],
+        }),
+      );
+      state.referenceResultSet = referenceResult.resultSet;
+      addChildTotals(state, referenceResult);
+    }
     state.phase = 'select';
   }
   if (state.phase === 'select') {
     const frozen = await freezePool({
       campaignId: id,
       probeResultSet: state.probeResultSet!,
+      ...(state.referenceResultSet ? { referenceResultSet: state.referenceResultSet } : {}),
       selection: config.selection,
     });
     state.pool = frozen.pool;
     state.poolUri = frozen.poolUri;
+    if (state.referenceResultSet) state.droppedByReference = frozen.droppedByReference;
     state.trainingDomains = config.tasks.train.domains ? [...config.tasks.train.domains].sort() : frozen.domains;
     if (config.reprobe)
       state.poolHistory = [

@@ -107,6 +107,20 @@ export function probeInput(config: CampaignConfigWithQueues): ProbeInput {
   };
 }
 
+/** The input of the reference probe (referenceProbe): the reference policy on the same candidates, a fixed n. */
+export function referenceProbeInput(config: CampaignConfigWithQueues): ProbeInput | null {
+  const reference = config.referenceProbe;
+  if (!reference) return null;
+  return {
+    ...probeInput(config),
+    resultSet: `${config.campaignId}/probe-reference`,
+    n: reference.n,
+    nMax: reference.n,
+    adaptive: false,
+    settings: episodeSettings(config, { kind: 'chat', endpoint: reference.endpoint }),
+  };
+}
+
 /**
  * The input of the re-probe after step `step`: every candidate of the training source again, with that step's policy,
  * a fixed `reprobe.n` (default probing.n) episodes each.

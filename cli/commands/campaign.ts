@@ -177,6 +177,11 @@ function renderStatus(s: CampaignStatus & { child: ChildProgress | null }, confi
     `campaign ${s.campaignId}  phase ${s.phase}${s.paused ? ' (paused)' : ''}  run ${s.run}`,
     `  steps     ${progressBar(s.step, s.maxSteps)}`,
     `  pool      ${s.poolSize ?? '(not selected yet)'} tasks${s.poolVersion ? `; ${poolVersionText(s.poolVersion)}` : ''}`,
+    ...(s.solvabilityGate
+      ? [
+          `  gate      solvability: only tasks the reference solved (${s.solvabilityGate.referenceResultSet}); ${s.solvabilityGate.dropped === null ? 'not applied yet' : `${s.solvabilityGate.dropped} candidates dropped`}`,
+        ]
+      : []),
     `  episodes  ${s.episodes.done} done, ${s.episodes.infraFailed} without outcome (infrastructure), $${s.costUsd.toFixed(4)}`,
   ];
   if (s.child && s.currentChild)

@@ -1,4 +1,9 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { localPathOf } from '../../storage/artifacts.js';
+import { contentHash } from '../../environment/canonical.js';
+import type { LoadedConfig } from '../../schemas/config.js';
+import type { DemoPreset } from '../../schemas/demo.js';
 import { loadConfig } from '../../infra/config.js';
 import { UserError } from '../../core/errors.js';
 import * as stack from '../../infra/stack/index.js';
@@ -7,6 +12,7 @@ import { connectClient } from '../../infra/temporal-client.js';
 import type { CampaignState } from '../../schemas/campaign.js';
 import { parse, printJson, type Command } from '../command.js';
 import { startFleet, type Fleet } from '../demo/fleet.js';
+import { checkServing, describeServing, type ServingCheck } from '../demo/serving-check.js';
 import {
   campaignConfigOf,
   currentCampaignId,
@@ -28,7 +34,7 @@ import { unfinishedTable } from '../../stats/unfinished.js';
 import { judgeCampaignUnfinished } from '../demo/unfinished.js';
 import { campaignStateOf, writeCampaignReport } from './report.js';
 
-const usage = `finalstate demo [--preset five-domain|mini|smoke|FILE] [--pack DIR] [--fresh] [--reprobe-every N [--reprobe-n M]] [--json]
+const usage = `finalstate demo [--preset five-domain|mini|smoke|real-smoke|FILE] [--pack DIR] [--base-model DIR] [--fresh] [--reprobe-every N [--reprobe-n M]] [--json]
 
 The main job on embedded defaults, on one machine: starts the stack, builds (or reuses) the tiny base model, starts a
 policy server, the gpu worker (Python) and the control and episode workers, then runs a campaign: probe the training
@@ -37,11 +43,15 @@ evaluate the trained policy, and print base against trained with intervals, the 
 
   --preset P   five-domain (default; the learning demo on five business domains, two of them out-of-domain), mini
                (retail and travel only), smoke (every phase on tiny counts, a few minutes), or the path of a preset
-               file (copy cli/demo/presets/five-domain.json and edit it)
+               file (copy cli/demo/presets/five-domain.json and edit it); real-smoke: the smoke on real parts (vLLM
+               serving a pretrained checkpoint, the gpu worker FSDP2-sharded over 2 gloo ranks); give it --base-model
   --pack DIR   train and evaluate on a domain pack of your own instead (a built pack directory, e.g. from
                \`finalstate domain init\`): its mini tasks in DIR/tasks (${PACK_DEMO_COUNTS.train} train and ${PACK_DEMO_COUNTS.eval} eval generated when
                absent) are the base model's demonstrations, the training candidates and the held-out set, with the
                preset's counts (default preset with --pack: smoke); see docs/domain-packs.md
+  --base-model DIR
+               start from this Hugging Face checkpoint (e.g. from \`finalstate model import --asset smollm2\`)
+               instead of building the tiny base model
   --fresh      start a new campaign instead of continuing the one this preset and base model already started
   --reprobe-every N
                re-probe every candidate with the current policy after every N-th step and swap out pool tasks that
@@ -51,6 +61,47 @@ evaluate the trained policy, and print base against trained with intervals, the 
 
 Ctrl-C stops the workers; the same command continues the same campaign (its id is derived from the preset and the
 base model) without redoing finished steps.`;
+
+/** A checkpoint directory given by the user (e.g. from `finalstate model import`), identified by its files. */
+function checkpointBase(dir: string): { checkpointDir: string; contentHash: string; description: string } {
+  const checkpointDir = path.resolve(dir);
+  if (!fs.existsSync(path.join(checkpointDir, 'config.json')))
+    throw new UserError(`finalstate demo: --base-model ${dir} holds no config.json (not a Hugging Face checkpoint)`);
+  const files = fs
+    .readdirSync(checkpointDir)
+    .sort()
+    .map((name) => {
+      const stat = fs.statSync(path.join(checkpointDir, name));
+      return { name, size: stat.size, mtime: stat.mtimeMs };
+    });
+  return { checkpointDir, contentHash: contentHash({ checkpointDir, files }), description: checkpointDir };
+}
+
+async function builtBase(
+  config: LoadedConfig,
+  preset: DemoPreset,
+  tasksDir: string | undefined,
+  log: (line: string) => void,
+) {
+  log('base model: building or reusing (cached by content hash)…');
+  const base = await buildBaseModel(config, {
+    ...(preset.baseModel.steps !== undefined ? { steps: preset.baseModel.steps } : {}),
+    ...(preset.baseModel.maxDemos !== undefined ? { maxDemos: preset.baseModel.maxDemos } : {}),
+    seed: preset.baseModel.seed,
+    ruleBreakingShare: preset.baseModel.ruleBreakingShare,
+    contextWeight: preset.baseModel.contextWeight,
+    ...(preset.baseModel.domains ? { domains: preset.baseModel.domains } : {}),
+    ...(tasksDir ? { dir: tasksDir } : {}),
+    // Oracle episodes wait on PostgreSQL more than on the CPU: four at once render the demonstrations fastest here.
+    concurrency: 4,
+    log: (line) => (/loss|demonstrations|step/.test(line) ? log(`  ${line}`) : undefined),
+  });
+  return {
+    checkpointDir: base.checkpointDir,
+    contentHash: base.contentHash,
+    description: `${base.checkpointDir}${base.cached ? ' (cached)' : ''}, ${base.report.paramCount.toLocaleString('en-US')} parameters, SFT loss ${base.report.finalLoss.toFixed(4)}`,
+  };
+}
 
 const seconds = (since: number) => Math.round((performance.now() - since) / 100) / 10;
 
@@ -65,6 +116,7 @@ export const demoCommand: Command = {
       fresh: { type: 'boolean', default: false },
       'reprobe-every': { type: 'string' },
       'reprobe-n': { type: 'string' },
+      'base-model': { type: 'string' },
     });
     if (values.help) {
       console.log(usage);
@@ -96,23 +148,10 @@ export const demoCommand: Command = {
     log(`stack: up (${seconds(t)} s); Temporal UI ${uiUrl(config)}`);
 
     t = performance.now();
-    log('base model: building or reusing (cached by content hash)…');
-    const base = await buildBaseModel(config, {
-      ...(preset.baseModel.steps !== undefined ? { steps: preset.baseModel.steps } : {}),
-      ...(preset.baseModel.maxDemos !== undefined ? { maxDemos: preset.baseModel.maxDemos } : {}),
-      seed: preset.baseModel.seed,
-      ruleBreakingShare: preset.baseModel.ruleBreakingShare,
-      contextWeight: preset.baseModel.contextWeight,
-      ...(preset.baseModel.domains ? { domains: preset.baseModel.domains } : {}),
-      ...(pack ? { dir: pack.tasksDir } : {}),
-      // Oracle episodes wait on PostgreSQL more than on the CPU: four at once render the demonstrations fastest here.
-      concurrency: 4,
-      log: (line) => (/loss|demonstrations|step/.test(line) ? log(`  ${line}`) : undefined),
-    });
+    const checkpoint = values['base-model'] ?? preset.baseModel.checkpoint;
+    const base = checkpoint ? checkpointBase(checkpoint) : await builtBase(config, preset, pack?.tasksDir, log);
     phases.push({ phase: 'base model', seconds: seconds(t) });
-    log(
-      `base model: ${base.checkpointDir}${base.cached ? ' (cached)' : ''}, ${base.report.paramCount.toLocaleString('en-US')} parameters, SFT loss ${base.report.finalLoss.toFixed(4)} (${seconds(t)} s)`,
-    );
+    log(`base model: ${base.description} (${seconds(t)} s)`);
     const derived = derivedCampaignId(preset, base.contentHash);
     const campaignId = currentCampaignId(config, derived, values.fresh ?? false);
     const campaignConfig = campaignConfigOf(preset, campaignId, base.checkpointDir);
@@ -162,6 +201,10 @@ export const demoCommand: Command = {
           batchWaitMs: preset.policyServer.batchWaitMs,
           threads: preset.policyServer.threads,
           episodeConcurrency: preset.episodeConcurrency,
+          engine: preset.policyServer.engine,
+          ...(preset.policyServer.maxModelLen !== undefined ? { maxModelLen: preset.policyServer.maxModelLen } : {}),
+          vllmArgs: preset.policyServer.vllmArgs,
+          gpuRanks: preset.gpuWorker.ranks,
           prices: preset.prices,
           log,
         });
@@ -197,6 +240,18 @@ export const demoCommand: Command = {
         }
       }
       const state = await campaignStateOf(client, campaignId);
+      // vLLM reports no policy version: what it serves is judged by its log-probs against the trainer's.
+      let serving: ServingCheck | undefined;
+      if (fleet && preset.policyServer.engine === 'vllm' && state.checkpointUri) {
+        t = performance.now();
+        serving = await checkServing(
+          config,
+          { url: fleet.policyUrl, model: SERVED_MODEL_NAME },
+          { published: localPathOf(state.checkpointUri), base: base.checkpointDir },
+        );
+        phases.push({ phase: 'serving check', seconds: seconds(t) });
+        log(describeServing(serving, state.policyVersion ?? '?'));
+      }
       const k = campaignConfig.evaluation.k;
       const { comparison, trainedStep } = await compareCampaign(config, campaignId, state, k);
       const report = await writeCampaignReport(config, campaignId, state);
@@ -219,6 +274,7 @@ export const demoCommand: Command = {
           report: report.html,
           comparison,
           unfinished,
+          ...(serving ? { serving } : {}),
         });
       } else {
         log(`\n${renderComparison(comparison)}`);

@@ -102,6 +102,7 @@ export async function writeCampaignReport(
         domainEvalPoints,
         episodes,
         pool: frozen?.records ?? [],
+        ...(frozen?.solvabilityFilter ? { solvabilityFilter: true } : {}),
         ...(state.poolHistory ? { poolHistory: state.poolHistory } : {}),
         ...(frozen ? { edges: frozen.edges } : {}),
         ...(state.trainingDomains ? { trainingDomains: state.trainingDomains } : {}),

@@ -12,6 +12,7 @@ import type { TaskQueues } from '../../schemas/pipeline.js';
 import type { ModelPrices } from '../../schemas/runtime.js';
 import { startControlWorker, type RunningWorker } from '../../workers/control.js';
 import { startEpisodeWorker } from '../../workers/episodes.js';
+import { startVllm, vllmPython, type VllmServer } from '../../infra/vllm-server.js';
 
 export interface FleetOptions {
   /** Names the log files. */
@@ -28,6 +29,14 @@ export interface FleetOptions {
   batchWaitMs: number;
   threads: number;
   episodeConcurrency: number;
+  /** What serves the rollouts: the project's own policy server or vLLM. */
+  engine: 'finalstate' | 'vllm';
+  /** vLLM's context length (default the model's own). */
+  maxModelLen?: number;
+  /** More arguments for vLLM. */
+  vllmArgs?: string[];
+  /** Ranks of the gpu worker; above 1 it runs under torchrun (gloo on the CPU). */
+  gpuRanks: number;
   prices: ModelPrices;
   log: (line: string) => void;
 }
@@ -36,16 +45,25 @@ export interface FleetOptions {
 export interface Fleet {
   policyUrl: string;
   logs: { policyServer: string; gpuWorker: string };
+  /** The gpu worker's process (torchrun's, when it runs sharded). */
+  gpuWorker: ChildProcess;
   stop(): Promise<void>;
 }
 
-function spawnPython(config: LoadedConfig, module: string, args: string[], logFile: string): ChildProcess {
+function spawnPython(
+  config: LoadedConfig,
+  module: string,
+  args: string[],
+  logFile: string,
+  launcher: string[] = [],
+  env: NodeJS.ProcessEnv = {},
+): ChildProcess {
   const python = fromRoot(config.python.venv, 'bin', 'python');
   if (!fs.existsSync(python)) throw new UserError(`Python not found at ${python}; run \`npm run setup\``);
   fs.mkdirSync(path.dirname(logFile), { recursive: true });
   const out = fs.openSync(logFile, 'a');
-  const child = spawn(python, ['-m', module, ...args], {
-    env: { ...process.env, PYTHONPATH: fromRoot('python') },
+  const child = spawn(python, [...launcher, '-m', module, ...args], {
+    env: { ...process.env, PYTHONPATH: fromRoot('python'), ...env },
     stdio: ['ignore', out, out],
   });
   fs.closeSync(out);
@@ -110,75 +128,49 @@ export async function startFleet(config: LoadedConfig, options: FleetOptions): P
   const children: ChildProcess[] = [];
   const workers: RunningWorker[] = [];
   let runtime: EpisodeRuntime | undefined;
+  let vllm: VllmServer | undefined;
   const stop = async () => {
     await Promise.all(workers.map((w) => w.stop().catch(() => undefined)));
     await runtime?.close().catch(() => undefined);
-    await Promise.all(children.map((c) => stopChild(c)));
+    await Promise.all([...children.map((c) => stopChild(c)), vllm?.stop()]);
   };
+  let gpu: ChildProcess | undefined;
   try {
     workers.push(await startControlWorker(config, { taskQueue: options.queues.control }));
     const policy = await options.policy();
-    const server = spawnPython(
-      config,
-      'finalstate.policy_server',
-      [
-        '--model',
-        policy.checkpointDir,
-        '--port',
-        String(options.port),
-        '--served-model-name',
-        options.servedModelName,
-        '--policy-version',
-        String(policy.version),
-        '--max-batch-size',
-        String(options.maxBatchSize),
-        '--batch-wait-ms',
-        String(options.batchWaitMs),
-        '--threads',
-        String(options.threads),
-        '--admin-token-file',
-        policyAdminTokenFile(config.dataPath),
-      ],
-      logs.policyServer,
-    );
-    children.push(server);
-    // The log is appended across runs: readiness is judged on what this run wrote.
+    // The gpu worker loads its model while the policy server starts; its log is appended across runs: readiness is
+    // judged on what this run wrote.
     const gpuLogStart = fs.existsSync(logs.gpuWorker) ? fs.statSync(logs.gpuWorker).size : 0;
-    const gpu = spawnPython(
-      config,
-      'finalstate.gpu_worker',
-      [
-        '--task-queue',
-        options.queues.gpu,
-        '--address',
-        config.temporal.address,
-        '--namespace',
-        config.temporal.namespace,
-      ],
-      logs.gpuWorker,
-    );
+    gpu = startGpuWorker(config, options, logs.gpuWorker);
     children.push(gpu);
-    await waitUntilReady(
-      'policy server',
-      server,
-      logs.policyServer,
-      async () => (await fetch(`${policyUrl}/health`, { signal: AbortSignal.timeout(2000) })).ok,
-      180_000,
-    );
-    log(
-      `policy server: ${policyUrl} (policy version ${policy.version}; log ${path.relative(process.cwd(), logs.policyServer)})`,
-    );
+    if (options.engine === 'vllm') {
+      log('policy server: starting vLLM (about a minute)…');
+      vllm = await startVllm(vllmPython(config), {
+        modelDir: policy.checkpointDir,
+        servedModelName: options.servedModelName,
+        port: options.port,
+        logFile: logs.policyServer,
+        weightVersion: String(policy.version),
+        ...(options.maxModelLen !== undefined ? { maxModelLen: options.maxModelLen } : {}),
+        ...(options.vllmArgs ? { extraArgs: options.vllmArgs } : {}),
+      });
+      log(
+        `policy server: vLLM ${policyUrl} (pid ${vllm.pid}, policy version ${policy.version}; log ${path.relative(process.cwd(), logs.policyServer)})`,
+      );
+    } else await startOwnServer(config, options, policy, logs.policyServer, children, log);
+    const gpuQueue = options.queues.gpu;
+    const worker = gpu;
     await waitUntilReady(
       'gpu worker',
-      gpu,
+      worker,
       logs.gpuWorker,
       async () =>
         fs
           .readFileSync(logs.gpuWorker)
           .subarray(gpuLogStart)
           .toString('utf8')
-          .includes(`gpu worker ready on task queue ${options.queues.gpu}`),
-      180_000,
+          .includes(`gpu worker ready on task queue ${gpuQueue}`),
+      300_000,
     );
     // Episodes start only once the policy server answers: earlier, they would spend their retries on a refused connection.
     runtime = await createEpisodeRuntime(config, {
@@ -203,5 +195,69 @@ export async function startFleet(config: LoadedConfig, options: FleetOptions): P
     await stop();
     throw err;
   }
-  return { policyUrl, logs, stop };
+  return { policyUrl, logs, gpuWorker: gpu, stop };
+}
+
+/**
+ * The Python gpu worker: one process, or `torchrun --standalone --nproc-per-node N` (rank 0 the Temporal worker, the
+ * model FSDP2-sharded over gloo when there is no CUDA). torchrun restarts every rank once when one dies.
+ */
+function startGpuWorker(config: LoadedConfig, options: FleetOptions, logFile: string): ChildProcess {
+  const args = [
+    '--task-queue',
+    options.queues.gpu,
+    '--address',
+    config.temporal.address,
+    '--namespace',
+    config.temporal.namespace,
+  ];
+  if (options.gpuRanks === 1) return spawnPython(config, 'finalstate.gpu_worker', args, logFile);
+  const torchrun = ['-m', 'torch.distributed.run', '--standalone', '--nproc-per-node', String(options.gpuRanks)];
+  return spawnPython(config, 'finalstate.gpu_worker', args, logFile, [...torchrun, '--max-restarts', '1'], {
+    OMP_NUM_THREADS: '1',
+  });
+}
+
+/** The project's own policy server (python/finalstate/policy_server), until /health answers. */
+async function startOwnServer(
+  config: LoadedConfig,
+  options: FleetOptions,
+  policy: { checkpointDir: string; version: number },
+  logFile: string,
+  children: ChildProcess[],
+  log: (line: string) => void,
+): Promise<void> {
+  const policyUrl = `http://127.0.0.1:${options.port}`;
+  const server = spawnPython(
+    config,
+    'finalstate.policy_server',
+    [
+      '--model',
+      policy.checkpointDir,
+      '--port',
+      String(options.port),
+      '--served-model-name',
+      options.servedModelName,
+      '--policy-version',
+      String(policy.version),
+      '--max-batch-size',
+      String(options.maxBatchSize),
+      '--batch-wait-ms',
+      String(options.batchWaitMs),
+      '--threads',
+      String(options.threads),
+      '--admin-token-file',
+      policyAdminTokenFile(config.dataPath),
+    ],
+    logFile,
+  );
+  children.push(server);
+  await waitUntilReady(
+    'policy server',
+    server,
+    logFile,
+    async () => (await fetch(`${policyUrl}/health`, { signal: AbortSignal.timeout(2000) })).ok,
+    180_000,
+  );
+  log(`policy server: ${policyUrl} (policy version ${policy.version}; log ${path.relative(process.cwd(), logFile)})`);
 }

@@ -106,6 +106,7 @@ export function campaignConfigOf(preset: DemoPreset, campaignId: string, baseMod
       client: {
         baseUrl: `http://127.0.0.1:${preset.policyServer.port}`,
         model: SERVED_MODEL_NAME,
+        serverKind: preset.policyServer.engine,
         family: DEFAULT_CHAT_FAMILY,
         timeoutMs: 300_000,
         sampling: presetConditions(preset).sampling,

@@ -63,7 +63,17 @@ export async function watchCampaign(
   };
   for (;;) {
     if (options.signal?.aborted) return { final: null, phases };
-    const s = await campaignStatus(client, campaignId);
+    let s: Status;
+    try {
+      s = await campaignStatus(client, campaignId);
+    } catch (err) {
+      // A query times out when the control worker is starved of CPU (a loaded machine, a model on the same cores):
+      // the campaign goes on; ask again at the next poll.
+      if (!/DEADLINE_EXCEEDED|timed out/i.test(`${(err as Error).message} ${String((err as Error).cause ?? '')}`))
+        throw err;
+      await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 1000));
+      continue;
+    }
     const label = phaseLabel(s);
     const terminal: CampaignPhase[] = ['done', 'stopped', 'step-failed'];
     if (current?.label !== label) {

@@ -1,3 +1,4 @@
+import { ChatAgentPolicy } from '../policy/chat-policy.js';
 import type pg from 'pg';
 import type { EnvironmentBackend, Episode } from '../../environment/backend.js';
 import { connectEpisodeTools } from '../../environment/episode-tools.js';
@@ -50,6 +51,8 @@ export function policyFor(request: EpisodeRequest, task: Task): AgentPolicy {
   // The oracle writes its calls in the default format: its episodes demonstrate the tiny base model's (qwen3) format.
   if (request.policy.kind === 'oracle')
     return new OraclePolicy(task, getRenderer(DEFAULT_CHAT_FAMILY), request.policy.calls);
+  if (request.policy.kind === 'chat')
+    return new ChatAgentPolicy(new ChatClient(request.policy.endpoint, 'chat-policy'));
   const { client, version } = request.policy;
   return new CompletionsAgentPolicy(
     new PolicyClient(client, version === undefined ? {} : { policyVersion: version }),

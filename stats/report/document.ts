@@ -103,7 +103,7 @@ export function buildReport(input: ReportInput): ReportDocument {
   const pool: FrozenPool = {
     edges: input.edges ?? [...DEFAULT_EDGES],
     keep: [],
-    solvabilityFilter: false,
+    solvabilityFilter: input.solvabilityFilter ?? false,
     max: null,
     seed: 0,
     records: input.pool,

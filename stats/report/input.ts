@@ -19,6 +19,8 @@ export interface ReportInput {
   episodes?: ReportEpisodes;
   /** The probed tasks' difficulty records (kept and dropped), for the pool histogram. */
   pool: PoolRecord[];
+  /** The pool was gated on a reference probe: only tasks the reference solved were kept. */
+  solvabilityFilter?: boolean;
   /** With re-probing: every version of the pool (the frozen one first). */
   poolHistory?: PoolVersion[];
   /** Difficulty bin edges of the pool; default the standard ones. */

@@ -23,7 +23,7 @@ import { startStandInGpuWorker } from './stand-in-gpu-worker.js';
 // Activity failures of simulated outages are expected here; keep worker logs to errors.
 process.env.FINALSTATE_LOG_LEVEL ??= 'ERROR';
 
-export type TestTask = TaskInfo & { successRate: number; trainedSuccessRate?: number };
+export type TestTask = TaskInfo & { successRate: number; trainedSuccessRate?: number; referenceSuccessRate?: number };
 
 /** Write a task-set JSONL file (valid Task lines) for the given tasks. */
 /** A real task set (JSONL + manifest, written by the environment layer) of placeholder tasks the stand-in runner scores. */

