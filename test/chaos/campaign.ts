@@ -176,6 +176,7 @@ async function moment(
         a.activityType?.name === 'runEpisode'
           ? turnsDone(a.heartbeatDetails?.payloads?.[0]) > 0
           : (a.heartbeatDetails?.payloads?.length ?? 0) > 0,
+      beat: (a.heartbeatDetails?.payloads?.length ?? 0) > 0,
       worker: a.lastWorkerIdentity ?? '',
     }));
   }

@@ -38,10 +38,12 @@ export interface Moment {
   done: number;
   inFlight: number;
   /**
-   * Pending activities of the current child: type, started, whether it has heartbeated (an episode: a turn done), and
-   * the identity of the worker that runs it ("<pid>@<host>").
+   * Pending activities of the current child: type, started, whether it has heartbeated (an episode: a turn done),
+   * whether Temporal holds any heartbeat of it (an episode sends its first one as it starts; the SDK throttles the
+   * later ones, so a short episode's turn count may never reach the server), and the identity of the worker that runs
+   * it ("<pid>@<host>").
    */
-  pending: { type: string; started: boolean; heartbeated: boolean; worker: string }[];
+  pending: { type: string; started: boolean; heartbeated: boolean; beat: boolean; worker: string }[];
 }
 
 export interface FiredFault {
@@ -67,7 +69,7 @@ export function due(fault: PlannedFault, m: Moment, fleet: { episodeWorkerPid: n
       return episodes.some((p) => p.started && p.heartbeated);
     case 'episode-worker-pause':
     case 'episode-worker-partition':
-      return episodes.some((p) => p.started && p.heartbeated && p.worker.startsWith(`${fleet.episodeWorkerPid}@`));
+      return episodes.some((p) => p.started && p.beat && p.worker.startsWith(`${fleet.episodeWorkerPid}@`));
     case 'grading-cancel':
     case 'grading-postgres-restart':
       return true;
