@@ -90,8 +90,9 @@ const statusOf = async (episode: Episode, order: string) =>
   (await episode.pool.query<{ status: string }>('SELECT status FROM orders WHERE order_id = $1', [order])).rows[0]!
     .status;
 
-const sessionAlive = async (episode: Episode, pid: number) =>
-  (await episode.pool.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [pid])).rowCount === 1;
+/** Through the admin pool: the template revokes pg_stat_activity from episode roles. */
+const sessionAlive = async (admin: pg.Pool, pid: number) =>
+  (await admin.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [pid])).rowCount === 1;
 
 describe('tool calls under their bounds, on the real PostgreSQL', () => {
   const config = boundedConfig({ statementTimeoutMs: 1_000, lockTimeoutMs: 500, toolCallTimeoutMs: 2_000 });
@@ -113,7 +114,9 @@ describe('tool calls under their bounds, on the real PostgreSQL', () => {
     try {
       const before = new Set(
         (
-          await episode.pool.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE usename = current_user')
+          await backend.admin.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE usename = $1', [
+            episode.role,
+          ])
         ).rows.map((r) => r.pid),
       );
       const hung = await settlesWithin(
@@ -127,8 +130,9 @@ describe('tool calls under their bounds, on the real PostgreSQL', () => {
       assert.equal(hung.callIndex, undefined, 'a call that kept nothing consumes no index');
       assert.equal(await statusOf(episode, 'O-1'), 'placed', 'its write was rolled back');
       const left = (
-        await episode.pool.query<{ pid: number }>(
-          "SELECT pid FROM pg_stat_activity WHERE usename = current_user AND state LIKE 'idle in transaction%'",
+        await backend.admin.query<{ pid: number }>(
+          "SELECT pid FROM pg_stat_activity WHERE usename = $1 AND state LIKE 'idle in transaction%'",
+          [episode.role],
         )
       ).rows.filter((r) => !before.has(r.pid));
       assert.deepEqual(left, [], 'no session of the abandoned call is left in its transaction');
@@ -255,8 +259,9 @@ describe('tool calls under their bounds, on the real PostgreSQL', () => {
       );
       const pid = frozen.at(-1)!;
       // the termination sent while it was stopped takes effect as soon as it runs again
-      for (let i = 0; i < 50 && (await sessionAlive(episode, pid)); i++) await new Promise((r) => setTimeout(r, 100));
-      assert.equal(await sessionAlive(episode, pid), false, 'the frozen session was terminated');
+      for (let i = 0; i < 50 && (await sessionAlive(backend.admin, pid)); i++)
+        await new Promise((r) => setTimeout(r, 100));
+      assert.equal(await sessionAlive(backend.admin, pid), false, 'the frozen session was terminated');
       const next = await executor.call('get_order', { order_id: 'O-1' });
       assert.deepEqual([next.callIndex, next.isError], [0, false]);
     } finally {
