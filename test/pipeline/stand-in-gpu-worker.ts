@@ -46,7 +46,7 @@ export const TINY_MODEL_ON_ONE_CPU_RANK: UpdateDescription = {
   },
 };
 /** A model directory the publisher's completeness check accepts: a config and one safetensors tensor, `value`. */
-async function writeMinimalCheckpoint(dir: string, value: number): Promise<void> {
+export async function writeMinimalCheckpoint(dir: string, value: number): Promise<void> {
   const header = Buffer.from(JSON.stringify({ 'stand_in.weight': { dtype: 'F32', shape: [1], data_offsets: [0, 4] } }));
   const prefix = Buffer.alloc(8);
   prefix.writeBigUInt64LE(BigInt(header.length));

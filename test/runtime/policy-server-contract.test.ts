@@ -269,7 +269,13 @@ targets.forEach((start, index) =>
           err.message.includes(`set its kind to "${target.kind}"`),
       );
       assert.equal(
-        ((await (await fetch(`${target.url}/is_paused`)).json()) as { is_paused: boolean }).is_paused,
+        (
+          (await (
+            await fetch(`${target.url}/is_paused`, {
+              ...(target.token && { headers: { authorization: `Bearer ${target.token}` } }),
+            })
+          ).json()) as { is_paused: boolean }
+        ).is_paused,
         false,
       );
       assert.equal(await reportedVersion(target), '5', 'nothing was reloaded');

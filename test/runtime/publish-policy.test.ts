@@ -37,7 +37,18 @@ before(async () => {
   const port = await freePort();
   ours = startProcess(
     fromRoot(config.python.venv, 'bin', 'python'),
-    ['-m', 'finalstate.policy_server', '--model', vllm.weightsDir, '--port', String(port), '--device', 'cpu'],
+    [
+      '-m',
+      'finalstate.policy_server',
+      '--model',
+      vllm.weightsDir,
+      '--port',
+      String(port),
+      '--device',
+      'cpu',
+      '--admin-token-file',
+      path.join(workDir, 'admin.token'),
+    ],
     /policy server ready/,
     { PYTHONPATH: fromRoot('python') },
     180_000, // beside vLLM, loading torch can take minutes on a busy 2-core machine
@@ -64,7 +75,7 @@ test('publishPolicy loads the checkpoint on every server at once, vLLM and the p
     version: 2,
     servers: [
       { url: vllm.url, kind: 'vllm' },
-      { url: oursUrl, kind: 'finalstate' },
+      { url: oursUrl, kind: 'finalstate', tokenFile: path.join(workDir, 'admin.token') },
     ],
     previous: { checkpointUri: vllm.weightsDir, version: 0 },
   });

@@ -12,9 +12,11 @@ import { adminTokenOf } from '../../runtime/clients/admin-token.js';
 import { defaultPublishOptions } from '../../runtime/clients/policy-admin.js';
 import type { PolicyServerRef } from '../../schemas/clients.js';
 import type { ArtifactStore } from '../../storage/artifacts.js';
+import { writeMinimalCheckpoint } from '../pipeline/stand-in-gpu-worker.js';
 
 // Where publishPolicy gets the bearer token of each server's admin routes, and that it sends it on every admin call.
-// The server here only records requests and answers 200 (vLLM's empty admin answers): the real policy server's
+// The server here only records requests and answers 200 (vLLM's empty admin answers; /v1/models as vLLM owns it): the
+// real policy server's
 // checks are tested in python/tests/test_policy_server.py, test/runtime/policy-server-contract.test.ts and the
 // security probes.
 
@@ -26,12 +28,19 @@ const ENV_TOKEN = 'env-token-0123456789abcdef';
 let server: http.Server;
 let url: string;
 const seen: Array<{ path: string; authorization: string | undefined }> = [];
+const checkpoint = path.join(dir, 'step-000001');
+const MODELS = JSON.stringify({ object: 'list', data: [{ id: 'policy', object: 'model', owned_by: 'vllm' }] });
 
 before(async () => {
   fs.writeFileSync(tokenFile, `${TOKEN}\n`, { mode: 0o600 });
+  fs.mkdirSync(checkpoint);
+  await writeMinimalCheckpoint(checkpoint, 1);
   server = http.createServer((req, res) => {
     seen.push({ path: req.url ?? '', authorization: req.headers.authorization });
-    req.resume().on('end', () => res.writeHead(200, { 'content-length': '0' }).end());
+    req.resume().on('end', () => {
+      if (req.url === '/v1/models') res.writeHead(200, { 'content-type': 'application/json' }).end(MODELS);
+      else res.writeHead(200, { 'content-length': '0' }).end();
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -47,7 +56,7 @@ const publish = (servers: PolicyServerRef[], adminTokenFile?: string) => {
     publish: { ...defaultPublishOptions, attempts: 1 },
     ...(adminTokenFile ? { adminTokenFile } : {}),
   });
-  const input: PublishPolicyInput = { checkpointUri: '/ckpt/step-000001', version: 1, servers };
+  const input: PublishPolicyInput = { checkpointUri: checkpoint, version: 1, servers };
   return new MockActivityEnvironment().run(publishPolicy, input);
 };
 
@@ -56,7 +65,15 @@ test('the token named by tokenFile goes with every admin call as Authorization: 
   await publish([{ url, kind: 'vllm', tokenFile }]);
   assert.deepEqual(
     seen.map((s) => s.path),
-    ['/pause?mode=wait', '/collective_rpc', '/reset_prefix_cache', '/resume'],
+    [
+      '/v1/models',
+      '/pause?mode=wait',
+      '/update_weight_version',
+      '/collective_rpc',
+      '/reset_prefix_cache',
+      '/update_weight_version',
+      '/resume',
+    ],
   );
   assert.ok(
     seen.every((s) => s.authorization === `Bearer ${TOKEN}`),
