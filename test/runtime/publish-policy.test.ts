@@ -87,7 +87,11 @@ test('publishPolicy loads the checkpoint on every server at once, vLLM and the p
     ],
   );
   assert.equal(await weightVersion(), '2');
-  const models = (await (await fetch(`${oursUrl}/v1/models`)).json()) as {
+  // the checkpoint path (`root`) is shown only to a caller with the admin token
+  const token = fs.readFileSync(path.join(workDir, 'admin.token'), 'utf8').trim();
+  const models = (await (
+    await fetch(`${oursUrl}/v1/models`, { headers: { authorization: `Bearer ${token}` } })
+  ).json()) as {
     data: Array<{ root: string; policy_version: number }>;
   };
   assert.deepEqual([models.data[0]!.root, models.data[0]!.policy_version], [otherDir, 2]);
