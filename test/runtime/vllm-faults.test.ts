@@ -176,7 +176,7 @@ describe('vLLM whose reload fails', () => {
     assert.deepEqual(await get('/weight_info'), { weight_version: 'reloading-2' });
   });
 
-  test('resumed anyway (what the publisher never does), its next completion kills the server', async () => {
+  test('resumed anyway (what the publisher never does), its next completion kills the server', async (t) => {
     assert.equal((await fetch(`${server.url}/resume`, { method: 'POST' })).status, 200);
     const answer = await fetch(`${server.url}/v1/completions`, {
       method: 'POST',
@@ -190,7 +190,9 @@ describe('vLLM whose reload fails', () => {
     const keepAlive = setInterval(() => undefined, 1000);
     const exit = await server.exited.finally(() => clearInterval(keepAlive));
     assert.notEqual(answer, 200, 'no completion is served');
-    assert.ok(exit.code !== 0 || exit.signal !== null, `the server exited (${JSON.stringify(exit)})`);
+    // The engine core process is what crashes; the API server above it then shuts down, with exit code 0 as often
+    // as not (seen on 2026-12-02): that it ended is the point, not how.
+    t.diagnostic(`the server exited: ${JSON.stringify(exit)}`);
     await assert.rejects(fetch(`${server.url}/health`), 'nothing answers any more');
   });
 });
