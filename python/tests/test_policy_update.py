@@ -209,23 +209,30 @@ def test_a_half_applied_update_is_dropped_and_the_step_retrains_from_its_checkpo
 
 def test_heartbeats_continue_while_a_checkpoint_is_written(tiny_model_dir, batch_files, tmp_path, monkeypatch):
     """A big model's save takes minutes with no progress point: the activity's thread keeps heartbeating the phase
-    while the update's thread works (a slow save is simulated by delaying the real one)."""
-    import time
+    while the update's thread works. The save is held until three heartbeats of that phase arrived (or 60 s passed),
+    so the test depends on the beats, not on how fast a loaded machine schedules threads."""
+    import threading
 
     import finalstate.gpu_worker.activity as policy_update
 
     real_write = CheckpointStore.write
+    saving: list[dict] = []
+    three_beats = threading.Event()
 
-    def slow_write(self, *args, **kwargs):
-        time.sleep(0.5)
+    def on_heartbeat(*details):
+        if details[0]["phase"] == "writing checkpoint":
+            saving.append(details[0])
+            if len(saving) >= 3:
+                three_beats.set()
+
+    def held_write(self, *args, **kwargs):
+        three_beats.wait(timeout=60)
         return real_write(self, *args, **kwargs)
 
     monkeypatch.setattr(policy_update, "HEARTBEAT_EVERY_S", 0.05)
-    monkeypatch.setattr(CheckpointStore, "write", slow_write)
+    monkeypatch.setattr(CheckpointStore, "write", held_write)
     environment = ActivityEnvironment()
-    beats = []
-    environment.on_heartbeat = lambda *details: beats.append(details[0])
+    environment.on_heartbeat = on_heartbeat
     result = environment.run(PolicyUpdateActivities(PolicyUpdater(cpu_groups())).policy_update, request(tiny_model_dir, tmp_path, batch_files[0], 1))
     assert not result["reused"]
-    saving = [beat for beat in beats if beat["phase"] == "writing checkpoint"]
-    assert len(saving) >= 5, beats
+    assert three_beats.is_set(), f"only {len(saving)} heartbeats while the checkpoint was written"
