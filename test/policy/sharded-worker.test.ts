@@ -15,7 +15,8 @@ import { startPipeline, task, type Pipeline } from '../pipeline/harness.js';
 // The real Python gpu worker at world size 2 (torchrun, gloo on the CPU) behind the real Temporal dev server: a rank
 // SIGKILLed mid-update, a rank that hangs, torchrun stopping the ranks while a collective hangs, then a smoke
 // campaign (episodes from the seeded random stand-in runner, so that the test costs seconds) whose two GRPO steps
-// run on the sharded worker.
+// run on the sharded worker, and the whole worker lost mid-update of a campaign (agent and ranks SIGKILLed, a new
+// worker started), which must end on the checkpoint of an uninterrupted run, bitwise.
 const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'finalstate-sharded-'));
 const COLLECTIVE_TIMEOUT_S = 20;
 let p: Pipeline;
