@@ -30,10 +30,16 @@ export async function connectWorker(config: LoadedConfig): Promise<NativeConnect
 
 let runtimeInstalled = false;
 
-/** Worker log level from FINALSTATE_LOG_LEVEL (default WARN: lifecycle chatter stays out of CLI output). */
+/**
+ * Worker log level from FINALSTATE_LOG_LEVEL (default WARN: lifecycle chatter stays out of CLI output). The SDK core's
+ * own logs are forwarded to the same logger (stderr): left to the core, they go to stdout, into a command's `--json`.
+ */
 export function installWorkerRuntime(): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
   const level = (process.env.FINALSTATE_LOG_LEVEL ?? 'WARN').toUpperCase() as LogLevel;
-  Runtime.install({ logger: new DefaultLogger(level) });
+  Runtime.install({
+    logger: new DefaultLogger(level),
+    telemetryOptions: { logging: { filter: { core: level, other: 'ERROR' }, forward: {} } },
+  });
 }

@@ -8,7 +8,10 @@ import path from 'node:path';
  * ones model.safetensors.index.json names (else every *.safetensors at the top level, which is what vLLM reads), at
  * least one; each has a whole header, exactly the bytes its tensors' offsets cover (a truncated or padded copy
  * fails), and the tensors the index assigns to it; and, given a reference (the checkpoint the server holds now),
- * the same tensor names and shapes, so a checkpoint of another model is refused before it replaces the weights.
+ * the same tensor names and shapes, so a checkpoint of another model is refused before it replaces the weights. A model
+ * that ties its LM head to the input embeddings may name `lm_head.weight` or not (transformers' save_pretrained leaves
+ * it out; the gpu worker's export writes it, so that vLLM reloads the head: docs/policy-stack.md): one with and one
+ * without are the same model.
  */
 
 export class IncompleteCheckpointError extends Error {
@@ -31,6 +34,7 @@ export interface CheckpointSummary {
 type TensorShapes = Map<string, string>;
 
 const INDEX = 'model.safetensors.index.json';
+const TIED_HEAD = 'lm_head.weight';
 const MAX_HEADER = 100 * 1024 * 1024;
 
 async function readJson(file: string, what: string, dir: string): Promise<unknown> {
@@ -98,7 +102,7 @@ async function readSafetensors(file: string, dir: string): Promise<{ tensors: Te
   }
 }
 
-async function readCheckpoint(dir: string): Promise<CheckpointSummary & { shapes: TensorShapes }> {
+async function readCheckpoint(dir: string): Promise<CheckpointSummary & { shapes: TensorShapes; tied: boolean }> {
   const stat = await fs.stat(dir).catch(() => undefined);
   if (!stat?.isDirectory()) throw new IncompleteCheckpointError(`checkpoint ${dir}: no such directory`, dir);
   const config = await readJson(path.join(dir, 'config.json'), 'config.json', dir);
@@ -139,7 +143,8 @@ async function readCheckpoint(dir: string): Promise<CheckpointSummary & { shapes
         );
     }
   }
-  return { dir, files, tensors: shapes.size, bytes, shapes };
+  const tied = (config as { tie_word_embeddings?: unknown }).tie_word_embeddings === true;
+  return { dir, files, tensors: shapes.size, bytes, shapes, tied };
 }
 
 /**
@@ -150,19 +155,22 @@ export async function checkHfCheckpoint(dir: string, like?: string): Promise<Che
   const checked = await readCheckpoint(dir);
   const reference = like === undefined ? undefined : await readCheckpoint(like).catch(() => undefined);
   if (reference) {
+    const optional = (tensor: string) => tensor === TIED_HEAD && checked.tied && reference.tied;
     const differences: string[] = [];
     for (const [tensor, shape] of reference.shapes) {
       const mine = checked.shapes.get(tensor);
-      if (mine === undefined) differences.push(`${tensor} missing`);
-      else if (mine !== shape) differences.push(`${tensor} has shape ${mine}, not ${shape}`);
+      if (mine === undefined) {
+        if (!optional(tensor)) differences.push(`${tensor} missing`);
+      } else if (mine !== shape) differences.push(`${tensor} has shape ${mine}, not ${shape}`);
     }
-    for (const tensor of checked.shapes.keys()) if (!reference.shapes.has(tensor)) differences.push(`${tensor} extra`);
+    for (const tensor of checked.shapes.keys())
+      if (!reference.shapes.has(tensor) && !optional(tensor)) differences.push(`${tensor} extra`);
     if (differences.length > 0)
       throw new IncompleteCheckpointError(
         `checkpoint ${dir} does not have the tensors of ${like} (${differences.length} differences: ${differences.slice(0, 3).join('; ')})`,
         dir,
       );
   }
-  const { shapes: _shapes, ...summary } = checked;
+  const { shapes: _shapes, tied: _tied, ...summary } = checked;
   return summary;
 }

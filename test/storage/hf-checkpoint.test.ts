@@ -130,3 +130,42 @@ test("a checkpoint of another model (other tensor names or shapes) is refused ag
     ),
   );
 });
+
+test('a tied model with lm_head.weight named (the export) and one without it (save_pretrained) are the same model', async () => {
+  // The model's safetensors file again, with a copy of the input embeddings under lm_head.weight appended.
+  const withHead = copy('with-head', (dir) => {
+    const file = path.join(dir, 'model.safetensors');
+    const bytes = fs.readFileSync(file);
+    const length = Number(bytes.readBigUInt64LE(0));
+    const header = JSON.parse(bytes.subarray(8, 8 + length).toString('utf8')) as Record<
+      string,
+      { dtype: string; shape: number[]; data_offsets: [number, number] }
+    >;
+    const data = bytes.subarray(8 + length);
+    const embed = header['model.embed_tokens.weight']!;
+    assert.equal(header['lm_head.weight'], undefined, 'transformers leaves the tied head out');
+    header['lm_head.weight'] = {
+      ...embed,
+      data_offsets: [data.length, data.length + embed.data_offsets[1] - embed.data_offsets[0]],
+    };
+    const newHeader = Buffer.from(JSON.stringify(header));
+    const prefix = Buffer.alloc(8);
+    prefix.writeBigUInt64LE(BigInt(newHeader.length));
+    fs.writeFileSync(file, Buffer.concat([prefix, newHeader, data, data.subarray(...embed.data_offsets)]));
+  });
+  await checkHfCheckpoint(withHead, model);
+  await checkHfCheckpoint(model, withHead);
+  // Untied, the head is a weight of its own: a checkpoint without it is another model.
+  const untie = (dir: string) => {
+    const file = path.join(dir, 'config.json');
+    const config = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
+    fs.writeFileSync(file, JSON.stringify({ ...config, tie_word_embeddings: false }));
+  };
+  const untiedHead = copy('untied-head', (dir) => {
+    fs.cpSync(path.join(withHead, 'model.safetensors'), path.join(dir, 'model.safetensors'));
+    untie(dir);
+  });
+  const untied = copy('untied', untie);
+  await assert.rejects(checkHfCheckpoint(untiedHead, untied), incomplete(/lm_head\.weight extra/));
+  await assert.rejects(checkHfCheckpoint(untied, untiedHead), incomplete(/lm_head\.weight missing/));
+});

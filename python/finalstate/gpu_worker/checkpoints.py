@@ -173,9 +173,15 @@ def gather_export(model: torch.nn.Module, dtype: torch.dtype, *, keep: bool) -> 
 
 
 def _write_export(directory: Path, model: torch.nn.Module, full_state: dict, tokenizer, dtype: torch.dtype) -> None:
-    """The consolidated Hugging Face model dir: config, safetensors weights in `dtype`, tokenizer."""
-    tied = {name for name in getattr(model, "_tied_weights_keys", None) or []} if model.config.tie_word_embeddings else set()
-    weights = {name: tensor.contiguous() for name, tensor in full_state.items() if name not in tied}
+    """The consolidated Hugging Face model dir: config, safetensors weights in `dtype`, tokenizer. A tied LM head is
+    written under its own name too (a copy: safetensors stores no shared tensors), unlike save_pretrained: vLLM's
+    in-place reload_weights reprocesses only the layers the checkpoint names, and on the CPU it would otherwise go on
+    computing logits with the head it packed before (docs/policy-stack.md)."""
+    seen: set[int] = set()
+    weights = {}
+    for name, tensor in full_state.items():
+        weights[name] = tensor.clone() if id(tensor) in seen else tensor.contiguous()
+        seen.add(id(tensor))
     save_file(weights, str(directory / "model.safetensors"), metadata={"format": "pt"})
     config = copy.deepcopy(model.config)
     config.dtype = dtype
