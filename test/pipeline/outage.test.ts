@@ -22,9 +22,9 @@ import { evaluation } from '../../workflows/evaluation.js';
 import { startControlWorker, type RunningWorker } from '../../workers/control.js';
 import { startEpisodeWorker } from '../../workers/episodes.js';
 import { freePort, uniqueName } from '../helpers/index.js';
-import { sharedWorkflowBundle } from './bundle.js';
-import { firstTaskOfType, oracleSettings } from './oracle-episodes.js';
-import { SlowedPolicy, sleep } from './slowed-policy.js';
+import { sharedWorkflowBundle } from '../../testkit/pipeline/bundle.js';
+import { firstTaskOfType, oracleSettings } from '../../testkit/pipeline/oracle-episodes.js';
+import { SlowedPolicy, sleep } from '../../testkit/pipeline/slowed-policy.js';
 
 // A real transient outage: the episode databases live in a PRIVATE PostgreSQL cluster (own data dir, free port) that
 // this test starts, stops for a few seconds while episodes are in flight, and starts again. The episodes run through

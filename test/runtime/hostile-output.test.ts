@@ -10,7 +10,7 @@ import { TrajectoryBuilder } from '../../runtime/trajectory/builder.js';
 import { EpisodeRecord, EpisodeRequest } from '../../schemas/episode.js';
 import type { ToolCall } from '../../schemas/task.js';
 import { createEpisodeRuntime } from '../../wiring/episode-runtime.js';
-import { SlowedPolicy } from '../pipeline/slowed-policy.js';
+import { SlowedPolicy } from '../../testkit/pipeline/slowed-policy.js';
 import { uniqueName } from '../helpers/index.js';
 import { FakeVllmServer } from './fake-vllm-server.js';
 import { tools } from './fixtures.js';

@@ -9,7 +9,7 @@ import { EpisodeLimits } from '../../schemas/episode.js';
 import type { EpisodeRetryConfig } from '../../schemas/campaign.js';
 import type { EpisodeSettings, TaskQueues } from '../../schemas/pipeline.js';
 import type { Task } from '../../schemas/task.js';
-import { uniqueName } from '../helpers/index.js';
+import { uniqueName } from '../names.js';
 
 /** Episode settings of the real-runner pipeline tests: the oracle as the agent, the deterministic user, default limits. */
 export function oracleSettings(queues: TaskQueues, retry: EpisodeRetryConfig): EpisodeSettings {
