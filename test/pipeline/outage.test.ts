@@ -45,7 +45,7 @@ const queues = {
 };
 const campaignId = uniqueName('outage');
 const taskIds = ['cancel_order', 'address_change', 'late_delivery_compensation', 'return_item'].map((type) =>
-  firstTaskOfType(fromRoot('tasks', 'retail-train-mini.jsonl'), type),
+  firstTaskOfType(fromRoot('tasks', 'retail', 'retail-train-mini.jsonl'), type),
 );
 let runtime: EpisodeRuntime;
 const workers: RunningWorker[] = [];
@@ -93,7 +93,7 @@ before(async () => {
         await sleep(400);
       }),
   });
-  const source = runtime.tasks.taskSet(fromRoot('tasks', 'retail-train-mini.manifest.json'));
+  const source = runtime.tasks.taskSet(fromRoot('tasks', 'retail', 'retail-train-mini.manifest.json'));
   const tasks = taskIds.map((id) => source.tasks.find((t) => t.id === id)!);
   taskSet = writeTaskSet(dir, 'outage-test', '1', tasks).manifestFile;
   await runtime.backend.template(runtime.backend.registry.get('retail'));

@@ -104,7 +104,7 @@ describe('the trajectory builder takes segments of any length', () => {
 // the trajectory and the episode record in the control database.
 describe('hostile output through the real episode runner', () => {
   const config = loadConfig();
-  const taskSet = fromRoot('tasks', 'retail-train-mini.manifest.json');
+  const taskSet = fromRoot('tasks', 'retail', 'retail-train-mini.manifest.json');
   let runtime: EpisodeRuntime;
   let server: FakeVllmServer;
   /** What the fake model writes on the first turn of the current test's episode. */

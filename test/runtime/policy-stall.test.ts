@@ -20,7 +20,7 @@ import { SlowedPolicy, sleep } from '../../testkit/pipeline/slowed-policy.js';
 // end the same way.
 const config = loadConfig();
 const { preset } = loadPreset('smoke');
-const taskSet = fromRoot('tasks', 'retail-train-mini.manifest.json');
+const taskSet = fromRoot('tasks', 'retail', 'retail-train-mini.manifest.json');
 const CLOCK_MS = 6_000;
 const STALL_MS = 10_000;
 /** The policy client's per-call timeout in the last test (60 s in the others). */

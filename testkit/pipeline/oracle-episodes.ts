@@ -28,7 +28,7 @@ export function oracleSettings(queues: TaskQueues, retry: EpisodeRetryConfig): E
  * (create_ticket, issue_refund) whose rows can be counted, and an update (cancel_hotel_stay) that a second run would
  * have the tool refuse.
  */
-export const RESUME_TASK_SET = fromRoot('tasks', 'travel-train-full.manifest.json');
+export const RESUME_TASK_SET = fromRoot('tasks', 'travel', 'travel-train-full.manifest.json');
 export const RESUME_TASK_ID = firstTaskOfType(RESUME_TASK_SET, 'hotel_cancel_free');
 
 /** The id of the first task of a type in a task set (ids carry generated entity numbers; the type is what matters). */
