@@ -38,11 +38,11 @@ import { EPISODE_WORKER_TUNING, startEpisodeWorker, type EpisodeWorkerTuning } f
 import { DEV_SERVER_SQLITE_PRAGMAS } from '../infra/stack/temporal.js';
 import type { LoadedConfig } from '../schemas/config.js';
 import type { Client } from '@temporalio/client';
-import { uniqueName } from '../test/helpers/index.js';
-import { sharedWorkflowBundle } from '../test/pipeline/bundle.js';
-import { oracleSettings } from '../test/pipeline/oracle-episodes.js';
-import { SeededRandomEpisodeRunner } from '../test/pipeline/seeded-random-runner.js';
-import { SlowedPolicy, sleep } from '../test/pipeline/slowed-policy.js';
+import { uniqueName } from '../testkit/names.js';
+import { sharedWorkflowBundle } from '../testkit/pipeline/bundle.js';
+import { oracleSettings } from '../testkit/pipeline/oracle-episodes.js';
+import { SeededRandomEpisodeRunner } from '../testkit/pipeline/seeded-random-runner.js';
+import { SlowedPolicy, sleep } from '../testkit/pipeline/slowed-policy.js';
 import { fanOutHistory, mean, quantile } from './fan-out-history.js';
 import { startScratchTemporal } from './scratch-temporal.js';
 import { SESSION_IMPORTS, sessionProcesses } from './session-process.js';

@@ -7,7 +7,7 @@ import proto from '@temporalio/proto';
 import { CampaignConfig } from '../schemas/campaign.js';
 import { evaluation } from '../workflows/evaluation.js';
 import { episodeSettings } from '../workflows/inputs.js';
-import { startPipeline, task } from '../test/pipeline/harness.js';
+import { startPipeline, task } from '../testkit/pipeline/harness.js';
 
 const { values } = parseArgs({
   options: { sizes: { type: 'string', default: '96,384,1536' }, concurrency: { type: 'string', default: '16' } },

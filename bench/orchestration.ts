@@ -8,8 +8,8 @@ import { performance } from 'node:perf_hooks';
 import type { EpisodeRequest } from '../schemas/episode.js';
 import { grpoStep } from '../workflows/grpo-step.js';
 import { grpoStepInput } from '../workflows/inputs.js';
-import { startPipeline, task } from '../test/pipeline/harness.js';
-import { SeededRandomEpisodeRunner } from '../test/pipeline/seeded-random-runner.js';
+import { startPipeline, task } from '../testkit/pipeline/harness.js';
+import { SeededRandomEpisodeRunner } from '../testkit/pipeline/seeded-random-runner.js';
 
 const { values } = parseArgs({
   options: {

@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { LoadedConfig } from '../schemas/config.js';
 import { configureNamespace, devServerArgs, temporalBinary, temporalHealthy } from '../infra/stack/temporal.js';
 import { startDaemon, stopDaemon, waitFor } from '../infra/stack/process.js';
-import { freePort } from '../test/helpers/index.js';
+import { freePort } from '../testkit/names.js';
 
 export async function startScratchTemporal(config: LoadedConfig, sqlitePragmas: readonly string[]) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'finalstate-scratch-temporal-'));

@@ -14,13 +14,14 @@ export const domains: DomainDefinition[] = [
 ];
 
 /**
- * Where `tasks generate` writes a built-in pack's sets when no --dir is given. Every folder is inside tasks/, which
- * the demo's evaluation reads with its sub-folders.
+ * Where `tasks generate` writes a built-in pack's sets when no --dir is given: `tasks/<name>/` for every pack, all
+ * inside tasks/, which the demo's evaluation reads with its sub-folders. Listed by name, the order `tasks list`
+ * reads them in.
  */
 export const builtInTaskDirs: Record<string, string> = {
-  retail: 'tasks',
-  travel: 'tasks',
+  consulting: 'tasks/consulting',
   insurance: 'tasks/insurance',
   neobank: 'tasks/neobank',
-  consulting: 'tasks/consulting',
+  retail: 'tasks/retail',
+  travel: 'tasks/travel',
 };

@@ -1,6 +1,4 @@
-import type { TableGrading } from '../../schemas/domain.js';
-import { auditGrading } from '../common/audit.js';
-import { ticketGrading } from '../common/tickets.js';
+import { auditGrading, type TableGrading, ticketGrading } from 'finalstate/domain';
 
 /** Text the customer dictates: graded regardless of case, spacing and surrounding blanks. */
 const typedText = ['trim', 'collapse_whitespace', 'casefold'] as const;

@@ -1,4 +1,4 @@
-import type { Profile } from '../../schemas/task.js';
+import type { Profile } from 'finalstate/domain';
 
 /** The numbers the policy states; the task generator computes golden solutions from the same constants. */
 export const RETAIL_RULES = {

@@ -1,6 +1,13 @@
-import type { TaskInput, ToolCall } from '../../schemas/task.js';
-import { goldenArguments, initRow, withArguments } from '../common/golden-edits.js';
-import { fromCents, percentOf, toCents } from '../common/money.js';
+import {
+  fromCents,
+  goldenArguments,
+  initRow,
+  percentOf,
+  type TaskInput,
+  toCents,
+  type ToolCall,
+  withArguments,
+} from 'finalstate/domain';
 import { isDefect, type ReturnReason } from './generator/return-item.js';
 import { RETAIL_RULES } from './policy.js';
 

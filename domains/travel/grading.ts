@@ -1,6 +1,4 @@
-import type { TableGrading } from '../../schemas/domain.js';
-import { auditGrading } from '../common/audit.js';
-import { ticketGrading } from '../common/tickets.js';
+import { auditGrading, type TableGrading, ticketGrading } from 'finalstate/domain';
 
 const keyed = (...primaryKey: string[]): TableGrading => ({ primaryKey, ignoreColumns: [], canonicalize: {} });
 const money = (...columns: string[]) => Object.fromEntries(columns.map((c) => [c, [{ round: 2 }]]));

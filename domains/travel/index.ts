@@ -1,6 +1,4 @@
-import type { DomainDefinition } from '../../environment/domain.js';
-import { generateFromScenarios } from '../common/generator.js';
-import { addDays, addHours } from '../common/time.js';
+import { addDays, addHours, type DomainDefinition, generateFromScenarios } from 'finalstate/domain';
 import { travelScenarios } from './generator/index.js';
 import { travelGrading } from './grading.js';
 import { travelPolicy } from './policy.js';

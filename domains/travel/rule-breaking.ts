@@ -1,6 +1,13 @@
-import type { TaskInput, ToolCall } from '../../schemas/task.js';
-import { goldenArguments, initRow, withArguments, withoutCall } from '../common/golden-edits.js';
-import { fromCents, toCents } from '../common/money.js';
+import {
+  fromCents,
+  goldenArguments,
+  initRow,
+  type TaskInput,
+  toCents,
+  type ToolCall,
+  withArguments,
+  withoutCall,
+} from 'finalstate/domain';
 
 /**
  * Travel's rule-breaking paths (DomainDefinition.ruleBreakingPath): per mini task family, what a careless agent that

@@ -1,5 +1,4 @@
-import { auditTableSql } from '../common/audit.js';
-import { ticketTableSql, type TicketSystem } from '../common/tickets.js';
+import { auditTableSql, type TicketSystem, ticketTableSql } from 'finalstate/domain';
 
 export const REFUND_REASONS = [
   'hotel_cancellation',

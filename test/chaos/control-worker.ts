@@ -1,6 +1,6 @@
 import { loadConfig } from '../../infra/config.js';
 import { startControlWorker } from '../../workers/control.js';
-import { sharedWorkflowBundle } from '../pipeline/bundle.js';
+import { sharedWorkflowBundle } from '../../testkit/pipeline/bundle.js';
 
 /**
  * The chaos suite's control worker process: the real control worker (every workflow, the light activities, the

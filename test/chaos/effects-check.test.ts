@@ -7,7 +7,7 @@ import { type EpisodeRuntime } from '../../runtime/episode/runtime.js';
 import { EpisodeRequest } from '../../schemas/episode.js';
 import { createEpisodeRuntime } from '../../wiring/episode-runtime.js';
 import { uniqueName } from '../helpers/index.js';
-import { RESUME_TASK_ID, RESUME_TASK_SET } from '../pipeline/oracle-episodes.js';
+import { RESUME_TASK_ID, RESUME_TASK_SET } from '../../testkit/pipeline/oracle-episodes.js';
 import { captureBeforeTeardown, ensureFinalStatesTable } from './final-states.js';
 import { checkEffects, storedEpisodes, type EpisodeActivity } from './invariants.js';
 

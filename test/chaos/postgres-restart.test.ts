@@ -11,7 +11,7 @@ import { ensureControlDatabase, startLocal, stopLocal, withClient } from '../../
 import { connectClient } from '../../infra/temporal-client.js';
 import { smokeWorkflow } from '../../workflows/smoke.js';
 import { freePort, startProcess, uniqueName } from '../helpers/index.js';
-import { sharedWorkflowBundle } from '../pipeline/bundle.js';
+import { sharedWorkflowBundle } from '../../testkit/pipeline/bundle.js';
 
 // What the chaos suite's PostgreSQL restart found, each on a PRIVATE cluster (own data dir, free port) so the shared
 // one is never stopped: the control worker process died of an unhandled 'error' event when the cluster went away

@@ -3,8 +3,10 @@ import { after, before, describe, test } from 'node:test';
 import { ToolRejection } from '../../environment/domain.js';
 import { retail } from '../../domains/retail/index.js';
 import type { TaskInput, ToolCall } from '../../schemas/task.js';
+import { fromRoot } from '../../core/paths.js';
 import {
   applyInit,
+  assertPublicApiOnly,
   createScratchDb,
   diffSnapshots,
   finalState,
@@ -16,6 +18,10 @@ import {
 const tasks = retail.generateTasks({ seed: 21, split: 'train', profile: 'full', count: 160 });
 const ofType = (type: string, tag?: string): TaskInput =>
   tasks.find((t) => t.tags?.[0] === type && (!tag || t.tags.includes(tag)))!;
+
+test('the retail pack is written against the public API only: it imports finalstate/domain and its own files, nothing else', () => {
+  assertPublicApiOnly(fromRoot('domains', 'retail'));
+});
 
 describe('retail pack on the real PostgreSQL', () => {
   let db: ScratchDb;

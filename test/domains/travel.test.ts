@@ -3,8 +3,10 @@ import { after, before, describe, test } from 'node:test';
 import { ToolRejection } from '../../environment/domain.js';
 import { travel } from '../../domains/travel/index.js';
 import type { TaskInput, ToolCall } from '../../schemas/task.js';
+import { fromRoot } from '../../core/paths.js';
 import {
   applyInit,
+  assertPublicApiOnly,
   createScratchDb,
   diffSnapshots,
   finalState,
@@ -16,6 +18,10 @@ import {
 const tasks = travel.generateTasks({ seed: 33, split: 'train', profile: 'full', count: 280 });
 const ofType = (type: string, accept: (t: TaskInput) => boolean = () => true): TaskInput =>
   tasks.find((t) => t.tags?.[0] === type && accept(t))!;
+
+test('the travel pack is written against the public API only: it imports finalstate/domain and its own files, nothing else', () => {
+  assertPublicApiOnly(fromRoot('domains', 'travel'));
+});
 
 describe('travel pack on the real PostgreSQL', () => {
   let db: ScratchDb;

@@ -9,7 +9,7 @@ import { pauseSignal, resumeSignal, setMaxStepsUpdate, statusQuery } from '../..
 import { drawTasks } from '../../workflows/sampling.js';
 import { StepKey } from '../../workflows/search-attributes.js';
 import { runCliAsync } from './cli.js';
-import { startPipeline, task, type Pipeline } from './harness.js';
+import { startPipeline, task, type Pipeline } from '../../testkit/pipeline/harness.js';
 import { lockVllm, suiteVllm, type VllmTarget } from '../helpers/vllm.js';
 
 // Episodes come from SeededRandomEpisodeRunner (test/pipeline/seeded-random-runner.ts), a seeded random stand-in for

@@ -9,8 +9,8 @@ import { grpoStep } from '../../workflows/grpo-step.js';
 import { episodeSettings, grpoStepInput } from '../../workflows/inputs.js';
 import { startEpisodeWorker } from '../../workers/episodes.js';
 import { uniqueName } from '../helpers/index.js';
-import { startPipeline, task, type Pipeline } from './harness.js';
-import { SeededRandomEpisodeRunner } from './seeded-random-runner.js';
+import { startPipeline, task, type Pipeline } from '../../testkit/pipeline/harness.js';
+import { SeededRandomEpisodeRunner } from '../../testkit/pipeline/seeded-random-runner.js';
 
 // GRPO steps run directly as workflows, with the seeded random stand-in runner (test/pipeline/seeded-random-runner.ts)
 // standing in for the agent loop, and the stand-in gpu worker for the Python trainer.

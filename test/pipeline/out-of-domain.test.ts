@@ -5,7 +5,7 @@ import { after, before, test } from 'node:test';
 import { listSourceTasks, manifestTaskLister } from '../../activities/tasks.js';
 import type { MetricsReport } from '../../stats/metrics.js';
 import { campaign } from '../../workflows/campaign.js';
-import { startPipeline, task, type Pipeline } from './harness.js';
+import { startPipeline, task, type Pipeline } from '../../testkit/pipeline/harness.js';
 
 // A campaign that trains on retail only and evaluates on retail and travel: travel is out-of-domain. Episodes come
 // from the seeded random stand-in runner; Temporal and PostgreSQL are the real shared stack.

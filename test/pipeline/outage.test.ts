@@ -22,9 +22,9 @@ import { evaluation } from '../../workflows/evaluation.js';
 import { startControlWorker, type RunningWorker } from '../../workers/control.js';
 import { startEpisodeWorker } from '../../workers/episodes.js';
 import { freePort, uniqueName } from '../helpers/index.js';
-import { sharedWorkflowBundle } from './bundle.js';
-import { firstTaskOfType, oracleSettings } from './oracle-episodes.js';
-import { SlowedPolicy, sleep } from './slowed-policy.js';
+import { sharedWorkflowBundle } from '../../testkit/pipeline/bundle.js';
+import { firstTaskOfType, oracleSettings } from '../../testkit/pipeline/oracle-episodes.js';
+import { SlowedPolicy, sleep } from '../../testkit/pipeline/slowed-policy.js';
 
 // A real transient outage: the episode databases live in a PRIVATE PostgreSQL cluster (own data dir, free port) that
 // this test starts, stops for a few seconds while episodes are in flight, and starts again. The episodes run through
@@ -45,7 +45,7 @@ const queues = {
 };
 const campaignId = uniqueName('outage');
 const taskIds = ['cancel_order', 'address_change', 'late_delivery_compensation', 'return_item'].map((type) =>
-  firstTaskOfType(fromRoot('tasks', 'retail-train-mini.jsonl'), type),
+  firstTaskOfType(fromRoot('tasks', 'retail', 'retail-train-mini.jsonl'), type),
 );
 let runtime: EpisodeRuntime;
 const workers: RunningWorker[] = [];
@@ -93,7 +93,7 @@ before(async () => {
         await sleep(400);
       }),
   });
-  const source = runtime.tasks.taskSet(fromRoot('tasks', 'retail-train-mini.manifest.json'));
+  const source = runtime.tasks.taskSet(fromRoot('tasks', 'retail', 'retail-train-mini.manifest.json'));
   const tasks = taskIds.map((id) => source.tasks.find((t) => t.id === id)!);
   taskSet = writeTaskSet(dir, 'outage-test', '1', tasks).manifestFile;
   await runtime.backend.template(runtime.backend.registry.get('retail'));

@@ -5,7 +5,7 @@ import { WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import { h100s, REFERENCE_MODELS } from '../../infra/update-memory-table.js';
 import { campaign } from '../../workflows/campaign.js';
 import { runCliAsync } from './cli.js';
-import { startPipeline, task, type Pipeline } from './harness.js';
+import { startPipeline, task, type Pipeline } from '../../testkit/pipeline/harness.js';
 
 // The memory preflight of `finalstate campaign start` and of the campaign workflow, on the real Temporal dev server:
 // the stand-in gpu worker (test/pipeline/stand-in-gpu-worker.ts) describes 8 80 GB GPUs and Qwen2.5-7B's shape, as

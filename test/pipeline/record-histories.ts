@@ -7,7 +7,7 @@ import { pauseSignal, resumeSignal, setMaxStepsUpdate, statusQuery } from '../..
 import { grpoStep } from '../../workflows/grpo-step.js';
 import { grpoStepInput } from '../../workflows/inputs.js';
 import { HISTORIES_DIR, saveHistory } from './histories.js';
-import { startPipeline, task } from './harness.js';
+import { startPipeline, task } from '../../testkit/pipeline/harness.js';
 
 const tasks = [
   task('always-pass', 1),

@@ -5,7 +5,7 @@ import { localPathOf } from '../../storage/artifacts.js';
 import { FrozenPool } from '../../schemas/results.js';
 import { campaign, statusOf } from '../../workflows/campaign.js';
 import { poolSummaryTable } from '../../stats/tables/layouts.js';
-import { startPipeline, task, type Pipeline } from './harness.js';
+import { startPipeline, task, type Pipeline } from '../../testkit/pipeline/harness.js';
 
 // The solvability gate: a reference policy (reached through a chat API; here the seeded random stand-in runner plays
 // it with each task's referenceSuccessRate) probes the candidates after the base probe, its rows are kept in their own

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Worker } from '@temporalio/worker';
-import { sharedWorkflowBundle } from './bundle.js';
+import { sharedWorkflowBundle } from '../../testkit/pipeline/bundle.js';
 import { loadHistories } from './histories.js';
 
 // Histories recorded from real runs (test/pipeline/record-histories.ts) replayed against today's workflow code:

@@ -8,7 +8,7 @@ import { subSeed } from '../../stats/random.js';
 import { campaign, statusOf } from '../../workflows/campaign.js';
 import { drawTasks } from '../../workflows/sampling.js';
 import { poolVersionText } from '../../cli/progress.js';
-import { startPipeline, task, type Pipeline } from './harness.js';
+import { startPipeline, task, type Pipeline } from '../../testkit/pipeline/harness.js';
 import type { SamplerState } from '../../schemas/campaign.js';
 import { groupByTask } from '../../stats/result-set.js';
 import { readResultSet } from '../../storage/results.js';

@@ -10,8 +10,13 @@ import { createEpisodeRuntime } from '../../wiring/episode-runtime.js';
 import { EpisodeRequest } from '../../schemas/episode.js';
 import type { Task } from '../../schemas/task.js';
 import { uniqueName } from '../helpers/index.js';
-import { countEpisodeRows, freshEpisodeCounts, RESUME_TASK_ID, RESUME_TASK_SET } from './oracle-episodes.js';
-import { SlowedPolicy } from './slowed-policy.js';
+import {
+  countEpisodeRows,
+  freshEpisodeCounts,
+  RESUME_TASK_ID,
+  RESUME_TASK_SET,
+} from '../../testkit/pipeline/oracle-episodes.js';
+import { SlowedPolicy } from '../../testkit/pipeline/slowed-policy.js';
 
 // The real DatabaseEpisodeRunner on the shared PostgreSQL, with the domain's tools over a real MCP session and the
 // oracle as the agent. An attempt is cut off by an InfrastructureError thrown from the policy (the runner keeps the

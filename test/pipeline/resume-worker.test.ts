@@ -9,7 +9,7 @@ import {
   oracleSettings,
   RESUME_TASK_ID,
   type EpisodeDatabaseCounts,
-} from './oracle-episodes.js';
+} from '../../testkit/pipeline/oracle-episodes.js';
 import { until, workerProcessFixture, type WorkerProcessFixture } from './worker-processes.js';
 
 // A worker killed mid-episode, for real: the evaluation workflow (control worker in this process, real Temporal dev

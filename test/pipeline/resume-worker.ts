@@ -3,7 +3,7 @@ import { policyFor } from '../../runtime/episode/episode-runner.js';
 import type { EpisodeRunner } from '../../runtime/episode/runner.js';
 import { createEpisodeRuntime } from '../../wiring/episode-runtime.js';
 import { startEpisodeWorker } from '../../workers/episodes.js';
-import { SlowedPolicy, sleep } from './slowed-policy.js';
+import { SlowedPolicy, sleep } from '../../testkit/pipeline/slowed-policy.js';
 
 /**
  * TEST-ONLY episode worker process for resume-worker.test.ts and zombie-worker.test.ts: the real

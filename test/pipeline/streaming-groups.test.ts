@@ -7,8 +7,8 @@ import { seededRandom, subSeed } from '../../stats/random.js';
 import { grpoStep } from '../../workflows/grpo-step.js';
 import { grpoStepInput } from '../../workflows/inputs.js';
 import { epochOrder } from '../../workflows/sampling.js';
-import { sharedWorkflowBundle } from './bundle.js';
-import { startPipeline, task, type Pipeline } from './harness.js';
+import { sharedWorkflowBundle } from '../../testkit/pipeline/bundle.js';
+import { startPipeline, task, type Pipeline } from '../../testkit/pipeline/harness.js';
 
 // Streaming replacement in a GRPO step, with the seeded random stand-in runner; `slow` is a straggler task whose
 // every turn takes 1.5 s, the others take none.

@@ -13,8 +13,8 @@ test('a directory task source reads every task set in it and its sub-folders: on
     split: 'eval',
     profile: 'mini',
   });
-  const sizes = ['retail', 'travel', 'insurance/insurance', 'neobank/neobank', 'consulting/consulting'].map(
-    (name) => readTaskSet(fromRoot('tasks', `${name}-eval-mini.jsonl`)).tasks.length,
+  const sizes = ['retail', 'travel', 'insurance', 'neobank', 'consulting'].map(
+    (name) => readTaskSet(fromRoot('tasks', name, `${name}-eval-mini.jsonl`)).tasks.length,
   );
   assert.equal(
     tasks.length,
@@ -36,7 +36,7 @@ test('a directory task source reads every task set in it and its sub-folders: on
 });
 
 test('limit keeps at most N tasks of each set and every task type of the set, in file order within a type', async () => {
-  const full = readTaskSet(fromRoot('tasks', 'retail-eval-mini.jsonl')).tasks;
+  const full = readTaskSet(fromRoot('tasks', 'retail', 'retail-eval-mini.jsonl')).tasks;
   const types = [...new Set(full.map((t) => t.tags[0]))];
   const limit = types.length + 3;
   const tasks = await listSourceTasks(manifestTaskLister, {
@@ -73,7 +73,7 @@ test('limit keeps at most N tasks of each set and every task type of the set, in
 
 test('the runtime catalog finds a task by id in a directory source, and names the source when it is absent', () => {
   const catalog = new TaskCatalog();
-  const some = readTaskSet(fromRoot('tasks', 'travel-eval-mini.jsonl')).tasks[5]!;
+  const some = readTaskSet(fromRoot('tasks', 'travel', 'travel-eval-mini.jsonl')).tasks[5]!;
   assert.equal(catalog.get(fromRoot('tasks'), some.id).id, some.id);
   assert.throws(() => catalog.get(fromRoot('pools', 'rl-pool'), some.id), /is not in task set .*rl-pool/);
 });

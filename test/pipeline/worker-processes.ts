@@ -16,9 +16,9 @@ import type { TaskQueues } from '../../schemas/pipeline.js';
 import type { Task } from '../../schemas/task.js';
 import { startControlWorker, type RunningWorker } from '../../workers/control.js';
 import { startProcess, uniqueName } from '../helpers/index.js';
-import { sharedWorkflowBundle } from './bundle.js';
-import { RESUME_TASK_ID, RESUME_TASK_SET } from './oracle-episodes.js';
-import { sleep } from './slowed-policy.js';
+import { sharedWorkflowBundle } from '../../testkit/pipeline/bundle.js';
+import { RESUME_TASK_ID, RESUME_TASK_SET } from '../../testkit/pipeline/oracle-episodes.js';
+import { sleep } from '../../testkit/pipeline/slowed-policy.js';
 
 const workerScript = fileURLToPath(new URL('./resume-worker.js', import.meta.url));
 

@@ -10,7 +10,7 @@ import {
   oracleSettings,
   RESUME_TASK_ID,
   type EpisodeDatabaseCounts,
-} from './oracle-episodes.js';
+} from '../../testkit/pipeline/oracle-episodes.js';
 import { until, workerProcessFixture, type WorkerProcess, type WorkerProcessFixture } from './worker-processes.js';
 
 // Two live attempts of one episode, for real: an oracle episode of a travel task (three writes) runs on episode worker

@@ -10,7 +10,7 @@ import { PolicyUpdateResult, type PolicyUpdateInput } from '../../schemas/traini
 import { campaign } from '../../workflows/campaign.js';
 import { policyUpdateSmokeWorkflow } from '../../workflows/policy-update-smoke.js';
 import { uniqueName } from '../helpers/index.js';
-import { startPipeline, task, type Pipeline } from '../pipeline/harness.js';
+import { startPipeline, task, type Pipeline } from '../../testkit/pipeline/harness.js';
 
 // The real Python gpu worker at world size 2 (torchrun, gloo on the CPU) behind the real Temporal dev server: a rank
 // SIGKILLed mid-update, a rank that hangs, torchrun stopping the ranks while a collective hangs, then a smoke

@@ -22,7 +22,8 @@ const LAYERS: Record<string, number> = {
   wiring: 5,
   workers: 6,
   cli: 7,
-  test: 8,
+  testkit: 8,
+  test: 9,
   bench: 9,
 };
 const PURE_FOR_WORKFLOWS = new Set([

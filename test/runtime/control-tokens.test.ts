@@ -35,7 +35,7 @@ after(async () => {
 
 test('a control token smuggled through a JSON escape is stored literally and comes back as plain text, with no drift', async () => {
   const task: Task = runtime.tasks
-    .taskSet(fromRoot('tasks', 'retail-train-mini.manifest.json'))
+    .taskSet(fromRoot('tasks', 'retail', 'retail-train-mini.manifest.json'))
     .tasks.find((t) => t.tags[0] === 'address_change')!;
   const order = String(task.golden[0]!.arguments.order_id);
   let turn = 0;

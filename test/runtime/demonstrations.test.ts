@@ -233,7 +233,7 @@ test('finalstate model build-base with a tiny step count writes a checkpoint tha
 
     // A full episode through the runtime against this served model: the stored trajectory's token ids, loss mask and
     // logprobs line up, and its text is exactly the rendered conversation (no drift).
-    const taskSet = fromRoot('tasks', 'retail-eval-mini.manifest.json');
+    const taskSet = fromRoot('tasks', 'retail', 'retail-eval-mini.manifest.json');
     const task = runtime.tasks.taskSet(taskSet).tasks[0]!;
     const episodeId = uniqueName('served-episode');
     const outcome = await runtime.runner.run(

@@ -45,7 +45,7 @@ after(async () => {
 
 const addressTask = (): Task =>
   runtime.tasks
-    .taskSet(fromRoot('tasks', 'retail-train-mini.manifest.json'))
+    .taskSet(fromRoot('tasks', 'retail', 'retail-train-mini.manifest.json'))
     .tasks.find((t) => t.tags[0] === 'address_change')!;
 
 test('the bounds have safe defaults in the schema, and an episode request gets them', () => {

@@ -20,7 +20,7 @@ import { ScriptedTextPolicy } from './scripted-policies.js';
 // Full episodes on the real retail pack: a fresh PostgreSQL backend per episode, its tools over a real MCP session,
 // the agent loop with the deterministic user, grading, and the record in the control database.
 const config = loadConfig();
-const taskSet = fromRoot('tasks', 'retail-train-mini.manifest.json');
+const taskSet = fromRoot('tasks', 'retail', 'retail-train-mini.manifest.json');
 let runtime: EpisodeRuntime;
 const episodeIds: string[] = [];
 
@@ -147,7 +147,7 @@ test('an oracle episode on a real backend through real MCP earns reward 1, and i
 
 test('the oracle passes one task of every mini task type of both domains', async () => {
   for (const domain of ['retail', 'travel']) {
-    const set = runtime.tasks.taskSet(fromRoot('tasks', `${domain}-train-mini.manifest.json`));
+    const set = runtime.tasks.taskSet(fromRoot('tasks', domain, `${domain}-train-mini.manifest.json`));
     const byType = new Map(set.tasks.map((t) => [t.tags[0], t]));
     for (const task of byType.values()) {
       const outcome = await runtime.runner.run({ ...request(task), taskSet: set.manifestFile });

@@ -26,7 +26,7 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'finalstate-grading-faults-'))
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 function slowTaskSet(runtime: EpisodeRuntime, seconds: number): { task: Task; taskSet: string } {
-  const source = runtime.tasks.taskSet(fromRoot('tasks', 'retail-train-mini.manifest.json'));
+  const source = runtime.tasks.taskSet(fromRoot('tasks', 'retail', 'retail-train-mini.manifest.json'));
   const base = source.tasks.find((t) => t.tags[0] === 'cancel_order')!;
   const task: Task = {
     ...base,

@@ -10,7 +10,7 @@ import { TrajectoryBuilder } from '../../runtime/trajectory/builder.js';
 import { EpisodeRecord, EpisodeRequest } from '../../schemas/episode.js';
 import type { ToolCall } from '../../schemas/task.js';
 import { createEpisodeRuntime } from '../../wiring/episode-runtime.js';
-import { SlowedPolicy } from '../pipeline/slowed-policy.js';
+import { SlowedPolicy } from '../../testkit/pipeline/slowed-policy.js';
 import { uniqueName } from '../helpers/index.js';
 import { FakeVllmServer } from './fake-vllm-server.js';
 import { tools } from './fixtures.js';
@@ -104,7 +104,7 @@ describe('the trajectory builder takes segments of any length', () => {
 // the trajectory and the episode record in the control database.
 describe('hostile output through the real episode runner', () => {
   const config = loadConfig();
-  const taskSet = fromRoot('tasks', 'retail-train-mini.manifest.json');
+  const taskSet = fromRoot('tasks', 'retail', 'retail-train-mini.manifest.json');
   let runtime: EpisodeRuntime;
   let server: FakeVllmServer;
   /** What the fake model writes on the first turn of the current test's episode. */

@@ -40,7 +40,7 @@ import { FakeVllmServer } from './fake-vllm-server.js';
 // filters, `episode show` as text, JSON and page, `run`'s transcript, the campaign report (HTML, Markdown, episode
 // pages), the unfinished-episodes criterion, the result rows with the metrics activity and the comparison.
 const config = loadConfig();
-const taskSet = fromRoot('tasks', 'retail-train-mini.manifest.json');
+const taskSet = fromRoot('tasks', 'retail', 'retail-train-mini.manifest.json');
 let runtime: EpisodeRuntime;
 let store: EpisodeStore;
 const campaigns: string[] = [];

@@ -10,7 +10,7 @@ import { EpisodeRecord, EpisodeRequest, type EpisodeOutcome } from '../../schema
 import { buildBaseModel } from '../../wiring/base-model.js';
 import { createEpisodeRuntime } from '../../wiring/episode-runtime.js';
 import { freePort, startProcess, uniqueName } from '../helpers/index.js';
-import { SlowedPolicy, sleep } from '../pipeline/slowed-policy.js';
+import { SlowedPolicy, sleep } from '../../testkit/pipeline/slowed-policy.js';
 
 // Finding 3 of issue 25: a model-server stall scored as the agent's timeout. The project's policy server serving the
 // smoke preset's base model, stopped with SIGSTOP in the middle of an episode for longer than the episode's clock,
@@ -20,7 +20,7 @@ import { SlowedPolicy, sleep } from '../pipeline/slowed-policy.js';
 // end the same way.
 const config = loadConfig();
 const { preset } = loadPreset('smoke');
-const taskSet = fromRoot('tasks', 'retail-train-mini.manifest.json');
+const taskSet = fromRoot('tasks', 'retail', 'retail-train-mini.manifest.json');
 const CLOCK_MS = 6_000;
 const STALL_MS = 10_000;
 /** The policy client's per-call timeout in the last test (60 s in the others). */

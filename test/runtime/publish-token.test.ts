@@ -12,7 +12,7 @@ import { adminTokenOf } from '../../runtime/clients/admin-token.js';
 import { defaultPublishOptions } from '../../runtime/clients/policy-admin.js';
 import type { PolicyServerRef } from '../../schemas/clients.js';
 import type { ArtifactStore } from '../../storage/artifacts.js';
-import { writeMinimalCheckpoint } from '../pipeline/stand-in-gpu-worker.js';
+import { writeMinimalCheckpoint } from '../../testkit/pipeline/stand-in-gpu-worker.js';
 
 // Where publishPolicy gets the bearer token of each server's admin routes, and that it sends it on every admin call.
 // The server here only records requests and answers 200 (vLLM's empty admin answers; /v1/models as vLLM owns it): the

@@ -25,7 +25,10 @@ after(async () => {
 });
 
 function taskOf(set: string, type: string): Task {
-  return runtime.tasks.taskSet(fromRoot('tasks', `${set}.manifest.json`)).tasks.find((t) => t.tags[0] === type)!;
+  const domain = set.slice(0, set.indexOf('-'));
+  return runtime.tasks
+    .taskSet(fromRoot('tasks', domain, `${set}.manifest.json`))
+    .tasks.find((t) => t.tags[0] === type)!;
 }
 
 const play = (task: Task, policy: AgentPolicy) => playEpisode(runtime, task, policy);

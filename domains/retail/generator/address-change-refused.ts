@@ -1,4 +1,4 @@
-import type { Scenario } from '../../common/generator.js';
+import type { Scenario } from 'finalstate/domain';
 import { address, initFor, makeCustomer, makeOrder, orderRequestDraft, pickProducts, untouched } from './fixtures.js';
 
 /** The order has shipped, so its address can no longer change: refuse. */

@@ -1,5 +1,5 @@
-import type { Scenario } from '../../common/generator.js';
-import { address, call, initFor, makeCustomer, makeUnshippedOrder, orderRequestDraft, sqlString } from './fixtures.js';
+import { call, type Scenario, sqlString } from 'finalstate/domain';
+import { address, initFor, makeCustomer, makeUnshippedOrder, orderRequestDraft } from './fixtures.js';
 
 /** The customer moved: change the address of an unshipped order to the one they dictate. */
 export const addressChangeScenario: Scenario = {

@@ -1,13 +1,5 @@
-import type { Scenario } from '../../common/generator.js';
-import {
-  call,
-  initFor,
-  makeCustomer,
-  makeUnshippedOrder,
-  orderRequestDraft,
-  orderStatusAssertion,
-  sqlString,
-} from './fixtures.js';
+import { call, type Scenario, sqlString } from 'finalstate/domain';
+import { initFor, makeCustomer, makeUnshippedOrder, orderRequestDraft, orderStatusAssertion } from './fixtures.js';
 
 const WHY = {
   customer_request: 'I changed my mind and no longer need it',

@@ -1,4 +1,4 @@
-import type { Scenario } from '../../common/generator.js';
+import type { Scenario } from 'finalstate/domain';
 import { initFor, makeCustomer, makeOrder, orderRequestDraft, pickProducts, untouched } from './fixtures.js';
 
 /** The order already left the warehouse: cancellation must be refused, nothing changes. */

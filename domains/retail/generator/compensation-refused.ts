@@ -1,5 +1,4 @@
-import type { Scenario } from '../../common/generator.js';
-import { percentOf } from '../../common/money.js';
+import { percentOf, type Scenario } from 'finalstate/domain';
 import { RETAIL_RULES } from '../policy.js';
 import { initFor, makeCustomer, makeOrder, orderRequestDraft, pickProducts, refundAssertion } from './fixtures.js';
 

@@ -1,14 +1,5 @@
-import type { Scenario } from '../../common/generator.js';
-import {
-  call,
-  initFor,
-  makeCustomer,
-  sqlString,
-  ticketAssertion,
-  ticketed,
-  userBrief,
-  type Assertion,
-} from './fixtures.js';
+import { type Assertion, call, type Scenario, sqlString } from 'finalstate/domain';
+import { initFor, makeCustomer, ticketAssertion, ticketed, userBrief } from './fixtures.js';
 
 /** Change the phone number or e-mail after identity verification; a wrong postal code means refusal. */
 export const contactUpdateScenario: Scenario = {

@@ -1,9 +1,6 @@
-import type { Scenario } from '../../common/generator.js';
-import { fromCents, toCents } from '../../common/money.js';
-import { isoDate, addDays } from '../../common/time.js';
+import { addDays, call, fromCents, isoDate, type Scenario, sqlString, toCents } from 'finalstate/domain';
 import { RETAIL_RULES } from '../policy.js';
 import {
-  call,
   identify,
   initFor,
   introduce,
@@ -11,7 +8,6 @@ import {
   makeOrder,
   pickProducts,
   refundAssertion,
-  sqlString,
   ticketAssertion,
   ticketed,
   userBrief,

@@ -1,27 +1,29 @@
-import type { ScenarioContext, TaskDraft } from '../../common/generator.js';
-import { fromCents, toCents } from '../../common/money.js';
-import type { Prng } from '../../common/prng.js';
-import { addDays, addHours, iso } from '../../common/time.js';
-import { FIRST_NAMES, LAST_NAMES } from '../../common/names.js';
-import type { ToolCall } from '../../../schemas/task.js';
 import {
-  call,
-  introduce as introduceAs,
-  sqlString,
-  userBrief as briefFor,
+  addDays,
+  addHours,
   type Assertion,
-} from '../../common/drafts.js';
-import {
+  call,
   escalationCalls,
+  FIRST_NAMES,
+  fromCents,
+  introduce as introduceAs,
+  iso,
+  LAST_NAMES,
+  type Party,
+  type Prng,
+  type RefRequest,
   requestDraft,
+  type RequestVocabulary,
+  type ScenarioContext,
+  sqlString,
+  type TaskDraft,
   ticketCalls,
   ticketStateAssertion,
-  type Party,
-  type RefRequest,
-  type RequestVocabulary,
-} from '../../common/requests.js';
+  toCents,
+  type ToolCall,
+  userBrief as briefFor,
+} from 'finalstate/domain';
 
-export { beyondDays, call, sqlString, withinDays, type Assertion } from '../../common/drafts.js';
 import { RETAIL_RULES } from '../policy.js';
 import { CATALOGUE, retailSequences, type CatalogueProduct } from '../seed.js';
 

@@ -1,4 +1,4 @@
-import type { Scenario } from '../../common/generator.js';
+import type { Scenario } from 'finalstate/domain';
 import { addressChangeRefusedScenario } from './address-change-refused.js';
 import { addressChangeScenario } from './address-change.js';
 import { cancelOrderScenario } from './cancel-order.js';

@@ -1,15 +1,6 @@
-import type { Scenario } from '../../common/generator.js';
-import { percentOf } from '../../common/money.js';
+import { call, percentOf, type Scenario } from 'finalstate/domain';
 import { RETAIL_RULES } from '../policy.js';
-import {
-  call,
-  initFor,
-  makeCustomer,
-  makeOrder,
-  orderRequestDraft,
-  pickProducts,
-  refundAssertion,
-} from './fixtures.js';
+import { initFor, makeCustomer, makeOrder, orderRequestDraft, pickProducts, refundAssertion } from './fixtures.js';
 
 /** A delayed shipment past the grace period: refund the tier's percentage of the order total. */
 export const lateDeliveryScenario: Scenario = {

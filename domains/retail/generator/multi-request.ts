@@ -1,13 +1,11 @@
-import type { Scenario } from '../../common/generator.js';
+import { call, type Scenario, sqlString } from 'finalstate/domain';
 import {
   address,
-  call,
   initFor,
   introduce,
   makeCustomer,
   makeUnshippedOrder,
   orderStatusAssertion,
-  sqlString,
   ticketAssertion,
   ticketed,
   userBrief,

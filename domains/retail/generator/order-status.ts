@@ -1,5 +1,5 @@
-import type { Scenario } from '../../common/generator.js';
-import { call, initFor, introduce, makeCustomer, makeOrder, pickProducts, untouched, userBrief } from './fixtures.js';
+import { call, type Scenario } from 'finalstate/domain';
+import { initFor, introduce, makeCustomer, makeOrder, pickProducts, untouched, userBrief } from './fixtures.js';
 
 /** A pure information request: where is my order. No write and no ticket. */
 export const orderStatusScenario: Scenario = {

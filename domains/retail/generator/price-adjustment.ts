@@ -1,10 +1,16 @@
-import type { Scenario } from '../../common/generator.js';
-import { fromCents, toCents } from '../../common/money.js';
-import type { ToolCall } from '../../../schemas/task.js';
-import { RETAIL_RULES } from '../policy.js';
 import {
+  type Assertion,
   beyondDays,
   call,
+  fromCents,
+  type Scenario,
+  sqlString,
+  toCents,
+  type ToolCall,
+  withinDays,
+} from 'finalstate/domain';
+import { RETAIL_RULES } from '../policy.js';
+import {
   escalated,
   identify,
   initFor,
@@ -13,13 +19,10 @@ import {
   makeOrder,
   pickProducts,
   refundAssertion,
-  sqlString,
   ticketAssertion,
   ticketed,
   untouched,
   userBrief,
-  withinDays,
-  type Assertion,
 } from './fixtures.js';
 
 /**

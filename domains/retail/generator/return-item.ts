@@ -1,17 +1,7 @@
-import type { Scenario } from '../../common/generator.js';
-import { percentOf, toCents, fromCents } from '../../common/money.js';
+import { call, fromCents, percentOf, type Scenario, sqlString, toCents, withinDays } from 'finalstate/domain';
 import { RETAIL_RULES } from '../policy.js';
 import { DEFECT_REASONS } from '../schema.js';
-import {
-  call,
-  initFor,
-  makeCustomer,
-  makeOrder,
-  orderRequestDraft,
-  pickProducts,
-  sqlString,
-  withinDays,
-} from './fixtures.js';
+import { initFor, makeCustomer, makeOrder, orderRequestDraft, pickProducts } from './fixtures.js';
 
 /** How a customer describes each return reason; the agent maps it to the enum. */
 export const REASON_STORIES = {

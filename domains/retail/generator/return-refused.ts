@@ -1,15 +1,6 @@
-import type { Scenario } from '../../common/generator.js';
+import { beyondDays, type Scenario, withinDays } from 'finalstate/domain';
 import { RETAIL_RULES } from '../policy.js';
-import {
-  beyondDays,
-  initFor,
-  makeCustomer,
-  makeOrder,
-  orderRequestDraft,
-  pickProducts,
-  untouched,
-  withinDays,
-} from './fixtures.js';
+import { initFor, makeCustomer, makeOrder, orderRequestDraft, pickProducts, untouched } from './fixtures.js';
 import { REASON_STORIES, isDefect, type ReturnReason } from './return-item.js';
 
 /** A return the policy does not allow: past the window, or a final-sale item returned for a non-defect reason. */

@@ -1,9 +1,6 @@
-import type { Scenario } from '../../common/generator.js';
-import { percentOf } from '../../common/money.js';
-import { addDays, iso } from '../../common/time.js';
+import { addDays, call, iso, percentOf, type Scenario, sqlString } from 'finalstate/domain';
 import { RETAIL_RULES } from '../policy.js';
 import {
-  call,
   initFor,
   introduce,
   makeCustomer,
@@ -11,7 +8,6 @@ import {
   pickProducts,
   priorityOf,
   refundAssertion,
-  sqlString,
   userBrief,
 } from './fixtures.js';
 

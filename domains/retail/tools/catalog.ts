@@ -1,6 +1,4 @@
-import { z } from 'zod';
-import { selectOne } from '../../common/sql.js';
-import { defineTool } from '../../common/tool.js';
+import { defineTool, selectOne, z } from 'finalstate/domain';
 
 export const getProduct = defineTool({
   name: 'get_product',

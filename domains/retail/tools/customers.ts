@@ -1,8 +1,4 @@
-import { z } from 'zod';
-import { ToolRejection } from '../../../environment/domain.js';
-import { contactUpdateTool } from '../../common/contact.js';
-import { selectJson, selectOne } from '../../common/sql.js';
-import { defineTool } from '../../common/tool.js';
+import { contactUpdateTool, defineTool, selectJson, selectOne, ToolRejection, z } from 'finalstate/domain';
 
 const customerId = z.string().describe('The customer id, e.g. CUS-100231.');
 

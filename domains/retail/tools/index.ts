@@ -1,5 +1,4 @@
-import type { ToolDefinition } from '../../../environment/domain.js';
-import { ticketTools } from '../../common/tickets.js';
+import { ticketTools, type ToolDefinition } from 'finalstate/domain';
 import { retailTickets } from '../schema.js';
 import { getProduct } from './catalog.js';
 import { findCustomerByEmail, getCustomer, updateCustomerContact, verifyCustomerIdentity } from './customers.js';

@@ -1,10 +1,14 @@
-import { z } from 'zod';
-import type { ToolContext } from '../../../environment/domain.js';
-import { ToolRejection } from '../../../environment/domain.js';
-import { writeAudit } from '../../common/audit.js';
-import { selectJson, selectOne, type JsonRow } from '../../common/sql.js';
-import { defineTool } from '../../common/tool.js';
-import { daysBetween } from '../../common/time.js';
+import {
+  daysBetween,
+  defineTool,
+  type JsonRow,
+  selectJson,
+  selectOne,
+  type ToolContext,
+  ToolRejection,
+  writeAudit,
+  z,
+} from 'finalstate/domain';
 import { CANCEL_REASONS } from '../schema.js';
 
 const orderId = z.string().describe('The order id, e.g. ORD-104233.');

@@ -1,9 +1,4 @@
-import { z } from 'zod';
-import { ToolRejection } from '../../../environment/domain.js';
-import { writeAudit } from '../../common/audit.js';
-import { fromCents, toCents } from '../../common/money.js';
-import { selectJson, selectOne } from '../../common/sql.js';
-import { defineTool } from '../../common/tool.js';
+import { defineTool, fromCents, selectJson, selectOne, toCents, ToolRejection, writeAudit, z } from 'finalstate/domain';
 import { REFUND_REASONS } from '../schema.js';
 import { requireOrder } from './orders.js';
 

@@ -1,9 +1,4 @@
-import { z } from 'zod';
-import { ToolRejection } from '../../../environment/domain.js';
-import { writeAudit } from '../../common/audit.js';
-import { fromCents, toCents } from '../../common/money.js';
-import { selectOne } from '../../common/sql.js';
-import { defineTool } from '../../common/tool.js';
+import { defineTool, fromCents, selectOne, toCents, ToolRejection, writeAudit, z } from 'finalstate/domain';
 import { RETURN_REASONS } from '../schema.js';
 import { requireOrder } from './orders.js';
 

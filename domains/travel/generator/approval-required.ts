@@ -1,9 +1,8 @@
-import type { Scenario, ScenarioContext } from '../../common/generator.js';
+import { call, type Scenario, type ScenarioContext } from 'finalstate/domain';
 import { HOTELS } from '../seed.js';
 import {
   bookingRequestDraft,
   bookingUnchanged,
-  call,
   initFor,
   makeBooking,
   makeTraveler,

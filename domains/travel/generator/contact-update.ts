@@ -1,7 +1,13 @@
-import type { Scenario } from '../../common/generator.js';
-import { userBrief } from '../../common/drafts.js';
-import { noTicketAssertion, ticketCalls, ticketStateAssertion } from '../../common/requests.js';
-import { call, makeTraveler, pickCompany, sqlString, travelVocabulary, travelerRow } from './fixtures.js';
+import {
+  call,
+  noTicketAssertion,
+  type Scenario,
+  sqlString,
+  ticketCalls,
+  ticketStateAssertion,
+  userBrief,
+} from 'finalstate/domain';
+import { makeTraveler, pickCompany, travelerRow, travelVocabulary } from './fixtures.js';
 
 /** Change the phone or e-mail after date-of-birth verification; a wrong date of birth means refusal. */
 export const contactUpdateScenario: Scenario = {

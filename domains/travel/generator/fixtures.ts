@@ -1,13 +1,23 @@
-import type { ScenarioContext, TaskDraft } from '../../common/generator.js';
-import { call, sqlString, type Assertion } from '../../common/drafts.js';
-import { fromCents, toCents } from '../../common/money.js';
-import type { Prng } from '../../common/prng.js';
-import { requestDraft, type Party, type RefRequest, type RequestVocabulary } from '../../common/requests.js';
-import { addDays, addHours, iso, isoDate } from '../../common/time.js';
+import {
+  addDays,
+  addHours,
+  type Assertion,
+  call,
+  fromCents,
+  iso,
+  isoDate,
+  type Party,
+  type Prng,
+  type RefRequest,
+  requestDraft,
+  type RequestVocabulary,
+  type ScenarioContext,
+  sqlString,
+  type TaskDraft,
+  toCents,
+} from 'finalstate/domain';
 import { TRAVEL_RULES } from '../policy.js';
 import { AIRPORTS, COMPANIES, HOTELS, travelSequences, type Company, type Hotel, type Room } from '../seed.js';
-
-export { call, sqlString, type Assertion } from '../../common/drafts.js';
 
 type Row = Record<string, unknown>;
 export type Tier = 'none' | 'silver' | 'gold' | 'platinum';

@@ -1,19 +1,23 @@
-import type { Scenario, ScenarioContext } from '../../common/generator.js';
-import type { ToolCall } from '../../../schemas/task.js';
-import { fromCents, toCents } from '../../common/money.js';
+import {
+  type Assertion,
+  call,
+  fromCents,
+  type Scenario,
+  type ScenarioContext,
+  sqlString,
+  toCents,
+  type ToolCall,
+} from 'finalstate/domain';
 import { TRAVEL_RULES } from '../policy.js';
 import {
   approvalLookups,
   bookingRequestDraft,
   bookingUnchanged,
-  call,
   initFor,
   makeBooking,
   pickApproval,
   refundAssertion,
-  sqlString,
   travellerFor,
-  type Assertion,
 } from './fixtures.js';
 
 type Outcome = 'refund' | 'grace_refund' | 'credit' | 'declined' | 'refuse';

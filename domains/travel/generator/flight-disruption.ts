@@ -1,15 +1,6 @@
-import type { Scenario } from '../../common/generator.js';
+import { call, type Scenario, sqlString } from 'finalstate/domain';
 import { TRAVEL_RULES } from '../policy.js';
-import {
-  bookingRequestDraft,
-  call,
-  initFor,
-  makeBooking,
-  makeTraveler,
-  pickCompany,
-  refundAssertion,
-  sqlString,
-} from './fixtures.js';
+import { bookingRequestDraft, initFor, makeBooking, makeTraveler, pickCompany, refundAssertion } from './fixtures.js';
 
 /** The airline cancelled or badly delayed the flight: full refund whatever the fare, no approval needed, urgent ticket. */
 export const flightDisruptionScenario: Scenario = {

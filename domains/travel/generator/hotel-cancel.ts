@@ -1,18 +1,15 @@
-import type { Scenario, ScenarioContext } from '../../common/generator.js';
-import { fromCents, toCents } from '../../common/money.js';
+import { call, fromCents, type Scenario, type ScenarioContext, sqlString, toCents } from 'finalstate/domain';
 import { TRAVEL_RULES } from '../policy.js';
 import { HOTELS } from '../seed.js';
 import {
   approvalLookups,
   bookingRequestDraft,
-  call,
   checkInCandidates,
   checkInDaysFor,
   initFor,
   makeBooking,
   pickApproval,
   refundAssertion,
-  sqlString,
   travellerFor,
 } from './fixtures.js';
 

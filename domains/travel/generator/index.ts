@@ -1,4 +1,4 @@
-import type { Scenario } from '../../common/generator.js';
+import type { Scenario } from 'finalstate/domain';
 import { approvalRequiredScenario, cancellationNeedsApprovalScenario } from './approval-required.js';
 import { contactUpdateScenario } from './contact-update.js';
 import { dutyOfCareScenario } from './duty-of-care.js';

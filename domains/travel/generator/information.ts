@@ -1,4 +1,4 @@
-import type { Scenario } from '../../common/generator.js';
+import type { Scenario } from 'finalstate/domain';
 import {
   bookingRequestDraft,
   bookingUnchanged,

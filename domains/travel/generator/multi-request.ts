@@ -1,8 +1,7 @@
-import type { Scenario } from '../../common/generator.js';
+import { call, type Scenario, sqlString } from 'finalstate/domain';
 import { TRAVEL_RULES } from '../policy.js';
 import {
   bookingRequestDraft,
-  call,
   checkInDaysFor,
   initFor,
   makeBooking,
@@ -10,7 +9,6 @@ import {
   pickCompany,
   pickHotelRoom,
   refundAssertion,
-  sqlString,
 } from './fixtures.js';
 
 /** Two requests on one trip: cancel the hotel in time (refund) and move the flight seat; three writes, one ticket. */

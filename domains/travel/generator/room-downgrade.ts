@@ -1,16 +1,13 @@
-import type { Scenario } from '../../common/generator.js';
-import { fromCents, toCents } from '../../common/money.js';
+import { call, fromCents, type Scenario, sqlString, toCents } from 'finalstate/domain';
 import { HOTELS } from '../seed.js';
 import { TRAVEL_RULES } from '../policy.js';
 import {
   approvalLookups,
   bookingRequestDraft,
-  call,
   initFor,
   makeBooking,
   pickApproval,
   refundAssertion,
-  sqlString,
   travellerFor,
 } from './fixtures.js';
 

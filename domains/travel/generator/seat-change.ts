@@ -1,15 +1,6 @@
-import type { Scenario, ScenarioContext } from '../../common/generator.js';
+import { call, type Scenario, type ScenarioContext, sqlString } from 'finalstate/domain';
 import { TRAVEL_RULES } from '../policy.js';
-import {
-  bookingRequestDraft,
-  bookingUnchanged,
-  call,
-  initFor,
-  makeBooking,
-  makeTraveler,
-  pickCompany,
-  sqlString,
-} from './fixtures.js';
+import { bookingRequestDraft, bookingUnchanged, initFor, makeBooking, makeTraveler, pickCompany } from './fixtures.js';
 
 /** A seat change: done when departure is more than the cut-off away, refused inside it. */
 function seatChange(ctx: ScenarioContext, allowed: boolean) {

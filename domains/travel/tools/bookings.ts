@@ -1,8 +1,4 @@
-import { z } from 'zod';
-import type { ToolContext } from '../../../environment/domain.js';
-import { selectJson, selectOne, type JsonRow } from '../../common/sql.js';
-import { defineTool } from '../../common/tool.js';
-import { hoursBetween } from '../../common/time.js';
+import { defineTool, hoursBetween, type JsonRow, selectJson, selectOne, type ToolContext, z } from 'finalstate/domain';
 import { TRAVEL_RULES } from '../policy.js';
 
 export const bookingId = z.string().describe('The booking id, e.g. BKG-100231.');

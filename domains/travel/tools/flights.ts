@@ -1,9 +1,13 @@
-import { z } from 'zod';
-import type { ToolContext } from '../../../environment/domain.js';
-import { ToolRejection } from '../../../environment/domain.js';
-import { writeAudit } from '../../common/audit.js';
-import { selectJson, selectOne, type JsonRow } from '../../common/sql.js';
-import { defineTool } from '../../common/tool.js';
+import {
+  defineTool,
+  type JsonRow,
+  selectJson,
+  selectOne,
+  type ToolContext,
+  ToolRejection,
+  writeAudit,
+  z,
+} from 'finalstate/domain';
 import { bookingId, refreshBookingStatus, requireBooking } from './bookings.js';
 
 const segmentId = z.string().describe('The flight segment id within the booking, e.g. BKG-100231-F1.');

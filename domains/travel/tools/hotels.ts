@@ -1,10 +1,15 @@
-import { z } from 'zod';
-import type { ToolContext } from '../../../environment/domain.js';
-import { ToolRejection } from '../../../environment/domain.js';
-import { writeAudit } from '../../common/audit.js';
-import { fromCents, toCents } from '../../common/money.js';
-import { selectJson, selectOne, type JsonRow } from '../../common/sql.js';
-import { defineTool } from '../../common/tool.js';
+import {
+  defineTool,
+  fromCents,
+  type JsonRow,
+  selectJson,
+  selectOne,
+  toCents,
+  type ToolContext,
+  ToolRejection,
+  writeAudit,
+  z,
+} from 'finalstate/domain';
 import { bookingId, refreshBookingStatus, requireBooking } from './bookings.js';
 
 const stayId = z.string().describe('The hotel stay id within the booking, e.g. BKG-100231-H1.');

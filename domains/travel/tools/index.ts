@@ -1,5 +1,4 @@
-import type { ToolDefinition } from '../../../environment/domain.js';
-import { ticketTools } from '../../common/tickets.js';
+import { ticketTools, type ToolDefinition } from 'finalstate/domain';
 import { travelTickets } from '../schema.js';
 import { getBooking, listApprovals, listTravelerBookings } from './bookings.js';
 import { cancelFlightSegment, changeSeat, getFlight } from './flights.js';

@@ -1,10 +1,14 @@
-import { z } from 'zod';
-import { ToolRejection } from '../../../environment/domain.js';
-import { writeAudit } from '../../common/audit.js';
-import { fromCents, toCents } from '../../common/money.js';
-import { selectOne } from '../../common/sql.js';
-import { defineTool } from '../../common/tool.js';
-import { addDays, isoDate } from '../../common/time.js';
+import {
+  addDays,
+  defineTool,
+  fromCents,
+  isoDate,
+  selectOne,
+  toCents,
+  ToolRejection,
+  writeAudit,
+  z,
+} from 'finalstate/domain';
 import { REFUND_REASONS } from '../schema.js';
 import { bookingId, requireBooking } from './bookings.js';
 

@@ -1,8 +1,4 @@
-import { z } from 'zod';
-import { ToolRejection } from '../../../environment/domain.js';
-import { contactUpdateTool } from '../../common/contact.js';
-import { selectJson, selectOne } from '../../common/sql.js';
-import { defineTool } from '../../common/tool.js';
+import { contactUpdateTool, defineTool, selectJson, selectOne, ToolRejection, z } from 'finalstate/domain';
 
 const travelerId = z.string().describe('The traveller id, e.g. TRV-100231.');
 const PROFILE =

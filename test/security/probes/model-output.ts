@@ -20,7 +20,7 @@ async function withRuntime<T>(fn: (runtime: EpisodeRuntime, task: Task) => Promi
   const runtime = await createEpisodeRuntime(loadConfig());
   try {
     const task = runtime.tasks
-      .taskSet(fromRoot('tasks', 'retail-train-mini.manifest.json'))
+      .taskSet(fromRoot('tasks', 'retail', 'retail-train-mini.manifest.json'))
       .tasks.find((t) => t.tags[0] === 'address_change')!;
     return await fn(runtime, task);
   } finally {

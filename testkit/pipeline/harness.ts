@@ -14,7 +14,7 @@ import type { TaskInfo } from '../../schemas/pipeline.js';
 import { startControlWorker, type RunningWorker } from '../../workers/control.js';
 import type { CampaignConfigWithQueues } from '../../workflows/inputs.js';
 import { startEpisodeWorker } from '../../workers/episodes.js';
-import { uniqueName } from '../helpers/index.js';
+import { uniqueName } from '../names.js';
 import { sharedWorkflowBundle } from './bundle.js';
 import { startFakePolicyServer } from './fake-policy-server.js';
 import { SeededRandomEpisodeRunner, type SeededRandomRunnerOptions } from './seeded-random-runner.js';

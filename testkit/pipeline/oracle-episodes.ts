@@ -9,7 +9,7 @@ import { EpisodeLimits } from '../../schemas/episode.js';
 import type { EpisodeRetryConfig } from '../../schemas/campaign.js';
 import type { EpisodeSettings, TaskQueues } from '../../schemas/pipeline.js';
 import type { Task } from '../../schemas/task.js';
-import { uniqueName } from '../helpers/index.js';
+import { uniqueName } from '../names.js';
 
 /** Episode settings of the real-runner pipeline tests: the oracle as the agent, the deterministic user, default limits. */
 export function oracleSettings(queues: TaskQueues, retry: EpisodeRetryConfig): EpisodeSettings {
@@ -28,7 +28,7 @@ export function oracleSettings(queues: TaskQueues, retry: EpisodeRetryConfig): E
  * (create_ticket, issue_refund) whose rows can be counted, and an update (cancel_hotel_stay) that a second run would
  * have the tool refuse.
  */
-export const RESUME_TASK_SET = fromRoot('tasks', 'travel-train-full.manifest.json');
+export const RESUME_TASK_SET = fromRoot('tasks', 'travel', 'travel-train-full.manifest.json');
 export const RESUME_TASK_ID = firstTaskOfType(RESUME_TASK_SET, 'hotel_cancel_free');
 
 /** The id of the first task of a type in a task set (ids carry generated entity numbers; the type is what matters). */
