@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { ArtifactStore } from '../storage/artifacts.js';
 import { createMetricsActivities } from './metrics.js';
-import { createResultActivities } from '../storage/results.js';
+import { createResultActivities } from './results.js';
 import { createSelectionActivities } from './selection.js';
 import { createSmokeActivities } from './smoke.js';
 import { createTaskActivities, type TaskLister } from './tasks.js';

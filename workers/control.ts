@@ -3,11 +3,11 @@ import { fileURLToPath } from 'node:url';
 import { Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities/index.js';
 import { manifestTaskLister } from '../activities/tasks.js';
-import { loadConfig } from '../infra/config.js';
+import { loadConfig } from './config.js';
 import { type LoadedConfig } from '../schemas/config.js';
 import { migrate } from '../storage/migrations.js';
-import { connectWorker, installWorkerRuntime } from '../infra/temporal-client.js';
-import { controlPool, defaultArtifactStore } from '../wiring/stores.js';
+import { connectWorker, installWorkerRuntime } from './temporal-client.js';
+import { controlPool, defaultArtifactStore } from './stores.js';
 import { policyAdminTokenFile } from '../runtime/clients/admin-token.js';
 
 export const workflowsPath = fileURLToPath(new URL('../workflows/index.js', import.meta.url));

@@ -2,11 +2,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from '@temporalio/worker';
 import { createEpisodeActivities } from '../activities/episode.js';
-import { loadConfig } from '../infra/config.js';
+import { loadConfig } from './config.js';
 import { type LoadedConfig } from '../schemas/config.js';
-import { connectWorker, installWorkerRuntime } from '../infra/temporal-client.js';
+import { connectWorker, installWorkerRuntime } from './temporal-client.js';
 import type { EpisodeRunner } from '../runtime/episode/runner.js';
-import { createEpisodeRuntime } from '../wiring/episode-runtime.js';
+import { createEpisodeRuntime } from './episode-runtime.js';
 import { runWorker, type RunningWorker } from './control.js';
 
 /** How an episode worker talks to Temporal, apart from its slot count (the concurrency). */

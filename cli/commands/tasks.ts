@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { loadConfig } from '../../infra/config.js';
+import { loadConfig } from '../../workers/config.js';
 import { UserError } from '../../core/errors.js';
 import { fromRoot } from '../../core/paths.js';
 import { EnvironmentBackend } from '../../environment/backend.js';
@@ -17,7 +17,7 @@ import {
   servedProfiles,
 } from '../../environment/invariants.js';
 import { type DomainRegistry } from '../../environment/registry.js';
-import { defaultRegistry } from '../../wiring/registry.js';
+import { defaultRegistry } from '../../workers/registry.js';
 import { builtInTaskDirs } from '../../domains/index.js';
 import { readTaskSets, writeTaskSet } from '../../environment/task-set.js';
 import { validateTaskSetFile } from '../../environment/task-validation.js';

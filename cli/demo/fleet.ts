@@ -7,7 +7,7 @@ import { fromRoot } from '../../core/paths.js';
 import { policyAdminTokenFile } from '../../runtime/clients/admin-token.js';
 import { sleep } from '../../infra/stack/process.js';
 import { type EpisodeRuntime } from '../../runtime/episode/runtime.js';
-import { createEpisodeRuntime } from '../../wiring/episode-runtime.js';
+import { createEpisodeRuntime } from '../../workers/episode-runtime.js';
 import type { TaskQueues } from '../../schemas/pipeline.js';
 import type { ModelPrices } from '../../schemas/runtime.js';
 import { startControlWorker, type RunningWorker } from '../../workers/control.js';
