@@ -20,10 +20,10 @@ export function createActivities(deps: ActivityDeps) {
   return {
     ...createSmokeActivities(deps),
     ...createTaskActivities(deps),
+    ...createTrainingActivities(deps),
     ...createResultActivities(deps),
     ...createSelectionActivities(deps),
     ...createMetricsActivities(deps),
-    ...createTrainingActivities(deps),
   };
 }
 

@@ -1,5 +1,4 @@
 import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, type LogLevel } from '@temporalio/worker';
 import type { LoadedConfig } from '../schemas/config.js';
 import { InfrastructureError } from '../core/errors.js';
 
@@ -14,26 +13,4 @@ export async function connectClient(config: LoadedConfig): Promise<Client> {
       { cause: err },
     );
   }
-}
-
-export async function connectWorker(config: LoadedConfig): Promise<NativeConnection> {
-  try {
-    return await NativeConnection.connect({ address: config.temporal.address });
-  } catch (err) {
-    throw new InfrastructureError(
-      `temporal: worker cannot connect to ${config.temporal.address}: ${(err as Error).message}`,
-      'temporal',
-      { cause: err },
-    );
-  }
-}
-
-let runtimeInstalled = false;
-
-/** Worker log level from FINALSTATE_LOG_LEVEL (default WARN: lifecycle chatter stays out of CLI output). */
-export function installWorkerRuntime(): void {
-  if (runtimeInstalled) return;
-  runtimeInstalled = true;
-  const level = (process.env.FINALSTATE_LOG_LEVEL ?? 'WARN').toUpperCase() as LogLevel;
-  Runtime.install({ logger: new DefaultLogger(level) });
 }

@@ -11,7 +11,7 @@ import { uiUrl, workflowUrl } from '../../infra/stack/temporal.js';
 import { connectClient } from '../../workers/temporal-client.js';
 import type { CampaignState } from '../../schemas/campaign.js';
 import { parse, printJson, type Command } from '../command.js';
-import { startFleet, type Fleet } from '../demo/fleet.js';
+import { startFleet, type Fleet } from '../../workers/fleet.js';
 import { checkServing, describeServing, type ServingCheck } from '../demo/serving-check.js';
 import {
   campaignConfigOf,

@@ -7,7 +7,8 @@ import { fromRoot } from '../../core/paths.js';
 import { connectionConfig } from '../../environment/connection.js';
 import { connectClient } from '../../workers/temporal-client.js';
 import { crossLanguageSmokeWorkflow, smokeWorkflow } from '../../workflows/smoke.js';
-import { startControlWorker, type RunningWorker } from '../../workers/control.js';
+import { startControlWorker } from '../../workers/control.js';
+import type { RunningWorker } from '../../workers/temporal-worker.js';
 import { startProcess, uniqueName } from '../helpers/index.js';
 
 const config = loadConfig();
