@@ -7,7 +7,9 @@ import { builtinModules } from 'node:module';
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', '.venv/**', '.venv-vllm/**', '.data/**', 'python/**', 'tasks/**', 'bin/**'] },
+  {
+    ignores: ['dist/**', 'node_modules/**', '.venv/**', '.venv-vllm/**', '.data/**', 'python/**', 'tasks/**', 'bin/**'],
+  },
   ...tseslint.configs.recommended,
   {
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { ArtifactStore } from '../storage/artifacts.js';
 import { createMetricsActivities } from './metrics.js';
-import { createResultActivities } from '../storage/results.js';
+import { createResultActivities } from './results.js';
 import { createSelectionActivities } from './selection.js';
 import { createSmokeActivities } from './smoke.js';
 import { createTaskActivities, type TaskLister } from './tasks.js';
@@ -20,10 +20,10 @@ export function createActivities(deps: ActivityDeps) {
   return {
     ...createSmokeActivities(deps),
     ...createTaskActivities(deps),
+    ...createTrainingActivities(deps),
     ...createResultActivities(deps),
     ...createSelectionActivities(deps),
     ...createMetricsActivities(deps),
-    ...createTrainingActivities(deps),
   };
 }
 

@@ -11,9 +11,9 @@ import { BENCH_TRAINING_TASKS, benchTrainingTasks } from './training-tasks.js';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../infra/config.js';
+import { loadConfig } from '../workers/config.js';
 import { EpisodeLimits, type EpisodeRecord, type EpisodeRequest } from '../schemas/episode.js';
-import { createEpisodeRuntime } from '../wiring/episode-runtime.js';
+import { createEpisodeRuntime } from '../workers/episode-runtime.js';
 
 process.env.FINALSTATE_LOG_LEVEL ??= 'ERROR';
 const { values } = parseArgs({

@@ -12,7 +12,7 @@ import { BENCH_TRAINING_TASKS, benchTrainingTasks } from './training-tasks.js';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { loadConfig } from '../infra/config.js';
+import { loadConfig } from '../workers/config.js';
 import type { LoadedConfig } from '../schemas/config.js';
 import type { Task } from '../schemas/task.js';
 import { EnvironmentBackend, type BackendOptions } from '../environment/backend.js';
@@ -20,7 +20,7 @@ import { connectionConfig } from '../environment/connection.js';
 import { scramVerifier } from '../environment/episode-credentials.js';
 import { readTaskSource } from '../environment/task-set.js';
 import { ident, literal } from '../environment/sql.js';
-import { defaultRegistry } from '../wiring/registry.js';
+import { defaultRegistry } from '../workers/registry.js';
 
 const { values } = parseArgs({
   options: {

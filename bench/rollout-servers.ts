@@ -13,7 +13,7 @@
 // infra/vllm-server.ts's. The order alternates (own, vLLM, vLLM, own) so that the machine's load falls on both. The
 // baseline is the project's server; vLLM's figures are printed as ratios to it. The client's cost is in both figures
 // (for vLLM it reads /weight_info before and after each completion, as in a campaign). Prints figures; asserts nothing.
-import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -21,8 +21,8 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { fromRoot } from '../core/paths.js';
 import { readTaskSet } from '../environment/task-set.js';
-import { loadConfig } from '../infra/config.js';
-import { sleep } from '../infra/stack/process.js';
+import { loadConfig } from '../workers/config.js';
+import { startPolicyServer } from '../infra/policy-server.js';
 import { startVllm, vllmPython } from '../infra/vllm-server.js';
 import { PolicyClient } from '../runtime/clients/policy-client.js';
 import { oracleDemonstrations } from '../runtime/demonstrations/demonstrations.js';
@@ -30,7 +30,7 @@ import { getRenderer } from '../runtime/interpreter/index.js';
 import { DEFAULT_CHAT_FAMILY, PolicyClientConfig, type PolicyServerKind } from '../schemas/clients.js';
 import type { LoadedConfig } from '../schemas/config.js';
 import { DemoPreset } from '../schemas/demo.js';
-import { createEpisodeRuntime } from '../wiring/episode-runtime.js';
+import { createEpisodeRuntime } from '../workers/episode-runtime.js';
 
 process.env.FINALSTATE_LOG_LEVEL ??= 'ERROR';
 const { values } = parseArgs({
@@ -90,53 +90,26 @@ interface Served {
   stop(): Promise<void>;
 }
 
-/** The project's policy server (python/finalstate/policy_server) in a process group of its own, until /health answers. */
+/** The project's policy server with the demo preset's settings, started as the fleet starts it. */
 async function startOwnServer(modelDir: string, port: number, logFile: string): Promise<Served> {
   const settings = DemoPreset.shape.policyServer.parse({ port });
-  const out = fs.openSync(logFile, 'a');
-  const child = spawn(
-    fromRoot(config.python.venv, 'bin', 'python'),
-    [
-      '-m',
-      'finalstate.policy_server',
-      '--model',
-      modelDir,
-      '--port',
-      String(port),
-      '--device',
-      'cpu',
-      '--served-model-name',
-      SERVED_NAME,
-      '--max-batch-size',
-      String(settings.maxBatchSize),
-      '--batch-wait-ms',
-      String(settings.batchWaitMs),
-      '--threads',
-      String(settings.threads),
-    ],
-    { env: { ...process.env, PYTHONPATH: fromRoot('python') }, stdio: ['ignore', out, out], detached: true },
+  const children: ChildProcess[] = [];
+  await startPolicyServer(
+    config,
+    { ...settings, port, servedModelName: SERVED_NAME },
+    { checkpointDir: modelDir, version: 0 },
+    logFile,
+    children,
+    () => {},
   );
-  fs.closeSync(out);
+  const child = children[0]!;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 300_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`the project's policy server exited; see ${logFile}`);
-    if (Date.now() > deadline)
-      throw new Error(`the project's policy server was not ready in 5 minutes; see ${logFile}`);
-    try {
-      if ((await fetch(`${url}/health`, { signal: AbortSignal.timeout(2000) })).ok) break;
-    } catch {
-      // not listening yet
-    }
-    await sleep(500);
-  }
   return {
     kind: 'finalstate',
     label: "project's server",
-    client: clientFor(url, 'finalstate'),
+    client: clientFor(`http://127.0.0.1:${port}`, 'finalstate'),
     stop: async () => {
-      if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, 'SIGTERM');
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       await exited;
     },
   };

@@ -1,5 +1,5 @@
 import { UserError } from '../core/errors.js';
-import { loadConfig } from '../infra/config.js';
+import { loadConfig } from '../workers/config.js';
 import type { LoadedConfig } from '../schemas/config.js';
 import { commands } from './commands/index.js';
 import { postgresUnreachable } from './postgres-unreachable.js';

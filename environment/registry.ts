@@ -7,7 +7,7 @@ import { invariantSettingProblems } from './invariants.js';
 export const REGISTER_PACK_HINT =
   'register the pack that defines it: name its built module (or its directory, or package) in "domains" of the configuration file (FINALSTATE_CONFIG, else finalstate.config.json of the finalstate checkout; a scaffolded pack\'s own file says "domains": ["./dist/src/index.js"]), or in FINALSTATE_DOMAIN_MODULES=path[,...]; see docs/domain-packs.md#how-pack-module-paths-resolve';
 
-/** Maps a domain name to its pack. It knows no pack itself: wiring/registry.ts registers the built-in and configured ones. */
+/** Maps a domain name to its pack. It knows no pack itself: workers/registry.ts registers the built-in and configured ones. */
 export class DomainRegistry {
   private readonly byName = new Map<string, DomainDefinition>();
   private readonly given = new Map<string, DomainPack>();

@@ -192,7 +192,7 @@ export const ENV_OVERRIDES: ReadonlyArray<{ env: string; path: string; type: 'st
   { env: 'FINALSTATE_EPISODE_CONCURRENCY', path: 'workers.episodeConcurrency', type: 'number' },
 ];
 
-/** A StackConfig as loaded (infra/config.ts loadConfig): with where it came from and its resolved paths. */
+/** A StackConfig as loaded (workers/config.ts loadConfig): with where it came from and its resolved paths. */
 export interface LoadedConfig extends StackConfig {
   /** Absolute data directory. */
   dataPath: string;

@@ -59,11 +59,3 @@ export function pickResultRow(value: ResultRow): ResultRow {
   for (const key of RESULT_ROW_KEYS) if (value[key] !== undefined) out[key] = value[key];
   return out as ResultRow;
 }
-
-export function createResultActivities({ pool }: { pool: pg.Pool }) {
-  return {
-    async storeResultRows(input: StoreRowsInput): Promise<{ stored: number }> {
-      return { stored: await storeResultRows(pool, input) };
-    },
-  };
-}

@@ -1,13 +1,11 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Worker } from '@temporalio/worker';
 import { createEpisodeActivities } from '../activities/episode.js';
-import { loadConfig } from '../infra/config.js';
+import { loadConfig } from './config.js';
 import { type LoadedConfig } from '../schemas/config.js';
-import { connectWorker, installWorkerRuntime } from '../infra/temporal-client.js';
+import { startWorker, type RunningWorker } from './temporal-worker.js';
 import type { EpisodeRunner } from '../runtime/episode/runner.js';
-import { createEpisodeRuntime } from '../wiring/episode-runtime.js';
-import { runWorker, type RunningWorker } from './control.js';
+import { createEpisodeRuntime } from './episode-runtime.js';
 
 /** How an episode worker talks to Temporal, apart from its slot count (the concurrency). */
 export interface EpisodeWorkerTuning {
@@ -41,13 +39,9 @@ export interface EpisodeWorkerOptions {
  * an episode cut off is retried by Temporal on another worker.
  */
 export async function startEpisodeWorker(config: LoadedConfig, options: EpisodeWorkerOptions): Promise<RunningWorker> {
-  installWorkerRuntime();
   const slots = options.concurrency ?? config.workers.episodeConcurrency;
   const tuning = options.tuning ?? EPISODE_WORKER_TUNING;
-  const connection = await connectWorker(config);
-  const worker = await Worker.create({
-    connection,
-    namespace: config.temporal.namespace,
+  return startWorker(config, {
     taskQueue: options.taskQueue ?? config.taskQueues.episodes,
     activities: createEpisodeActivities({ runner: options.runner }),
     maxConcurrentActivityTaskExecutions: slots,
@@ -63,7 +57,6 @@ export async function startEpisodeWorker(config: LoadedConfig, options: EpisodeW
       : {}),
     shutdownGraceTime: options.shutdownGraceTime ?? '2 minutes',
   });
-  return runWorker(worker, () => connection.close());
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

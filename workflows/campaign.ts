@@ -1,5 +1,6 @@
 import {
   ApplicationFailure,
+  type ActivityInterfaceFor,
   ChildWorkflowFailure,
   allHandlersFinished,
   condition,
@@ -113,12 +114,6 @@ export function statusOf(campaignId: string, state: CampaignState, currentChild:
   };
 }
 
-/**
- * A training campaign: memory preflight -> probe -> select -> evaluate the base policy -> GRPO steps (child workflows
- * "<campaignId>/step-<n>") with an evaluation every E steps and after the last -> done. Pause, resume and stop are
- * signals, status a query, setMaxSteps and replayStep updates. The history is renewed with continueAsNew every N steps
- * (or when Temporal suggests it), carrying the state.
- */
 /** A step short of informative groups with none lost to infrastructure: the current policy solves or fails every task it drew. */
 function poolExhausted(cause: Error | undefined): boolean {
   if (!(cause instanceof ApplicationFailure) || cause.type !== FailureType.shortOfInformativeGroups) return false;
@@ -126,24 +121,31 @@ function poolExhausted(cause: Error | undefined): boolean {
   return details?.infraGroups === 0;
 }
 
-export async function campaign(input: CampaignInput): Promise<CampaignResult> {
-  const { config } = input;
-  const id = config.campaignId;
-  const state: CampaignState = input.state ?? initialState(config);
-  let currentChild: string | null = null;
+/** One run of the campaign workflow: its config and state, and what its handlers read and set beside the state. */
+interface CampaignRun {
+  config: CampaignConfigWithQueues;
+  id: string;
+  state: CampaignState;
+  currentChild: string | null;
   /** The GRPO step whose child is running, if any: it counts as started for stopAfterStep and setMaxSteps. */
-  let runningStep: number | null = null;
-  const stepsStarted = () => runningStep ?? state.step;
+  runningStep: number | null;
   /** Set once the training loop is over: the final evaluation no longer looks at maxSteps. */
-  let finishing = false;
-  let replayRequested = false;
+  finishing: boolean;
+  replayRequested: boolean;
+  tracker: ActivityInterfaceFor<TrackingActivities>;
+}
 
+const stepsStarted = (run: CampaignRun) => run.runningStep ?? run.state.step;
+
+/** Signals pause, resume and stopAfterStep; queries status and state; updates setMaxSteps and replayStep. */
+function setControlHandlers(run: CampaignRun): void {
+  const { state, id } = run;
   setHandler(pauseSignal, () => void (state.paused = true));
   setHandler(resumeSignal, () => void (state.paused = false));
   setHandler(stopAfterStepSignal, (step?: number) => {
-    state.stopAfterStep = Math.max(step ?? 0, stepsStarted());
+    state.stopAfterStep = Math.max(step ?? 0, stepsStarted(run));
   });
-  setHandler(statusQuery, () => statusOf(id, state, currentChild));
+  setHandler(statusQuery, () => statusOf(id, state, run.currentChild));
   setHandler(stateQuery, () => state);
   setHandler(
     setMaxStepsUpdate,
@@ -154,19 +156,19 @@ export async function campaign(input: CampaignInput): Promise<CampaignResult> {
     },
     {
       validator: (maxSteps: number) => {
-        const started = stepsStarted();
+        const started = stepsStarted(run);
         if (!Number.isInteger(maxSteps) || maxSteps < 1)
           throw new Error(`setMaxSteps: ${maxSteps} is not a positive integer`);
         if (maxSteps < started)
           throw new Error(`setMaxSteps: ${maxSteps} is below the ${started} steps already started`);
-        if (finishing) throw new Error(`setMaxSteps: the campaign has finished training (phase ${state.phase})`);
+        if (run.finishing) throw new Error(`setMaxSteps: the campaign has finished training (phase ${state.phase})`);
       },
     },
   );
   setHandler(
     replayStepUpdate,
     async (step: number) => {
-      replayRequested = true;
+      run.replayRequested = true;
       state.replays += 1;
       return `${id}/step-${step}-replay-${state.replays}`;
     },
@@ -179,307 +181,377 @@ export async function campaign(input: CampaignInput): Promise<CampaignResult> {
       },
     },
   );
+}
 
+/** A task set's last two path segments ("pools/rl-pool"): enough to recognise it in a one-line summary. */
+const shortPath = (p: string) =>
+  p
+    .replace(/^file:\/\//, '')
+    .split('/')
+    .filter(Boolean)
+    .slice(-2)
+    .join('/');
+
+/** A child's search attributes and its line in the Temporal UI, with where its episodes are read. */
+function childOptions(run: CampaignRun, step: number, split: 'train' | 'eval', summary: string) {
+  return {
+    typedSearchAttributes: [
+      { key: CampaignIdKey, value: run.id },
+      { key: StepKey, value: step },
+      { key: SplitKey, value: split },
+    ],
+    staticSummary: summary,
+    staticDetails: `Campaign \`${run.id}\`. Episodes: \`finalstate episode list --campaign ${run.id} --step ${step}\`; one episode: \`finalstate episode show ID\`.`,
+  };
+}
+
+/** Runs a child workflow, which the status query names while it runs. */
+async function runChild<T>(run: CampaignRun, workflowId: string, start: () => Promise<T>): Promise<T> {
+  run.currentChild = workflowId;
+  try {
+    return await start();
+  } finally {
+    run.currentChild = null;
+  }
+}
+
+/** Metrics to TensorBoard / W&B (Python, on the gpu worker); a tracker that fails costs a warning, never the campaign. */
+async function track(run: CampaignRun, step: number, scalars: Record<string, number>): Promise<void> {
+  const tracking = run.config.tracking;
+  if (!tracking || (tracking.tensorboard === false && !tracking.wandb)) return;
+  try {
+    const to = [
+      ...(tracking.tensorboard !== false ? ['TensorBoard'] : []),
+      ...(tracking.wandb ? [`W&B (${tracking.wandb.mode})`] : []),
+    ].join(' + ');
+    await run.tracker.logMetrics.executeWithOptions(
+      { summary: `step ${step}: ${Object.keys(scalars).length} scalars to ${to}` },
+      [{ campaignId: run.id, step, scalars, tracking }],
+    );
+  } catch (err) {
+    log.warn('logMetrics failed; the campaign goes on without these metrics in the trackers', {
+      step,
+      error: (err as Error).message,
+    });
+  }
+}
+
+const waitWhilePaused = ({ state }: CampaignRun) => condition(() => !state.paused || state.stopAfterStep !== null);
+
+/** Refuses an update that will not fit the gpu worker's memory before anything runs. */
+async function runPreflight(run: CampaignRun): Promise<void> {
+  const workflowId = `${run.id}/preflight`;
+  await runChild(run, workflowId, () =>
+    executeChild(updatePreflight, {
+      workflowId,
+      staticSummary: `memory preflight of the policy update · ${shortPath(run.config.update.baseModel)}`,
+      args: [preflightInput(run.config)],
+    }),
+  );
+}
+
+/** Probes the candidates with the base policy and, with referenceProbe, with the reference policy too. */
+async function probeCandidates(run: CampaignRun): Promise<void> {
+  const { config, state, id } = run;
+  const train = config.tasks.train;
+  const workflowId = `${id}/probe`;
+  const { n, nMax, adaptive } = config.probing;
+  const perTask = adaptive ? `${n} to ${nMax} episodes per task, adaptive` : `${n} episodes per task`;
+  const result = await runChild(run, workflowId, () =>
+    executeChild(probe, {
+      workflowId,
+      ...childOptions(
+        run,
+        0,
+        train.split,
+        `probe the base policy · ${shortPath(train.taskSet)} (${train.split}) · ${perTask}`,
+      ),
+      args: [probeInput(config)],
+    }),
+  );
+  state.probeResultSet = result.resultSet;
+  addChildTotals(state, result);
+  const reference = referenceProbeInput(config);
+  if (reference) {
+    const referenceId = `${id}/probe-reference`;
+    const referenceResult = await runChild(run, referenceId, () =>
+      executeChild(probe, {
+        workflowId: referenceId,
+        ...childOptions(
+          run,
+          0,
+          train.split,
+          `probe the reference policy (solvability gate) · ${shortPath(train.taskSet)} (${train.split}) · ${reference.n} episodes per task`,
+        ),
+        args: [reference],
+      }),
+    );
+    state.referenceResultSet = referenceResult.resultSet;
+    addChildTotals(state, referenceResult);
+  }
+}
+
+/** Freezes the RL pool from the probe rows (freezePool) and sets the training domains. */
+async function selectPool({ config, state, id }: CampaignRun): Promise<void> {
+  const frozen = await freezePool({
+    campaignId: id,
+    probeResultSet: state.probeResultSet!,
+    ...(state.referenceResultSet ? { referenceResultSet: state.referenceResultSet } : {}),
+    selection: config.selection,
+  });
+  state.pool = frozen.pool;
+  state.poolUri = frozen.poolUri;
+  if (state.referenceResultSet) state.droppedByReference = frozen.droppedByReference;
+  state.trainingDomains = config.tasks.train.domains ? [...config.tasks.train.domains].sort() : frozen.domains;
+  if (config.reprobe)
+    state.poolHistory = [
+      {
+        version: 0,
+        step: 0,
+        size: frozen.pool.length,
+        probeResultSet: state.probeResultSet!,
+        uri: frozen.poolUri,
+        left: [],
+        entered: [],
+        unreplaced: 0,
+      },
+    ];
+}
+
+/** Evaluates the step-`step` policy (0: the base policy) on the held-out tasks, and records its metrics. */
+async function evaluate(run: CampaignRun, step: number): Promise<void> {
+  const { config, state } = run;
+  const workflowId = `${run.id}/eval-step-${step}`;
+  const started = Date.now();
+  const result: EvaluationResult = await runChild(run, workflowId, () =>
+    executeChild(evaluation, {
+      workflowId,
+      ...childOptions(
+        run,
+        step,
+        config.tasks.eval.split,
+        `evaluate ${step === 0 ? 'the base policy' : `the step-${step} policy`} · ${shortPath(config.tasks.eval.taskSet)} (${config.tasks.eval.split}) × k ${config.evaluation.k}`,
+      ),
+      args: [evaluationInput(config, state, step)],
+    }),
+  );
+  addChildTotals(state, result);
+  state.evalPoints.push({
+    step,
+    pass1: result.metrics.pass1,
+    interval: [result.metrics.pass1Low, result.metrics.pass1High],
+    label: step === 0 ? 'base' : `step ${step}`,
+  });
+  state.evalResultSets.push({ step, resultSet: result.resultSet });
+  state.lastMetrics = {
+    step,
+    pass1: result.metrics.pass1,
+    passAtK: result.metrics.passAtK,
+    passedKK: result.metrics.passedKK,
+    tasks: result.metrics.tasks,
+  };
+  await track(run, step, evaluationScalars(result, (Date.now() - started) / 1000));
+}
+
+/**
+ * Re-probe every candidate with the step-`step` policy (the probe child, fixed n) and swap the pool's tasks that
+ * left the kept bins (reprobePool). A changed pool starts a fresh sampler epoch, so every task of the new pool is
+ * drawn once before any is drawn twice.
+ */
+async function reprobe(run: CampaignRun, step: number): Promise<void> {
+  const { config, state } = run;
+  const workflowId = `${run.id}/reprobe-step-${step}`;
+  const input = reprobeInput(config, state, step);
+  const result = await runChild(run, workflowId, () =>
+    executeChild(probe, {
+      workflowId,
+      ...childOptions(
+        run,
+        step,
+        config.tasks.train.split,
+        `re-probe the step-${step} policy · ${shortPath(config.tasks.train.taskSet)} (${config.tasks.train.split}) · ${input.n} episodes per task`,
+      ),
+      args: [input],
+    }),
+  );
+  addChildTotals(state, result);
+  const swapped = await reprobePool({
+    campaignId: run.id,
+    step,
+    probeResultSet: result.resultSet,
+    pool: state.pool ?? [],
+    selection: config.selection,
+    ...(state.trainingDomains ? { trainingDomains: state.trainingDomains } : {}),
+  });
+  const history = state.poolHistory ?? [];
+  history.push({
+    version: history.length,
+    step,
+    size: swapped.pool.length,
+    probeResultSet: result.resultSet,
+    uri: swapped.uri,
+    left: swapped.left,
+    entered: swapped.entered,
+    unreplaced: swapped.unreplaced,
+  });
+  state.poolHistory = history;
+  if (swapped.left.length > 0) {
+    state.pool = swapped.pool;
+    state.sampler = { epoch: state.sampler.epoch + 1, cursor: 0 };
+  }
+}
+
+const overBudget = ({ config, state }: CampaignRun) =>
+  (config.budgets.maxEpisodes !== undefined && state.episodes.done >= config.budgets.maxEpisodes) ||
+  (config.budgets.maxCostUsd !== undefined && state.costUsd >= config.budgets.maxCostUsd);
+const stopRequested = ({ state }: CampaignRun) => state.stopAfterStep !== null && state.step >= state.stopAfterStep;
+
+/**
+ * Runs GRPO step `step` as a child and records it. A failed step is kept in `failedStep`: 'failed' waits for
+ * replayStep, 'exhausted' ends training (stopWhenPoolExhausted and a pool that no longer informs).
+ */
+async function runGrpoStep(run: CampaignRun, step: number): Promise<'done' | 'failed' | 'exhausted'> {
+  const { config, state, id } = run;
+  const workflowId = run.replayRequested ? `${id}/step-${step}-replay-${state.replays}` : `${id}/step-${step}`;
+  run.replayRequested = false;
+  let result;
+  run.runningStep = step;
+  try {
+    result = await runChild(run, workflowId, () =>
+      executeChild(grpoStep, {
+        workflowId,
+        ...childOptions(
+          run,
+          step,
+          config.tasks.train.split,
+          `GRPO step ${step}/${state.maxSteps} · ${config.groupsPerStep} groups × ${config.rolloutsPerGroup} rollouts from a pool of ${state.pool?.length ?? 0} tasks`,
+        ),
+        args: [grpoStepInput(config, state, step)],
+      }),
+    );
+  } catch (err) {
+    if (!(err instanceof ChildWorkflowFailure)) throw err;
+    const cause = err.cause;
+    state.failedStep = {
+      step,
+      message:
+        cause instanceof ApplicationFailure
+          ? `${cause.type ?? 'Error'}: ${cause.message}`
+          : (cause?.message ?? err.message),
+    };
+    if (config.stopWhenPoolExhausted && poolExhausted(cause)) {
+      state.stopAfterStep = state.step;
+      return 'exhausted';
+    }
+    state.phase = 'step-failed';
+    return 'failed';
+  } finally {
+    run.runningStep = null;
+  }
+  state.failedStep = null;
+  state.step = step;
+  state.sampler = result.sampler;
+  state.steps.push(result.summary);
+  state.policyVersion = result.policyVersion;
+  state.checkpointUri = result.checkpointUri;
+  addChildTotals(state, result);
+  upsertSearchAttributes([{ key: StepKey, value: step }]);
+  await track(run, step, stepScalars(result.summary, result.costUsd));
+  return 'done';
+}
+
+/** After a finished step that is not the last: evaluate, re-probe and renew the history when their turn comes. */
+async function betweenSteps(run: CampaignRun, step: number): Promise<void> {
+  const { config, state } = run;
+  if (step % config.evaluation.everySteps === 0) {
+    state.phase = 'eval';
+    await evaluate(run, step);
+    state.phase = 'train';
+  }
+  if (config.reprobe && step % config.reprobe.everySteps === 0) {
+    state.phase = 'reprobe';
+    await reprobe(run, step);
+    state.phase = 'train';
+  }
+  if (step % config.continueAsNewEverySteps === 0 || workflowInfo().continueAsNewSuggested) {
+    await condition(allHandlersFinished);
+    await continueAsNew<typeof campaign>({ config, state: { ...state, runs: state.runs + 1 } });
+  }
+}
+
+/** The GRPO steps, until maxSteps, a stop, the budget or an exhausted pool; a failed step waits for replayStep. */
+async function train(run: CampaignRun): Promise<void> {
+  const { state } = run;
+  while (state.phase === 'train' || state.phase === 'step-failed') {
+    if (state.phase === 'step-failed') {
+      await condition(() => run.replayRequested || state.stopAfterStep !== null);
+      if (!run.replayRequested) break;
+      state.phase = 'train';
+    }
+    if (state.step >= state.maxSteps || stopRequested(run) || overBudget(run)) break;
+    await waitWhilePaused(run);
+    if (stopRequested(run)) break;
+    const step = state.step + 1;
+    const outcome = await runGrpoStep(run, step);
+    if (outcome === 'exhausted') break;
+    if (outcome === 'failed') continue;
+    if (step < state.maxSteps && !stopRequested(run) && !overBudget(run)) await betweenSteps(run, step);
+  }
+}
+
+/**
+ * A training campaign: memory preflight -> probe -> select -> evaluate the base policy -> GRPO steps (child workflows
+ * "<campaignId>/step-<n>") with an evaluation every E steps and after the last -> done. Pause, resume and stop are
+ * signals, status a query, setMaxSteps and replayStep updates. The history is renewed with continueAsNew every N steps
+ * (or when Temporal suggests it), carrying the state.
+ */
+export async function campaign(input: CampaignInput): Promise<CampaignResult> {
+  const { config } = input;
+  const state: CampaignState = input.state ?? initialState(config);
+  const run: CampaignRun = {
+    config,
+    id: config.campaignId,
+    state,
+    currentChild: null,
+    runningStep: null,
+    finishing: false,
+    replayRequested: false,
+    tracker: proxyActivities<TrackingActivities>({
+      taskQueue: config.taskQueues.gpu,
+      startToCloseTimeout: '2 minutes',
+      retry: { maximumAttempts: 3, initialInterval: '2 seconds' },
+    }),
+  };
+  setControlHandlers(run);
   upsertSearchAttributes([
-    { key: CampaignIdKey, value: id },
+    { key: CampaignIdKey, value: run.id },
     { key: StepKey, value: state.step },
   ]);
 
-  const childSearchAttributes = (step: number, split: 'train' | 'eval') => [
-    { key: CampaignIdKey, value: id },
-    { key: StepKey, value: step },
-    { key: SplitKey, value: split },
-  ];
-  /** The child's line in the Temporal UI, and where its episodes are read. */
-  /** A task set's last two path segments ("pools/rl-pool"): enough to recognise it in a one-line summary. */
-  const shortPath = (p: string) =>
-    p
-      .replace(/^file:\/\//, '')
-      .split('/')
-      .filter(Boolean)
-      .slice(-2)
-      .join('/');
-  const childMetadata = (summary: string, step: number) => ({
-    staticSummary: summary,
-    staticDetails: `Campaign \`${id}\`. Episodes: \`finalstate episode list --campaign ${id} --step ${step}\`; one episode: \`finalstate episode show ID\`.`,
-  });
-  const runChild = async <T>(workflowId: string, run: () => Promise<T>): Promise<T> => {
-    currentChild = workflowId;
-    try {
-      return await run();
-    } finally {
-      currentChild = null;
-    }
-  };
-  const tracker = proxyActivities<TrackingActivities>({
-    taskQueue: config.taskQueues.gpu,
-    startToCloseTimeout: '2 minutes',
-    retry: { maximumAttempts: 3, initialInterval: '2 seconds' },
-  });
-  /** Metrics to TensorBoard / W&B (Python, on the gpu worker); a tracker that fails costs a warning, never the campaign. */
-  const track = async (step: number, scalars: Record<string, number>) => {
-    const tracking = config.tracking;
-    if (!tracking || (tracking.tensorboard === false && !tracking.wandb)) return;
-    try {
-      const to = [
-        ...(tracking.tensorboard !== false ? ['TensorBoard'] : []),
-        ...(tracking.wandb ? [`W&B (${tracking.wandb.mode})`] : []),
-      ].join(' + ');
-      await tracker.logMetrics.executeWithOptions(
-        { summary: `step ${step}: ${Object.keys(scalars).length} scalars to ${to}` },
-        [{ campaignId: id, step, scalars, tracking }],
-      );
-    } catch (err) {
-      log.warn('logMetrics failed; the campaign goes on without these metrics in the trackers', {
-        step,
-        error: (err as Error).message,
-      });
-    }
-  };
-  const waitWhilePaused = () => condition(() => !state.paused || state.stopAfterStep !== null);
-
-  const evaluate = async (step: number) => {
-    const workflowId = `${id}/eval-step-${step}`;
-    const started = Date.now();
-    const result: EvaluationResult = await runChild(workflowId, () =>
-      executeChild(evaluation, {
-        workflowId,
-        typedSearchAttributes: childSearchAttributes(step, config.tasks.eval.split),
-        ...childMetadata(
-          `evaluate ${step === 0 ? 'the base policy' : `the step-${step} policy`} · ${shortPath(config.tasks.eval.taskSet)} (${config.tasks.eval.split}) × k ${config.evaluation.k}`,
-          step,
-        ),
-        args: [evaluationInput(config, state, step)],
-      }),
-    );
-    addChildTotals(state, result);
-    state.evalPoints.push({
-      step,
-      pass1: result.metrics.pass1,
-      interval: [result.metrics.pass1Low, result.metrics.pass1High],
-      label: step === 0 ? 'base' : `step ${step}`,
-    });
-    state.evalResultSets.push({ step, resultSet: result.resultSet });
-    state.lastMetrics = {
-      step,
-      pass1: result.metrics.pass1,
-      passAtK: result.metrics.passAtK,
-      passedKK: result.metrics.passedKK,
-      tasks: result.metrics.tasks,
-    };
-    await track(step, evaluationScalars(result, (Date.now() - started) / 1000));
-  };
-
-  // Refuse an update that will not fit the gpu worker's memory before anything runs (histories recorded before the
-  // preflight existed replay without it).
-  if (state.phase === 'probe' && patched('update-memory-preflight')) {
-    const workflowId = `${id}/preflight`;
-    await runChild(workflowId, () =>
-      executeChild(updatePreflight, {
-        workflowId,
-        staticSummary: `memory preflight of the policy update · ${shortPath(config.update.baseModel)}`,
-        args: [preflightInput(config)],
-      }),
-    );
-  }
+  // Histories recorded before the memory preflight existed replay without it.
+  if (state.phase === 'probe' && patched('update-memory-preflight')) await runPreflight(run);
   if (state.phase === 'probe') {
-    await waitWhilePaused();
-    const workflowId = `${id}/probe`;
-    const { n, nMax, adaptive } = config.probing;
-    const perTask = adaptive ? `${n} to ${nMax} episodes per task, adaptive` : `${n} episodes per task`;
-    const result = await runChild(workflowId, () =>
-      executeChild(probe, {
-        workflowId,
-        typedSearchAttributes: childSearchAttributes(0, config.tasks.train.split),
-        ...childMetadata(
-          `probe the base policy · ${shortPath(config.tasks.train.taskSet)} (${config.tasks.train.split}) · ${perTask}`,
-          0,
-        ),
-        args: [probeInput(config)],
-      }),
-    );
-    state.probeResultSet = result.resultSet;
-    addChildTotals(state, result);
-    const reference = referenceProbeInput(config);
-    if (reference) {
-      const referenceId = `${id}/probe-reference`;
-      const referenceResult = await runChild(referenceId, () =>
-        executeChild(probe, {
-          workflowId: referenceId,
-          typedSearchAttributes: childSearchAttributes(0, config.tasks.train.split),
-          ...childMetadata(
-            `probe the reference policy (solvability gate) · ${shortPath(config.tasks.train.taskSet)} (${config.tasks.train.split}) · ${reference.n} episodes per task`,
-            0,
-          ),
-          args: [reference],
-        }),
-      );
-      state.referenceResultSet = referenceResult.resultSet;
-      addChildTotals(state, referenceResult);
-    }
+    await waitWhilePaused(run);
+    await probeCandidates(run);
     state.phase = 'select';
   }
   if (state.phase === 'select') {
-    const frozen = await freezePool({
-      campaignId: id,
-      probeResultSet: state.probeResultSet!,
-      ...(state.referenceResultSet ? { referenceResultSet: state.referenceResultSet } : {}),
-      selection: config.selection,
-    });
-    state.pool = frozen.pool;
-    state.poolUri = frozen.poolUri;
-    if (state.referenceResultSet) state.droppedByReference = frozen.droppedByReference;
-    state.trainingDomains = config.tasks.train.domains ? [...config.tasks.train.domains].sort() : frozen.domains;
-    if (config.reprobe)
-      state.poolHistory = [
-        {
-          version: 0,
-          step: 0,
-          size: frozen.pool.length,
-          probeResultSet: state.probeResultSet!,
-          uri: frozen.poolUri,
-          left: [],
-          entered: [],
-          unreplaced: 0,
-        },
-      ];
+    await selectPool(run);
     state.phase = 'base-eval';
   }
   if (state.phase === 'base-eval') {
-    await waitWhilePaused();
-    await evaluate(0);
+    await waitWhilePaused(run);
+    await evaluate(run, 0);
     state.phase = 'train';
   }
+  await train(run);
 
-  /**
-   * Re-probe every candidate with the step-`step` policy (the probe child, fixed n) and swap the pool's tasks that
-   * left the kept bins (reprobePool). A changed pool starts a fresh sampler epoch, so every task of the new pool is
-   * drawn once before any is drawn twice.
-   */
-  const reprobe = async (step: number) => {
-    const workflowId = `${id}/reprobe-step-${step}`;
-    const input = reprobeInput(config, state, step);
-    const result = await runChild(workflowId, () =>
-      executeChild(probe, {
-        workflowId,
-        typedSearchAttributes: childSearchAttributes(step, config.tasks.train.split),
-        ...childMetadata(
-          `re-probe the step-${step} policy · ${shortPath(config.tasks.train.taskSet)} (${config.tasks.train.split}) · ${input.n} episodes per task`,
-          step,
-        ),
-        args: [input],
-      }),
-    );
-    addChildTotals(state, result);
-    const swapped = await reprobePool({
-      campaignId: id,
-      step,
-      probeResultSet: result.resultSet,
-      pool: state.pool ?? [],
-      selection: config.selection,
-      ...(state.trainingDomains ? { trainingDomains: state.trainingDomains } : {}),
-    });
-    const history = state.poolHistory ?? [];
-    history.push({
-      version: history.length,
-      step,
-      size: swapped.pool.length,
-      probeResultSet: result.resultSet,
-      uri: swapped.uri,
-      left: swapped.left,
-      entered: swapped.entered,
-      unreplaced: swapped.unreplaced,
-    });
-    state.poolHistory = history;
-    if (swapped.left.length > 0) {
-      state.pool = swapped.pool;
-      state.sampler = { epoch: state.sampler.epoch + 1, cursor: 0 };
-    }
-  };
-
-  const overBudget = () =>
-    (config.budgets.maxEpisodes !== undefined && state.episodes.done >= config.budgets.maxEpisodes) ||
-    (config.budgets.maxCostUsd !== undefined && state.costUsd >= config.budgets.maxCostUsd);
-  const stopRequested = () => state.stopAfterStep !== null && state.step >= state.stopAfterStep;
-
-  while (state.phase === 'train' || state.phase === 'step-failed') {
-    if (state.phase === 'step-failed') {
-      await condition(() => replayRequested || state.stopAfterStep !== null);
-      if (!replayRequested) break;
-      state.phase = 'train';
-    }
-    if (state.step >= state.maxSteps || stopRequested() || overBudget()) break;
-    await waitWhilePaused();
-    if (stopRequested()) break;
-    const step = state.step + 1;
-    const workflowId = replayRequested ? `${id}/step-${step}-replay-${state.replays}` : `${id}/step-${step}`;
-    replayRequested = false;
-    let result;
-    runningStep = step;
-    try {
-      result = await runChild(workflowId, () =>
-        executeChild(grpoStep, {
-          workflowId,
-          typedSearchAttributes: childSearchAttributes(step, config.tasks.train.split),
-          ...childMetadata(
-            `GRPO step ${step}/${state.maxSteps} · ${config.groupsPerStep} groups × ${config.rolloutsPerGroup} rollouts from a pool of ${state.pool?.length ?? 0} tasks`,
-            step,
-          ),
-          args: [grpoStepInput(config, state, step)],
-        }),
-      );
-    } catch (err) {
-      if (!(err instanceof ChildWorkflowFailure)) throw err;
-      const cause = err.cause;
-      state.failedStep = {
-        step,
-        message:
-          cause instanceof ApplicationFailure
-            ? `${cause.type ?? 'Error'}: ${cause.message}`
-            : (cause?.message ?? err.message),
-      };
-      if (config.stopWhenPoolExhausted && poolExhausted(cause)) {
-        state.stopAfterStep = state.step;
-        break;
-      }
-      state.phase = 'step-failed';
-      continue;
-    } finally {
-      runningStep = null;
-    }
-    state.failedStep = null;
-    state.step = step;
-    state.sampler = result.sampler;
-    state.steps.push(result.summary);
-    state.policyVersion = result.policyVersion;
-    state.checkpointUri = result.checkpointUri;
-    addChildTotals(state, result);
-    upsertSearchAttributes([{ key: StepKey, value: step }]);
-    await track(step, stepScalars(result.summary, result.costUsd));
-
-    const more = step < state.maxSteps && !stopRequested() && !overBudget();
-    if (more && step % config.evaluation.everySteps === 0) {
-      state.phase = 'eval';
-      await evaluate(step);
-      state.phase = 'train';
-    }
-    if (more && config.reprobe && step % config.reprobe.everySteps === 0) {
-      state.phase = 'reprobe';
-      await reprobe(step);
-      state.phase = 'train';
-    }
-    if (more && (step % config.continueAsNewEverySteps === 0 || workflowInfo().continueAsNewSuggested)) {
-      await condition(allHandlersFinished);
-      await continueAsNew<typeof campaign>({ config, state: { ...state, runs: state.runs + 1 } });
-    }
-  }
-
-  finishing = true;
+  run.finishing = true;
   if (state.step > 0 && !state.evalResultSets.some((e) => e.step === state.step)) {
     state.phase = 'eval';
-    await evaluate(state.step);
+    await evaluate(run, state.step);
   }
   state.phase = state.step >= state.maxSteps ? 'done' : 'stopped';
   await condition(allHandlersFinished);
-  return { campaignId: id, state };
+  return { campaignId: run.id, state };
 }

@@ -68,6 +68,177 @@ interface InFlight {
   usable?: ScoredGroup;
 }
 
+type Replacement = 'replacement' | 'refill' | 'malformed';
+
+/** The groups of one step as they stream: what is in flight, what came back, the rows not stored yet. */
+class GroupStream {
+  readonly counts = {
+    informative: 0,
+    zeroVariance: 0,
+    infraGroups: 0,
+    replacements: 0,
+    refills: 0,
+    cancelled: 0,
+    scoredEpisodes: 0,
+    rewardSum: 0,
+    costUsd: 0,
+  };
+  readonly malformed = new Set<string>();
+  readonly groups: InFlight[] = [];
+  readonly running = new Set<Promise<void>>();
+  private readonly rows: StoredRow[] = [];
+  private flushing: Promise<unknown> = Promise.resolve();
+  sampler: SamplerState;
+
+  constructor(
+    private readonly input: GrpoStepInput,
+    private readonly resultSet: string,
+    private readonly progress: ChildProgress,
+    private readonly audit?: EpisodeAuditTrail,
+  ) {
+    this.sampler = input.sampler;
+  }
+
+  /** Stores the rows gathered so far, after the stores already under way. */
+  flush(): void {
+    const batch = this.rows.splice(0, this.rows.length);
+    if (batch.length === 0) return;
+    const { counts, groups } = this;
+    const summary = storedRowsSummary(
+      batch,
+      `groups ${groups.filter((g) => g.done).length} of ${groups.length} back (${counts.informative} informative, ${counts.zeroVariance} zero-variance, ${counts.infraGroups} infra)`,
+    );
+    const resultSet = this.resultSet;
+    this.flushing = this.flushing.then(() =>
+      storeResultRows.executeWithOptions({ summary }, [{ resultSet, rows: batch }]),
+    );
+  }
+
+  /** Draws a task and starts its group in a cancellation scope of its own; false when no usable task is left. */
+  start(generation: number): boolean {
+    const usablePool = this.input.pool.filter((t) => !this.malformed.has(t));
+    if (usablePool.length === 0) return false;
+    const drawn = drawTasks(usablePool, this.input.settings.seed, this.sampler, 1);
+    this.sampler = drawn.sampler;
+    const entry: InFlight = {
+      group: this.groups.length,
+      taskId: drawn.tasks[0]!,
+      generation,
+      scope: new CancellationScope(),
+      done: false,
+    };
+    this.groups.push(entry);
+    const job = entry.scope.run(() => this.runGroup(entry)).finally(() => this.running.delete(job));
+    this.running.add(job);
+    return true;
+  }
+
+  /** Plays a group's episodes; once all are back, counts its fate and starts its replacement if it needs one. */
+  private async runGroup(entry: InFlight): Promise<void> {
+    const { input, progress } = this;
+    progress.planned += input.rollouts;
+    progress.inFlight += input.rollouts;
+    const attempts = await Promise.all(
+      Array.from({ length: input.rollouts }, (_, trial) => this.playTrial(entry, trial)),
+    );
+    entry.done = true;
+    if (attempts.some((a) => a === undefined)) {
+      this.counts.cancelled += 1;
+      return;
+    }
+    const replace = this.judge(entry, attempts as EpisodeAttempt[]);
+    if (this.rows.length >= 50) this.flush();
+    if (
+      replace &&
+      entry.generation < input.maxReplacementRounds &&
+      !this.settled() &&
+      this.start(entry.generation + 1)
+    ) {
+      if (replace === 'replacement') this.counts.replacements += 1;
+      if (replace === 'refill') this.counts.refills += 1;
+    }
+  }
+
+  /** One episode of a group, its row kept for the store; undefined when the group was cancelled. */
+  private async playTrial(entry: InFlight, trial: number): Promise<EpisodeAttempt | undefined> {
+    const { input, progress } = this;
+    const { settings, step, campaignId } = input;
+    const episodeId = groupEpisodeId(this.resultSet, entry.group, trial);
+    const request = episodeRequest(settings, {
+      episodeId,
+      taskId: entry.taskId,
+      taskSet: input.taskSet,
+      trial,
+      campaignId,
+      step,
+      group: entry.group,
+    });
+    try {
+      const attempt = await runEpisode(settings, `g${entry.group}-t${trial}`, request);
+      progress.done += 1;
+      if (attempt.kind === 'infra') progress.infraFailed += 1;
+      this.audit?.record(`${entry.taskId} t${trial} g${entry.group}`, attempt);
+      if (attempt.kind === 'outcome') {
+        this.rows.push({ episodeId, row: attempt.outcome });
+        this.counts.costUsd += attempt.outcome.costUsd;
+      }
+      return attempt;
+    } catch (err) {
+      if (isCancellation(err)) return undefined;
+      throw err;
+    } finally {
+      progress.inFlight -= 1;
+    }
+  }
+
+  /** Counts a finished group's fate and keeps it when usable; says why it must be replaced, if it must. */
+  private judge(entry: InFlight, attempts: EpisodeAttempt[]): Replacement | undefined {
+    const { counts, input } = this;
+    const fate = fateOf(entry.group, entry.taskId, attempts);
+    if (fate.kind === 'infra') {
+      counts.infraGroups += 1;
+      return 'refill';
+    }
+    if (fate.kind === 'malformed') {
+      this.malformed.add(entry.taskId);
+      return 'malformed';
+    }
+    const { scored } = fate;
+    counts.scoredEpisodes += scored.outcomes.length;
+    counts.rewardSum += scored.outcomes.reduce((sum, o) => sum + o.reward, 0);
+    if (scored.informative) counts.informative += 1;
+    else counts.zeroVariance += 1;
+    if (!scored.informative && !input.keepZeroVarianceGroups) return 'replacement';
+    entry.usable = scored;
+    this.progress.finished = Math.min(input.groups, (this.progress.finished ?? 0) + 1);
+    return undefined;
+  }
+
+  /** Settled: G usable groups with no unfinished group before the last of them in draw order. */
+  settled(): boolean {
+    let usable = 0;
+    for (const g of this.groups) {
+      if (!g.done) return false;
+      if (g.usable && ++usable === this.input.groups) return true;
+    }
+    return false;
+  }
+
+  /** Waits for the groups until the batch is settled (then cancels the surplus) or none runs; stores the last rows. */
+  async drain(): Promise<void> {
+    while (this.running.size > 0) {
+      await Promise.race(this.running);
+      if (this.settled()) {
+        for (const g of this.groups) if (!g.done) g.scope.cancel();
+        await Promise.all(this.running);
+        break;
+      }
+    }
+    this.flush();
+    await this.flushing;
+  }
+}
+
 /**
  * Run a step's groups as a stream. A group that is zero-variance (under DAPO), lost to infrastructure or malformed is
  * replaced by a fresh draw the moment it is known, not at the end of a round, so a slow episode holds back only its
@@ -81,139 +252,11 @@ export async function collectGroups(
   progress: ChildProgress,
   audit?: EpisodeAuditTrail,
 ): Promise<CollectedGroups> {
-  const { settings, step, campaignId } = input;
   const target = input.groups;
   const width = target + (input.extraGroupsInFlight ?? 0);
-  const counts = {
-    informative: 0,
-    zeroVariance: 0,
-    infraGroups: 0,
-    replacements: 0,
-    refills: 0,
-    cancelled: 0,
-    scoredEpisodes: 0,
-    rewardSum: 0,
-    costUsd: 0,
-  };
-  const malformed = new Set<string>();
-  const groups: InFlight[] = [];
-  const rows: StoredRow[] = [];
-  let sampler = input.sampler;
-  let flushing: Promise<unknown> = Promise.resolve();
-  const flush = () => {
-    const batch = rows.splice(0, rows.length);
-    if (batch.length === 0) return;
-    const summary = storedRowsSummary(
-      batch,
-      `groups ${groups.filter((g) => g.done).length} of ${groups.length} back (${counts.informative} informative, ${counts.zeroVariance} zero-variance, ${counts.infraGroups} infra)`,
-    );
-    flushing = flushing.then(() => storeResultRows.executeWithOptions({ summary }, [{ resultSet, rows: batch }]));
-  };
-
-  const running = new Set<Promise<void>>();
-  const start = (generation: number): boolean => {
-    const usablePool = input.pool.filter((t) => !malformed.has(t));
-    if (usablePool.length === 0) return false;
-    const drawn = drawTasks(usablePool, settings.seed, sampler, 1);
-    sampler = drawn.sampler;
-    const entry: InFlight = {
-      group: groups.length,
-      taskId: drawn.tasks[0]!,
-      generation,
-      scope: new CancellationScope(),
-      done: false,
-    };
-    groups.push(entry);
-    const job = entry.scope.run(() => runGroup(entry)).finally(() => running.delete(job));
-    running.add(job);
-    return true;
-  };
-
-  const runGroup = async (entry: InFlight): Promise<void> => {
-    progress.planned += input.rollouts;
-    progress.inFlight += input.rollouts;
-    const attempts = await Promise.all(
-      Array.from({ length: input.rollouts }, async (_, trial): Promise<EpisodeAttempt | undefined> => {
-        const episodeId = groupEpisodeId(resultSet, entry.group, trial);
-        const request = episodeRequest(settings, {
-          episodeId,
-          taskId: entry.taskId,
-          taskSet: input.taskSet,
-          trial,
-          campaignId,
-          step,
-          group: entry.group,
-        });
-        try {
-          const attempt = await runEpisode(settings, `g${entry.group}-t${trial}`, request);
-          progress.done += 1;
-          if (attempt.kind === 'infra') progress.infraFailed += 1;
-          audit?.record(`${entry.taskId} t${trial} g${entry.group}`, attempt);
-          if (attempt.kind === 'outcome') {
-            rows.push({ episodeId, row: attempt.outcome });
-            counts.costUsd += attempt.outcome.costUsd;
-          }
-          return attempt;
-        } catch (err) {
-          if (isCancellation(err)) return undefined;
-          throw err;
-        } finally {
-          progress.inFlight -= 1;
-        }
-      }),
-    );
-    entry.done = true;
-    if (attempts.some((a) => a === undefined)) {
-      counts.cancelled += 1;
-      return;
-    }
-    const fate = fateOf(entry.group, entry.taskId, attempts as EpisodeAttempt[]);
-    let replace: 'replacement' | 'refill' | 'malformed' | undefined;
-    if (fate.kind === 'scored') {
-      const { scored } = fate;
-      counts.scoredEpisodes += scored.outcomes.length;
-      counts.rewardSum += scored.outcomes.reduce((sum, o) => sum + o.reward, 0);
-      if (scored.informative) counts.informative += 1;
-      else counts.zeroVariance += 1;
-      if (scored.informative || input.keepZeroVarianceGroups) {
-        entry.usable = scored;
-        progress.finished = Math.min(input.groups, (progress.finished ?? 0) + 1);
-      } else replace = 'replacement';
-    } else if (fate.kind === 'infra') {
-      counts.infraGroups += 1;
-      replace = 'refill';
-    } else {
-      malformed.add(entry.taskId);
-      replace = 'malformed';
-    }
-    if (rows.length >= 50) flush();
-    if (replace && entry.generation < input.maxReplacementRounds && !settled() && start(entry.generation + 1)) {
-      if (replace === 'replacement') counts.replacements += 1;
-      if (replace === 'refill') counts.refills += 1;
-    }
-  };
-
-  // Settled: G usable groups with no unfinished group before the last of them in draw order.
-  const settled = (): boolean => {
-    let usable = 0;
-    for (const g of groups) {
-      if (!g.done) return false;
-      if (g.usable && ++usable === target) return true;
-    }
-    return false;
-  };
-
-  for (let i = 0; i < width; i++) if (!start(0)) break;
-  while (running.size > 0) {
-    await Promise.race(running);
-    if (settled()) {
-      for (const g of groups) if (!g.done) g.scope.cancel();
-      await Promise.all(running);
-      break;
-    }
-  }
-  flush();
-  await flushing;
-  const used = groups.flatMap((g) => (g.usable ? [g.usable] : [])).slice(0, target);
-  return { ...counts, used, malformed: [...malformed].sort(), sampler };
+  const stream = new GroupStream(input, resultSet, progress, audit);
+  for (let i = 0; i < width; i++) if (!stream.start(0)) break;
+  await stream.drain();
+  const used = stream.groups.flatMap((g) => (g.usable ? [g.usable] : [])).slice(0, target);
+  return { ...stream.counts, used, malformed: [...stream.malformed].sort(), sampler: stream.sampler };
 }

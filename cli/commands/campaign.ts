@@ -6,14 +6,14 @@ import {
   WorkflowNotFoundError,
   type Client,
 } from '@temporalio/client';
-import { loadConfig } from '../../infra/config.js';
+import { loadConfig } from '../../workers/config.js';
 import { type LoadedConfig } from '../../schemas/config.js';
-import { resolveTrackingDirs } from '../../infra/tracking-dirs.js';
+import { resolveTrackingDirs } from '../../workers/tracking-dirs.js';
 import { UserError } from '../../core/errors.js';
 import { FailureType } from '../../core/failure-types.js';
-import { readJsonConfig } from '../../infra/json-config.js';
+import { readJsonConfig } from '../../workers/json-config.js';
 import { workflowUrl } from '../../infra/stack/temporal.js';
-import { connectClient } from '../../infra/temporal-client.js';
+import { connectClient } from '../../workers/temporal-client.js';
 import { CampaignConfig, type CampaignStatus, type ChildProgress } from '../../schemas/campaign.js';
 import { campaign, statusOf, type CampaignResult } from '../../workflows/campaign.js';
 import {
@@ -26,7 +26,7 @@ import {
   stopAfterStepSignal,
 } from '../../workflows/definitions.js';
 import { CampaignIdKey, StepKey } from '../../workflows/search-attributes.js';
-import { campaignToolSets, checkModel, describeCheck } from '../../wiring/model-check.js';
+import { campaignToolSets, checkModel, describeCheck } from '../model/model-check.js';
 import { preflightInput, type CampaignConfigWithQueues } from '../../workflows/inputs.js';
 import { updatePreflight } from '../../workflows/preflight.js';
 import { parse, printJson, type Command } from '../command.js';

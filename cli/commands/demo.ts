@@ -4,14 +4,15 @@ import { localPathOf } from '../../storage/artifacts.js';
 import { contentHash } from '../../environment/canonical.js';
 import type { LoadedConfig } from '../../schemas/config.js';
 import type { DemoPreset } from '../../schemas/demo.js';
-import { loadConfig } from '../../infra/config.js';
+import { loadConfig } from '../../workers/config.js';
 import { UserError } from '../../core/errors.js';
 import * as stack from '../../infra/stack/index.js';
 import { uiUrl, workflowUrl } from '../../infra/stack/temporal.js';
-import { connectClient } from '../../infra/temporal-client.js';
+import type { Client } from '@temporalio/client';
+import { connectClient } from '../../workers/temporal-client.js';
 import type { CampaignState } from '../../schemas/campaign.js';
 import { parse, printJson, type Command } from '../command.js';
-import { startFleet, type Fleet } from '../demo/fleet.js';
+import { startFleet, type Fleet } from '../../workers/fleet.js';
 import { checkServing, describeServing, type ServingCheck } from '../demo/serving-check.js';
 import {
   campaignConfigOf,
@@ -26,9 +27,9 @@ import { PACK_DEMO_COUNTS, packDemo } from '../demo/pack.js';
 import { compareCampaign, renderComparison } from '../demo/summary.js';
 import { watchCampaign, type PhaseTime } from '../demo/watch.js';
 import { startCampaign } from './campaign.js';
-import { campaignToolSets, checkModel, describeCheck } from '../../wiring/model-check.js';
-import { buildBaseModel } from '../../wiring/base-model.js';
-import { controlPool } from '../../wiring/stores.js';
+import { campaignToolSets, checkModel, describeCheck } from '../model/model-check.js';
+import { buildBaseModel } from '../model/base-model.js';
+import { controlPool } from '../../workers/stores.js';
 import { renderText } from '../../stats/tables/table.js';
 import { unfinishedTable } from '../../stats/unfinished.js';
 import { judgeCampaignUnfinished } from '../demo/unfinished.js';
@@ -105,6 +106,200 @@ async function builtBase(
 
 const seconds = (since: number) => Math.round((performance.now() - since) / 100) / 10;
 
+type Base = { checkpointDir: string; contentHash: string; description: string };
+
+/** One run of the demo: what every part of it reads. */
+interface DemoRun {
+  config: LoadedConfig;
+  preset: DemoPreset;
+  campaignId: string;
+  campaignConfig: ReturnType<typeof campaignConfigOf>;
+  base: Base;
+  client: Client;
+  json: boolean;
+  log: (line: string) => void;
+  phases: PhaseTime[];
+  started: number;
+}
+
+/**
+ * The base model (a given checkpoint, or built), the campaign id it and the preset derive, and the campaign's config
+ * with the prompt format the model check found in the base model's template.
+ */
+async function prepareCampaign(
+  config: LoadedConfig,
+  preset: DemoPreset,
+  options: { checkpoint: string | undefined; tasksDir: string | undefined; fresh: boolean },
+  log: (line: string) => void,
+  phases: PhaseTime[],
+) {
+  const t = performance.now();
+  const base = options.checkpoint
+    ? checkpointBase(options.checkpoint)
+    : await builtBase(config, preset, options.tasksDir, log);
+  phases.push({ phase: 'base model', seconds: seconds(t) });
+  log(`base model: ${base.description} (${seconds(t)} s)`);
+  const derived = derivedCampaignId(preset, base.contentHash);
+  const campaignId = currentCampaignId(config, derived, options.fresh);
+  const campaignConfig = campaignConfigOf(preset, campaignId, base.checkpointDir);
+  const checked = await checkModel(config, base.checkpointDir, {
+    toolSets: await campaignToolSets([campaignConfig.tasks.train, campaignConfig.tasks.eval]),
+  });
+  // the campaign runs with the format the check found in the base model's template, as `campaign start` does
+  if (campaignConfig.policy.kind === 'served') {
+    campaignConfig.policy.client.family = checked.family;
+    campaignConfig.policy.client.controlTokens ??= checked.report.addedTokens;
+  }
+  log(describeCheck(checked));
+  return { base, campaignId, campaignConfig };
+}
+
+/** The fleet of the preset; a resumed campaign's servers serve the policy it last published, not the base model. */
+async function startDemoFleet(run: DemoRun, resuming: boolean, onResumed: (state: CampaignState | null) => void) {
+  const { config, preset, campaignId, campaignConfig, base, client, log } = run;
+  return startFleet(config, {
+    name: campaignId,
+    queues: campaignConfig.taskQueues!,
+    policy: async () => {
+      const existing = resuming ? await campaignStateOf(client, campaignId) : null;
+      onResumed(existing);
+      return existing?.checkpointUri
+        ? { checkpointDir: localPathOf(existing.checkpointUri), version: Number(existing.policyVersion ?? 0) }
+        : { checkpointDir: base.checkpointDir, version: 0 };
+    },
+    port: preset.policyServer.port,
+    servedModelName: SERVED_MODEL_NAME,
+    maxBatchSize: preset.policyServer.maxBatchSize,
+    batchWaitMs: preset.policyServer.batchWaitMs,
+    threads: preset.policyServer.threads,
+    episodeConcurrency: preset.episodeConcurrency,
+    engine: preset.policyServer.engine,
+    ...(preset.policyServer.maxModelLen !== undefined ? { maxModelLen: preset.policyServer.maxModelLen } : {}),
+    vllmArgs: preset.policyServer.vllmArgs,
+    gpuRanks: preset.gpuWorker.ranks,
+    prices: preset.prices,
+    log,
+  });
+}
+
+/**
+ * Starts (or continues) the campaign on the fleet and watches it to its end: undefined when it finished, else the
+ * exit code (130 interrupted, 1 a failed step that waits for replay-step).
+ */
+async function runAndWatch(
+  run: DemoRun,
+  resuming: boolean,
+  interrupted: Promise<'interrupted'>,
+  onFleet: (fleet: Fleet) => void,
+): Promise<number | undefined> {
+  const { config, campaignId, client, json, log, phases } = run;
+  const t = performance.now();
+  let resumed: CampaignState | null = null;
+  onFleet(await startDemoFleet(run, resuming, (state) => (resumed = state)));
+  phases.push({ phase: 'workers', seconds: seconds(t) });
+  const startedNow = await startCampaign(client, config, run.campaignConfig);
+  const existing = resumed as CampaignState | null;
+  log(
+    `${startedNow ? 'started' : 'continuing'} campaign ${campaignId}${existing ? ` at step ${existing.step}, phase ${existing.phase}` : ''}\n  ${workflowUrl(config, campaignId)}`,
+  );
+  const stopWatching = new AbortController();
+  const watching = watchCampaign(client, config, campaignId, {
+    log,
+    isTty: !json && Boolean(process.stdout.isTTY),
+    signal: stopWatching.signal,
+  });
+  const watched = await Promise.race([watching, interrupted]);
+  if (watched === 'interrupted' || watched.final === null) {
+    // The watcher may be mid-query: stop it and let that query fail quietly once the connection closes.
+    stopWatching.abort();
+    watching.catch(() => undefined);
+    log(
+      `\ninterrupted: stopping the workers. The campaign waits in Temporal; run the same command again to continue ${campaignId}.`,
+    );
+    return 130;
+  }
+  phases.push(...watched.phases);
+  if (watched.final.phase === 'step-failed') {
+    const failed = watched.final.failedStep;
+    log(
+      `step ${failed?.step} failed: ${failed?.message}\n  re-run it: finalstate campaign replay-step ${campaignId} ${failed?.step} (with this command running, or its workers)`,
+    );
+    return 1;
+  }
+  return undefined;
+}
+
+/** The finished campaign: base against trained, the report, what stayed unfinished, and the wall time by phase. */
+async function showResult(run: DemoRun, fleet: Fleet | undefined): Promise<number> {
+  const { config, preset, campaignId, client, base, json, log, phases } = run;
+  const state = await campaignStateOf(client, campaignId);
+  // vLLM reports no policy version: what it serves is judged by its log-probs against the trainer's.
+  let serving: ServingCheck | undefined;
+  if (fleet && preset.policyServer.engine === 'vllm' && state.checkpointUri) {
+    const t = performance.now();
+    serving = await checkServing(
+      config,
+      { url: fleet.policyUrl, model: SERVED_MODEL_NAME },
+      { published: localPathOf(state.checkpointUri), base: base.checkpointDir },
+    );
+    phases.push({ phase: 'serving check', seconds: seconds(t) });
+    log(describeServing(serving, state.policyVersion ?? '?'));
+  }
+  const k = run.campaignConfig.evaluation.k;
+  const { comparison, trainedStep } = await compareCampaign(config, campaignId, state, k);
+  const report = await writeCampaignReport(config, campaignId, state);
+  const control = controlPool(config, 1);
+  const unfinished = await judgeCampaignUnfinished(control, campaignId, state.step, preset.unfinished).finally(() =>
+    control.end(),
+  );
+  const total = seconds(run.started);
+  if (json) {
+    printJson({
+      campaignId,
+      url: workflowUrl(config, campaignId),
+      baseModel: base.checkpointDir,
+      trainedStep,
+      steps: state.steps,
+      poolSize: state.pool?.length ?? 0,
+      ...(state.poolHistory ? { poolHistory: state.poolHistory } : {}),
+      phases,
+      totalSeconds: total,
+      report: report.html,
+      comparison,
+      unfinished,
+      ...(serving ? { serving } : {}),
+    });
+  } else {
+    log(`\n${renderComparison(comparison)}`);
+    log(`\n${renderText(unfinishedTable(unfinished, preset.unfinished))}`);
+    log(
+      `\nwall time: ${phases.map((p) => `${p.phase} ${p.seconds.toFixed(0)} s`).join(', ')}; total ${total.toFixed(0)} s`,
+    );
+    log(`report: ${report.html}`);
+    log(
+      `campaign: ${workflowUrl(config, campaignId)} (every episode is an activity in its step's or evaluation's history)`,
+    );
+  }
+  return 0;
+}
+
+/** Whether the campaign is running (resume it), finished (show it) or new; refuses one that ended otherwise. */
+async function campaignStatus(client: Client, campaignId: string) {
+  const { status } = await client.workflow
+    .getHandle(campaignId)
+    .describe()
+    .catch((err: Error) => {
+      if (err.name === 'WorkflowNotFoundError') return { status: null };
+      throw err;
+    });
+  if (status && status.name !== 'RUNNING' && status.name !== 'COMPLETED') {
+    throw new UserError(
+      `finalstate demo: campaign ${campaignId} is ${status.name.toLowerCase()}; see it in the Temporal UI, or start a new one with --fresh`,
+    );
+  }
+  return status;
+}
+
 export const demoCommand: Command = {
   name: 'demo',
   summary: 'run a whole campaign on embedded defaults (probe, select, GRPO, evaluate) and show base vs trained',
@@ -142,152 +337,35 @@ export const demoCommand: Command = {
         `re-probing: every ${preset.campaign.reprobe.everySteps} steps, ${preset.campaign.reprobe.n ?? preset.campaign.probing.n} episodes per candidate`,
       );
 
-    let t = performance.now();
+    const t = performance.now();
     await stack.up(config);
     phases.push({ phase: 'stack', seconds: seconds(t) });
     log(`stack: up (${seconds(t)} s); Temporal UI ${uiUrl(config)}`);
 
-    t = performance.now();
-    const checkpoint = values['base-model'] ?? preset.baseModel.checkpoint;
-    const base = checkpoint ? checkpointBase(checkpoint) : await builtBase(config, preset, pack?.tasksDir, log);
-    phases.push({ phase: 'base model', seconds: seconds(t) });
-    log(`base model: ${base.description} (${seconds(t)} s)`);
-    const derived = derivedCampaignId(preset, base.contentHash);
-    const campaignId = currentCampaignId(config, derived, values.fresh ?? false);
-    const campaignConfig = campaignConfigOf(preset, campaignId, base.checkpointDir);
-    const checked = await checkModel(config, base.checkpointDir, {
-      toolSets: await campaignToolSets([campaignConfig.tasks.train, campaignConfig.tasks.eval]),
-    });
-    // the campaign runs with the format the check found in the base model's template, as `campaign start` does
-    if (campaignConfig.policy.kind === 'served') {
-      campaignConfig.policy.client.family = checked.family;
-      campaignConfig.policy.client.controlTokens ??= checked.report.addedTokens;
-    }
-    log(describeCheck(checked));
+    const prepared = await prepareCampaign(
+      config,
+      preset,
+      {
+        checkpoint: values['base-model'] ?? preset.baseModel.checkpoint,
+        tasksDir: pack?.tasksDir,
+        fresh: values.fresh ?? false,
+      },
+      log,
+      phases,
+    );
     const client = await connectClient(config);
+    const run: DemoRun = { config, preset, ...prepared, client, json, log, phases, started };
     let fleet: Fleet | undefined;
     const interrupted = new Promise<'interrupted'>((resolve) => process.once('SIGINT', () => resolve('interrupted')));
     try {
-      const { status } = await client.workflow
-        .getHandle(campaignId)
-        .describe()
-        .catch((err: Error) => {
-          if (err.name === 'WorkflowNotFoundError') return { status: null };
-          throw err;
-        });
-      if (status && status.name !== 'RUNNING' && status.name !== 'COMPLETED') {
-        throw new UserError(
-          `finalstate demo: campaign ${campaignId} is ${status.name.toLowerCase()}; see it in the Temporal UI, or start a new one with --fresh`,
-        );
-      }
-      let existing: CampaignState | null = null;
+      const status = await campaignStatus(client, run.campaignId);
       if (status?.name === 'COMPLETED')
-        log(`campaign ${campaignId} already finished; showing its result (--fresh starts a new one)`);
+        log(`campaign ${run.campaignId} already finished; showing its result (--fresh starts a new one)`);
       else {
-        t = performance.now();
-        fleet = await startFleet(config, {
-          name: campaignId,
-          queues: campaignConfig.taskQueues!,
-          // A resumed campaign's servers must serve the policy it last published, not the base model.
-          policy: async () => {
-            existing = status ? await campaignStateOf(client, campaignId) : null;
-            return existing?.checkpointUri
-              ? { checkpointDir: localPathOf(existing.checkpointUri), version: Number(existing.policyVersion ?? 0) }
-              : { checkpointDir: base.checkpointDir, version: 0 };
-          },
-          port: preset.policyServer.port,
-          servedModelName: SERVED_MODEL_NAME,
-          maxBatchSize: preset.policyServer.maxBatchSize,
-          batchWaitMs: preset.policyServer.batchWaitMs,
-          threads: preset.policyServer.threads,
-          episodeConcurrency: preset.episodeConcurrency,
-          engine: preset.policyServer.engine,
-          ...(preset.policyServer.maxModelLen !== undefined ? { maxModelLen: preset.policyServer.maxModelLen } : {}),
-          vllmArgs: preset.policyServer.vllmArgs,
-          gpuRanks: preset.gpuWorker.ranks,
-          prices: preset.prices,
-          log,
-        });
-        phases.push({ phase: 'workers', seconds: seconds(t) });
-        const startedNow = await startCampaign(client, config, campaignConfig);
-        const resumed = existing as CampaignState | null;
-        log(
-          `${startedNow ? 'started' : 'continuing'} campaign ${campaignId}${resumed ? ` at step ${resumed.step}, phase ${resumed.phase}` : ''}\n  ${workflowUrl(config, campaignId)}`,
-        );
-        const stopWatching = new AbortController();
-        const watching = watchCampaign(client, config, campaignId, {
-          log,
-          isTty: !json && Boolean(process.stdout.isTTY),
-          signal: stopWatching.signal,
-        });
-        const watched = await Promise.race([watching, interrupted]);
-        if (watched === 'interrupted' || watched.final === null) {
-          // The watcher may be mid-query: stop it and let that query fail quietly once the connection closes.
-          stopWatching.abort();
-          watching.catch(() => undefined);
-          log(
-            `\ninterrupted: stopping the workers. The campaign waits in Temporal; run the same command again to continue ${campaignId}.`,
-          );
-          return 130;
-        }
-        phases.push(...watched.phases);
-        if (watched.final.phase === 'step-failed') {
-          const failed = watched.final.failedStep;
-          log(
-            `step ${failed?.step} failed: ${failed?.message}\n  re-run it: finalstate campaign replay-step ${campaignId} ${failed?.step} (with this command running, or its workers)`,
-          );
-          return 1;
-        }
+        const code = await runAndWatch(run, status !== null, interrupted, (running) => (fleet = running));
+        if (code !== undefined) return code;
       }
-      const state = await campaignStateOf(client, campaignId);
-      // vLLM reports no policy version: what it serves is judged by its log-probs against the trainer's.
-      let serving: ServingCheck | undefined;
-      if (fleet && preset.policyServer.engine === 'vllm' && state.checkpointUri) {
-        t = performance.now();
-        serving = await checkServing(
-          config,
-          { url: fleet.policyUrl, model: SERVED_MODEL_NAME },
-          { published: localPathOf(state.checkpointUri), base: base.checkpointDir },
-        );
-        phases.push({ phase: 'serving check', seconds: seconds(t) });
-        log(describeServing(serving, state.policyVersion ?? '?'));
-      }
-      const k = campaignConfig.evaluation.k;
-      const { comparison, trainedStep } = await compareCampaign(config, campaignId, state, k);
-      const report = await writeCampaignReport(config, campaignId, state);
-      const control = controlPool(config, 1);
-      const unfinished = await judgeCampaignUnfinished(control, campaignId, state.step, preset.unfinished).finally(() =>
-        control.end(),
-      );
-      const total = seconds(started);
-      if (json) {
-        printJson({
-          campaignId,
-          url: workflowUrl(config, campaignId),
-          baseModel: base.checkpointDir,
-          trainedStep,
-          steps: state.steps,
-          poolSize: state.pool?.length ?? 0,
-          ...(state.poolHistory ? { poolHistory: state.poolHistory } : {}),
-          phases,
-          totalSeconds: total,
-          report: report.html,
-          comparison,
-          unfinished,
-          ...(serving ? { serving } : {}),
-        });
-      } else {
-        log(`\n${renderComparison(comparison)}`);
-        log(`\n${renderText(unfinishedTable(unfinished, preset.unfinished))}`);
-        log(
-          `\nwall time: ${phases.map((p) => `${p.phase} ${p.seconds.toFixed(0)} s`).join(', ')}; total ${total.toFixed(0)} s`,
-        );
-        log(`report: ${report.html}`);
-        log(
-          `campaign: ${workflowUrl(config, campaignId)} (every episode is an activity in its step's or evaluation's history)`,
-        );
-      }
-      return 0;
+      return await showResult(run, fleet);
     } finally {
       await fleet?.stop();
       await client.connection.close();

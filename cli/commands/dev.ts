@@ -1,4 +1,4 @@
-import { loadConfig } from '../../infra/config.js';
+import { loadConfig } from '../../workers/config.js';
 import { UserError } from '../../core/errors.js';
 import * as stack from '../../infra/stack/index.js';
 import { uiUrl } from '../../infra/stack/temporal.js';

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { loadConfig } from '../../infra/config.js';
+import { loadConfig } from '../../workers/config.js';
 import { UserError } from '../../core/errors.js';
 import { episodeView } from '../../runtime/episode/audit/episode-view.js';
 import { renderEpisodeHtml } from '../../runtime/episode/audit/render-html.js';
@@ -10,7 +10,7 @@ import { FinishReason } from '../../schemas/episode.js';
 import { renderText } from '../../stats/tables/table.js';
 import { parse, printJson, type Command } from '../command.js';
 import { integerOption } from '../number-option.js';
-import { controlPool } from '../../wiring/stores.js';
+import { controlPool } from '../../workers/stores.js';
 
 const usage = `finalstate episode show ID [--json] [--full] [--html FILE]
 finalstate episode list [--campaign ID] [--step N] [--task ID] [--trial N] [--reward 0|1]

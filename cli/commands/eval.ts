@@ -1,8 +1,8 @@
-import { loadConfig } from '../../infra/config.js';
+import { loadConfig } from '../../workers/config.js';
 import { UserError } from '../../core/errors.js';
-import { readJsonConfig } from '../../infra/json-config.js';
+import { readJsonConfig } from '../../workers/json-config.js';
 import { workflowUrl } from '../../infra/stack/temporal.js';
-import { connectClient } from '../../infra/temporal-client.js';
+import { connectClient } from '../../workers/temporal-client.js';
 import { isDeepStrictEqual } from 'node:util';
 import { EvaluationConfig } from '../../schemas/campaign.js';
 import { PolicyClientConfig } from '../../schemas/clients.js';

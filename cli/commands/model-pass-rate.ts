@@ -1,9 +1,9 @@
 import path from 'node:path';
 import { readTaskSets } from '../../environment/task-set.js';
-import { loadConfig } from '../../infra/config.js';
+import { loadConfig } from '../../workers/config.js';
 import { UserError } from '../../core/errors.js';
 import { fromRoot } from '../../core/paths.js';
-import { createEpisodeRuntime } from '../../wiring/episode-runtime.js';
+import { createEpisodeRuntime } from '../../workers/episode-runtime.js';
 import { EpisodeRequest } from '../../schemas/episode.js';
 import { Profile, Split } from '../../schemas/task.js';
 import { parse, printJson } from '../command.js';

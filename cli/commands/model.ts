@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { UserError } from '../../core/errors.js';
-import { loadConfig } from '../../infra/config.js';
-import { buildBaseModel, DEFAULT_EXTRA_SEEDS } from '../../wiring/base-model.js';
-import { importModel } from '../../wiring/model-import.js';
+import { loadConfig } from '../../workers/config.js';
+import { buildBaseModel, DEFAULT_EXTRA_SEEDS } from '../model/base-model.js';
+import { importModel } from '../model/model-import.js';
 import { ModelAsset } from '../../schemas/model-import.js';
 import { parse, printJson, type Command } from '../command.js';
 import { integerOption, numberOption } from '../number-option.js';

@@ -3,10 +3,10 @@ import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import { readResultSet } from '../../storage/results.js';
 import { localPathOf } from '../../storage/artifacts.js';
-import { loadConfig } from '../../infra/config.js';
+import { loadConfig } from '../../workers/config.js';
 import { type LoadedConfig } from '../../schemas/config.js';
 import { UserError } from '../../core/errors.js';
-import { connectClient } from '../../infra/temporal-client.js';
+import { connectClient } from '../../workers/temporal-client.js';
 import type { CampaignState } from '../../schemas/campaign.js';
 import { FrozenPool } from '../../schemas/results.js';
 import { writeEpisodePages } from '../../runtime/episode/audit/episode-pages.js';
@@ -16,7 +16,7 @@ import { writeReport } from '../../stats/report/index.js';
 import type { CampaignResult } from '../../workflows/campaign.js';
 import { stateQuery } from '../../workflows/definitions.js';
 import { parse, printJson, type Command } from '../command.js';
-import { controlPool } from '../../wiring/stores.js';
+import { controlPool } from '../../workers/stores.js';
 
 const usage = `finalstate report ID [--out DIR] [--json]
 

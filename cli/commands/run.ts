@@ -1,10 +1,10 @@
 import path from 'node:path';
 import { readTaskSets } from '../../environment/task-set.js';
-import { loadConfig } from '../../infra/config.js';
+import { loadConfig } from '../../workers/config.js';
 import { UserError } from '../../core/errors.js';
 import { fromRoot } from '../../core/paths.js';
 import { EpisodeStore } from '../../runtime/episode/episode-store.js';
-import { createEpisodeRuntime } from '../../wiring/episode-runtime.js';
+import { createEpisodeRuntime } from '../../workers/episode-runtime.js';
 import { formatTranscript } from '../../runtime/episode/transcript.js';
 import { PolicyClientConfig } from '../../schemas/clients.js';
 import { EpisodeRequest, type PolicyRef } from '../../schemas/episode.js';

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { loadConfig } from '../../infra/config.js';
+import { loadConfig } from '../../workers/config.js';
 import { UserError } from '../../core/errors.js';
 import { fromRoot } from '../../core/paths.js';
 import { EnvironmentBackend } from '../../environment/backend.js';
@@ -17,7 +17,7 @@ import {
   servedProfiles,
 } from '../../environment/invariants.js';
 import { type DomainRegistry } from '../../environment/registry.js';
-import { defaultRegistry } from '../../wiring/registry.js';
+import { defaultRegistry } from '../../workers/registry.js';
 import { builtInTaskDirs } from '../../domains/index.js';
 import { readTaskSets, writeTaskSet } from '../../environment/task-set.js';
 import { validateTaskSetFile } from '../../environment/task-validation.js';
@@ -157,6 +157,148 @@ async function generate(values: {
   return 0;
 }
 
+function listTasks(tasks: Task[], json: boolean): number {
+  const rows = tasks.map((t) => ({
+    id: t.id,
+    domain: t.domain,
+    split: t.split,
+    profile: t.profile,
+    tags: t.tags,
+  }));
+  if (json) printJson(rows);
+  else for (const r of rows) console.log(`${r.id}  ${r.domain}/${r.split}/${r.profile}  [${r.tags.join(', ')}]`);
+  return 0;
+}
+
+function showTask(id: string | undefined, allTasks: () => Task[], dir: string, json: boolean): number {
+  if (!id) throw new UserError('finalstate tasks show: give a task id');
+  const task = allTasks().find((t) => t.id === id);
+  if (!task) throw new UserError(`finalstate tasks show: no task ${id} in ${dir}`);
+  if (json) printJson(task);
+  else console.log(JSON.stringify(task, null, 2));
+  return 0;
+}
+
+/** One task-set file against the schemas and the domain, its golden calls replayed. */
+async function validateTaskSet(file: string | undefined, json: boolean): Promise<number> {
+  if (!file) throw new UserError('finalstate tasks validate: give a task-set file (.jsonl)');
+  const env = await environment();
+  try {
+    const set = await validateTaskSetFile(file, env.backend, env.expected);
+    if (json) printJson({ file, valid: true, tasks: set.tasks.length });
+    else console.log(`${file}: ${set.tasks.length} tasks valid (golden calls replayed)`);
+    return 0;
+  } finally {
+    await env.backend.close();
+  }
+}
+
+/** Plays each selected task with the oracle, the no-op agent and its mutations; 1 when any did not grade as expected. */
+async function verifyTasksOf(
+  allTasks: () => Task[],
+  values: { domain?: string; split?: string; profile?: string; concurrency: string; json: boolean },
+): Promise<number> {
+  const env = await environment();
+  try {
+    const tasks = filterTasks(allTasks(), values);
+    const concurrency = Number(values.concurrency);
+    if (!Number.isInteger(concurrency) || concurrency < 1)
+      throw new UserError(
+        `finalstate tasks verify: --concurrency must be a positive integer, got ${values.concurrency}`,
+      );
+    const started = performance.now();
+    const elapsed = () => Math.round((performance.now() - started) / 1000);
+    if (!values.json)
+      console.error(
+        `verifying ${tasks.length} task(s), ${concurrency} at once: the oracle, the no-op agent and up to 3 mutations each${tasks.length > 100 ? ' (minutes; --count 8 at generate while iterating)' : ''}`,
+      );
+    const report = await verifyTasks(env.backend, env.expected, tasks, {
+      concurrency,
+      onProgress: (done) => {
+        if (!values.json && process.stderr.isTTY) process.stderr.write(`\r${done}/${tasks.length} (${elapsed()} s)`);
+      },
+    });
+    if (!values.json && process.stderr.isTTY) process.stderr.write('\n');
+    const { problems, duplicatesAbsorbed, ...counts } = report;
+    for (const p of problems) console.error(`${p.taskId} ${p.agent}: ${p.message}`);
+    if (duplicatesAbsorbed.length)
+      console.error(
+        `note: the tools reject every duplicated write of ${duplicatesAbsorbed.length} task(s), so they have no duplicate mutation: ${duplicatesAbsorbed.join(', ')}`,
+      );
+    if (values.json) printJson(counts);
+    else {
+      console.log(
+        `tasks ${counts.tasks}: oracle ${counts.oracle.passed}/${counts.oracle.total}, no-op passed ${counts.noop.passed} (read-only ${counts.noop.readOnly}), mutations failed as expected ${counts.mutations.failedAsExpected}/${counts.mutations.total} (${elapsed()} s)`,
+      );
+    }
+    return problems.length ? 1 : 0;
+  } finally {
+    await env.backend.close();
+  }
+}
+
+/** Samples generated tasks of the selected packs against their invariants; 1 when any is violated. */
+async function checkInvariants(values: {
+  domain?: string;
+  profile?: string;
+  count?: string;
+  seed?: string;
+  json: boolean;
+}): Promise<number> {
+  const registry = await defaultRegistry();
+  const count = integerFlag('check', 'count', values.count ?? '2000', 1);
+  const seed = integerFlag('check', 'seed', values.seed ?? '1');
+  if (values.profile !== undefined && !Profile.safeParse(values.profile).success)
+    throw new UserError(`finalstate tasks check: --profile must be full or mini, got ${values.profile}`);
+  const samples = selectedDomains(registry, values.domain).map((domain) =>
+    sampleInvariants(domain, {
+      seeds: [seed, seed + 1],
+      count,
+      ...(values.profile ? { profiles: [Profile.parse(values.profile)] } : {}),
+    }),
+  );
+  const violations = samples.reduce((n, s) => n + s.violations.length, 0);
+  if (values.json)
+    printJson(
+      samples.map((s) => ({
+        domain: s.domain,
+        tasks: s.tasks,
+        invariants: s.invariants,
+        turnedOff: s.turnedOff,
+        violations: s.violations.length,
+        results: s.results,
+      })),
+    );
+  else
+    for (const s of samples) {
+      console.log(
+        `${s.domain}: ${s.tasks.toLocaleString('en-US')} generated tasks (${count.toLocaleString('en-US')} per seed, split and profile), ${s.invariants.length} invariant(s), ${s.violations.length.toLocaleString('en-US')} violation(s)`,
+      );
+      for (const line of describeInvariantResults(s.results)) console.log(line);
+      for (const off of s.turnedOff)
+        console.log(`  off  ${off.name} (built-in), turned off by the pack: ${off.reason}`);
+    }
+  return violations ? 1 : 0;
+}
+
+/** Drops the episode databases and roles left behind longer than --ttl-minutes. */
+async function sweepLeaked(values: { 'ttl-minutes': string; json: boolean }): Promise<number> {
+  const ttl = Number(values['ttl-minutes']);
+  if (!Number.isFinite(ttl) || ttl < 0)
+    throw new UserError(
+      `finalstate tasks janitor: --ttl-minutes must be a non-negative number, got ${values['ttl-minutes']}`,
+    );
+  const env = await environment();
+  try {
+    const report = await sweepLeakedEpisodes(env.backend.admin, { ttlMs: ttl * 60_000 });
+    if (values.json) printJson(report);
+    else console.log(`dropped ${report.droppedDatabases.length} database(s), ${report.droppedRoles.length} role(s)`);
+    return 0;
+  } finally {
+    await env.backend.close();
+  }
+}
+
 /** Tasks per set that `tasks generate` writes without --count. */
 const DEFAULT_GENERATE_COUNT = 300;
 
@@ -198,136 +340,20 @@ export const tasksCommand: Command = {
     const dir = dirs.join(', ');
     const allTasks = () => dirs.flatMap((d) => readTaskSets(d)).flatMap((s) => s.tasks);
     switch (positionals[0]) {
-      case 'list': {
-        const tasks = filterTasks(allTasks(), values);
-        const rows = tasks.map((t) => ({
-          id: t.id,
-          domain: t.domain,
-          split: t.split,
-          profile: t.profile,
-          tags: t.tags,
-        }));
-        if (values.json) printJson(rows);
-        else for (const r of rows) console.log(`${r.id}  ${r.domain}/${r.split}/${r.profile}  [${r.tags.join(', ')}]`);
-        return 0;
-      }
-      case 'show': {
-        const id = positionals[1];
-        if (!id) throw new UserError('finalstate tasks show: give a task id');
-        const task = allTasks().find((t) => t.id === id);
-        if (!task) throw new UserError(`finalstate tasks show: no task ${id} in ${dir}`);
-        if (values.json) printJson(task);
-        else console.log(JSON.stringify(task, null, 2));
-        return 0;
-      }
-      case 'validate': {
-        const file = positionals[1];
-        if (!file) throw new UserError('finalstate tasks validate: give a task-set file (.jsonl)');
-        const env = await environment();
-        try {
-          const set = await validateTaskSetFile(file, env.backend, env.expected);
-          if (values.json) printJson({ file, valid: true, tasks: set.tasks.length });
-          else console.log(`${file}: ${set.tasks.length} tasks valid (golden calls replayed)`);
-          return 0;
-        } finally {
-          await env.backend.close();
-        }
-      }
-      case 'verify': {
-        const env = await environment();
-        try {
-          const tasks = filterTasks(allTasks(), values);
-          const concurrency = Number(values.concurrency);
-          if (!Number.isInteger(concurrency) || concurrency < 1)
-            throw new UserError(
-              `finalstate tasks verify: --concurrency must be a positive integer, got ${values.concurrency}`,
-            );
-          const started = performance.now();
-          const elapsed = () => Math.round((performance.now() - started) / 1000);
-          if (!values.json)
-            console.error(
-              `verifying ${tasks.length} task(s), ${concurrency} at once: the oracle, the no-op agent and up to 3 mutations each${tasks.length > 100 ? ' (minutes; --count 8 at generate while iterating)' : ''}`,
-            );
-          const report = await verifyTasks(env.backend, env.expected, tasks, {
-            concurrency,
-            onProgress: (done) => {
-              if (!values.json && process.stderr.isTTY)
-                process.stderr.write(`\r${done}/${tasks.length} (${elapsed()} s)`);
-            },
-          });
-          if (!values.json && process.stderr.isTTY) process.stderr.write('\n');
-          const { problems, duplicatesAbsorbed, ...counts } = report;
-          for (const p of problems) console.error(`${p.taskId} ${p.agent}: ${p.message}`);
-          if (duplicatesAbsorbed.length)
-            console.error(
-              `note: the tools reject every duplicated write of ${duplicatesAbsorbed.length} task(s), so they have no duplicate mutation: ${duplicatesAbsorbed.join(', ')}`,
-            );
-          if (values.json) printJson(counts);
-          else {
-            console.log(
-              `tasks ${counts.tasks}: oracle ${counts.oracle.passed}/${counts.oracle.total}, no-op passed ${counts.noop.passed} (read-only ${counts.noop.readOnly}), mutations failed as expected ${counts.mutations.failedAsExpected}/${counts.mutations.total} (${elapsed()} s)`,
-            );
-          }
-          return problems.length ? 1 : 0;
-        } finally {
-          await env.backend.close();
-        }
-      }
+      case 'list':
+        return listTasks(filterTasks(allTasks(), values), values.json);
+      case 'show':
+        return showTask(positionals[1], allTasks, dir, values.json);
+      case 'validate':
+        return validateTaskSet(positionals[1], values.json);
+      case 'verify':
+        return verifyTasksOf(allTasks, values);
       case 'generate':
         return generate(values);
-      case 'check': {
-        const registry = await defaultRegistry();
-        const count = integerFlag('check', 'count', values.count ?? '2000', 1);
-        const seed = integerFlag('check', 'seed', values.seed ?? '1');
-        if (values.profile !== undefined && !Profile.safeParse(values.profile).success)
-          throw new UserError(`finalstate tasks check: --profile must be full or mini, got ${values.profile}`);
-        const samples = selectedDomains(registry, values.domain).map((domain) =>
-          sampleInvariants(domain, {
-            seeds: [seed, seed + 1],
-            count,
-            ...(values.profile ? { profiles: [Profile.parse(values.profile)] } : {}),
-          }),
-        );
-        const violations = samples.reduce((n, s) => n + s.violations.length, 0);
-        if (values.json)
-          printJson(
-            samples.map((s) => ({
-              domain: s.domain,
-              tasks: s.tasks,
-              invariants: s.invariants,
-              turnedOff: s.turnedOff,
-              violations: s.violations.length,
-              results: s.results,
-            })),
-          );
-        else
-          for (const s of samples) {
-            console.log(
-              `${s.domain}: ${s.tasks.toLocaleString('en-US')} generated tasks (${count.toLocaleString('en-US')} per seed, split and profile), ${s.invariants.length} invariant(s), ${s.violations.length.toLocaleString('en-US')} violation(s)`,
-            );
-            for (const line of describeInvariantResults(s.results)) console.log(line);
-            for (const off of s.turnedOff)
-              console.log(`  off  ${off.name} (built-in), turned off by the pack: ${off.reason}`);
-          }
-        return violations ? 1 : 0;
-      }
-      case 'janitor': {
-        const ttl = Number(values['ttl-minutes']);
-        if (!Number.isFinite(ttl) || ttl < 0)
-          throw new UserError(
-            `finalstate tasks janitor: --ttl-minutes must be a non-negative number, got ${values['ttl-minutes']}`,
-          );
-        const env = await environment();
-        try {
-          const report = await sweepLeakedEpisodes(env.backend.admin, { ttlMs: ttl * 60_000 });
-          if (values.json) printJson(report);
-          else
-            console.log(`dropped ${report.droppedDatabases.length} database(s), ${report.droppedRoles.length} role(s)`);
-          return 0;
-        } finally {
-          await env.backend.close();
-        }
-      }
+      case 'check':
+        return checkInvariants(values);
+      case 'janitor':
+        return sweepLeaked(values);
       case 'serve-mcp':
         return serveMcp(values, dir, allTasks);
       default:

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { contentHash } from '../../environment/canonical.js';
 import type { LoadedConfig } from '../../schemas/config.js';
 import { UserError } from '../../core/errors.js';
-import { readJsonConfig } from '../../infra/json-config.js';
+import { readJsonConfig } from '../../workers/json-config.js';
 import { fromRoot } from '../../core/paths.js';
 import { CampaignConfig, ReprobeConfig, type TaskSource } from '../../schemas/campaign.js';
 import { DemoPreset } from '../../schemas/demo.js';

@@ -5,7 +5,7 @@ import { compareResults, type Comparison } from '../../stats/compare.js';
 import { comparisonBreakdownTables, comparisonTable, flipsTable } from '../../stats/tables/layouts.js';
 import { renderText } from '../../stats/tables/table.js';
 import { baseAndTrainedEvaluations } from '../commands/report.js';
-import { controlPool } from '../../wiring/stores.js';
+import { controlPool } from '../../workers/stores.js';
 
 /** Base policy (the evaluation before step 1) against the last evaluated policy, on the eval split. */
 export async function compareCampaign(

@@ -3,7 +3,7 @@ import type { EnvironmentBackend } from '../../environment/backend.js';
 import type { DatabaseEpisodeRunner } from './episode-runner.js';
 import type { TaskCatalog } from './task-catalog.js';
 
-/** What an episode needs around the runner: built from the stack config by wiring/episode-runtime.ts. */
+/** What an episode needs around the runner: built from the stack config by workers/episode-runtime.ts. */
 export interface EpisodeRuntime {
   runner: DatabaseEpisodeRunner;
   backend: EnvironmentBackend;

@@ -7,7 +7,7 @@ import { campaignStatus, startCampaign } from '../../cli/commands/campaign.js';
 import { campaignStateOf } from '../../cli/commands/report.js';
 import { localPathOf } from '../../storage/artifacts.js';
 import type { LoadedConfig } from '../../schemas/config.js';
-import { connectClient } from '../../infra/temporal-client.js';
+import { connectClient } from '../../workers/temporal-client.js';
 import { fromRoot } from '../../core/paths.js';
 import type { CampaignConfig, CampaignState } from '../../schemas/campaign.js';
 import { EpisodeLimits } from '../../schemas/episode.js';

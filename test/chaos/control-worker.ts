@@ -1,4 +1,4 @@
-import { loadConfig } from '../../infra/config.js';
+import { loadConfig } from '../../workers/config.js';
 import { startControlWorker } from '../../workers/control.js';
 import { sharedWorkflowBundle } from '../../testkit/pipeline/bundle.js';
 

@@ -1,5 +1,5 @@
-import { loadConfig } from '../../infra/config.js';
-import { createEpisodeRuntime } from '../../wiring/episode-runtime.js';
+import { loadConfig } from '../../workers/config.js';
+import { createEpisodeRuntime } from '../../workers/episode-runtime.js';
 import { startEpisodeWorker } from '../../workers/episodes.js';
 import { captureBeforeTeardown, ensureFinalStatesTable } from './final-states.js';
 

@@ -2,7 +2,7 @@ import pg from 'pg';
 import type { Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { EnvironmentBackend, type Episode } from '../../environment/backend.js';
-import { defaultRegistry } from '../../wiring/registry.js';
+import { defaultRegistry } from '../../workers/registry.js';
 import { takeSnapshot, snapshotHash } from '../../environment/snapshot.js';
 import { EpisodeToolExecutor } from '../../environment/tool-executor.js';
 import type { LoadedConfig } from '../../schemas/config.js';

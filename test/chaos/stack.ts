@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { loadConfig } from '../../infra/config.js';
+import { loadConfig } from '../../workers/config.js';
 import { type LoadedConfig } from '../../schemas/config.js';
 import * as stack from '../../infra/stack/index.js';
 import { startLocal, stopLocal } from '../../infra/stack/postgres.js';

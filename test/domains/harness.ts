@@ -10,7 +10,7 @@ import { after, before } from 'node:test';
 import pg from 'pg';
 import { z } from 'zod';
 import type { DomainDefinition, ToolContext } from '../../environment/domain.js';
-import { loadConfig } from '../../infra/config.js';
+import { loadConfig } from '../../workers/config.js';
 import { type LoadedConfig } from '../../schemas/config.js';
 import { withClient } from '../../infra/stack/postgres.js';
 import { connectionConfig } from '../../environment/connection.js';

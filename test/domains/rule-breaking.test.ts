@@ -4,12 +4,12 @@ import { after, before, describe, test } from 'node:test';
 import { fromRoot } from '../../core/paths.js';
 import { builtInTaskDirs, domains } from '../../domains/index.js';
 import { readTaskSet } from '../../environment/task-set.js';
-import { loadConfig } from '../../infra/config.js';
+import { loadConfig } from '../../workers/config.js';
 import { ruleBreakingPlan, ruleBreakingProblem } from '../../runtime/demonstrations/rule-breaking.js';
 import { EpisodeStore } from '../../runtime/episode/episode-store.js';
 import type { EpisodeRuntime } from '../../runtime/episode/runtime.js';
 import { EpisodeRequest } from '../../schemas/episode.js';
-import { createEpisodeRuntime } from '../../wiring/episode-runtime.js';
+import { createEpisodeRuntime } from '../../workers/episode-runtime.js';
 import { uniqueName } from '../helpers/index.js';
 
 // Every pack's rule-breaking paths, played as real oracle episodes on its shipped training tasks: each call must be

@@ -5,8 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { fromRoot } from '../../core/paths.js';
-import { connectClient } from '../../infra/temporal-client.js';
-import { loadConfig } from '../../infra/config.js';
+import { connectClient } from '../../workers/temporal-client.js';
+import { loadConfig } from '../../workers/config.js';
 import type { CampaignResult } from '../../workflows/campaign.js';
 
 // Follows docs/domain-packs.md from scratch, as a new user would, in a fresh temporary directory outside the

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { loadConfig } from '../../infra/config.js';
+import { loadConfig } from '../../workers/config.js';
 import { durabilitySettings, isManaged, withClient } from '../../infra/stack/postgres.js';
 
 // The embedded cluster trades machine-crash durability for provisioning speed unless postgres.durable is set.

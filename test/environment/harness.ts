@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import http from 'node:http';
 import type pg from 'pg';
 import { fromRoot } from '../../core/paths.js';
-import { loadConfig } from '../../infra/config.js';
+import { loadConfig } from '../../workers/config.js';
 import { EnvironmentBackend, type BackendOptions } from '../../environment/backend.js';
 import { ExpectedStates } from '../../environment/expected-state.js';
 import { DomainRegistry } from '../../environment/registry.js';

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { loadConfig } from '../../infra/config.js';
+import { loadConfig } from '../../workers/config.js';
 import { withClient } from '../../infra/stack/postgres.js';
 import type { Episode } from '../../environment/backend.js';
 import { EpisodeMcpClient } from '../../environment/mcp-client.js';

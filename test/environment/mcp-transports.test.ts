@@ -6,7 +6,7 @@ import path from 'node:path';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { withClient } from '../../infra/stack/postgres.js';
-import { loadConfig } from '../../infra/config.js';
+import { loadConfig } from '../../workers/config.js';
 import { fromRoot } from '../../core/paths.js';
 import { EpisodeMcpClient } from '../../environment/mcp-client.js';
 import { episodeNames } from '../../environment/naming.js';

@@ -15,10 +15,10 @@ import {
 } from '../../environment/domain.js';
 import { connectEpisodeTools } from '../../environment/episode-tools.js';
 import { DomainRegistry } from '../../environment/registry.js';
-import { defaultRegistry } from '../../wiring/registry.js';
+import { defaultRegistry } from '../../workers/registry.js';
 import { checkTaskAgainstDomain } from '../../environment/task-validation.js';
 import { verifyTasks } from '../../environment/verify.js';
-import { loadConfig } from '../../infra/config.js';
+import { loadConfig } from '../../workers/config.js';
 import { fromRoot } from '../../core/paths.js';
 import { fixtureHelpdeskDomain } from '../fixtures/fixture-helpdesk-domain.js';
 import { fixtureEnvironment, fixtureModule, fixtureTask, uniqueEpisodeId } from './harness.js';

@@ -2,7 +2,7 @@ import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { withClient } from '../../infra/stack/postgres.js';
-import { loadConfig } from '../../infra/config.js';
+import { loadConfig } from '../../workers/config.js';
 import { connectionConfig } from '../../environment/connection.js';
 import { EnvironmentBackend, type Episode } from '../../environment/backend.js';
 import type { DomainDefinition } from '../../environment/domain.js';

@@ -2,7 +2,7 @@ import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { z } from 'zod';
-import { loadConfig } from '../../infra/config.js';
+import { loadConfig } from '../../workers/config.js';
 import { type LoadedConfig } from '../../schemas/config.js';
 import { connectionConfig } from '../../environment/connection.js';
 import { EnvironmentBackend } from '../../environment/backend.js';

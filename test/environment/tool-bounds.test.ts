@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import pg from 'pg';
 import { z } from 'zod';
 import { InfrastructureError } from '../../core/errors.js';
-import { loadConfig } from '../../infra/config.js';
+import { loadConfig } from '../../workers/config.js';
 import { type LoadedConfig } from '../../schemas/config.js';
 import { connectionConfig } from '../../environment/connection.js';
 import { EnvironmentBackend, type Episode } from '../../environment/backend.js';

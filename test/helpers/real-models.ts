@@ -6,8 +6,8 @@ import { fromRoot } from '../../core/paths.js';
 import type { Tokenizer } from '../../runtime/trajectory/tokenizer.js';
 import type { LoadedConfig } from '../../schemas/config.js';
 import type { ModelImportResult } from '../../schemas/model-import.js';
-import { importModel } from '../../wiring/model-import.js';
-import { runPythonModule } from '../../wiring/python-module.js';
+import { importModel } from '../../cli/model/model-import.js';
+import { runPythonModule } from '../../infra/python-module.js';
 
 /*
  * The real parts the interpreter is tested against: SmolLM2-135M-Instruct imported from the GGUF the PyPI package

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fromRoot } from '../../core/paths.js';
-import { loadConfig } from '../../infra/config.js';
+import { loadConfig } from '../../workers/config.js';
 import { sleep } from '../../infra/stack/process.js';
 import { startVllm, vllmPython, type VllmServer } from '../../infra/vllm-server.js';
 import { defaultPublishOptions, publishCheckpoint } from '../../runtime/clients/policy-admin.js';

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { loadConfig } from '../../infra/config.js';
+import { loadConfig } from '../../workers/config.js';
 import { InfrastructureError } from '../../core/errors.js';
 import { withClient } from '../../infra/stack/postgres.js';
 import { EpisodeStore } from '../../runtime/episode/episode-store.js';
 import { policyFor } from '../../runtime/episode/episode-runner.js';
 import { type EpisodeRuntime } from '../../runtime/episode/runtime.js';
-import { createEpisodeRuntime } from '../../wiring/episode-runtime.js';
+import { createEpisodeRuntime } from '../../workers/episode-runtime.js';
 import { EpisodeRequest } from '../../schemas/episode.js';
 import type { Task } from '../../schemas/task.js';
 import { uniqueName } from '../helpers/index.js';

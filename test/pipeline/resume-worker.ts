@@ -1,7 +1,7 @@
-import { loadConfig } from '../../infra/config.js';
+import { loadConfig } from '../../workers/config.js';
 import { policyFor } from '../../runtime/episode/episode-runner.js';
 import type { EpisodeRunner } from '../../runtime/episode/runner.js';
-import { createEpisodeRuntime } from '../../wiring/episode-runtime.js';
+import { createEpisodeRuntime } from '../../workers/episode-runtime.js';
 import { startEpisodeWorker } from '../../workers/episodes.js';
 import { SlowedPolicy, sleep } from '../../testkit/pipeline/slowed-policy.js';
 

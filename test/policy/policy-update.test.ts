@@ -7,7 +7,7 @@ import { after, before, test } from 'node:test';
 import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
 import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
 import { NativeConnection, Worker } from '@temporalio/worker';
-import { loadConfig } from '../../infra/config.js';
+import { loadConfig } from '../../workers/config.js';
 import { checkHfCheckpoint } from '../../storage/hf-checkpoint.js';
 import { fromRoot } from '../../core/paths.js';
 import { PolicyUpdateResult, TrainingBatch, type PolicyUpdateInput } from '../../schemas/training.js';

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import pg from 'pg';
 import { postgresUnreachable } from '../../cli/postgres-unreachable.js';
 import { InfrastructureError } from '../../core/errors.js';
-import { loadConfig } from '../../infra/config.js';
+import { loadConfig } from '../../workers/config.js';
 import { freePort, inBatches, runCliAsync, type CliResult } from '../helpers/index.js';
 
 // Finding 14 of issue 25: whatever is wrong with DATABASE_URL (nothing listening, a wrong password, a host name that

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import pg from 'pg';
-import { loadConfig } from '../../infra/config.js';
+import { loadConfig } from '../../workers/config.js';
 import { ensureControlDatabase, hbaConf, startLocal, stopLocal, withClient } from '../../infra/stack/postgres.js';
 import { superuserPasswordFile } from '../../environment/superuser-password.js';
 import { freePort } from '../helpers/index.js';

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { ConfigError, loadConfig } from '../../infra/config.js';
+import { ConfigError, loadConfig } from '../../workers/config.js';
 
 function tempRoot(config?: unknown): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'finalstate-config-'));

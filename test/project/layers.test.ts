@@ -19,7 +19,6 @@ const LAYERS: Record<string, number> = {
   activities: 4,
   infra: 4,
   workflows: 5,
-  wiring: 5,
   workers: 6,
   cli: 7,
   testkit: 8,

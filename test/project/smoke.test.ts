@@ -2,12 +2,13 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
-import { loadConfig } from '../../infra/config.js';
+import { loadConfig } from '../../workers/config.js';
 import { fromRoot } from '../../core/paths.js';
 import { connectionConfig } from '../../environment/connection.js';
-import { connectClient } from '../../infra/temporal-client.js';
+import { connectClient } from '../../workers/temporal-client.js';
 import { crossLanguageSmokeWorkflow, smokeWorkflow } from '../../workflows/smoke.js';
-import { startControlWorker, type RunningWorker } from '../../workers/control.js';
+import { startControlWorker } from '../../workers/control.js';
+import type { RunningWorker } from '../../workers/temporal-worker.js';
 import { startProcess, uniqueName } from '../helpers/index.js';
 
 const config = loadConfig();

@@ -4,8 +4,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { checkModel } from '../../wiring/model-check.js';
-import { loadConfig } from '../../infra/config.js';
+import { checkModel } from '../../cli/model/model-check.js';
+import { loadConfig } from '../../workers/config.js';
 import { UserError } from '../../core/errors.js';
 import { fromRoot } from '../../core/paths.js';
 

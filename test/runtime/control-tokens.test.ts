@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { loadConfig } from '../../infra/config.js';
+import { loadConfig } from '../../workers/config.js';
 import { fromRoot } from '../../core/paths.js';
 import { PolicyClient } from '../../runtime/clients/policy-client.js';
 import { type EpisodeRuntime } from '../../runtime/episode/runtime.js';
-import { createEpisodeRuntime } from '../../wiring/episode-runtime.js';
+import { createEpisodeRuntime } from '../../workers/episode-runtime.js';
 import { qwen3Renderer } from '../../runtime/interpreter/index.js';
 import { CompletionsAgentPolicy } from '../../runtime/policy/completions-policy.js';
 import { observationPieces } from '../../runtime/trajectory/builder.js';

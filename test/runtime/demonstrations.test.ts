@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { readTaskSets } from '../../environment/task-set.js';
-import { loadConfig } from '../../infra/config.js';
+import { loadConfig } from '../../workers/config.js';
 import { fromRoot } from '../../core/paths.js';
 import {
   generatedTrainingSets,
@@ -13,7 +13,7 @@ import {
 } from '../../runtime/demonstrations/demonstrations.js';
 import { EpisodeStore } from '../../runtime/episode/episode-store.js';
 import { type EpisodeRuntime } from '../../runtime/episode/runtime.js';
-import { createEpisodeRuntime } from '../../wiring/episode-runtime.js';
+import { createEpisodeRuntime } from '../../workers/episode-runtime.js';
 import { qwen3Renderer } from '../../runtime/interpreter/index.js';
 import { SftDemonstration } from '../../schemas/training.js';
 import { EpisodeRequest } from '../../schemas/episode.js';

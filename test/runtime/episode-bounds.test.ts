@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import { InfrastructureError } from '../../core/errors.js';
-import { loadConfig } from '../../infra/config.js';
+import { loadConfig } from '../../workers/config.js';
 import { fromRoot } from '../../core/paths.js';
 import { ChatClient } from '../../runtime/clients/chat-client.js';
 import { LlmUserSimulator } from '../../runtime/clients/llm-user.js';
@@ -12,7 +12,7 @@ import { NO_USAGE, type UserSimulator } from '../../runtime/clients/user-simulat
 import { runAgentLoop, type LoopResult } from '../../runtime/episode/loop.js';
 import { McpToolSession } from '../../runtime/episode/mcp-tool-session.js';
 import { type EpisodeRuntime } from '../../runtime/episode/runtime.js';
-import { createEpisodeRuntime } from '../../wiring/episode-runtime.js';
+import { createEpisodeRuntime } from '../../workers/episode-runtime.js';
 import { qwen3Renderer } from '../../runtime/interpreter/index.js';
 import type { AgentPolicy, AgentStep } from '../../runtime/policy/agent-policy.js';
 import { LlmJudge } from '../../runtime/rubrics/judge.js';

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { loadConfig } from '../../infra/config.js';
+import { loadConfig } from '../../workers/config.js';
 import { fromRoot } from '../../core/paths.js';
 import { EpisodeStore } from '../../runtime/episode/episode-store.js';
 import { type EpisodeRuntime } from '../../runtime/episode/runtime.js';
-import { createEpisodeRuntime } from '../../wiring/episode-runtime.js';
+import { createEpisodeRuntime } from '../../workers/episode-runtime.js';
 import { qwen3Renderer } from '../../runtime/interpreter/index.js';
 import { runAgentLoop } from '../../runtime/episode/loop.js';
 import { McpToolSession } from '../../runtime/episode/mcp-tool-session.js';

@@ -6,14 +6,14 @@ import { after, before, describe, test } from 'node:test';
 import { InfrastructureError } from '../../core/errors.js';
 import { fromRoot } from '../../core/paths.js';
 import { writeTaskSet } from '../../environment/task-set.js';
-import { loadConfig } from '../../infra/config.js';
+import { loadConfig } from '../../workers/config.js';
 import { ensureControlDatabase, startLocal, stopLocal } from '../../infra/stack/postgres.js';
 import { EpisodeStore } from '../../runtime/episode/episode-store.js';
 import { type EpisodeRuntime } from '../../runtime/episode/runtime.js';
 import type { LoadedConfig } from '../../schemas/config.js';
 import { EpisodeRequest } from '../../schemas/episode.js';
 import type { Task } from '../../schemas/task.js';
-import { createEpisodeRuntime } from '../../wiring/episode-runtime.js';
+import { createEpisodeRuntime } from '../../workers/episode-runtime.js';
 import { cancelWhenRunning } from '../environment/harness.js';
 import { freePort, uniqueName } from '../helpers/index.js';
 

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
-import { loadConfig } from '../../infra/config.js';
+import { loadConfig } from '../../workers/config.js';
 import type { LoadedConfig } from '../../schemas/config.js';
 import { fromRoot } from '../../core/paths.js';
 import { createMetricsActivities } from '../../activities/metrics.js';
@@ -28,7 +28,7 @@ import { LocalArtifactStore } from '../../storage/artifacts.js';
 import { MIGRATIONS_DIR, migrate } from '../../storage/migrations.js';
 import { readableJson } from '../../storage/readable-json.js';
 import { readResultSet, storeResultRows } from '../../storage/results.js';
-import { createEpisodeRuntime } from '../../wiring/episode-runtime.js';
+import { createEpisodeRuntime } from '../../workers/episode-runtime.js';
 import { inBatches, runCliAsync, uniqueName } from '../helpers/index.js';
 import { FakeVllmServer } from './fake-vllm-server.js';
 

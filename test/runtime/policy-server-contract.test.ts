@@ -5,7 +5,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { InfrastructureError } from '../../core/errors.js';
 import { fromRoot } from '../../core/paths.js';
-import { loadConfig } from '../../infra/config.js';
+import { loadConfig } from '../../workers/config.js';
 import { ContextLengthExceededError, EndpointRequestError } from '../../runtime/clients/errors.js';
 import { defaultPublishOptions, publishCheckpoint } from '../../runtime/clients/policy-admin.js';
 import { PolicyClient } from '../../runtime/clients/policy-client.js';

@@ -2,13 +2,13 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { InfrastructureError } from '../../core/errors.js';
 import { fromRoot } from '../../core/paths.js';
-import { loadConfig } from '../../infra/config.js';
+import { loadConfig } from '../../workers/config.js';
 import { loadPreset, presetConditions, SERVED_MODEL_NAME } from '../../cli/demo/preset.js';
 import { policyFor } from '../../runtime/episode/episode-runner.js';
 import type { EpisodeRuntime } from '../../runtime/episode/runtime.js';
 import { EpisodeRecord, EpisodeRequest, type EpisodeOutcome } from '../../schemas/episode.js';
-import { buildBaseModel } from '../../wiring/base-model.js';
-import { createEpisodeRuntime } from '../../wiring/episode-runtime.js';
+import { buildBaseModel } from '../../cli/model/base-model.js';
+import { createEpisodeRuntime } from '../../workers/episode-runtime.js';
 import { freePort, startProcess, uniqueName } from '../helpers/index.js';
 import { SlowedPolicy, sleep } from '../../testkit/pipeline/slowed-policy.js';
 

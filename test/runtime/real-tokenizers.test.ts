@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { loadConfig } from '../../infra/config.js';
+import { loadConfig } from '../../workers/config.js';
 import { qwen3CoderRenderer, qwen3Renderer, type ChatRenderer } from '../../runtime/interpreter/index.js';
 import { controlTokenPattern, renderPrompt, renderPromptParts } from '../../runtime/interpreter/renderer.js';
 import { TrajectoryBuilder } from '../../runtime/trajectory/builder.js';

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { loadConfig } from '../../infra/config.js';
+import { loadConfig } from '../../workers/config.js';
 import { fromRoot } from '../../core/paths.js';
 import { McpToolSession } from '../../runtime/episode/mcp-tool-session.js';
 import { type EpisodeRuntime } from '../../runtime/episode/runtime.js';
-import { createEpisodeRuntime } from '../../wiring/episode-runtime.js';
+import { createEpisodeRuntime } from '../../workers/episode-runtime.js';
 import type { AgentPolicy } from '../../runtime/policy/agent-policy.js';
 import { connectEpisodeTools } from '../../environment/episode-tools.js';
 import type { ToolCall, Task } from '../../schemas/task.js';

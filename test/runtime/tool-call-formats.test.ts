@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fromRoot } from '../../core/paths.js';
-import { loadConfig } from '../../infra/config.js';
+import { loadConfig } from '../../workers/config.js';
 import { getRenderer, qwen3CoderRenderer, qwen3Renderer, rendererFamilies } from '../../runtime/interpreter/index.js';
 import type { Conversation, ToolSchema } from '../../schemas/conversation.js';
 

@@ -7,7 +7,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createTrainingActivities } from '../../activities/training.js';
 import { InfrastructureError } from '../../core/errors.js';
-import { loadConfig } from '../../infra/config.js';
+import { loadConfig } from '../../workers/config.js';
 import { startVllm, vllmPython, type VllmServer } from '../../infra/vllm-server.js';
 import { EndpointRequestError } from '../../runtime/clients/errors.js';
 import { publishCheckpoint, type PublishOptions } from '../../runtime/clients/policy-admin.js';

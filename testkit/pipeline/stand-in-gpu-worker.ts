@@ -4,11 +4,10 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from '@temporalio/worker';
 import { localPathOf } from '../../storage/artifacts.js';
 import type { LoadedConfig } from '../../schemas/config.js';
-import { connectWorker } from '../../infra/temporal-client.js';
+import { connectWorker, runWorker } from '../../workers/temporal-worker.js';
 import type { LogMetricsInput, LogMetricsResult } from '../../schemas/tracking.js';
 import type { UpdateDescription } from '../../schemas/training.js';
 import type { PolicyUpdateCall, PolicyUpdateReply } from '../../workflows/gpu.js';
-import { runWorker } from '../../workers/control.js';
 
 interface BatchFile {
   episodes: Array<{

@@ -3,7 +3,7 @@
  * (their names, sessions, counters, locks), or fill the lock table every session of the cluster shares.
  */
 import { sha256Hex } from '../../../environment/canonical.js';
-import { loadConfig } from '../../../infra/config.js';
+import { loadConfig } from '../../../workers/config.js';
 import type { LoadedConfig } from '../../../schemas/config.js';
 import { asEpisode, connectAs, loginOf, message, withEpisodes as withTwoEpisodes } from '../attacker.js';
 import type { ProbeResult, SecurityProbe } from '../probe.js';

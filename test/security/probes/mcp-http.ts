@@ -1,4 +1,4 @@
-import { loadConfig } from '../../../infra/config.js';
+import { loadConfig } from '../../../workers/config.js';
 import { withClient } from '../../../infra/stack/postgres.js';
 import { answerOf, mcpInitialize, rawHttp, rebindingCancel, withServedFixtureTask } from '../../environment/harness.js';
 import type { ProbeResult, SecurityProbe } from '../probe.js';

@@ -1,7 +1,7 @@
-import { loadConfig } from '../../../infra/config.js';
+import { loadConfig } from '../../../workers/config.js';
 import { fromRoot } from '../../../core/paths.js';
 import { type EpisodeRuntime } from '../../../runtime/episode/runtime.js';
-import { createEpisodeRuntime } from '../../../wiring/episode-runtime.js';
+import { createEpisodeRuntime } from '../../../workers/episode-runtime.js';
 import { qwen3Renderer, toolResultTurn } from '../../../runtime/interpreter/index.js';
 import { joinParts, renderPromptParts } from '../../../runtime/interpreter/renderer.js';
 import { TrajectoryBuilder } from '../../../runtime/trajectory/builder.js';

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fromRoot } from '../../../core/paths.js';
-import { loadConfig } from '../../../infra/config.js';
+import { loadConfig } from '../../../workers/config.js';
 import { answerOf, rawHttp, type RawResponse } from '../../environment/harness.js';
 import { freePort, startProcess } from '../../helpers/index.js';
 import type { ProbeResult, SecurityProbe } from '../probe.js';

@@ -1,22 +1,22 @@
 import { z } from 'zod';
 import fs from 'node:fs';
 import path from 'node:path';
-import { UserError } from '../core/errors.js';
-import { fromRoot } from '../core/paths.js';
-import { readTaskSets, type LoadedTaskSet } from '../environment/task-set.js';
+import { UserError } from '../../core/errors.js';
+import { fromRoot } from '../../core/paths.js';
+import { readTaskSets, type LoadedTaskSet } from '../../environment/task-set.js';
 import {
   demonstrationsKey,
   generatedTrainingSets,
   isDemonstrationTask,
   oracleDemonstrations,
-} from '../runtime/demonstrations/demonstrations.js';
-import { getRenderer } from '../runtime/interpreter/index.js';
-import { ruleBreakingPlan } from '../runtime/demonstrations/rule-breaking.js';
-import { DEFAULT_CHAT_FAMILY } from '../schemas/clients.js';
-import { type LoadedConfig } from '../schemas/config.js';
-import { createEpisodeRuntime } from './episode-runtime.js';
-import { runPythonModule } from './python-module.js';
-import { defaultRegistry } from './registry.js';
+} from '../../runtime/demonstrations/demonstrations.js';
+import { getRenderer } from '../../runtime/interpreter/index.js';
+import { ruleBreakingPlan } from '../../runtime/demonstrations/rule-breaking.js';
+import { DEFAULT_CHAT_FAMILY } from '../../schemas/clients.js';
+import { type LoadedConfig } from '../../schemas/config.js';
+import { createEpisodeRuntime } from '../../workers/episode-runtime.js';
+import { runPythonModule } from '../../infra/python-module.js';
+import { defaultRegistry } from '../../workers/registry.js';
 
 /**
  * 40 generator seeds whose entity-number offsets (seed x 7919 mod 400000) scatter over the training range, a few tasks

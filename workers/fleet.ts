@@ -1,18 +1,18 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { LoadedConfig } from '../../schemas/config.js';
-import { InfrastructureError, UserError } from '../../core/errors.js';
-import { fromRoot } from '../../core/paths.js';
-import { policyAdminTokenFile } from '../../runtime/clients/admin-token.js';
-import { sleep } from '../../infra/stack/process.js';
-import { type EpisodeRuntime } from '../../runtime/episode/runtime.js';
-import { createEpisodeRuntime } from '../../wiring/episode-runtime.js';
-import type { TaskQueues } from '../../schemas/pipeline.js';
-import type { ModelPrices } from '../../schemas/runtime.js';
-import { startControlWorker, type RunningWorker } from '../../workers/control.js';
-import { startEpisodeWorker } from '../../workers/episodes.js';
-import { startVllm, vllmPython, type VllmServer } from '../../infra/vllm-server.js';
+import type { LoadedConfig } from '../schemas/config.js';
+import { UserError } from '../core/errors.js';
+import { type EpisodeRuntime } from '../runtime/episode/runtime.js';
+import { createEpisodeRuntime } from './episode-runtime.js';
+import type { TaskQueues } from '../schemas/pipeline.js';
+import type { ModelPrices } from '../schemas/runtime.js';
+import { startControlWorker } from './control.js';
+import type { RunningWorker } from './temporal-worker.js';
+import { startEpisodeWorker } from './episodes.js';
+import { startVllm, vllmPython, type VllmServer } from '../infra/vllm-server.js';
+import { spawnPythonModule, stopChild, waitUntilReady } from '../infra/python-module.js';
+import { startPolicyServer } from '../infra/policy-server.js';
 
 export interface FleetOptions {
   /** Names the log files. */
@@ -48,59 +48,6 @@ export interface Fleet {
   /** The gpu worker's process (torchrun's, when it runs sharded). */
   gpuWorker: ChildProcess;
   stop(): Promise<void>;
-}
-
-function spawnPython(
-  config: LoadedConfig,
-  module: string,
-  args: string[],
-  logFile: string,
-  launcher: string[] = [],
-  env: NodeJS.ProcessEnv = {},
-): ChildProcess {
-  const python = fromRoot(config.python.venv, 'bin', 'python');
-  if (!fs.existsSync(python)) throw new UserError(`Python not found at ${python}; run \`npm run setup\``);
-  fs.mkdirSync(path.dirname(logFile), { recursive: true });
-  const out = fs.openSync(logFile, 'a');
-  const child = spawn(python, [...launcher, '-m', module, ...args], {
-    env: { ...process.env, PYTHONPATH: fromRoot('python'), ...env },
-    stdio: ['ignore', out, out],
-  });
-  fs.closeSync(out);
-  return child;
-}
-
-/** Waits until `ready` holds, failing early (with the log's tail) if the process exits first. */
-async function waitUntilReady(
-  what: string,
-  child: ChildProcess,
-  logFile: string,
-  ready: () => Promise<boolean>,
-  timeoutMs: number,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) {
-      const tail = fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8').slice(-2000) : '';
-      throw new InfrastructureError(
-        `${what} exited (${child.exitCode ?? child.signalCode}) before it was ready; log ${logFile}:\n${tail}`,
-        what,
-      );
-    }
-    if (await ready().catch(() => false)) return;
-    if (Date.now() > deadline)
-      throw new InfrastructureError(`${what} not ready after ${timeoutMs / 1000} s; log ${logFile}`, what);
-    await sleep(300);
-  }
-}
-
-async function stopChild(child: ChildProcess, timeoutMs = 20_000): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-  await exited;
-  clearTimeout(timer);
 }
 
 async function portAnswers(url: string): Promise<boolean> {
@@ -157,7 +104,7 @@ export async function startFleet(config: LoadedConfig, options: FleetOptions): P
       log(
         `policy server: vLLM ${policyUrl} (pid ${vllm.pid}, policy version ${policy.version}; log ${path.relative(process.cwd(), logs.policyServer)})`,
       );
-    } else await startOwnServer(config, options, policy, logs.policyServer, children, log);
+    } else await startPolicyServer(config, options, policy, logs.policyServer, children, log);
     const gpuQueue = options.queues.gpu;
     const worker = gpu;
     await waitUntilReady(
@@ -211,53 +158,9 @@ function startGpuWorker(config: LoadedConfig, options: FleetOptions, logFile: st
     '--namespace',
     config.temporal.namespace,
   ];
-  if (options.gpuRanks === 1) return spawnPython(config, 'finalstate.gpu_worker', args, logFile);
+  if (options.gpuRanks === 1) return spawnPythonModule(config, 'finalstate.gpu_worker', args, logFile);
   const torchrun = ['-m', 'torch.distributed.run', '--standalone', '--nproc-per-node', String(options.gpuRanks)];
-  return spawnPython(config, 'finalstate.gpu_worker', args, logFile, [...torchrun, '--max-restarts', '1'], {
+  return spawnPythonModule(config, 'finalstate.gpu_worker', args, logFile, [...torchrun, '--max-restarts', '1'], {
     OMP_NUM_THREADS: '1',
   });
-}
-
-/** The project's own policy server (python/finalstate/policy_server), until /health answers. */
-async function startOwnServer(
-  config: LoadedConfig,
-  options: FleetOptions,
-  policy: { checkpointDir: string; version: number },
-  logFile: string,
-  children: ChildProcess[],
-  log: (line: string) => void,
-): Promise<void> {
-  const policyUrl = `http://127.0.0.1:${options.port}`;
-  const server = spawnPython(
-    config,
-    'finalstate.policy_server',
-    [
-      '--model',
-      policy.checkpointDir,
-      '--port',
-      String(options.port),
-      '--served-model-name',
-      options.servedModelName,
-      '--policy-version',
-      String(policy.version),
-      '--max-batch-size',
-      String(options.maxBatchSize),
-      '--batch-wait-ms',
-      String(options.batchWaitMs),
-      '--threads',
-      String(options.threads),
-      '--admin-token-file',
-      policyAdminTokenFile(config.dataPath),
-    ],
-    logFile,
-  );
-  children.push(server);
-  await waitUntilReady(
-    'policy server',
-    server,
-    logFile,
-    async () => (await fetch(`${policyUrl}/health`, { signal: AbortSignal.timeout(2000) })).ok,
-    180_000,
-  );
-  log(`policy server: ${policyUrl} (policy version ${policy.version}; log ${path.relative(process.cwd(), logFile)})`);
 }

@@ -2,7 +2,7 @@ import { domains as builtInDomains } from '../domains/index.js';
 import { loadPackModule, type PackSource } from '../environment/pack-modules.js';
 import { DomainRegistry } from '../environment/registry.js';
 import type { DomainPack } from '../environment/domain.js';
-import { loadConfig } from '../infra/config.js';
+import { loadConfig } from './config.js';
 import { type LoadedConfig } from '../schemas/config.js';
 
 /** The external packs to load: the config file's `domains` (relative to the file), then FINALSTATE_DOMAIN_MODULES (relative to the working directory). */

@@ -1,21 +1,21 @@
 import path from 'node:path';
-import { manifestTaskLister } from '../activities/tasks.js';
-import { UserError } from '../core/errors.js';
-import { listDomainTools } from '../environment/tool-listing.js';
-import { getRenderer, rendererFamilies } from '../runtime/interpreter/index.js';
-import { domainProbeConversation, templateProbe } from '../runtime/interpreter/template-probe.js';
-import type { TaskSource } from '../schemas/campaign.js';
-import { DEFAULT_CHAT_FAMILY } from '../schemas/clients.js';
-import type { LoadedConfig } from '../schemas/config.js';
+import { manifestTaskLister } from '../../activities/tasks.js';
+import { UserError } from '../../core/errors.js';
+import { listDomainTools } from '../../environment/tool-listing.js';
+import { getRenderer, rendererFamilies } from '../../runtime/interpreter/index.js';
+import { domainProbeConversation, templateProbe } from '../../runtime/interpreter/template-probe.js';
+import type { TaskSource } from '../../schemas/campaign.js';
+import { DEFAULT_CHAT_FAMILY } from '../../schemas/clients.js';
+import type { LoadedConfig } from '../../schemas/config.js';
 import {
   ModelCheckReport,
   type ModelCheckRequest,
   type TemplateComparison,
   type TemplateProbe,
-} from '../schemas/model-check.js';
-import type { Profile } from '../schemas/task.js';
-import { runPythonModule } from './python-module.js';
-import { defaultRegistry } from './registry.js';
+} from '../../schemas/model-check.js';
+import type { Profile } from '../../schemas/task.js';
+import { runPythonModule } from '../../infra/python-module.js';
+import { defaultRegistry } from '../../workers/registry.js';
 
 /** A domain's tools on a profile: one probe conversation of the model check each. */
 export interface ToolSet {

@@ -1,9 +1,11 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import path from 'node:path';
 import type { z } from 'zod';
 import { InfrastructureError, UserError } from '../core/errors.js';
 import { fromRoot } from '../core/paths.js';
 import type { LoadedConfig } from '../schemas/config.js';
+import { sleep } from './stack/process.js';
 
 export interface PythonModuleRun<T extends z.ZodType> {
   /** `python -m <module>` */
@@ -65,4 +67,59 @@ export function runPythonModule<T extends z.ZodType>(
     });
     child.stdin.end(run.input === undefined ? '' : JSON.stringify(run.input));
   });
+}
+
+/** A long-running module of the project's Python package in the stack's venv, its output appended to `logFile`. */
+export function spawnPythonModule(
+  config: LoadedConfig,
+  module: string,
+  args: string[],
+  logFile: string,
+  launcher: string[] = [],
+  env: NodeJS.ProcessEnv = {},
+): ChildProcess {
+  const python = fromRoot(config.python.venv, 'bin', 'python');
+  if (!fs.existsSync(python)) throw new UserError(`Python not found at ${python}; run \`npm run setup\``);
+  fs.mkdirSync(path.dirname(logFile), { recursive: true });
+  const out = fs.openSync(logFile, 'a');
+  const child = spawn(python, [...launcher, '-m', module, ...args], {
+    env: { ...process.env, PYTHONPATH: fromRoot('python'), ...env },
+    stdio: ['ignore', out, out],
+  });
+  fs.closeSync(out);
+  return child;
+}
+
+/** Waits until `ready` holds, failing early (with the log's tail) if the process exits first. */
+export async function waitUntilReady(
+  what: string,
+  child: ChildProcess,
+  logFile: string,
+  ready: () => Promise<boolean>,
+  timeoutMs: number,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      const tail = fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8').slice(-2000) : '';
+      throw new InfrastructureError(
+        `${what} exited (${child.exitCode ?? child.signalCode}) before it was ready; log ${logFile}:\n${tail}`,
+        what,
+      );
+    }
+    if (await ready().catch(() => false)) return;
+    if (Date.now() > deadline)
+      throw new InfrastructureError(`${what} not ready after ${timeoutMs / 1000} s; log ${logFile}`, what);
+    await sleep(300);
+  }
+}
+
+/** SIGTERM, then SIGKILL if it has not exited after `timeoutMs`. */
+export async function stopChild(child: ChildProcess, timeoutMs = 20_000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  await exited;
+  clearTimeout(timer);
 }

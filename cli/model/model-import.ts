@@ -1,7 +1,7 @@
 import path from 'node:path';
-import type { LoadedConfig } from '../schemas/config.js';
-import { type ModelAsset, ModelImportResult } from '../schemas/model-import.js';
-import { runPythonModule } from './python-module.js';
+import type { LoadedConfig } from '../../schemas/config.js';
+import { type ModelAsset, ModelImportResult } from '../../schemas/model-import.js';
+import { runPythonModule } from '../../infra/python-module.js';
 
 export type ModelImportSource = { gguf: string } | { asset: ModelAsset };
 
