@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,7 @@ from finalstate.testing.qwen_tokenizer import qwen_tokenizer_dir
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = Path(os.environ.get("FINALSTATE_DATA_DIR", REPO / ".data"))
+VLLM_PYTHON = REPO / os.environ.get("FINALSTATE_VLLM_VENV", ".venv-vllm") / "bin" / "python"
 
 
 @pytest.fixture(scope="module")
@@ -47,6 +49,45 @@ def test_the_tokenizer_adds_no_bos_and_decodes_text_exactly(smollm2):
     text = "Hello , world . It 's 12 € — Zoë"
     assert tokenizer(text)["input_ids"] == tokenizer(text, add_special_tokens=False)["input_ids"]
     assert tokenizer.decode(tokenizer(text)["input_ids"]) == text
+
+
+def test_the_tokenizer_states_the_ggufs_special_tokens(smollm2):
+    # transformers' GGUF conversion names the BOS token (<|im_start|>) as EOS; the GGUF says EOS and padding are 2.
+    tokenizer = AutoTokenizer.from_pretrained(smollm2["modelDir"])
+    assert (tokenizer.bos_token, tokenizer.eos_token, tokenizer.pad_token, tokenizer.unk_token) == ("<|im_start|>", "<|im_end|>", "<|im_end|>", "<|endoftext|>")
+    assert tokenizer.eos_token_id == 2
+
+
+READ_UNDER = """
+import json, sys, transformers
+from transformers import AutoTokenizer
+tokenizer = AutoTokenizer.from_pretrained(sys.argv[1])
+texts = json.loads(sys.stdin.read())
+out = [{"ids": tokenizer(t)["input_ids"], "text": tokenizer.decode(tokenizer(t, add_special_tokens=False)["input_ids"])} for t in texts]
+print(json.dumps({"transformers": transformers.__version__, "eos": tokenizer.eos_token, "cases": out}))
+"""
+
+
+def test_vllms_transformers_5_reads_the_tokenizer_as_the_projects_transformers_4_does(smollm2):
+    # vLLM (its own venv) loads the tokenizer with transformers 5, which builds a class such as LlamaTokenizer from
+    # the vocabulary with its own pre-tokenizer and decoder instead of reading tokenizer.json: SmolLM2's byte-level
+    # BPE then lost every space and newline ("<|im_start|>systemYouareastoresupportagent.").
+    assert VLLM_PYTHON.exists(), f"no {VLLM_PYTHON}: infra/setup-vllm.sh installs vLLM's venv (see docs/policy-stack.md)"
+    texts = [
+        "<|im_start|>system\nYou are a store support agent.<|im_end|>\n<|im_start|>user\nHi  there,\tZoë — 12 € 1e-07<|im_end|>\n",
+        'Hello , world . It \'s  {"rate": 0.25}\n\n  indented',
+    ]
+    run = subprocess.run(
+        [str(VLLM_PYTHON), "-c", READ_UNDER, smollm2["modelDir"]], input=json.dumps(texts), capture_output=True, text=True, timeout=300, check=False
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    theirs = json.loads(run.stdout.splitlines()[-1])
+    assert theirs["transformers"].startswith("5.")
+    tokenizer = AutoTokenizer.from_pretrained(smollm2["modelDir"])
+    ours = [{"ids": tokenizer(t)["input_ids"], "text": tokenizer.decode(tokenizer(t, add_special_tokens=False)["input_ids"])} for t in texts]
+    assert [case["text"] for case in theirs["cases"]] == texts
+    assert theirs["cases"] == ours
+    assert theirs["eos"] == tokenizer.eos_token == "<|im_end|>"
 
 
 def test_a_second_import_is_found_in_the_cache_and_a_half_written_one_never_counts(smollm2, tmp_path):

@@ -3,6 +3,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { z } from 'zod';
 import { fromRoot } from '../../core/paths.js';
+import { vllmPython } from '../../infra/vllm-server.js';
 import type { Tokenizer } from '../../runtime/trajectory/tokenizer.js';
 import type { LoadedConfig } from '../../schemas/config.js';
 import type { ModelImportResult } from '../../schemas/model-import.js';
@@ -52,10 +53,19 @@ export class PythonTokenizer implements Tokenizer {
     readline.createInterface({ input: child.stdout }).on('line', (line) => this.waiting.shift()?.(line));
   }
 
-  static async start(config: LoadedConfig, directory: string): Promise<PythonTokenizer> {
+  /**
+   * The tokenizer of `directory` as the project's Python loads it (transformers 4), or with `through: 'vllm'` as vLLM
+   * loads it, in vLLM's venv (its tokenizer registry, then transformers 5).
+   */
+  static async start(
+    config: LoadedConfig,
+    directory: string,
+    through: 'project' | 'vllm' = 'project',
+  ): Promise<PythonTokenizer> {
+    const vllm = through === 'vllm';
     const child = spawn(
-      fromRoot(config.python.venv, 'bin', 'python'),
-      ['-m', 'finalstate.testing.tokenizer_pipe', directory],
+      vllm ? vllmPython(config) : fromRoot(config.python.venv, 'bin', 'python'),
+      ['-m', 'finalstate.testing.tokenizer_pipe', directory, ...(vllm ? ['--vllm'] : [])],
       {
         env: { ...process.env, PYTHONPATH: fromRoot('python') },
         stdio: ['pipe', 'pipe', 'pipe'],

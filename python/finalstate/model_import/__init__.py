@@ -20,7 +20,7 @@ from typing import Any
 
 from ..atomic import atomic_directory, is_complete, remove_temporaries
 
-IMPORT_FORMAT = 3
+IMPORT_FORMAT = 4
 """Bumped when what an import writes changes, so an older import of the same file is not reused."""
 IMPORT_FILE = "import.json"
 """What the import wrote down about itself: its source, the transformers version, the parameter count."""
@@ -40,11 +40,45 @@ def import_directory(gguf: Path, models_dir: Path, sha256: str) -> Path:
     return models_dir / f"{stem}-{key[:16]}"
 
 
-def _gguf_flag(gguf: Path, key: str) -> bool | None:
+SPECIAL_TOKEN_IDS = {"bos_token": "bos_token_id", "eos_token": "eos_token_id", "unk_token": "unknown_token_id", "pad_token": "padding_token_id"}
+"""The GGUF's special tokens (tokenizer.ggml.<key>), by the name transformers gives them."""
+
+
+def _gguf_tokenizer_numbers(gguf: Path) -> dict[str, int]:
+    """The GGUF's add_bos_token flag and special token ids (tokenizer.ggml.<key>) that it states."""
     from gguf import GGUFReader
 
-    field = GGUFReader(gguf).fields.get(key)
-    return None if field is None or not field.data else bool(field.parts[field.data[0]][0])
+    fields = GGUFReader(gguf).fields
+    numbers = {}
+    for key in ("add_bos_token", *SPECIAL_TOKEN_IDS.values()):
+        field = fields.get(f"tokenizer.ggml.{key}")
+        if field is not None and field.data:
+            numbers[key] = int(field.parts[field.data[0]][0])
+    return numbers
+
+
+def _plain_tokenizer(gguf: Path) -> Any:
+    """The GGUF's tokenizer as a PreTrainedTokenizerFast: tokenizer.json as written is the whole tokenizer.
+
+    transformers' GGUF conversion returns a LlamaTokenizerFast, saved as `"tokenizer_class": "LlamaTokenizer"`.
+    transformers 4 loads that class from tokenizer.json as written; transformers 5 (vLLM's) builds a Llama tokenizer
+    of its own from the vocabulary and merges (Metaspace pre-tokenizer and decoder), so a byte-level BPE's spaces and
+    newlines (Ġ, Ċ) are lost both ways: "system\\nYou are" becomes "systemYouare". PreTrainedTokenizerFast means
+    "tokenizer.json as written" to both. The conversion also gets the GGUF's BOS flag, its EOS (it names the BOS
+    token) and its decoding wrong: each is set here as the GGUF states it, and decoding never "cleans up" spaces
+    ("a ." -> "a."), which would make decoded text differ from the text the tokens spell.
+    """
+    from transformers import AutoTokenizer, PreTrainedTokenizerFast
+
+    converted = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
+    stated = _gguf_tokenizer_numbers(gguf)
+    if "add_bos_token" in stated and hasattr(converted, "add_bos_token"):
+        converted.add_bos_token = bool(stated["add_bos_token"])  # rewrites the post-processor the plain one keeps
+    vocabulary = converted.backend_tokenizer
+    special = {name: vocabulary.id_to_token(stated[key]) for name, key in SPECIAL_TOKEN_IDS.items() if key in stated}
+    return PreTrainedTokenizerFast(
+        tokenizer_object=vocabulary, chat_template=converted.chat_template, clean_up_tokenization_spaces=False, **special
+    )
 
 
 @contextlib.contextmanager
@@ -62,16 +96,9 @@ def _write_checkpoint(gguf: Path, out: Path) -> dict[str, Any]:
     import torch
     import transformers
     from safetensors.torch import save_file
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers import AutoModelForCausalLM
 
-    tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
-    # transformers' GGUF conversion adds a BOS token whatever the file says, and cleans up spaces when decoding
-    # ("a ." -> "a."), which would make decoded text differ from the text the tokens spell. Neither is the model's:
-    # the GGUF states add_bos_token, and a byte-level BPE decodes exactly.
-    add_bos = _gguf_flag(gguf, "tokenizer.ggml.add_bos_token")
-    if add_bos is not None and hasattr(tokenizer, "add_bos_token"):
-        tokenizer.add_bos_token = add_bos
-    tokenizer.clean_up_tokenization_spaces = False
+    tokenizer = _plain_tokenizer(gguf)
     model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=torch.float32)
     # save_pretrained refuses a model loaded from GGUF ("not serializable"); the weights are plain fp32 tensors by
     # now, so they are written directly, under transformers' names. Tied output weights are the embedding: only
