@@ -1,144 +1,51 @@
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
+import type pg from 'pg';
 import type { LoadedConfig } from '../schemas/config.js';
-import { UserError } from '../core/errors.js';
-import { connectionConfig } from './connection.js';
 import type { Task } from '../schemas/task.js';
-import { taskSha256 } from './task-set.js';
-import type { DatabaseCatalog } from './catalog.js';
+import { UserError } from '../core/errors.js';
+import { adminQueryOf, openAdminPool } from './admin-pool.js';
+import type { BackendOptions } from './backend-options.js';
 import type { DomainDefinition } from './domain.js';
-import { applyTaskInit } from './task-init.js';
-import { episodeCredentials, scramVerifier, stackKey, type EpisodeCredentials } from './episode-credentials.js';
-import { episodeNames, EPISODE_GROUP_ROLE, retiredRoleName, type EpisodeNames } from './naming.js';
-import {
-  asInfrastructureError,
-  isInfrastructureFault,
-  isStaleAttempt,
-  RETIRED_EPISODE_SQLSTATE,
-  sqlstateOf,
-  StaleAttemptError,
-  surviveServerLoss,
-} from './pg-faults.js';
+import type { Episode, OpenOptions } from './episode.js';
+import { connectEpisode, episodeTransaction } from './episode-connections.js';
+import { underLease } from './episode-lease.js';
+import { EpisodeProvisioning } from './episode-provisioning.js';
+import { EpisodeReattach } from './episode-reattach.js';
+import { EpisodeRoles } from './episode-roles.js';
+import { EpisodeTeardown } from './episode-teardown.js';
+import { LiveEpisodes } from './live-episodes.js';
+import type { EpisodeNames } from './naming.js';
 import type { DomainRegistry } from './registry.js';
-import { ident, literal } from './sql.js';
-import { ensureTemplate, type TemplateInfo } from './template.js';
-import { spareDatabaseName, SpareDatabases } from './spare-databases.js';
-import { endSessions, recycleEpisodeDatabase } from './database-recycler.js';
-import { DropQueue } from './drop-queue.js';
+import { SpareDatabases } from './spare-databases.js';
+import type { TemplateInfo } from './template.js';
 
-export type CopyStrategy = 'WAL_LOG' | 'FILE_COPY';
-
-export interface BackendOptions {
-  /** How CREATE DATABASE copies the template; WAL_LOG measured faster for small templates (see bench). */
-  strategy?: CopyStrategy;
-  /**
-   * Connections of the shared admin pool (CREATE/DROP DATABASE, roles, resets); default 5, so that the two background
-   * jobs (drops, resets) leave provisioning three.
-   */
-  adminConnections?: number;
-  /** Connections of each episode's pool (tool calls are serialised per episode, so 1-2 is enough). */
-  episodeConnections?: number;
-  /**
-   * Template copies kept ready per domain (0: copy on the critical path). Default: as many as the domain's peak of
-   * live episodes in this process, up to `workers.episodeConcurrency`.
-   */
-  sparesPerTemplate?: number;
-  /**
-   * What teardown does with an episode database: `reset` it to its template's state and keep it as a spare (the
-   * default; it takes a superuser admin, else teardown drops), or `drop` it. See docs/ARCHITECTURE.md, Backends.
-   */
-  reuse?: 'reset' | 'drop';
-  /** Drop torn-down databases in the background (default) or before teardown() returns. */
-  dropInBackground?: boolean;
-  /** Background drops allowed to pile up before provisioning waits for them (default 8). */
-  maxPendingDrops?: number;
-}
-
-/** One episode's live backend: its own database, reached only through its own login role. */
-export interface Episode {
-  episodeId: string;
-  database: string;
-  role: string;
-  /** Proves the runtime to the internal-table functions at provisioning (a bind parameter); see internal-tables.ts. */
-  recorderToken: string;
-  /**
-   * This handle's lease on the episode, `<recorderToken>.<random>`: passed to every function that writes the internal
-   * tables, which refuse it once another attempt has claimed the episode (see internal-tables.ts).
-   */
-  leaseToken: string;
-  /** The attempt that holds this handle (Temporal's attempt number); undefined outside Temporal. */
-  attempt: number | undefined;
-  domain: DomainDefinition;
-  task: Task;
-  taskSha256: string;
-  /** The fixed clock of the episode (task.now). */
-  clock: Date;
-  catalog: DatabaseCatalog;
-  pool: pg.Pool;
-  /** True when this handle reattached to a database an earlier attempt provisioned. */
-  reattached: boolean;
-}
-
-const SQLSTATE_DUPLICATE_DATABASE = '42P04';
-const SQLSTATE_DUPLICATE_OBJECT = '42710';
-const SQLSTATE_INSUFFICIENT_PRIVILEGE = '42501';
-
-/** How long provisioning waits for a spare that is being reset before it copies the template itself. */
-const SPARE_WAIT_MS = 3000;
-
-/**
- * How long a reattach waits for a finished episode's database to leave its name (the finishing attempt moves it aside
- * right after retiring it) before it takes the attempt for dead and drops the database itself.
- */
-const RETIRED_WAIT_MS = 10_000;
-
-/** Which attempt opens an episode: Temporal's attempt number, so that an older attempt never takes over from a newer. */
-export interface OpenOptions {
-  attempt?: number;
-}
-
-/** Databases every cluster has, which PUBLIC may connect to unless revoked. */
-const SHARED_DATABASES = ['postgres', 'template1'];
+export type { BackendOptions, CopyStrategy } from './backend-options.js';
+export type { Episode, OpenOptions } from './episode.js';
 
 /**
  * Provisions, reattaches and tears down episode databases. Each episode database is a copy of its domain's template
  * database plus the task's init; it accepts connections only from the episode's own login role. All connections are
- * pooled and bounded: one admin pool, one small pool per live episode.
+ * pooled and bounded: one admin pool, one small pool per live episode. The work is done by its parts: the roles
+ * (episode-roles.ts), provisioning and spares (episode-provisioning.ts, spare-databases.ts), reattaching
+ * (episode-reattach.ts), the lease (episode-lease.ts) and teardown (episode-teardown.ts).
  */
 export class EnvironmentBackend {
   readonly admin: pg.Pool;
-  private readonly templates = new Map<string, Promise<TemplateInfo>>();
-  private readonly live = new Set<Episode>();
-  /** The template of each live episode, and how many live episodes each template has (the spare pool grows to it). */
-  private readonly liveTemplates = new Map<Episode, string>();
-  private readonly liveCounts = new Map<string, number>();
-  /** Live episodes whose database came from the spare pool. */
-  private readonly pooled = new WeakSet<Episode>();
-  private superuser?: Promise<boolean>;
-  private isolationChecked?: Promise<void>;
+  private readonly roles: EpisodeRoles;
   private readonly spares: SpareDatabases;
-  private readonly drops = new DropQueue();
-  /**
-   * Resets have their own queue, two at a time: a reset is mostly round trips, a burst tears down as fast as it
-   * provisions, and a drop (seconds on a busy disk) must not hold up the spares provisioning waits for.
-   */
-  private readonly resets = new DropQueue(2);
-  private key?: Buffer;
+  private readonly live: LiveEpisodes;
+  private readonly teardowns: EpisodeTeardown;
+  private readonly provisioning: EpisodeProvisioning;
+  private readonly reattach: EpisodeReattach;
 
   constructor(
     readonly config: LoadedConfig,
     readonly registry: DomainRegistry,
     readonly options: BackendOptions = {},
   ) {
-    this.admin = new pg.Pool({
-      ...connectionConfig(config),
-      max: options.adminConnections ?? 5,
-      idleTimeoutMillis: 10_000,
-      connectionTimeoutMillis: 10_000,
-    });
-    this.admin.on('error', () => undefined); // an idle client's socket error surfaces on the next query instead
+    this.admin = openAdminPool(config, options.adminConnections ?? 5);
+    const adminQuery = adminQueryOf(this.admin);
     this.spares = new SpareDatabases(
-      (sql, params) => this.adminQuery(sql, params),
+      adminQuery,
       options.strategy ?? 'WAL_LOG',
       options.sparesPerTemplate ?? { max: config.workers.episodeConcurrency },
     );
@@ -149,108 +56,36 @@ export class EnvironmentBackend {
         `config: postgres.episodeBounds.connectionLimit (${connectionLimit}) is below the episode pool size (${poolSize}); raise it`,
       );
     }
-  }
-
-  /** From the stack's key (never from a configured password), so a retried attempt in another process derives the same. */
-  private credentials(episodeId: string): EpisodeCredentials {
-    this.key ??= stackKey(this.config.dataPath);
-    return episodeCredentials(this.key, episodeId);
+    this.roles = new EpisodeRoles(config, adminQuery);
+    this.live = new LiveEpisodes(this.spares);
+    this.teardowns = new EpisodeTeardown(
+      config,
+      adminQuery,
+      this.spares,
+      this.live,
+      options.dropInBackground !== false,
+    );
+    this.provisioning = new EpisodeProvisioning(
+      config,
+      registry,
+      options,
+      this.admin,
+      adminQuery,
+      this.roles,
+      this.spares,
+      this.live,
+      this.teardowns,
+    );
+    this.reattach = new EpisodeReattach(registry, adminQuery, this.roles, this.provisioning, this.live, this.teardowns);
   }
 
   /** The episode's database and role names, from the stack's key: what a retried attempt reattaches to. */
   names(episodeId: string): EpisodeNames {
-    this.key ??= stackKey(this.config.dataPath);
-    return episodeNames(this.key, episodeId);
+    return this.roles.names(episodeId);
   }
 
-  /**
-   * The role's login, password (as a SCRAM verifier: no statement or log line ever holds a password), connection
-   * limit and session bounds as the runtime wants them, and none of the settings the role may have given itself with
-   * ALTER ROLE: an episode role can change its own password and defaults, and a reattach must not depend on what it
-   * did. The bounds are the role's own defaults, so that every session of it is bounded, one opened with its
-   * credentials alone (outside the runtime's pool) included.
-   */
-  private roleSql(episodeId: string, role: string, database: string, exists: boolean): string {
-    const { connectionLimit } = this.config.postgres.episodeBounds;
-    const login = `LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS PASSWORD ${literal(scramVerifier(this.credentials(episodeId).password))} CONNECTION LIMIT ${connectionLimit}`;
-    const bounds = Object.entries(sessionBounds(this.config))
-      .map(([name, value]) => `ALTER ROLE ${ident(role)} SET ${name} = ${value}`)
-      .join('; ');
-    if (!exists) return `CREATE ROLE ${ident(role)} ${login} IN ROLE ${ident(EPISODE_GROUP_ROLE)}; ${bounds}`;
-    return `ALTER ROLE ${ident(role)} ${login}; ALTER ROLE ${ident(role)} RESET ALL; ALTER ROLE ${ident(role)} IN DATABASE ${ident(database)} RESET ALL; ${bounds}`;
-  }
-
-  private async adminQuery<R extends pg.QueryResultRow = pg.QueryResultRow>(
-    sql: string,
-    params?: unknown[],
-  ): Promise<pg.QueryResult<R>> {
-    try {
-      return await this.admin.query<R>(sql, params);
-    } catch (err) {
-      if (isInfrastructureFault(err)) throw asInfrastructureError(err, 'admin connection');
-      throw err;
-    }
-  }
-
-  async template(domain: DomainDefinition): Promise<TemplateInfo> {
-    let pending = this.templates.get(domain.name);
-    if (!pending) {
-      pending = (async () => {
-        await this.ensureIsolation();
-        if (this.options.reuse !== 'drop') this.spares.recycles = await this.isSuperuser();
-        const client = surviveServerLoss(
-          await this.admin.connect().catch((err) => {
-            throw asInfrastructureError(err, 'admin connection');
-          }),
-        );
-        try {
-          return await ensureTemplate(this.config, client, domain);
-        } finally {
-          client.release();
-        }
-      })();
-      this.templates.set(domain.name, pending);
-      pending.catch(() => this.templates.delete(domain.name));
-    }
-    return pending;
-  }
-
-  /**
-   * Every database is connectable by PUBLIC unless revoked. Episode databases and templates revoke it themselves;
-   * here the shared ones (maintenance, template1 and control) do, so an episode role reaches nothing else.
-   */
-  private ensureIsolation(): Promise<void> {
-    this.isolationChecked ??= (async () => {
-      const names = [...new Set([...SHARED_DATABASES, this.config.postgres.database])];
-      const found = await this.adminQuery('SELECT datname FROM pg_database WHERE datname = ANY($1)', [names]);
-      for (const { datname } of found.rows as { datname: string }[]) {
-        // on a managed server we may not own these databases: episode databases still admit only their own role
-        await this.adminQuery(`REVOKE CONNECT, TEMPORARY ON DATABASE ${ident(datname)} FROM PUBLIC`).catch(
-          (err: { code?: string }) => {
-            if (err.code !== SQLSTATE_INSUFFICIENT_PRIVILEGE) throw err;
-          },
-        );
-      }
-    })();
-    return this.isolationChecked;
-  }
-
-  private episodePool(episodeId: string, database: string, role: string): pg.Pool {
-    const base = connectionConfig(this.config, database);
-    const { password } = this.credentials(episodeId);
-    const credentials = base.connectionString
-      ? { connectionString: withUser(base.connectionString, role, password) }
-      : { user: role, password };
-    const pool = new pg.Pool({
-      ...base,
-      ...credentials,
-      max: this.options.episodeConnections ?? 2,
-      idleTimeoutMillis: 30_000,
-      connectionTimeoutMillis: 10_000,
-      options: sessionOptions(this.config),
-    });
-    pool.on('error', () => undefined);
-    return pool;
+  template(domain: DomainDefinition): Promise<TemplateInfo> {
+    return this.provisioning.template(domain);
   }
 
   /**
@@ -263,422 +98,38 @@ export class EnvironmentBackend {
     return this.provision(episodeId, task, options);
   }
 
-  async provision(episodeId: string, task: Task, options: OpenOptions = {}): Promise<Episode> {
-    const domain = this.registry.get(task.domain);
-    const template = await this.template(domain);
-    const { database, role } = this.names(episodeId);
-    const strategy = this.options.strategy ?? 'WAL_LOG';
-    await this.drops.settled(database);
-    await this.resets.settled(database);
-    await this.drops.backpressure(this.options.maxPendingDrops ?? 8);
-    // a spare on its way back from a reset is worth waiting for: a reset takes a fraction of a copy
-    const spare = await this.spares.take(template.name, SPARE_WAIT_MS);
-    // a role can survive an earlier attempt whose database was dropped: asked first, so that no CREATE ROLE fails
-    // (asked while the spare is renamed: the two are independent, and each is a round trip)
-    const roleExists = this.adminQuery('SELECT 1 FROM pg_roles WHERE rolname = $1', [role]).then(
-      (res) => Boolean(res.rowCount),
-      (err: unknown) => err,
-    );
-    // a spare the janitor dropped meanwhile (an idle process keeps spares past the TTL) falls back to a direct copy
-    const renamed =
-      spare &&
-      (await this.adminQuery(`ALTER DATABASE ${ident(spare)} RENAME TO ${ident(database)}`).then(
-        () => true,
-        () => false,
-      ));
-    if (spare && !renamed)
-      void this.drops.enqueue(
-        spare,
-        async () => void (await this.adminQuery(`DROP DATABASE IF EXISTS ${ident(spare)}`)),
-      );
-    try {
-      // closed to every connection until its grants are in place: a connection opened earlier would survive them
-      if (!renamed)
-        await this.adminQuery(
-          `CREATE DATABASE ${ident(database)} TEMPLATE ${ident(template.name)} STRATEGY ${strategy} ALLOW_CONNECTIONS false`,
-        );
-    } catch (err) {
-      if ((err as { code?: string }).code === SQLSTATE_DUPLICATE_DATABASE) {
-        throw new UserError(`episode ${episodeId}: database ${database} already exists; use open() to reattach`);
-      }
-      throw err;
-    }
-    // the janitor's marker: when, and nothing that names the episode (every role can read database comments)
-    const marker = JSON.stringify({ createdAt: new Date().toISOString() });
-    const grants = `REVOKE CONNECT, TEMPORARY ON DATABASE ${ident(database)} FROM PUBLIC;
-      GRANT CONNECT ON DATABASE ${ident(database)} TO ${ident(role)};
-      COMMENT ON DATABASE ${ident(database)} IS ${literal(marker)};
-      ALTER DATABASE ${ident(database)} ALLOW_CONNECTIONS true`;
-    try {
-      const exists = await roleExists;
-      if (typeof exists !== 'boolean') throw exists;
-      await this.adminQuery(`${this.roleSql(episodeId, role, database, exists)}; ${grants}`).catch(
-        async (err: { code?: string }) => {
-          if (err.code !== SQLSTATE_DUPLICATE_OBJECT) throw err;
-          await this.adminQuery(`${this.roleSql(episodeId, role, database, true)}; ${grants}`);
-        },
-      );
-    } catch (err) {
-      await this.dropByName(database, role).catch(() => undefined);
-      throw err;
-    }
-    const episode = this.handle(episodeId, task, database, role, template, false, options.attempt);
-    if (renamed) this.pooled.add(episode);
-    try {
-      await this.initialise(episode);
-    } catch (err) {
-      await this.discard(episode, undefined, { wait: true }).catch(() => undefined);
-      throw err;
-    }
-    return episode;
+  provision(episodeId: string, task: Task, options: OpenOptions = {}): Promise<Episode> {
+    return this.provisioning.provision(episodeId, task, options);
   }
 
-  private handle(
-    episodeId: string,
-    task: Task,
-    database: string,
-    role: string,
-    template: TemplateInfo,
-    reattached: boolean,
-    attempt: number | undefined,
-  ): Episode {
-    const domain = this.registry.get(task.domain);
-    const { recorderToken } = this.credentials(episodeId);
-    const episode: Episode = {
-      episodeId,
-      database,
-      role,
-      recorderToken,
-      leaseToken: `${recorderToken}.${randomBytes(16).toString('hex')}`,
-      attempt,
-      domain,
-      task,
-      taskSha256: taskSha256(task),
-      clock: new Date(task.now),
-      catalog: template.catalog,
-      pool: this.episodePool(episodeId, database, role),
-      reattached,
-    };
-    this.live.add(episode);
-    this.liveTemplates.set(episode, template.name);
-    const count = (this.liveCounts.get(template.name) ?? 0) + 1;
-    this.liveCounts.set(template.name, count);
-    this.spares.live(template.name, count);
-    return episode;
+  /** See EpisodeReattach.attach: the episode's database claimed for this attempt, or undefined when there is none. */
+  attach(episodeId: string, task: Task, options: OpenOptions = {}): Promise<Episode | undefined> {
+    return this.reattach.attach(episodeId, task, options);
   }
 
-  /** Forget a live episode; returns its template's name. */
-  private release(episode: Episode): string | undefined {
-    this.live.delete(episode);
-    const template = this.liveTemplates.get(episode);
-    this.liveTemplates.delete(episode);
-    if (template) {
-      this.liveCounts.set(template, (this.liveCounts.get(template) ?? 1) - 1);
-      if (this.pooled.delete(episode)) this.spares.returned(template);
-    }
-    return template;
+  /** See underLease: `fn` runs while this attempt holds the episode; a stale attempt gets a StaleAttemptError. */
+  underLease<T>(episode: Episode, fn: () => Promise<T>): Promise<T> {
+    return underLease(episode, fn);
   }
 
-  private async initialise(episode: Episode): Promise<void> {
-    await this.transaction(episode, async (client) => {
-      await client.query('SELECT public._finalstate_init_episode($1, $2, $3, $4, $5)', [
-        episode.recorderToken,
-        episode.episodeId,
-        episode.task.id,
-        episode.taskSha256,
-        episode.clock,
-      ]);
-      await client.query('SELECT public._finalstate_claim($1, $2)', [episode.leaseToken, episode.attempt ?? null]);
-      await applyTaskInit(client, episode.task, episode.catalog);
-    });
+  /** See episodeTransaction. */
+  transaction<T>(episode: Episode, fn: (client: pg.PoolClient) => Promise<T>, begin = 'BEGIN'): Promise<T> {
+    return episodeTransaction(episode, fn, begin);
   }
 
-  /**
-   * Hold the episode's lease while `fn` runs (its row locked FOR SHARE in a transaction on the episode database), so
-   * that no other attempt claims the episode meanwhile: what `fn` writes elsewhere (the episode's record, its
-   * trajectory) is written by the live attempt only. A stale attempt gets a StaleAttemptError and `fn` never runs.
-   */
-  async underLease<T>(episode: Episode, fn: () => Promise<T>): Promise<T> {
-    return this.transaction(episode, async (client) => {
-      await client.query('SELECT public._finalstate_hold($1)', [episode.leaseToken]);
-      return fn();
-    });
+  /** See connectEpisode: a client of the episode's pool, its session reset to the runtime's startup options. */
+  connect(episode: Episode): Promise<pg.PoolClient> {
+    return connectEpisode(episode);
   }
 
-  /**
-   * Run `fn` in one transaction on the episode database (`begin` chooses isolation / read-only). The database or the
-   * connection failing is an InfrastructureError; a client that lost its connection is not returned to the pool.
-   */
-  async transaction<T>(episode: Episode, fn: (client: pg.PoolClient) => Promise<T>, begin = 'BEGIN'): Promise<T> {
-    const client = await this.connect(episode);
-    let broken = false;
-    try {
-      await client.query(begin);
-      const result = await fn(client);
-      await client.query('COMMIT');
-      return result;
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => {
-        broken = true;
-      });
-      if (isInfrastructureFault(err)) throw asInfrastructureError(err, `transaction on ${episode.database}`);
-      throw err;
-    } finally {
-      client.release(broken);
-    }
-  }
-
-  /**
-   * A client of the episode's pool, with every setting back at its session start (the runtime's startup options):
-   * tool SQL that ran on it before may have changed its timeouts, role or search path for the rest of the session.
-   * A connection failure is an infrastructure error.
-   */
-  async connect(episode: Episode): Promise<pg.PoolClient> {
-    let client: pg.PoolClient | undefined;
-    try {
-      client = surviveServerLoss(await episode.pool.connect());
-      await client.query(RESET_SESSION);
-      return client;
-    } catch (err) {
-      client?.release(true);
-      throw asInfrastructureError(err, `connect to episode database ${episode.database}`);
-    }
-  }
-
-  /**
-   * Reattach to a completely provisioned episode database and claim it for this attempt; undefined when there is none
-   * (or a half-built one, dropped; or one an earlier attempt finished, once it has left its name). An attempt older
-   * than the one holding the database gets a StaleAttemptError.
-   */
-  async attach(episodeId: string, task: Task, options: OpenOptions = {}): Promise<Episode | undefined> {
-    const { database, role } = this.names(episodeId);
-    const found = await this.adminQuery<{ oid: number; open: boolean; role: boolean }>(
-      'SELECT oid, datallowconn AS open, EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $2) AS role FROM pg_database WHERE datname = $1',
-      [database, role],
-    );
-    const state = found.rows[0];
-    if (!state) return undefined;
-    const domain = this.registry.get(task.domain);
-    const template = await this.template(domain);
-    // still closed: its provisioning stopped before the grants; without its role: half torn down. Either way rebuilt.
-    if (state.open && state.role) await this.adminQuery(this.roleSql(episodeId, role, database, true));
-    const episode =
-      state.open && state.role
-        ? this.handle(episodeId, task, database, role, template, true, options.attempt)
-        : undefined;
-    let recorded: { task_sha256: string } | undefined;
-    if (episode) {
-      try {
-        // a database provisioned before the internal-table functions existed cannot record calls: rebuilt like a half-built one
-        recorded = (
-          await episode.pool.query<{ task_sha256: string; current: boolean }>(
-            "SELECT task_sha256, to_regproc('public._finalstate_record_call') IS NOT NULL AND to_regproc('public._finalstate_claim') IS NOT NULL AS current FROM _finalstate_episode",
-          )
-        ).rows.find((row) => row.current);
-      } catch (err) {
-        // an outage is retried by the caller; any other failure means the database is not a usable episode
-        if (isInfrastructureFault(err)) {
-          await this.detach(episode);
-          throw asInfrastructureError(err, `reattach to ${database}`);
-        }
-      }
-    }
-    if (!episode || !recorded) {
-      if (episode) await this.discard(episode, state.oid);
-      else await this.dropByName(database, role);
-      return undefined;
-    }
-    if (recorded.task_sha256 !== episode.taskSha256) {
-      this.release(episode);
-      await episode.pool.end();
-      throw new UserError(
-        `episode ${episodeId}: its database ${database} was provisioned for a different task content (${recorded.task_sha256.slice(0, 12)})`,
-      );
-    }
-    try {
-      await episode.pool.query('SELECT public._finalstate_claim($1, $2)', [
-        episode.leaseToken,
-        episode.attempt ?? null,
-      ]);
-    } catch (err) {
-      await this.detach(episode).catch(() => undefined);
-      if (sqlstateOf(err) === RETIRED_EPISODE_SQLSTATE) {
-        await this.awaitRetired(database, role, state.oid);
-        return undefined;
-      }
-      if (isStaleAttempt(err)) throw new StaleAttemptError(`episode ${episodeId}: ${(err as Error).message}`);
-      throw asInfrastructureError(err, `claim ${database}`);
-    }
-    return episode;
-  }
-
-  /**
-   * Wait until a database an earlier attempt retired has left the episode's name (its teardown moves it aside at
-   * once); past RETIRED_WAIT_MS that attempt is taken for dead and the database is dropped here, if it is still the
-   * same one (by oid: a slow teardown that moves it later finds its name taken by nothing it knows).
-   */
-  private async awaitRetired(database: string, role: string, oid: number): Promise<void> {
-    const deadline = Date.now() + RETIRED_WAIT_MS;
-    const stillThere = async () =>
-      Boolean(
-        (await this.adminQuery('SELECT 1 FROM pg_database WHERE datname = $1 AND oid = $2', [database, oid])).rowCount,
-      );
-    while (await stillThere()) {
-      if (Date.now() > deadline) {
-        await this.dropByName(database, role);
-        return;
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-
-  /**
-   * Retire the episode, close its connections, move its database and role aside (out of the episode's names) and drop
-   * or reset them: in the background by default (see DropQueue), or before returning with `{ wait: true }`. An attempt
-   * that no longer holds the episode (a newer attempt claimed it) only lets go of its connections: the database is the
-   * newer attempt's.
-   */
-  async teardown(episode: Episode, options: { wait?: boolean } = {}): Promise<void> {
-    let oid: number;
-    try {
-      oid = await this.retire(episode);
-    } catch (err) {
-      await this.detach(episode).catch(() => undefined);
-      if (isStaleAttempt(err)) return;
-      throw err;
-    }
-    await this.discard(episode, oid, options);
-  }
-
-  /** Mark the episode finished, if this handle still holds it; returns the database's oid (see internal-tables.ts). */
-  private async retire(episode: Episode): Promise<number> {
-    try {
-      const res = await episode.pool.query<{ oid: number }>('SELECT public._finalstate_retire($1) AS oid', [
-        episode.leaseToken,
-      ]);
-      return Number(res.rows[0]!.oid);
-    } catch (err) {
-      // nothing about the task can make this statement fail: the database or the attempt did
-      throw asInfrastructureError(err, `retire ${episode.database}`);
-    }
-  }
-
-  /**
-   * Tear down a database this handle may dispose of (retired by it, or never claimed by anyone: a failed provision,
-   * an outdated one). Its names are freed first, synchronously: the database (if it is still the one with `oid`) and
-   * its role are renamed to names of their own, so that nothing done to them later can touch a database a newer
-   * attempt provisions under the episode's name.
-   */
-  private async discard(episode: Episode, oid: number | undefined, options: { wait?: boolean } = {}): Promise<void> {
-    const template = this.release(episode);
-    // Only a database this process provisioned is reused: a reattached one may come from another version or have
-    // been changed by hand (the episode role cannot change the schema; a reset restores rows, not schema). Decided
-    // now, not when the job runs: until then the pool counts this database as on its way back.
-    const reserved =
-      !episode.reattached && template !== undefined && this.spares.recycles && this.spares.reserve(template);
-    await episode.pool.end().catch(() => undefined);
-    let aside: { database: string; role: string } | undefined;
-    try {
-      aside = await this.moveAside(episode, oid);
-    } catch (err) {
-      if (reserved) this.spares.cancel(template);
-      throw err;
-    }
-    if (!aside) {
-      if (reserved) this.spares.cancel(template);
-      return;
-    }
-    const moved = aside;
-    const job = reserved
-      ? this.resets.enqueue(moved.database, () => this.recycle({ ...episode, ...moved }, template))
-      : this.drops.enqueue(moved.database, () => this.dropByName(moved.database, moved.role));
-    if (options.wait || this.options.dropInBackground === false) {
-      await job;
-      await this.flushDrops();
-    }
-  }
-
-  /**
-   * Close the episode's database to connections, end its sessions and rename it and its role to fresh names, in one
-   * transaction and only if the database under the episode's name is still the one with `oid`; undefined when it is
-   * not there any more (another attempt dropped it).
-   */
-  private async moveAside(
-    episode: Episode,
-    oid: number | undefined,
-  ): Promise<{ database: string; role: string } | undefined> {
-    const { database, role } = episode;
-    const present = await this.adminQuery<{ oid: number }>('SELECT oid FROM pg_database WHERE datname = $1', [
-      database,
-    ]);
-    const found = present.rows[0] ? Number(present.rows[0].oid) : undefined;
-    if (found === undefined || (oid !== undefined && found !== oid)) return undefined;
-    // each step by name only while the name still holds this database: a newer attempt may have dropped it meanwhile
-    const whileOurs = (onDatabase: string, onRole: string) => `DO $$ BEGIN
-        IF NOT EXISTS (SELECT 1 FROM pg_database WHERE datname = ${literal(database)} AND oid = ${found}) THEN
-          RAISE EXCEPTION 'episode database % was replaced', ${literal(database)} USING ERRCODE = 'undefined_object';
-        END IF;
-        EXECUTE ${literal(onDatabase)};
-        IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = ${literal(role)}) THEN EXECUTE ${literal(onRole)}; END IF;
-      END $$`;
-    const aside = { database: spareDatabaseName(), role: retiredRoleName() };
-    try {
-      await this.adminQuery(
-        whileOurs(
-          `ALTER DATABASE ${ident(database)} ALLOW_CONNECTIONS false`,
-          `REVOKE ALL ON DATABASE ${ident(database)} FROM ${ident(role)}`,
-        ),
-      );
-      await endSessions((sql, params) => this.adminQuery(sql, params), database);
-      await this.adminQuery(
-        whileOurs(
-          `ALTER DATABASE ${ident(database)} RENAME TO ${ident(aside.database)}`,
-          `ALTER ROLE ${ident(role)} RENAME TO ${ident(aside.role)}`,
-        ),
-      );
-    } catch (err) {
-      if (sqlstateOf(err) === '42704') return undefined;
-      throw err;
-    }
-    return aside;
-  }
-
-  /** Reset a torn-down episode database into a spare (see recycleEpisodeDatabase); if that fails, drop it. */
-  private async recycle(episode: Episode, template: string): Promise<void> {
-    let spare: string | undefined;
-    try {
-      spare = await recycleEpisodeDatabase(
-        this.config,
-        (sql, params) => this.adminQuery(sql, params),
-        episode,
-        template,
-      );
-    } catch {
-      this.spares.cancel(template);
-      await this.dropByName(episode.database, episode.role); // what is left of it under the episode's name
-      return;
-    }
-    if (!this.spares.put(template, spare)) await this.adminQuery(`DROP DATABASE IF EXISTS ${ident(spare)}`);
-  }
-
-  /** A reset copies raw rows back with triggers off (session_replication_role), which takes a superuser. */
-  private isSuperuser(): Promise<boolean> {
-    this.superuser ??= this.adminQuery<{ rolsuper: boolean }>(
-      'SELECT rolsuper FROM pg_roles WHERE rolname = current_user',
-    ).then(
-      (res) => res.rows[0]?.rolsuper === true,
-      () => {
-        this.superuser = undefined; // asked again next time
-        return false;
-      },
-    );
-    return this.superuser;
+  /** See EpisodeTeardown.teardown. */
+  teardown(episode: Episode, options: { wait?: boolean } = {}): Promise<void> {
+    return this.teardowns.teardown(episode, options);
   }
 
   /** Wait for every background drop and reset (and report a failed one). */
-  async flushDrops(): Promise<void> {
-    await this.resets.flush();
-    await this.drops.flush();
+  flushDrops(): Promise<void> {
+    return this.teardowns.flush();
   }
 
   /** Fill the spare pool of a domain's template now, for `episodes` at once (benchmarks measure the warm path with this). */
@@ -686,68 +137,20 @@ export class EnvironmentBackend {
     await this.spares.warm((await this.template(domain)).name, episodes);
   }
 
-  async dropByName(database: string, role: string): Promise<void> {
-    await this.adminQuery(`DROP DATABASE IF EXISTS ${ident(database)} WITH (FORCE)`);
-    await this.adminQuery(`DROP ROLE IF EXISTS ${ident(role)}`);
+  dropByName(database: string, role: string): Promise<void> {
+    return this.teardowns.dropByName(database, role);
   }
 
   /** Tear down every episode this backend still holds, then close the admin pool. */
   async close(): Promise<void> {
-    for (const episode of [...this.live]) await this.teardown(episode).catch(() => undefined);
+    for (const episode of this.live.all()) await this.teardown(episode).catch(() => undefined);
     await this.spares.close();
     await this.flushDrops().catch(() => undefined);
     await this.admin.end();
   }
 
   /** Release the episode's connections without dropping its database (a later attempt may reattach). */
-  async detach(episode: Episode): Promise<void> {
-    this.release(episode);
-    await episode.pool.end();
+  detach(episode: Episode): Promise<void> {
+    return this.teardowns.detach(episode);
   }
-}
-
-/**
- * What every session of an episode role is bounded by: its role's defaults (ALTER ROLE SET) and the runtime's startup
- * options both hold them. A session can still raise its own (SET: PostgreSQL checks no privilege for these); the
- * runtime's sessions are reset to them at every checkout, and every session of the role ends at its teardown.
- */
-function sessionBounds(config: LoadedConfig): Record<string, number> {
-  const { statementTimeoutMs, idleInTransactionTimeoutMs, lockTimeoutMs } = config.postgres.episodeBounds;
-  return {
-    statement_timeout: statementTimeoutMs,
-    idle_in_transaction_session_timeout: idleInTransactionTimeoutMs,
-    lock_timeout: lockTimeoutMs,
-  };
-}
-
-/** Back to the session's start: every setting (RESET ALL leaves the role out) to its startup value. */
-const RESET_SESSION = 'RESET ALL; RESET ROLE';
-
-/**
- * Startup options of every episode session. Client options outrank the defaults a role can give itself (ALTER ROLE
- * self SET), so the settings the runtime depends on (text formats, writable transactions, the search path) and the
- * configured bounds hold on every connection; a reattach also clears those defaults.
- */
-function sessionOptions(config: LoadedConfig): string {
-  const settings: Record<string, string | number> = {
-    TimeZone: 'UTC',
-    DateStyle: 'ISO,MDY',
-    IntervalStyle: 'postgres',
-    extra_float_digits: 1,
-    bytea_output: 'hex',
-    search_path: 'public',
-    default_transaction_read_only: 'off',
-    default_transaction_isolation: 'read\\ committed',
-    ...sessionBounds(config),
-  };
-  return Object.entries(settings)
-    .map(([k, v]) => `-c ${k}=${v}`)
-    .join(' ');
-}
-
-function withUser(connectionString: string, user: string, password: string): string {
-  const url = new URL(connectionString);
-  url.username = encodeURIComponent(user);
-  url.password = encodeURIComponent(password);
-  return url.toString();
 }
