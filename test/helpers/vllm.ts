@@ -17,6 +17,18 @@ import { freePort } from './index.js';
  * files may run in parallel, and leave the server as they found it.
  */
 
+/** The calls a publish to vLLM makes, in order: identify, pause, mark, reload_weights, reset the prefix cache, set the
+ * version, resume. */
+export const VLLM_PUBLISH_PATHS = [
+  '/v1/models',
+  '/pause?mode=wait',
+  '/update_weight_version',
+  '/collective_rpc',
+  '/reset_prefix_cache',
+  '/update_weight_version',
+  '/resume',
+];
+
 export interface VllmTarget {
   url: string;
   model: string;

@@ -13,7 +13,7 @@ import {
   type PublishOptions,
 } from '../../runtime/clients/policy-admin.js';
 import { FaultProxy } from '../helpers/fault-proxy.js';
-import { buildTinyModel, lockVllm, suiteVllm, type VllmTarget } from '../helpers/vllm.js';
+import { buildTinyModel, lockVllm, suiteVllm, VLLM_PUBLISH_PATHS, type VllmTarget } from '../helpers/vllm.js';
 
 // The publisher against real vLLM (the suite's CPU build, test/helpers/vllm.ts), through a proxy that records every
 // admin call and injects the 5xx answers a load balancer or a struggling server gives. The faults that need a server
@@ -80,15 +80,7 @@ async function fingerprint(): Promise<number[]> {
 test('publishing to vLLM: identify, pause, mark, reload_weights, reset the prefix cache, set the version, resume; the served weights change', async () => {
   const base = await fingerprint();
   const published = await publishCheckpoint(server(), otherDir, 3, fast);
-  assert.deepEqual(proxy.paths(), [
-    '/v1/models',
-    '/pause?mode=wait',
-    '/update_weight_version',
-    '/collective_rpc',
-    '/reset_prefix_cache',
-    '/update_weight_version',
-    '/resume',
-  ]);
+  assert.deepEqual(proxy.paths(), VLLM_PUBLISH_PATHS);
   const bodies = proxy.requests.map((r) => r.body);
   assert.deepEqual(bodies[2], { new_version: reloadingVersion(3) });
   assert.deepEqual(bodies[3], { method: 'reload_weights', kwargs: { weights_path: otherDir }, timeout: 60 });

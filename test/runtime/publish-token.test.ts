@@ -13,6 +13,7 @@ import { defaultPublishOptions } from '../../runtime/clients/policy-admin.js';
 import type { PolicyServerRef } from '../../schemas/clients.js';
 import type { ArtifactStore } from '../../storage/artifacts.js';
 import { writeMinimalCheckpoint } from '../../testkit/pipeline/stand-in-gpu-worker.js';
+import { VLLM_PUBLISH_PATHS } from '../helpers/vllm.js';
 
 // Where publishPolicy gets the bearer token of each server's admin routes, and that it sends it on every admin call.
 // The server here only records requests and answers 200 (vLLM's empty admin answers; /v1/models as vLLM owns it): the
@@ -65,15 +66,7 @@ test('the token named by tokenFile goes with every admin call as Authorization: 
   await publish([{ url, kind: 'vllm', tokenFile }]);
   assert.deepEqual(
     seen.map((s) => s.path),
-    [
-      '/v1/models',
-      '/pause?mode=wait',
-      '/update_weight_version',
-      '/collective_rpc',
-      '/reset_prefix_cache',
-      '/update_weight_version',
-      '/resume',
-    ],
+    VLLM_PUBLISH_PATHS,
   );
   assert.ok(
     seen.every((s) => s.authorization === `Bearer ${TOKEN}`),
