@@ -150,17 +150,15 @@ export async function startFleet(config: LoadedConfig, options: FleetOptions): P
  * model FSDP2-sharded over gloo when there is no CUDA). torchrun restarts every rank once when one dies.
  */
 function startGpuWorker(config: LoadedConfig, options: FleetOptions, logFile: string): ChildProcess {
-  const args = [
-    '--task-queue',
-    options.queues.gpu,
-    '--address',
-    config.temporal.address,
-    '--namespace',
-    config.temporal.namespace,
-  ];
+  const args = gpuWorkerArgs(config, options.queues.gpu);
   if (options.gpuRanks === 1) return spawnPythonModule(config, 'finalstate.gpu_worker', args, logFile);
   const torchrun = ['-m', 'torch.distributed.run', '--standalone', '--nproc-per-node', String(options.gpuRanks)];
   return spawnPythonModule(config, 'finalstate.gpu_worker', args, logFile, [...torchrun, '--max-restarts', '1'], {
     OMP_NUM_THREADS: '1',
   });
+}
+
+/** The arguments of `python -m finalstate.gpu_worker`: its task queue and the Temporal server it polls. */
+export function gpuWorkerArgs(config: LoadedConfig, taskQueue: string): string[] {
+  return ['--task-queue', taskQueue, '--address', config.temporal.address, '--namespace', config.temporal.namespace];
 }

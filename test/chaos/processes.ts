@@ -6,6 +6,7 @@ import type { LoadedConfig } from '../../schemas/config.js';
 import { fromRoot } from '../../core/paths.js';
 import { policyAdminTokenFile } from '../../runtime/clients/admin-token.js';
 import { sleep } from '../../infra/stack/process.js';
+import { gpuWorkerArgs } from '../../workers/fleet.js';
 
 /**
  * One process of the fleet as an operator's supervisor sees it: started, killed (any signal), started again with the
@@ -167,16 +168,7 @@ export function chaosFleet(config: LoadedConfig, env: Record<string, string>, op
     'gpu worker',
     async () => ({
       file: python,
-      args: [
-        '-m',
-        'finalstate.gpu_worker',
-        '--task-queue',
-        options.queues.gpu,
-        '--address',
-        config.temporal.address,
-        '--namespace',
-        config.temporal.namespace,
-      ],
+      args: ['-m', 'finalstate.gpu_worker', ...gpuWorkerArgs(config, options.queues.gpu)],
     }),
     childEnv,
     path.join(logs, 'chaos-gpu-worker.log'),
