@@ -66,7 +66,9 @@ export function due(fault: PlannedFault, m: Moment, fleet: { episodeWorkerPid: n
   const episodes = m.pending.filter((p) => p.type === 'runEpisode');
   switch (fault.kind) {
     case 'episode-worker-sigkill':
-      return episodes.some((p) => p.started && p.heartbeated);
+      // Keyed on the first heartbeat, not on a turn done: the SDK throttles the later ones, so on a quiet machine a
+      // short probe can end before any turn count reaches Temporal, and the kill would never fire.
+      return episodes.some((p) => p.started && p.beat);
     case 'episode-worker-pause':
     case 'episode-worker-partition':
       return episodes.some((p) => p.started && p.beat && p.worker.startsWith(`${fleet.episodeWorkerPid}@`));
