@@ -53,6 +53,14 @@ const setWeightVersion = (version: string) =>
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ new_version: version }),
   });
+/** Whether `promise` has settled, without waiting for it. */
+const settled = (promise: Promise<unknown>) =>
+  Promise.race([promise.then(() => true), new Promise<boolean>((r) => setImmediate(() => r(false)))]);
+/** vLLM's own count of the requests it is running (its Prometheus gauge). */
+const requestsRunning = async () => {
+  const text = await (await fetch(`${vllm.url}/metrics`)).text();
+  return [...text.matchAll(/^vllm:num_requests_running\{[^}]*\} ([0-9.e+]+)$/gm)].reduce((n, m) => n + Number(m[1]), 0);
+};
 /** A completion long enough to still run while the test acts on the server; abandoned when `signal` fires. */
 const longCompletion = (signal?: AbortSignal) => client().complete({ promptTokenIds: [5], maxTokens: 480 }, signal);
 
@@ -258,21 +266,27 @@ test('a weight version that changes while the completion runs (a publish in betw
 });
 
 test('finish_reason "abort" (vLLM paused with mode=abort, or shutting down, mid-request) is an InfrastructureError: retried, never scored', async () => {
-  const running = longCompletion().then(
-    () => undefined,
-    (err: unknown) => err,
-  );
-  while (!proxy.requests.some((r) => r.path === '/v1/completions')) await new Promise((r) => setTimeout(r, 10));
-  await new Promise((r) => setTimeout(r, 200)); // let it be scheduled
-  assert.equal((await fetch(`${vllm.url}/pause?mode=abort`, { method: 'POST' })).status, 200);
-  try {
-    const failure = await running;
-    assert.ok(failure instanceof InfrastructureError && /aborted the request/.test(failure.message), String(failure));
-    const answer = completions()[0]!.response as { choices: Array<{ finish_reason: string }> };
-    assert.equal(answer.choices[0]!.finish_reason, 'abort');
-  } finally {
-    assert.equal((await fetch(`${vllm.url}/resume`, { method: 'POST' })).status, 200);
+  // A completion can finish before the pause lands (a fast machine does 480 tokens of the tiny model in a blink), so
+  // the pause waits until vLLM reports the request running, and a completion that still beat it is tried again.
+  let failure: unknown;
+  for (let attempt = 1; failure === undefined && attempt <= 5; attempt++) {
+    const seen = completions().length;
+    const running = longCompletion().then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    while (completions().length === seen && !(await settled(running))) await new Promise((r) => setTimeout(r, 10));
+    while (!(await settled(running)) && (await requestsRunning()) === 0) await new Promise((r) => setTimeout(r, 10));
+    assert.equal((await fetch(`${vllm.url}/pause?mode=abort`, { method: 'POST' })).status, 200);
+    try {
+      failure = await running;
+    } finally {
+      assert.equal((await fetch(`${vllm.url}/resume`, { method: 'POST' })).status, 200);
+    }
   }
+  assert.ok(failure instanceof InfrastructureError && /aborted the request/.test(failure.message), String(failure));
+  const answer = completions().at(-1)!.response as { choices: Array<{ finish_reason: string }> };
+  assert.equal(answer.choices[0]!.finish_reason, 'abort');
   assert.equal(
     (await client().complete({ promptTokenIds: [5], maxTokens: 4 })).finishReason,
     'length',
