@@ -1,3 +1,5 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { localPathOf, type ArtifactStore } from '../storage/artifacts.js';
 import { checkHfCheckpoint, IncompleteCheckpointError } from '../storage/hf-checkpoint.js';
@@ -14,6 +16,7 @@ import {
 } from '../runtime/clients/policy-admin.js';
 import { adminTokenOf } from '../runtime/clients/admin-token.js';
 import type { PolicyServerRef } from '../schemas/clients.js';
+import { SERVED_FINGERPRINT_FILE, type ServedFingerprints } from '../schemas/policy-api.js';
 import { Trajectory } from '../schemas/trajectory.js';
 import { trainingColumns, type TruncationOptions } from '../runtime/trajectory/truncation.js';
 
@@ -194,7 +197,21 @@ export function createTrainingActivities({
         }
         throw err;
       }
+      await writeFingerprints(weightsPath, input.version, published);
       return { servers: published };
     },
   };
+}
+
+/**
+ * The vLLM servers' fingerprints of `version`, into its checkpoint directory (written whole, then renamed into place),
+ * where the policy clients of the episodes that cannot read /weight_info find them (schemas/episode.ts: PolicyRef).
+ */
+async function writeFingerprints(checkpointDir: string, version: number, published: Published[]): Promise<void> {
+  const servers = published.flatMap((p) => (p.fingerprint ? [{ url: p.url, fingerprint: p.fingerprint }] : []));
+  if (servers.length === 0) return;
+  const file = path.join(checkpointDir, SERVED_FINGERPRINT_FILE);
+  const body: ServedFingerprints = { policyVersion: String(version), servers };
+  await fs.writeFile(`${file}.${process.pid}.tmp`, `${JSON.stringify(body, null, 2)}\n`);
+  await fs.rename(`${file}.${process.pid}.tmp`, file);
 }

@@ -21,6 +21,11 @@ export const CompletionChoice = z
     logprobs: CompletionLogprobs.nullish(),
     finish_reason: z.string().nullable(),
     stop_reason: z.union([z.string(), z.number(), z.null()]).optional(),
+    prompt_token_ids: z.array(TokenId).nullish().describe('vLLM with return_token_ids.'),
+    prompt_logprobs: z
+      .array(z.record(z.string(), z.object({ logprob: z.number() }).loose()).nullable())
+      .nullish()
+      .describe('vLLM with prompt_logprobs: per prompt token (null for the first), its log-prob by token id.'),
   })
   .loose();
 
@@ -41,6 +46,30 @@ export type CompletionResponse = z.infer<typeof CompletionResponse>;
 /** vLLM's GET /weight_info (dev mode): the version label its publisher set, "default" until one was. */
 export const WeightInfoResponse = z.object({ weight_version: z.string() }).loose();
 export type WeightInfoResponse = z.infer<typeof WeightInfoResponse>;
+
+/** The log-probs a server gives the tokens of a fixed prompt after the first (runtime/clients/fingerprint.ts). */
+export const ServedFingerprint = z
+  .object({ promptTokenIds: z.array(TokenId).min(2), logprobs: z.array(z.number()).min(1) })
+  .strict();
+export type ServedFingerprint = z.infer<typeof ServedFingerprint>;
+
+/**
+ * served-fingerprint.json, which the publisher writes into a checkpoint directory once vLLM servers serve it: each
+ * server's fingerprint of that policy version, for clients that cannot read the servers' /weight_info.
+ */
+export const ServedFingerprints = z
+  .object({
+    policyVersion: z.string().min(1),
+    servers: z.array(z.object({ url: z.string(), fingerprint: ServedFingerprint }).strict()).min(1),
+  })
+  .strict();
+export type ServedFingerprints = z.infer<typeof ServedFingerprints>;
+
+export const SERVED_FINGERPRINT_FILE = 'served-fingerprint.json';
+
+/** Where the fingerprints of the version published from checkpoint `checkpointUri` (a directory) lie. */
+export const servedFingerprintUri = (checkpointUri: string) =>
+  `${checkpointUri.replace(/\/+$/, '')}/${SERVED_FINGERPRINT_FILE}`;
 
 export const TokenizeResponse = z
   .object({ tokens: z.array(TokenId), count: z.number().int().optional(), max_model_len: z.number().int().optional() })

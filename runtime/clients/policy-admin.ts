@@ -1,7 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { InfrastructureError } from '../../core/errors.js';
 import type { PolicyServerKind, PolicyServerRef } from '../../schemas/clients.js';
+import type { ServedFingerprint } from '../../schemas/policy-api.js';
 import { EndpointRequestError } from './errors.js';
+import { FINGERPRINT_PROMPT, fingerprintOf, fingerprintRequest } from './fingerprint.js';
 import { requestText } from './http.js';
 
 /**
@@ -16,6 +18,8 @@ import { requestText } from './http.js';
  *   POST /reset_prefix_cache                           no prompt reuses KV entries computed by the old weights
  *   POST /update_weight_version "N"                    (vLLM) what /weight_info reports, which the policy client checks
  *   POST /resume                                       see below
+ *   POST /v1/completions (prompt_logprobs)             (vLLM) the version's fingerprint (fingerprint.ts), for clients
+ *   GET  /weight_info                                  that cannot read /weight_info; measured on version N, checked
  *
  * Answers are empty or small JSON objects depending on the route and version; the status counts, and
  * /reset_prefix_cache's `{"success": false}` (vLLM's answer, with status 200, while blocks are still held) is a
@@ -58,6 +62,7 @@ export type PublishStep =
   | 'set_weight_version'
   | 'restore_previous'
   | 'resume'
+  | 'fingerprint'
   | 'await_version';
 
 export const defaultPublishOptions: PublishOptions = {
@@ -80,6 +85,8 @@ export interface Published {
   version: number;
   /** Attempts each step took (1 when nothing had to be retried). */
   attempts: Partial<Record<PublishStep, number>>;
+  /** vLLM: the fingerprint of the version it serves now. */
+  fingerprint?: ServedFingerprint;
 }
 
 const COMPONENT = 'policy-server';
@@ -155,16 +162,20 @@ export async function resetPrefixCache(url: string, options: PublishOptions = de
   await adminCaller(root, options, {})('reset_prefix_cache', '/reset_prefix_cache', {}, { accept: acceptReset(root) });
 }
 
-/** The kind of server at `root`, from /v1/models' `owned_by`; an EndpointRequestError when it is not `expected`. */
-async function checkKind(root: string, expected: PolicyServerKind, call: Call): Promise<void> {
+/**
+ * The kind of server at `root`, from /v1/models' `owned_by`; an EndpointRequestError when it is not `expected`.
+ * Returns the name it serves its model under.
+ */
+async function checkKind(root: string, expected: PolicyServerKind, call: Call): Promise<string | undefined> {
   const text = await call('identify', '/v1/models', undefined);
-  let owner: unknown;
+  let model: { owned_by?: unknown; id?: unknown } | undefined;
   try {
-    owner = (JSON.parse(text) as { data?: Array<{ owned_by?: unknown }> }).data?.[0]?.owned_by;
+    model = (JSON.parse(text) as { data?: Array<{ owned_by?: unknown; id?: unknown }> }).data?.[0];
   } catch {
-    owner = undefined;
+    model = undefined;
   }
-  if (owner === OWNER[expected]) return;
+  const owner = model?.owned_by;
+  if (owner === OWNER[expected]) return typeof model?.id === 'string' ? model.id : undefined;
   const actual = (Object.keys(OWNER) as PolicyServerKind[]).find((k) => OWNER[k] === owner);
   throw new EndpointRequestError(
     `policy server ${root} is configured as kind "${expected}", but its /v1/models says owned_by ${JSON.stringify(owner ?? null)}` +
@@ -202,7 +213,7 @@ export async function publishCheckpoint(
     );
   const setVersion = (step: PublishStep, value: string) => call(step, '/update_weight_version', { new_version: value });
 
-  await checkKind(root, server.kind, call);
+  const model = await checkKind(root, server.kind, call);
   let failure: unknown;
   // A vLLM server whose reload failed holds no weights it loaded (it released them first): never resumed so.
   let weightsReleased = false;
@@ -266,7 +277,29 @@ export async function publishCheckpoint(
   }
   if (failure !== undefined) throw failure;
   if (server.kind === 'finalstate') await awaitVersion(root, version, options, call);
-  return { url: server.url, kind: server.kind, version, attempts };
+  const fingerprint = vllm ? await measureFingerprint(root, model ?? '', version, call) : undefined;
+  return { url: server.url, kind: server.kind, version, attempts, ...(fingerprint && { fingerprint }) };
+}
+
+/** The fingerprint of `version`, confirmed to be that version's by /weight_info read after it. */
+async function measureFingerprint(root: string, model: string, version: number, call: Call) {
+  const answer = await call('fingerprint', '/v1/completions', fingerprintRequest(model, FINGERPRINT_PROMPT));
+  const json = (text: string): unknown => {
+    try {
+      return JSON.parse(text);
+    } catch {
+      return undefined;
+    }
+  };
+  const fingerprint = fingerprintOf(`${root}/v1/completions`, json(answer));
+  const info = json(await call('fingerprint', '/weight_info', undefined)) as { weight_version?: unknown } | undefined;
+  const served = info?.weight_version;
+  if (served !== String(version))
+    throw new InfrastructureError(
+      `policy server ${root} reports weight version ${JSON.stringify(served)}, not ${version}, right after it was published (restarted?): its fingerprint is not that of version ${version}`,
+      COMPONENT,
+    );
+  return fingerprint;
 }
 
 async function awaitVersion(root: string, version: number, options: PublishOptions, call: Call): Promise<void> {

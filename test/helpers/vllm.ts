@@ -18,7 +18,7 @@ import { freePort } from './index.js';
  */
 
 /** The calls a publish to vLLM makes, in order: identify, pause, mark, reload_weights, reset the prefix cache, set the
- * version, resume. */
+ * version, resume, measure the version's fingerprint and confirm the version it was measured on. */
 export const VLLM_PUBLISH_PATHS = [
   '/v1/models',
   '/pause?mode=wait',
@@ -27,6 +27,8 @@ export const VLLM_PUBLISH_PATHS = [
   '/reset_prefix_cache',
   '/update_weight_version',
   '/resume',
+  '/v1/completions',
+  '/weight_info',
 ];
 
 export interface VllmTarget {

@@ -12,6 +12,7 @@ import {
   resetPrefixCache,
   type PublishOptions,
 } from '../../runtime/clients/policy-admin.js';
+import { fingerprintOf } from '../../runtime/clients/fingerprint.js';
 import { FaultProxy } from '../helpers/fault-proxy.js';
 import { buildTinyModel, lockVllm, suiteVllm, VLLM_PUBLISH_PATHS, type VllmTarget } from '../helpers/vllm.js';
 
@@ -77,7 +78,7 @@ async function fingerprint(): Promise<number[]> {
     .logprobs.token_logprobs;
 }
 
-test('publishing to vLLM: identify, pause, mark, reload_weights, reset the prefix cache, set the version, resume; the served weights change', async () => {
+test('publishing to vLLM: identify, pause, mark, reload_weights, reset the prefix cache, set the version, resume, measure its fingerprint; the served weights change', async () => {
   const base = await fingerprint();
   const published = await publishCheckpoint(server(), otherDir, 3, fast);
   assert.deepEqual(proxy.paths(), VLLM_PUBLISH_PATHS);
@@ -94,7 +95,13 @@ test('publishing to vLLM: identify, pause, mark, reload_weights, reset the prefi
     reset_prefix_cache: 1,
     set_weight_version: 1,
     resume: 1,
+    fingerprint: 1,
   });
+  assert.deepEqual(bodies[8], undefined, 'GET /weight_info: the fingerprint is of version 3');
+  const measured = proxy.requests[7]!;
+  assert.equal((measured.body as { prompt_logprobs: number }).prompt_logprobs, 0);
+  assert.deepEqual(published.fingerprint, fingerprintOf(proxy.url, measured.response));
+  assert.ok(published.fingerprint!.logprobs.length >= 1);
   assert.equal(await weightVersion(), '3');
   assert.equal(await isPaused(), false);
   assert.notDeepEqual(await fingerprint(), base, 'the new weights serve');

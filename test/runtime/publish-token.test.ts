@@ -16,10 +16,9 @@ import { writeMinimalCheckpoint } from '../../testkit/pipeline/stand-in-gpu-work
 import { VLLM_PUBLISH_PATHS } from '../helpers/vllm.js';
 
 // Where publishPolicy gets the bearer token of each server's admin routes, and that it sends it on every admin call.
-// The server here only records requests and answers 200 (vLLM's empty admin answers; /v1/models as vLLM owns it): the
-// real policy server's
-// checks are tested in python/tests/test_policy_server.py, test/runtime/policy-server-contract.test.ts and the
-// security probes.
+// The server here only records requests and answers 200 (vLLM's empty admin answers; /v1/models as vLLM owns it; the
+// fingerprint's completion and /weight_info in vLLM's shape): the real policy server's checks are tested in
+// python/tests/test_policy_server.py, test/runtime/policy-server-contract.test.ts and the security probes.
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'finalstate-publish-token-'));
 const tokenFile = path.join(dir, 'admin.token');
@@ -31,6 +30,22 @@ let url: string;
 const seen: Array<{ path: string; authorization: string | undefined }> = [];
 const checkpoint = path.join(dir, 'step-000001');
 const MODELS = JSON.stringify({ object: 'list', data: [{ id: 'policy', object: 'model', owned_by: 'vllm' }] });
+// The publisher's fingerprint of version 1 (prompt_logprobs of a prompt) and the version vLLM reports afterwards.
+const ANSWERS: Record<string, string> = {
+  '/v1/models': MODELS,
+  '/v1/completions': JSON.stringify({
+    model: 'policy',
+    choices: [
+      {
+        text: '.',
+        finish_reason: 'length',
+        prompt_token_ids: [1, 2],
+        prompt_logprobs: [null, { '2': { logprob: -1.5, rank: 1, decoded_token: 'b' } }],
+      },
+    ],
+  }),
+  '/weight_info': JSON.stringify({ weight_version: '1' }),
+};
 
 before(async () => {
   fs.writeFileSync(tokenFile, `${TOKEN}\n`, { mode: 0o600 });
@@ -39,7 +54,8 @@ before(async () => {
   server = http.createServer((req, res) => {
     seen.push({ path: req.url ?? '', authorization: req.headers.authorization });
     req.resume().on('end', () => {
-      if (req.url === '/v1/models') res.writeHead(200, { 'content-type': 'application/json' }).end(MODELS);
+      const answer = ANSWERS[req.url ?? ''];
+      if (answer) res.writeHead(200, { 'content-type': 'application/json' }).end(answer);
       else res.writeHead(200, { 'content-length': '0' }).end();
     });
   });
