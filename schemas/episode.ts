@@ -13,7 +13,20 @@ import { TrajectoryDrift } from './trajectory.js';
  * the task's golden calls (oracle).
  */
 export const PolicyRef = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('served'), client: PolicyClientConfig, version: z.string().min(1).optional() }).strict(),
+  z
+    .object({
+      kind: z.literal('served'),
+      client: PolicyClientConfig,
+      version: z.string().min(1).optional(),
+      checkpointUri: z
+        .string()
+        .min(1)
+        .optional()
+        .describe(
+          'With version: the checkpoint it was published from, whose served-fingerprint.json a vLLM client checks when it cannot read /weight_info.',
+        ),
+    })
+    .strict(),
   z
     .object({
       kind: z.literal('oracle'),

@@ -6,10 +6,18 @@ import type { UpdatePreflightInput } from './preflight.js';
 
 export type CampaignConfigWithQueues = CampaignConfig & { taskQueues: TaskQueues };
 
-/** The policy at a version: the served base policy pinned to the version its servers report (the oracle has none). */
-export function policyAt(base: PolicyRef, version: string | undefined): PolicyRef {
+/**
+ * The policy at a version: the served base policy pinned to the version its servers report (the oracle has none),
+ * and the checkpoint it was published from (beside which the publisher left the version's fingerprint).
+ */
+export function policyAt(base: PolicyRef, state: Pick<CampaignState, 'policyVersion' | 'checkpointUri'>): PolicyRef {
+  const version = state.policyVersion;
   if (base.kind !== 'served' || version === undefined) return base;
-  return { ...base, version };
+  return {
+    ...base,
+    version,
+    ...(state.checkpointUri ? { checkpointUri: state.checkpointUri } : {}),
+  };
 }
 
 /** What every episode of the campaign shares, for a given policy. */
@@ -75,7 +83,7 @@ export function grpoStepInput(
     neededExports: neededExports(config, state, step),
     policyServers: policyServersOf(config),
     ...(state.checkpointUri ? { previousCheckpointUri: state.checkpointUri } : {}),
-    settings: episodeSettings(config, policyAt(config.policy, state.policyVersion)),
+    settings: episodeSettings(config, policyAt(config.policy, state)),
   };
 }
 
@@ -127,7 +135,7 @@ export function referenceProbeInput(config: CampaignConfigWithQueues): ProbeInpu
  */
 export function reprobeInput(
   config: CampaignConfigWithQueues,
-  state: Pick<CampaignState, 'policyVersion'>,
+  state: Pick<CampaignState, 'policyVersion' | 'checkpointUri'>,
   step: number,
 ): ProbeInput {
   const n = config.reprobe?.n ?? config.probing.n;
@@ -138,14 +146,14 @@ export function reprobeInput(
     n,
     nMax: n,
     adaptive: false,
-    settings: episodeSettings(config, policyAt(config.policy, state.policyVersion)),
+    settings: episodeSettings(config, policyAt(config.policy, state)),
   };
 }
 
 /** The input of the evaluation child after step `step` (0: the base policy), on the evaluation source. */
 export function evaluationInput(
   config: CampaignConfigWithQueues,
-  state: Pick<CampaignState, 'policyVersion' | 'trainingDomains'>,
+  state: Pick<CampaignState, 'policyVersion' | 'checkpointUri' | 'trainingDomains'>,
   step: number,
 ): EvaluationInput {
   return {
@@ -157,7 +165,7 @@ export function evaluationInput(
     window: config.evaluation.window,
     episodesPerRun: config.episodesPerChildRun,
     ...(state.trainingDomains ? { trainingDomains: state.trainingDomains } : {}),
-    settings: episodeSettings(config, policyAt(config.policy, state.policyVersion)),
+    settings: episodeSettings(config, policyAt(config.policy, state)),
   };
 }
 

@@ -1,14 +1,18 @@
+import fs from 'node:fs/promises';
 import type { PolicyClientConfig } from '../../schemas/clients.js';
 import {
   CompletionResponse,
   DetokenizeResponse,
+  ServedFingerprints,
   TokenizeResponse,
   WeightInfoResponse,
 } from '../../schemas/policy-api.js';
+import { localPathOf } from '../../storage/artifacts.js';
 import type { TokenUsage } from '../../schemas/runtime.js';
 import type { Tokenizer } from '../trajectory/tokenizer.js';
 import { InfrastructureError } from '../../core/errors.js';
 import { EndpointRequestError } from './errors.js';
+import { FINGERPRINT_TOLERANCE, fingerprintDiff, fingerprintOf, fingerprintRequest } from './fingerprint.js';
 import { requestJson } from './http.js';
 
 export interface CompletionRequest {
@@ -45,6 +49,11 @@ export interface PolicyClientOptions {
    * another version has restarted or missed a publish.
    */
   policyVersion?: string;
+  /**
+   * With policyVersion: the version's served-fingerprint.json (the publisher's measurement). A vLLM whose
+   * /weight_info is out of reach (a gateway that forwards only /v1/*) is checked by its fingerprint instead.
+   */
+  fingerprintUri?: string;
 }
 
 /**
@@ -56,6 +65,11 @@ export class PolicyClient implements Tokenizer {
   private readonly root: string;
   private readonly headers: Record<string, string>;
   private maxModelLength: number | undefined;
+  /** vLLM answered /weight_info with 404: its weights are checked by fingerprint from then on. */
+  private noWeightInfo = false;
+  /** Whether this server's fingerprint matched the version's since the client's last completion. */
+  private fingerprintChecked = false;
+  private published: Promise<ServedFingerprints> | undefined;
 
   constructor(
     readonly config: PolicyClientConfig,
@@ -83,27 +97,97 @@ export class PolicyClient implements Tokenizer {
 
   /**
    * vLLM's weight version (GET /weight_info, dev mode): "default" until told one, then what the publisher set. The
-   * project's server has no such route (it reports the version in every answer): a 404 means a server of the wrong kind.
+   * project's server has no such route (it reports the version in every answer): a 404 means a server of the wrong
+   * kind, unless the client has the version's fingerprint to check instead (servedVersion).
    */
-  private async weightVersion(signal?: AbortSignal): Promise<string> {
+  private async weightVersion(signal?: AbortSignal): Promise<string | undefined> {
+    if (this.noWeightInfo) return undefined;
     try {
       return (await this.post('/weight_info', undefined, WeightInfoResponse, signal)).weight_version;
     } catch (err) {
-      if (err instanceof EndpointRequestError && err.status === 404)
+      if (!(err instanceof EndpointRequestError && err.status === 404)) throw err;
+      if (this.options.policyVersion === undefined || this.options.fingerprintUri === undefined)
         throw new EndpointRequestError(
-          `policy-server at ${this.root} has no /weight_info, so it cannot confirm which weights serve (serverKind "vllm"): start vLLM with VLLM_SERVER_DEV_MODE=1 (0.32.0 is tested), or, for the project's policy server, set serverKind "finalstate"`,
+          `policy-server at ${this.root} has no /weight_info, so it cannot confirm which weights serve (serverKind "vllm"): start vLLM with VLLM_SERVER_DEV_MODE=1 (0.32.0 is tested) and let the client reach /weight_info, or, for the project's policy server, set serverKind "finalstate"${this.options.policyVersion === undefined ? '' : `; with a publisher that reaches the server, version ${this.options.policyVersion} is checked by its served fingerprint instead (the episode's policy names none)`}`,
           err.url,
           404,
         );
-      throw err;
+      this.noWeightInfo = true;
+      return undefined;
     }
+  }
+
+  /**
+   * The version the server serves, read before (`when` "before") and after each completion: its /weight_info, else
+   * the workflow's version once the server's fingerprint matches that version's within FINGERPRINT_TOLERANCE (an
+   * InfrastructureError when it does not). Fingerprints are measured before the client's first completion and after
+   * every completion; each after-measurement is the before-measurement of the next one. So every completion lies
+   * between two matches on this server, and one served by other weights would need the server to change weights and
+   * back to the version's within that completion: a restart comes back on its startup weights, and only a publish of
+   * the same version loads them again.
+   */
+  private async servedVersion(when: 'before' | 'after', signal?: AbortSignal): Promise<string> {
+    const reported = await this.weightVersion(signal);
+    if (reported !== undefined) return reported;
+    const expected = this.options.policyVersion!;
+    if (when === 'before' && this.fingerprintChecked) return expected;
+    this.fingerprintChecked = false;
+    const published = await this.publishedFingerprints();
+    const { promptTokenIds } = published.servers[0]!.fingerprint;
+    const answer = await this.post(
+      '/v1/completions',
+      fingerprintRequest(this.config.model, promptTokenIds),
+      CompletionResponse,
+      signal,
+    );
+    const measured = fingerprintOf(`${this.root}/v1/completions`, answer).logprobs;
+    const diff = Math.min(...published.servers.map((s) => fingerprintDiff(measured, s.fingerprint.logprobs)));
+    if (!(diff <= FINGERPRINT_TOLERANCE))
+      throw new InfrastructureError(
+        `policy-server at ${this.root} does not serve policy version ${expected}: its fingerprint (the log-probs of a fixed prompt) differs from the one measured when ${expected} was published by max |diff| ${diff.toExponential(2)} (tolerance ${FINGERPRINT_TOLERANCE.toExponential(0)}): a server that restarted, or serves other weights`,
+        'policy-server',
+      );
+    this.fingerprintChecked = true;
+    return expected;
+  }
+
+  /** The publisher's fingerprints of the expected version; a missing or malformed file is a configuration error. */
+  private publishedFingerprints(): Promise<ServedFingerprints> {
+    const uri = this.options.fingerprintUri!;
+    this.published ??= (async () => {
+      let text: string;
+      try {
+        text = await fs.readFile(localPathOf(uri), 'utf8');
+      } catch (err) {
+        throw new EndpointRequestError(
+          `policy-server at ${this.root} has no /weight_info, and the fingerprint of version ${this.options.policyVersion} cannot be read from ${uri} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}): the publisher writes it when it publishes to a vLLM server; the episode workers must see the checkpoint directory`,
+          uri,
+          404,
+        );
+      }
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        json = undefined;
+      }
+      const parsed = ServedFingerprints.safeParse(json);
+      if (!parsed.success || parsed.data.policyVersion !== this.options.policyVersion)
+        throw new EndpointRequestError(
+          `${uri} is not the served fingerprint of policy version ${this.options.policyVersion}: ${parsed.success ? `it is version ${parsed.data.policyVersion}'s` : json === undefined ? 'not JSON' : parsed.error.message}`,
+          uri,
+          400,
+        );
+      return parsed.data;
+    })();
+    return this.published;
   }
 
   async complete(request: CompletionRequest, signal?: AbortSignal): Promise<SampledCompletion> {
     const sampling = this.config.sampling;
     const url = `${this.root}/v1/completions`;
     const vllm = this.config.serverKind === 'vllm';
-    const before = vllm ? await this.weightVersion(signal) : undefined;
+    const before = vllm ? await this.servedVersion('before', signal) : undefined;
     const response = await this.post(
       '/v1/completions',
       {
@@ -139,7 +223,7 @@ export class PolicyClient implements Tokenizer {
     const expected = this.options.policyVersion;
     let served = response.policy_version;
     if (vllm) {
-      const after = await this.weightVersion(signal);
+      const after = await this.servedVersion('after', signal);
       if (after !== before)
         throw new InfrastructureError(
           `policy-server at ${this.root} changed weight version from ${before} to ${after} while it served the completion: which weights sampled it is unknown`,

@@ -9,6 +9,7 @@ import { InfrastructureError } from '../../core/errors.js';
 import { EpisodeOutcome, EpisodeRecord, type EpisodeRequest } from '../../schemas/episode.js';
 import { chatFamily, DEFAULT_CHAT_FAMILY } from '../../schemas/clients.js';
 import type { ModelPrices, RubricVerdict, TokenUsage } from '../../schemas/runtime.js';
+import { servedFingerprintUri } from '../../schemas/policy-api.js';
 import type { Task } from '../../schemas/task.js';
 import { ChatClient } from '../clients/chat-client.js';
 import { LlmUserSimulator } from '../clients/llm-user.js';
@@ -53,9 +54,12 @@ export function policyFor(request: EpisodeRequest, task: Task): AgentPolicy {
     return new OraclePolicy(task, getRenderer(DEFAULT_CHAT_FAMILY), request.policy.calls);
   if (request.policy.kind === 'chat')
     return new ChatAgentPolicy(new ChatClient(request.policy.endpoint, 'chat-policy'));
-  const { client, version } = request.policy;
+  const { client, version, checkpointUri } = request.policy;
   return new CompletionsAgentPolicy(
-    new PolicyClient(client, version === undefined ? {} : { policyVersion: version }),
+    new PolicyClient(client, {
+      ...(version === undefined ? {} : { policyVersion: version }),
+      ...(checkpointUri === undefined ? {} : { fingerprintUri: servedFingerprintUri(checkpointUri) }),
+    }),
     getRenderer(chatFamily(client)),
     { seed: request.seed },
   );

@@ -21,6 +21,7 @@ export class FaultProxy {
   readonly requests: ProxiedRequest[] = [];
   private readonly server: http.Server;
   private readonly faults = new Map<string, number[]>();
+  private readonly blocked = new Map<string, number>();
   url = '';
 
   constructor(readonly target: string) {
@@ -43,6 +44,11 @@ export class FaultProxy {
     this.faults.set(route, [...(this.faults.get(route) ?? []), ...statuses]);
   }
 
+  /** Every request to `route` answers `status`, as from a gateway that does not forward that route. */
+  block(route: string, status = 404): void {
+    this.blocked.set(route, status);
+  }
+
   /** The paths requested, in order (with their query), leaving out the routes in `except`. */
   paths(except: string[] = []): string[] {
     return this.requests.map((r) => r.path).filter((p) => !except.includes(p.split('?', 1)[0]!));
@@ -59,7 +65,8 @@ export class FaultProxy {
     } catch {
       body = raw.toString('utf8');
     }
-    const fault = this.faults.get(path.split('?', 1)[0]!)?.shift();
+    const route = path.split('?', 1)[0]!;
+    const fault = this.faults.get(route)?.shift() ?? this.blocked.get(route);
     if (fault !== undefined) {
       this.requests.push({ method: req.method ?? 'GET', path, body, status: fault, injected: true });
       res.writeHead(fault, { 'content-type': 'application/json' });

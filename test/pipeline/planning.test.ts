@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { PolicyClientConfig } from '../../schemas/clients.js';
 import { DEFAULT_EDGES } from '../../stats/bins.js';
 import { fixedTrialsPlanner } from '../../workflows/evaluation.js';
+import { policyAt } from '../../workflows/inputs.js';
 import { probePlanner } from '../../workflows/probe.js';
 import { drawTasks } from '../../workflows/sampling.js';
 import type { SweepPlanner } from '../../workflows/sweep.js';
@@ -163,4 +165,17 @@ test('the progress line shows finished of total and the time left at the rate so
     ),
     /^\[######\.+\] 1\/4 groups ready, 8 episodes done, 24 in flight, 1 lost to infrastructure .* · about 1 min 00 s left$/,
   );
+});
+
+test('the served policy at a version names the checkpoint it was published from (its fingerprint lies beside it)', () => {
+  const served = { kind: 'served' as const, client: PolicyClientConfig.parse({ baseUrl: 'http://v', model: 'm' }) };
+  assert.deepEqual(policyAt(served, { policyVersion: '2', checkpointUri: 'file:///c/step-000002/' }), {
+    ...served,
+    version: '2',
+    checkpointUri: 'file:///c/step-000002/',
+  });
+  assert.deepEqual(policyAt(served, {}), served, 'the base policy: no version, no checkpoint');
+  assert.deepEqual(policyAt({ kind: 'oracle' }, { policyVersion: '2', checkpointUri: 'file:///c' }), {
+    kind: 'oracle',
+  });
 });

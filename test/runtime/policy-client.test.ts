@@ -1,17 +1,27 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { after, before, beforeEach, test } from 'node:test';
+import { pathToFileURL } from 'node:url';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { createTrainingActivities } from '../../activities/training.js';
 import { InfrastructureError } from '../../core/errors.js';
 import {
   ContextLengthExceededError,
   EndpointRequestError,
   isContextLengthMessage,
 } from '../../runtime/clients/errors.js';
-import { PolicyClient } from '../../runtime/clients/policy-client.js';
+import { defaultPublishOptions, publishCheckpoint } from '../../runtime/clients/policy-admin.js';
+import { fingerprintDiff, fingerprintOf } from '../../runtime/clients/fingerprint.js';
+import { PolicyClient, type PolicyClientOptions } from '../../runtime/clients/policy-client.js';
 import { chatFamily, PolicyClientConfig, type PolicyClientConfigInput } from '../../schemas/clients.js';
+import { servedFingerprintUri, ServedFingerprints } from '../../schemas/policy-api.js';
+import type { ArtifactStore } from '../../storage/artifacts.js';
 import { FaultProxy } from '../helpers/fault-proxy.js';
-import { lockVllm, suiteVllm, type VllmTarget } from '../helpers/vllm.js';
+import { buildTinyModel, lockVllm, suiteVllm, type VllmTarget } from '../helpers/vllm.js';
 import { FakeVllmServer, IM_END_ID } from './fake-vllm-server.js';
 
 // The policy client against real vLLM (the suite's CPU build, a tiny random Qwen3, test/helpers/vllm.ts), through a
@@ -35,7 +45,11 @@ beforeEach(async () => {
   proxy = await new FaultProxy(vllm.url).start();
 });
 
-const client = (overrides: Partial<PolicyClientConfigInput> = {}, policyVersion?: string) =>
+const client = (
+  overrides: Partial<PolicyClientConfigInput> = {},
+  policyVersion?: string,
+  options: PolicyClientOptions = {},
+) =>
   new PolicyClient(
     PolicyClientConfig.parse({
       baseUrl: proxy.url,
@@ -44,7 +58,7 @@ const client = (overrides: Partial<PolicyClientConfigInput> = {}, policyVersion?
       timeoutMs: 30_000,
       ...overrides,
     }),
-    policyVersion === undefined ? {} : { policyVersion },
+    { ...(policyVersion === undefined ? {} : { policyVersion }), ...options },
   );
 const completions = () => proxy.requests.filter((r) => r.path === '/v1/completions');
 const setWeightVersion = (version: string) =>
@@ -292,4 +306,92 @@ test('finish_reason "abort" (vLLM paused with mode=abort, or shutting down, mid-
     'length',
     'the retry is answered',
   );
+});
+
+// A vLLM whose /weight_info the rollout workers cannot reach: the proxy stands in for a gateway that forwards only the
+// OpenAI routes. The publisher reaches the server itself (its admin routes), as in a deployment.
+const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'finalstate-fingerprint-'));
+after(() => fs.rmSync(workDir, { recursive: true, force: true }));
+const behindGateway = () => proxy.block('/weight_info');
+const sampled = () =>
+  completions().filter((r) => (r.body as { prompt_logprobs?: number }).prompt_logprobs === undefined);
+const { publishPolicy } = createTrainingActivities({ artifacts: {} as ArtifactStore, publish: defaultPublishOptions });
+
+test('behind a gateway without /weight_info, the fingerprint the publisher measured confirms the version; weights changed behind the client are refused', async (t) => {
+  // Version 1: a tiny model of another seed, published by the publishing activity, which leaves the fingerprint in it.
+  const checkpoint = buildTinyModel(path.join(workDir, 'version-1'), 7);
+  const checkpointUri = pathToFileURL(checkpoint).href;
+  await new MockActivityEnvironment().run(publishPolicy, {
+    checkpointUri,
+    version: 1,
+    servers: [{ url: vllm.url, kind: 'vllm' as const }],
+    previous: { checkpointUri: vllm.weightsDir, version: 0 },
+  });
+  const published = ServedFingerprints.parse(
+    JSON.parse(fs.readFileSync(path.join(checkpoint, 'served-fingerprint.json'), 'utf8')),
+  );
+  assert.equal(published.policyVersion, '1');
+  assert.equal(published.servers[0]!.url, vllm.url);
+
+  behindGateway();
+  const policy = client({}, '1', { fingerprintUri: servedFingerprintUri(checkpointUri) });
+  const first = await policy.complete({ promptTokenIds: [5, 9], maxTokens: 3 });
+  assert.equal(first.policyVersion, '1');
+  assert.deepEqual(proxy.paths(), ['/weight_info', '/v1/completions', '/v1/completions', '/v1/completions']);
+  assert.deepEqual(
+    completions().map((r) => (r.body as { prompt_logprobs?: number }).prompt_logprobs),
+    [0, undefined, 0],
+    'fingerprint, completion, fingerprint',
+  );
+  assert.equal((await policy.complete({ promptTokenIds: [5, 9], maxTokens: 3 })).policyVersion, '1');
+  assert.equal(completions().length, 5, "the last completion's fingerprint is the next one's: one more each");
+  const measured = completions()
+    .filter((r) => (r.body as { prompt_logprobs?: number }).prompt_logprobs === 0)
+    .map((r) => fingerprintOf(proxy.url, r.response).logprobs);
+  const same = Math.max(...measured.map((m) => fingerprintDiff(m, published.servers[0]!.fingerprint.logprobs)));
+  t.diagnostic(`version 1 served: max |diff| to the publisher's fingerprint ${same.toExponential(2)}`);
+
+  // The server comes back on the base weights behind the client's back (as a restarted vLLM would).
+  await publishCheckpoint({ url: vllm.url, kind: 'vllm' }, vllm.weightsDir, 0, defaultPublishOptions);
+  const refused = await policy.complete({ promptTokenIds: [5, 9], maxTokens: 3 }).then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  assert.ok(refused instanceof InfrastructureError, String(refused));
+  assert.ok(
+    refused.message.startsWith(`policy-server at ${proxy.url} does not serve policy version 1:`),
+    refused.message,
+  );
+  const diff = Number(/max \|diff\| (\S+) \(tolerance 1e-4\)/.exec(refused.message)?.[1]);
+  assert.ok(diff > 1e-4, `${diff}`);
+  t.diagnostic(`base weights served: max |diff| ${diff.toExponential(2)}`);
+  assert.equal(sampled().length, 3, 'the base weights answered the third completion, which was not returned');
+  assert.equal(sampled().at(-1)!.status, 200);
+
+  // A fresh client (a retried episode) refuses before it samples anything.
+  const before = sampled().length;
+  await assert.rejects(
+    client({}, '1', { fingerprintUri: servedFingerprintUri(checkpointUri) }).complete({ promptTokenIds: [5] }),
+    (err: unknown) => err instanceof InfrastructureError && /does not serve policy version 1/.test(err.message),
+  );
+  assert.equal(sampled().length, before);
+});
+
+test("behind a gateway without /weight_info and without the version's fingerprint, the client fails as a configuration error", async () => {
+  behindGateway();
+  await assert.rejects(
+    client({}, '1').complete({ promptTokenIds: [5] }),
+    (err: unknown) =>
+      err instanceof EndpointRequestError &&
+      /has no \/weight_info/.test(err.message) &&
+      /checked by its served fingerprint instead \(the episode's policy names none\)/.test(err.message),
+  );
+  const missing = pathToFileURL(path.join(workDir, 'nowhere', 'served-fingerprint.json')).href;
+  await assert.rejects(
+    client({}, '1', { fingerprintUri: missing }).complete({ promptTokenIds: [5] }),
+    (err: unknown) =>
+      err instanceof EndpointRequestError &&
+      err.message.includes(`the fingerprint of version 1 cannot be read from ${missing} (ENOENT)`),
+  );
+  assert.equal(completions().length, 0, 'nothing sampled');
 });
