@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import { after, before, test } from 'node:test';
 import { localPathOf } from '../../storage/artifacts.js';
 import type { CampaignStatus } from '../../schemas/campaign.js';
+import { servedFingerprintUri, ServedFingerprints } from '../../schemas/policy-api.js';
 import { FrozenPool } from '../../schemas/results.js';
 import { campaign } from '../../workflows/campaign.js';
 import { pauseSignal, resumeSignal, setMaxStepsUpdate, statusQuery } from '../../workflows/definitions.js';
@@ -205,6 +206,14 @@ test('a mini campaign runs probe, select, base evaluation, 3 GRPO steps with con
   assert.deepEqual(await vllmReports('/is_paused'), { is_paused: false });
   assert.equal(state.policyVersion, '3');
   assert.ok(state.checkpointUri?.endsWith('step-000003'));
+  const fingerprints = ServedFingerprints.parse(
+    JSON.parse(fs.readFileSync(localPathOf(servedFingerprintUri(state.checkpointUri!)), 'utf8')),
+  );
+  assert.deepEqual(
+    [fingerprints.policyVersion, fingerprints.servers.map((s) => s.url)],
+    ['3', [vllm.url]],
+    "vLLM's fingerprint of version 3 lies beside its checkpoint, for clients without /weight_info",
+  );
 
   // Search attributes: the campaign and its children are found by CampaignId; the campaign's Step is 3.
   const found = await waitFor(
