@@ -9,6 +9,7 @@ import { servesProfile } from '../../environment/domain.js';
 import { loadConfig } from '../../workers/config.js';
 import type { ModelImportResult } from '../../schemas/model-import.js';
 import { checkModel, type ToolSet } from '../../cli/model/model-check.js';
+import { chatApiArgs } from '../../cli/demo/chat-template.js';
 import { defaultRegistry } from '../../workers/registry.js';
 import { chatTemplateFixture, importedSmolLM2, qwenTokenizer } from '../helpers/real-models.js';
 
@@ -67,6 +68,40 @@ test("the check accepts SmolLM2 for every built-in domain's tools: its template 
     ['probe', ...toolSets.map((t) => `domain ${t.domain} (${t.profile})`)].map((name) => [name, 'match']),
   );
   assert.ok(report.addedTokens?.includes('<file_sep>'));
+});
+
+// vLLM renders its chat API (the LLM user, a reference probe) with the model's own template, which for SmolLM2 drops
+// the tools; the demo gives vLLM the interpreter's format instead (cli/demo/chat-template.ts). That template, in
+// SmolLM2's place, passes the check as a template with a tools section of its own: every domain's tools, calls and
+// results render token for token as the agent's prompts do.
+test("the chat API's template for SmolLM2 renders every domain's tools as the interpreter does", async () => {
+  const checked = await checkModel(config, smol.modelDir, { toolSets });
+  const lines: string[] = [];
+  const args = await chatApiArgs(config, checked, ['--max-num-batched-tokens', '32768'], (line) => lines.push(line));
+  assert.deepEqual(args.slice(0, 3), ['--max-num-batched-tokens', '32768', '--chat-template']);
+  assert.match(
+    lines.join('\n'),
+    /has no tools section; vLLM renders chat requests with the interpreter's "qwen3" format/,
+  );
+  const given = path.join(workDir, 'smollm2-chat-api');
+  fs.mkdirSync(given);
+  for (const file of fs.readdirSync(smol.modelDir))
+    if (file !== 'chat_template.jinja') fs.symlinkSync(path.join(smol.modelDir, file), path.join(given, file));
+  fs.copyFileSync(args[3]!, path.join(given, 'chat_template.jinja'));
+  const { report, family } = await checkModel(config, given, { toolSets });
+  assert.equal(family, 'qwen3');
+  assert.equal(report.chatTemplate?.status, 'checked');
+  assert.equal(report.chatTemplate.toolsSection, 'template');
+  const qwen3 = report.chatTemplate.formats.find((f) => f.family === 'qwen3')!;
+  assert.ok(
+    qwen3.probes.every((p) => p.status === 'match'),
+    JSON.stringify(qwen3.probes.map((p) => p.status)),
+  );
+  assert.deepEqual(
+    await chatApiArgs(config, { ...checked, report }, [], () => {}),
+    [],
+    'a template with tools is kept',
+  );
 });
 
 test('an altered SmolLM2 template is refused at its first differing token, with the text around it', async () => {
