@@ -177,7 +177,7 @@ function gateText(gate: NonNullable<CampaignStatus['solvabilityGate']>): string 
     ? `solvability: only tasks the reference solved (${gate.referenceResultSet})`
     : `off (referenceProbe.gate false): the reference probe is recorded only (${gate.referenceResultSet})`;
   if (gate.dropped === null || gate.solved === null) return `${what}; pool not selected yet`;
-  return `${what}; the reference solved ${gate.solved} candidates; ${gate.dropped} candidates ${gate.applied ? 'dropped' : 'would be dropped'}`;
+  return `${what}; candidates solved by the reference: ${gate.solved}, ${gate.applied ? 'dropped' : 'the gate would drop'}: ${gate.dropped}`;
 }
 
 function renderStatus(s: CampaignStatus & { child: ChildProgress | null }, config: LoadedConfig): string {

@@ -157,5 +157,7 @@ describe('finalstate demo --preset real-smoke (vLLM, torchrun, reload_weights)',
     assert.equal(status?.applied, false, 'referenceProbe.gate false: recorded, not gated');
     assert.equal(status?.solved, rows.filter((r) => r.row.reward === 1).length);
     assert.equal(state.pool?.length, base.rows.length, 'the pool is not gated');
+    const shown = await runCliAsync(['campaign', 'status', out.campaignId], 60_000);
+    assert.match(shown.stdout, /gate +off \(referenceProbe\.gate false\).*candidates solved by the reference: \d+/);
   });
 });
