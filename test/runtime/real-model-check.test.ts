@@ -8,7 +8,7 @@ import { UserError } from '../../core/errors.js';
 import { servesProfile } from '../../environment/domain.js';
 import { loadConfig } from '../../workers/config.js';
 import type { ModelImportResult } from '../../schemas/model-import.js';
-import { checkModel, type ToolSet } from '../../cli/model/model-check.js';
+import { checkModel, type ModelCheck, type ToolSet } from '../../cli/model/model-check.js';
 import { chatApiArgs } from '../../cli/demo/chat-template.js';
 import { defaultRegistry } from '../../workers/registry.js';
 import { chatTemplateFixture, importedSmolLM2, qwenTokenizer } from '../helpers/real-models.js';
@@ -22,6 +22,9 @@ const config = loadConfig();
 const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'finalstate-real-check-'));
 let smol: ModelImportResult;
 let toolSets: ToolSet[];
+let smolCheck: Promise<ModelCheck> | undefined;
+/** The check of SmolLM2 as imported, on every domain's tools (run once, read by two tests). */
+const smolChecked = (): Promise<ModelCheck> => (smolCheck ??= checkModel(config, smol.modelDir, { toolSets }));
 
 before(async () => {
   smol = await importedSmolLM2(config);
@@ -57,7 +60,7 @@ test('SmolLM2 imports once into a plain HF checkpoint: config, fp32 safetensors,
 
 test("the check accepts SmolLM2 for every built-in domain's tools: its template defines the turns, the interpreter the tools", async () => {
   assert.ok(toolSets.length >= 8, JSON.stringify(toolSets));
-  const { report, family, probes } = await checkModel(config, smol.modelDir, { toolSets });
+  const { report, family, probes } = await smolChecked();
   assert.equal(family, 'qwen3');
   assert.equal(probes, 1 + toolSets.length);
   assert.equal(report.chatTemplate?.status, 'checked');
@@ -75,7 +78,7 @@ test("the check accepts SmolLM2 for every built-in domain's tools: its template 
 // SmolLM2's place, passes the check as a template with a tools section of its own: every domain's tools, calls and
 // results render token for token as the agent's prompts do.
 test("the chat API's template for SmolLM2 renders every domain's tools as the interpreter does", async () => {
-  const checked = await checkModel(config, smol.modelDir, { toolSets });
+  const checked = await smolChecked();
   const lines: string[] = [];
   const args = await chatApiArgs(config, checked, ['--max-num-batched-tokens', '32768'], (line) => lines.push(line));
   assert.deepEqual(args.slice(0, 3), ['--max-num-batched-tokens', '32768', '--chat-template']);
