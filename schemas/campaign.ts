@@ -157,6 +157,12 @@ export const ReferenceProbeConfig = z
   .object({
     endpoint: ChatEndpointConfig.describe('The reference model (chat completions with tools).'),
     n: Positive.default(1).describe('Episodes per candidate.'),
+    gate: z
+      .boolean()
+      .default(true)
+      .describe(
+        'Keep in the pool only tasks the reference solved at least once. false: record and report the reference probe only (e.g. a weak reference that solves nothing, to test the wiring).',
+      ),
   })
   .strict();
 export type ReferenceProbeConfig = z.infer<typeof ReferenceProbeConfig>;
@@ -178,7 +184,7 @@ export const CampaignConfig = z
     probing: ProbingConfig.prefault({}),
     selection: SelectionConfig.prefault({}),
     referenceProbe: ReferenceProbeConfig.optional().describe(
-      'Probe the candidates with a reference policy too, and keep in the pool only tasks it solved at least once (the solvability gate). Absent: no gate.',
+      'Probe the candidates with a reference policy too, and keep in the pool only tasks it solved at least once (the solvability gate; gate: false records and reports it only). Absent: no reference probe.',
     ),
     reprobe: ReprobeConfig.optional().describe(
       'Re-probe the candidates with the current policy every N steps and swap out pool tasks that became solved or stayed hopeless, for candidates now of middle difficulty. Absent: the pool stays frozen.',
@@ -313,8 +319,13 @@ export const CampaignState = z
     probeResultSet: z.string().optional(),
     referenceResultSet: z.string().optional().describe("The reference probe's rows (referenceProbe), when it ran."),
     droppedByReference: Count.optional().describe(
-      'Candidates of the kept bins that the solvability gate dropped (the reference never solved them).',
+      'Candidates of the kept bins that the solvability gate dropped (the reference never solved them); with referenceProbe.gate false, how many it would have dropped.',
     ),
+    solvedByReference: Count.optional().describe('Candidates the reference solved at least once.'),
+    referenceGated: z
+      .boolean()
+      .optional()
+      .describe('Whether the reference probe gates the pool (referenceProbe.gate), when it ran.'),
     pool: z
       .array(z.string())
       .optional()
@@ -362,11 +373,16 @@ export const CampaignStatus = z
       .optional()
       .describe('With reprobe: the current pool version, the step it was made after and how many tasks it swapped.'),
     solvabilityGate: z
-      .object({ referenceResultSet: z.string(), dropped: Count.nullable() })
+      .object({
+        referenceResultSet: z.string(),
+        applied: z.boolean().describe('false: referenceProbe.gate is off; the reference probe is recorded only.'),
+        dropped: Count.nullable(),
+        solved: Count.nullable(),
+      })
       .strict()
       .optional()
       .describe(
-        "With referenceProbe: the reference probe's result set and how many candidates the gate dropped (null before selection).",
+        "With referenceProbe: the reference probe's result set, how many candidates the gate dropped (or would drop, when not applied) and how many the reference solved (null before selection).",
       ),
     episodes: EpisodeCounts,
     lastMetrics: z.record(z.string(), z.number()).nullable(),

@@ -16,6 +16,11 @@ export interface SelectionOptions {
   seed?: number;
 }
 
+/** Whether the solvability gate dropped the task: of a kept bin, never solved by the reference (or not probed by it). */
+export function droppedByGate(record: Pick<PoolRecord, 'reason'>): boolean {
+  return record.reason === 'unsolved-by-reference' || record.reason === 'absent-from-reference';
+}
+
 /** Tasks are stratified by domain and tag set, so a capped pool keeps the mix of the uncapped one. */
 export function stratumOf(task: { domain: string; tags: readonly string[] }): string {
   return `${task.domain}|${[...task.tags].sort().join(',')}`;

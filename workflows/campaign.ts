@@ -99,7 +99,9 @@ export function statusOf(campaignId: string, state: CampaignState, currentChild:
       ? {
           solvabilityGate: {
             referenceResultSet: state.referenceResultSet,
+            applied: state.referenceGated ?? true,
             dropped: state.droppedByReference ?? null,
+            solved: state.solvedByReference ?? null,
           },
         }
       : {}),
@@ -287,6 +289,7 @@ async function probeCandidates(run: CampaignRun): Promise<void> {
       }),
     );
     state.referenceResultSet = referenceResult.resultSet;
+    state.referenceGated = config.referenceProbe!.gate;
     addChildTotals(state, referenceResult);
   }
 }
@@ -296,12 +299,24 @@ async function selectPool({ config, state, id }: CampaignRun): Promise<void> {
   const frozen = await freezePool({
     campaignId: id,
     probeResultSet: state.probeResultSet!,
-    ...(state.referenceResultSet ? { referenceResultSet: state.referenceResultSet } : {}),
+    ...(state.referenceResultSet && config.referenceProbe
+      ? {
+          reference: {
+            resultSet: state.referenceResultSet,
+            gate: config.referenceProbe.gate,
+            model: config.referenceProbe.endpoint.model,
+            baseUrl: config.referenceProbe.endpoint.baseUrl,
+          },
+        }
+      : {}),
     selection: config.selection,
   });
   state.pool = frozen.pool;
   state.poolUri = frozen.poolUri;
-  if (state.referenceResultSet) state.droppedByReference = frozen.droppedByReference;
+  if (frozen.reference) {
+    state.droppedByReference = frozen.reference.dropped;
+    state.solvedByReference = frozen.reference.solved;
+  }
   state.trainingDomains = config.tasks.train.domains ? [...config.tasks.train.domains].sort() : frozen.domains;
   if (config.reprobe)
     state.poolHistory = [

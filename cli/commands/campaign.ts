@@ -172,16 +172,20 @@ export async function campaignStatus(
   return { ...status, child };
 }
 
+function gateText(gate: NonNullable<CampaignStatus['solvabilityGate']>): string {
+  const what = gate.applied
+    ? `solvability: only tasks the reference solved (${gate.referenceResultSet})`
+    : `off (referenceProbe.gate false): the reference probe is recorded only (${gate.referenceResultSet})`;
+  if (gate.dropped === null || gate.solved === null) return `${what}; pool not selected yet`;
+  return `${what}; candidates solved by the reference: ${gate.solved}, ${gate.applied ? 'dropped' : 'the gate would drop'}: ${gate.dropped}`;
+}
+
 function renderStatus(s: CampaignStatus & { child: ChildProgress | null }, config: LoadedConfig): string {
   const lines = [
     `campaign ${s.campaignId}  phase ${s.phase}${s.paused ? ' (paused)' : ''}  run ${s.run}`,
     `  steps     ${progressBar(s.step, s.maxSteps)}`,
     `  pool      ${s.poolSize ?? '(not selected yet)'} tasks${s.poolVersion ? `; ${poolVersionText(s.poolVersion)}` : ''}`,
-    ...(s.solvabilityGate
-      ? [
-          `  gate      solvability: only tasks the reference solved (${s.solvabilityGate.referenceResultSet}); ${s.solvabilityGate.dropped === null ? 'not applied yet' : `${s.solvabilityGate.dropped} candidates dropped`}`,
-        ]
-      : []),
+    ...(s.solvabilityGate ? [`  gate      ${gateText(s.solvabilityGate)}`] : []),
     `  episodes  ${s.episodes.done} done, ${s.episodes.infraFailed} without outcome (infrastructure), $${s.costUsd.toFixed(4)}`,
   ];
   if (s.child && s.currentChild)

@@ -28,6 +28,7 @@ import { compareCampaign, renderComparison } from '../demo/summary.js';
 import { watchCampaign, type PhaseTime } from '../demo/watch.js';
 import { startCampaign } from './campaign.js';
 import { campaignToolSets, checkModel, describeCheck } from '../model/model-check.js';
+import { chatApiArgs } from '../demo/chat-template.js';
 import { buildBaseModel } from '../model/base-model.js';
 import { controlPool } from '../../workers/stores.js';
 import { renderText } from '../../stats/tables/table.js';
@@ -115,6 +116,8 @@ interface DemoRun {
   campaignId: string;
   campaignConfig: ReturnType<typeof campaignConfigOf>;
   base: Base;
+  /** The preset's, and the chat template vLLM's chat API needs (cli/demo/chat-template.ts). */
+  vllmArgs: string[];
   client: Client;
   json: boolean;
   log: (line: string) => void;
@@ -151,7 +154,11 @@ async function prepareCampaign(
     campaignConfig.policy.client.controlTokens ??= checked.report.addedTokens;
   }
   log(describeCheck(checked));
-  return { base, campaignId, campaignConfig };
+  const vllmArgs =
+    preset.policyServer.engine === 'vllm'
+      ? await chatApiArgs(config, checked, preset.policyServer.vllmArgs, log)
+      : preset.policyServer.vllmArgs;
+  return { base, campaignId, campaignConfig, vllmArgs };
 }
 
 /** The fleet of the preset; a resumed campaign's servers serve the policy it last published, not the base model. */
@@ -175,7 +182,7 @@ async function startDemoFleet(run: DemoRun, resuming: boolean, onResumed: (state
     episodeConcurrency: preset.episodeConcurrency,
     engine: preset.policyServer.engine,
     ...(preset.policyServer.maxModelLen !== undefined ? { maxModelLen: preset.policyServer.maxModelLen } : {}),
-    vllmArgs: preset.policyServer.vllmArgs,
+    vllmArgs: run.vllmArgs,
     gpuRanks: preset.gpuWorker.ranks,
     prices: preset.prices,
     log,

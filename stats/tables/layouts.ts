@@ -1,4 +1,5 @@
 import { binLabel } from '../bins.js';
+import { droppedByGate } from '../selection.js';
 import type { Comparison, DomainComparison, MetricDelta } from '../compare.js';
 import { percent, percentInterval, points, pointsInterval, usd } from '../format.js';
 import type { MetricsReport, SetMetrics } from '../metrics.js';
@@ -248,17 +249,15 @@ export function poolVersionsTable(history: readonly PoolVersion[]): Table {
 
 export function poolSummaryTable(pool: FrozenPool): Table {
   const bins = pool.edges.slice(0, -1).map((_, i) => binLabel(pool.edges, i));
-  const gated = (r: FrozenPool['records'][number]) =>
-    r.reason === 'unsolved-by-reference' || r.reason === 'absent-from-reference';
   return {
     id: 'pool',
-    title: `Pool: ${pool.pool.length} of ${pool.records.length} tasks kept${pool.solvabilityFilter ? `; solvability gate: ${pool.records.filter(gated).length} dropped as never solved by the reference` : ''}`,
+    title: `Pool: ${pool.pool.length} of ${pool.records.length} tasks kept${pool.solvabilityFilter ? `; solvability gate: ${pool.records.filter(droppedByGate).length} dropped as never solved by the reference` : ''}`,
     headers: ['Bin', 'Tasks', 'Kept', ...(pool.solvabilityFilter ? ['Unsolved by the reference'] : [])],
     rows: bins.map((label, i) => [
       label + (pool.keep.includes(i) ? ' (kept)' : ''),
       String(pool.records.filter((r) => r.bin === i).length),
       String(pool.records.filter((r) => r.bin === i && r.kept).length),
-      ...(pool.solvabilityFilter ? [String(pool.records.filter((r) => r.bin === i && gated(r)).length)] : []),
+      ...(pool.solvabilityFilter ? [String(pool.records.filter((r) => r.bin === i && droppedByGate(r)).length)] : []),
     ]),
   };
 }

@@ -12,7 +12,9 @@ import { loadConfig } from '../../workers/config.js';
 import { connectionConfig } from '../../environment/connection.js';
 import { connectClient } from '../../workers/temporal-client.js';
 import type { CampaignState } from '../../schemas/campaign.js';
-import type { CampaignResult } from '../../workflows/campaign.js';
+import type { EpisodeRecord } from '../../schemas/episode.js';
+import type { ResultRow } from '../../schemas/results.js';
+import { statusOf, type CampaignResult } from '../../workflows/campaign.js';
 import { freePort } from '../helpers/index.js';
 import { runCliAsync } from '../pipeline/cli.js';
 
@@ -20,7 +22,8 @@ import { runCliAsync } from '../pipeline/cli.js';
 // token out and, through its chat API, the LLM user; the gpu worker runs FSDP2-sharded over 2 gloo ranks under
 // torchrun; the step's checkpoint is published into the running vLLM through reload_weights. The checkpoint is the
 // smoke preset's tiny base model (built once and cached; smoke.test.ts builds the same) so that the test takes
-// minutes; the README runs the same preset on SmolLM2-135M-Instruct. Port and limits are the smoke's.
+// minutes; the README runs the same preset on SmolLM2-135M-Instruct. Port and limits are the smoke's. The same vLLM, through
+// its chat API with the campaign's tools (hermes tool-call parser), is the reference of an ungated reference probe.
 
 interface DemoOutput {
   campaignId: string;
@@ -51,6 +54,10 @@ describe('finalstate demo --preset real-smoke (vLLM, torchrun, reload_weights)',
         campaign: {
           ...preset.campaign,
           user: { kind: 'llm', endpoint: { baseUrl: `http://127.0.0.1:${port}/v1`, model: 'policy', maxTokens: 16 } },
+          referenceProbe: {
+            ...preset.campaign.referenceProbe!,
+            endpoint: { ...preset.campaign.referenceProbe!.endpoint, baseUrl: `http://127.0.0.1:${port}/v1` },
+          },
           limits: smoke.campaign.limits,
         },
       }),
@@ -104,5 +111,53 @@ describe('finalstate demo --preset real-smoke (vLLM, torchrun, reload_weights)',
     );
     assert.ok(Number(rows[0]!.episodes) > 0);
     assert.ok(Number(rows[0]!.user_tokens) > 0, `user output tokens: ${rows[0]!.user_tokens}`);
+  });
+
+  // The reference probe's real episodes: the candidates' MCP tools and PostgreSQL grading, played by ChatAgentPolicy
+  // on vLLM's chat API with the tool schemas. Whatever the tiny model writes (no call, a malformed one, an unknown
+  // tool) is its answer: a graded row, never an infrastructure failure.
+  test("the reference probe played the candidates on vLLM's chat API with the tools; rows beside the base probe", async (t) => {
+    const reference = `${out.campaignId}/probe-reference`;
+    assert.equal(state.referenceResultSet, reference);
+    const { rows } = await control.query<{ task_id: string; row: ResultRow }>(
+      'SELECT task_id, row FROM campaign_result_rows WHERE result_set = $1 ORDER BY task_id',
+      [reference],
+    );
+    const base = await control.query<{ task_id: string }>(
+      'SELECT task_id FROM campaign_result_rows WHERE result_set = $1 ORDER BY task_id',
+      [`${out.campaignId}/probe`],
+    );
+    assert.deepEqual(
+      rows.map((r) => r.task_id),
+      base.rows.map((r) => r.task_id),
+      'every candidate once (n 1), as the base probe',
+    );
+    for (const { task_id, row } of rows) {
+      assert.equal(row.error, null, `${task_id}: a task outcome, not an infrastructure failure`);
+      assert.ok(row.usage.agent.inputTokens > 0 && row.usage.agent.outputTokens > 0, JSON.stringify(row.usage));
+      t.diagnostic(`${task_id}: reward ${row.reward}, agent tokens ${JSON.stringify(row.usage.agent)}`);
+    }
+    const episodes = await control.query<{ record: EpisodeRecord }>(
+      `SELECT e.record FROM episodes e JOIN campaign_result_rows r ON r.episode_id = e.episode_id
+        WHERE r.result_set = $1`,
+      [reference],
+    );
+    assert.equal(episodes.rows.length, rows.length);
+    for (const { record } of episodes.rows) {
+      assert.equal(record.interpretedBy, 'provider', 'the chat API rendered and parsed');
+      assert.ok(record.turns.some((turn) => turn.model === 'policy'));
+      const said = record.transcript.turns.filter((turn) => turn.role === 'assistant');
+      t.diagnostic(
+        `${record.outcome.taskId}: ${record.turns.length} agent turns, parse failures ${record.turns.map((turn) => turn.parseFailures).join('+')}, tool calls ${record.toolCalls.map((c) => `${c.tool}${c.isError ? ' (error)' : ''}`).join(', ') || 'none'}; said ${JSON.stringify(said.map((turn) => turn.content.slice(0, 120)))}`,
+      );
+    }
+    const child = await client.workflow.getHandle(reference).describe();
+    t.diagnostic(`reference probe: ${(child.closeTime!.getTime() - child.startTime.getTime()) / 1000} s`);
+    const status = statusOf(out.campaignId, state, null).solvabilityGate;
+    assert.equal(status?.applied, false, 'referenceProbe.gate false: recorded, not gated');
+    assert.equal(status?.solved, rows.filter((r) => r.row.reward === 1).length);
+    assert.equal(state.pool?.length, base.rows.length, 'the pool is not gated');
+    const shown = await runCliAsync(['campaign', 'status', out.campaignId], 60_000);
+    assert.match(shown.stdout, /gate +off \(referenceProbe\.gate false\).*candidates solved by the reference: \d+/);
   });
 });

@@ -8,7 +8,8 @@ import { UserError } from '../../core/errors.js';
 import { servesProfile } from '../../environment/domain.js';
 import { loadConfig } from '../../workers/config.js';
 import type { ModelImportResult } from '../../schemas/model-import.js';
-import { checkModel, type ToolSet } from '../../cli/model/model-check.js';
+import { checkModel, type ModelCheck, type ToolSet } from '../../cli/model/model-check.js';
+import { chatApiArgs } from '../../cli/demo/chat-template.js';
 import { defaultRegistry } from '../../workers/registry.js';
 import { chatTemplateFixture, importedSmolLM2, qwenTokenizer } from '../helpers/real-models.js';
 
@@ -21,6 +22,9 @@ const config = loadConfig();
 const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'finalstate-real-check-'));
 let smol: ModelImportResult;
 let toolSets: ToolSet[];
+let smolCheck: Promise<ModelCheck> | undefined;
+/** The check of SmolLM2 as imported, on every domain's tools (run once, read by two tests). */
+const smolChecked = (): Promise<ModelCheck> => (smolCheck ??= checkModel(config, smol.modelDir, { toolSets }));
 
 before(async () => {
   smol = await importedSmolLM2(config);
@@ -56,7 +60,7 @@ test('SmolLM2 imports once into a plain HF checkpoint: config, fp32 safetensors,
 
 test("the check accepts SmolLM2 for every built-in domain's tools: its template defines the turns, the interpreter the tools", async () => {
   assert.ok(toolSets.length >= 8, JSON.stringify(toolSets));
-  const { report, family, probes } = await checkModel(config, smol.modelDir, { toolSets });
+  const { report, family, probes } = await smolChecked();
   assert.equal(family, 'qwen3');
   assert.equal(probes, 1 + toolSets.length);
   assert.equal(report.chatTemplate?.status, 'checked');
@@ -67,6 +71,40 @@ test("the check accepts SmolLM2 for every built-in domain's tools: its template 
     ['probe', ...toolSets.map((t) => `domain ${t.domain} (${t.profile})`)].map((name) => [name, 'match']),
   );
   assert.ok(report.addedTokens?.includes('<file_sep>'));
+});
+
+// vLLM renders its chat API (the LLM user, a reference probe) with the model's own template, which for SmolLM2 drops
+// the tools; the demo gives vLLM the interpreter's format instead (cli/demo/chat-template.ts). That template, in
+// SmolLM2's place, passes the check as a template with a tools section of its own: every domain's tools, calls and
+// results render token for token as the agent's prompts do.
+test("the chat API's template for SmolLM2 renders every domain's tools as the interpreter does", async () => {
+  const checked = await smolChecked();
+  const lines: string[] = [];
+  const args = await chatApiArgs(config, checked, ['--max-num-batched-tokens', '32768'], (line) => lines.push(line));
+  assert.deepEqual(args.slice(0, 3), ['--max-num-batched-tokens', '32768', '--chat-template']);
+  assert.match(
+    lines.join('\n'),
+    /has no tools section; vLLM renders chat requests with the interpreter's "qwen3" format/,
+  );
+  const given = path.join(workDir, 'smollm2-chat-api');
+  fs.mkdirSync(given);
+  for (const file of fs.readdirSync(smol.modelDir))
+    if (file !== 'chat_template.jinja') fs.symlinkSync(path.join(smol.modelDir, file), path.join(given, file));
+  fs.copyFileSync(args[3]!, path.join(given, 'chat_template.jinja'));
+  const { report, family } = await checkModel(config, given, { toolSets });
+  assert.equal(family, 'qwen3');
+  assert.equal(report.chatTemplate?.status, 'checked');
+  assert.equal(report.chatTemplate.toolsSection, 'template');
+  const qwen3 = report.chatTemplate.formats.find((f) => f.family === 'qwen3')!;
+  assert.ok(
+    qwen3.probes.every((p) => p.status === 'match'),
+    JSON.stringify(qwen3.probes.map((p) => p.status)),
+  );
+  assert.deepEqual(
+    await chatApiArgs(config, { ...checked, report }, [], () => {}),
+    [],
+    'a template with tools is kept',
+  );
 });
 
 test('an altered SmolLM2 template is refused at its first differing token, with the text around it', async () => {

@@ -43,3 +43,19 @@ QWEN3_CHAT_TEMPLATE = (
     "{%- endfor %}"
     "{%- if add_generation_prompt %}{{- '<|im_start|>assistant\\n' }}{%- endif %}"
 )
+
+
+def main() -> None:
+    """`python -m finalstate.base_model.chat_template FILE`: write the template to FILE (for vLLM's --chat-template)."""
+    import json
+    import sys
+    from pathlib import Path
+
+    out = Path(sys.argv[1])
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(QWEN3_CHAT_TEMPLATE, encoding="utf-8")
+    print(json.dumps({"path": str(out)}))
+
+
+if __name__ == "__main__":
+    main()
