@@ -10,6 +10,8 @@ import type {
 import type { ToolCall } from '../../schemas/task.js';
 import type { ChatClient, ChatMessage, ChatReplyMessage, ChatTool } from '../clients/chat-client.js';
 import { callFailure, interpretCall } from '../interpreter/calls.js';
+import { CALL_OPEN } from '../interpreter/qwen-format.js';
+import { qwen3Renderer } from '../interpreter/qwen3.js';
 import type { PolicyState } from '../../schemas/checkpoint.js';
 import { stateOfKind, type AgentPolicy, type AgentStep } from './agent-policy.js';
 
@@ -18,6 +20,22 @@ function asChatTool(tool: ToolSchema): ChatTool {
     type: 'function',
     function: { name: tool.name, description: tool.description, parameters: tool.inputSchema },
   };
+}
+
+/**
+ * Call markup the provider returned as text instead of as calls (vLLM's hermes parser does so when a `<tool_call>`
+ * block is not valid JSON): the agent meant to call a tool, so it is fed back as a malformed call, read by the same
+ * interpreter as our own policy's output, rather than shown to the user as a message.
+ */
+function unreadCallMarkup(text: string, tools: readonly ToolSchema[]): ParseFailure[] {
+  const parsed = qwen3Renderer.parseOutput(text, tools);
+  if (parsed.failures.length > 0) return parsed.failures;
+  return [
+    {
+      kind: 'bad_call_shape',
+      message: `the reply holds ${CALL_OPEN} markup that the provider did not read as a tool call; call tools through the API's tool calls`,
+    },
+  ];
 }
 
 /**
@@ -69,9 +87,12 @@ export class ChatAgentPolicy implements AgentPolicy {
       appendAll(failures, interpreted.failures);
       appendAll(coercions, interpreted.coercions);
     });
+    const text = (reply.message.content ?? '').trim();
+    if (turnCalls.length === 0 && failures.length === 0 && text.includes(CALL_OPEN))
+      appendAll(failures, unreadCallMarkup(text, conversation.tools));
     const turn: AssistantTurn = {
       role: 'assistant',
-      content: (reply.message.content ?? '').trim(),
+      content: text,
       toolCalls: turnCalls,
     };
     if (reply.message.reasoning_content) turn.reasoning = reply.message.reasoning_content.trim();
@@ -108,6 +129,12 @@ export class ChatAgentPolicy implements AgentPolicy {
     let pendingTools: Turn[] = [];
     const flush = () => {
       if (pendingTools.length === 0) return;
+      // Feedback on call markup the provider left in the text: no call id to answer, so it goes as a user message.
+      if (pendingIds.length === 0 && pendingTools.length === 1) {
+        messages.push({ role: 'user', content: pendingTools[0]!.content as string });
+        pendingTools = [];
+        return;
+      }
       if (pendingIds.length === 0 || (pendingTools.length !== pendingIds.length && pendingTools.length !== 1)) {
         throw new Error(
           `chat policy: ${pendingTools.length} tool results follow an assistant message with ${pendingIds.length} calls`,

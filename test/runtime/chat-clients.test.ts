@@ -127,6 +127,41 @@ test('a hosted chat model as policy: interpreted by the provider, calls typed by
   assert.equal(await policy.finish(), null);
 });
 
+test("call markup the provider left in the text (vLLM's hermes parser on invalid JSON) is fed back as a malformed call, not shown to the user", async () => {
+  // The reply as vLLM 0.32.0 (--tool-call-parser hermes) gave it in the real-smoke campaign: the model wrote a
+  // <tool_call> block that is not JSON, so the parser returned the whole text as content and no tool_calls.
+  const policy = new ChatAgentPolicy(client('policy'));
+  const conversation: Conversation = {
+    system: 'Support policy.',
+    tools,
+    turns: [{ role: 'user', content: 'Refund ORD-7 by 5 euros.' }],
+  };
+  const markup = '<tool_call>\n{"name": "find_", "arguments": {"order_id": "ORD-7", "day": 33": 3"}}\n</tool_call>';
+  script = () => ({ content: markup });
+  const step = await policy.next(conversation);
+  assert.deepEqual(step.calls, []);
+  assert.equal(step.failures[0]?.kind, 'bad_json', JSON.stringify(step.failures));
+  conversation.turns.push(step.turn, failureFeedback(step.failures));
+  script = () => ({ content: 'Which order do you mean?' });
+  const next = await policy.next(conversation);
+  assert.deepEqual(next.failures, [], 'plain text stays a message to the user');
+  assert.deepEqual(
+    server.requests
+      .at(-1)!
+      .messages.slice(2)
+      .map((m) => [m.role, m.content]),
+    [
+      ['assistant', markup],
+      ['user', failureFeedback(step.failures).content],
+    ],
+  );
+
+  script = () => ({ content: '<tool_call>\n{"name": "find_order", "arguments": {"order_id": "ORD-7"}}\n</tool_call>' });
+  const unread = await policy.next({ ...conversation, turns: conversation.turns.slice(0, 1) });
+  assert.deepEqual(unread.calls, [], 'a call is executed only when the provider returned it as one');
+  assert.equal(unread.failures[0]?.kind, 'bad_call_shape');
+});
+
 test('chat endpoints: unreachable and 5xx are InfrastructureError naming the URL; 4xx are request errors', async () => {
   const closed = http.createServer();
   await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
