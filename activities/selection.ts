@@ -56,7 +56,6 @@ export interface ReprobePoolResult {
   unreplaced: number;
 }
 
-/** Select: the probe's rows -> Jeffreys difficulty per task -> the frozen pool, written to the artifact store. */
 function countBy(values: readonly string[]): Record<string, number> {
   return values.reduce<Record<string, number>>((acc, v) => ({ ...acc, [v]: (acc[v] ?? 0) + 1 }), {});
 }
@@ -68,6 +67,7 @@ function poolOf(frozen: FrozenPool, probed: readonly TaskOutcomes[]): Omit<Freez
   return { pool: frozen.pool, domains, probed: frozen.records.length };
 }
 
+/** Select: the probe's rows -> Jeffreys difficulty per task -> the frozen pool, written to the artifact store. */
 export function createSelectionActivities({ pool, artifacts }: { pool: pg.Pool; artifacts: ArtifactStore }) {
   const putPool = (campaignId: string, frozen: FrozenPool) =>
     artifacts.put(`${campaignId}/pool.json`, `${JSON.stringify(frozen, null, 2)}\n`);
