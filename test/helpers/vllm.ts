@@ -41,6 +41,12 @@ export interface VllmTarget {
 const config = loadConfig();
 const projectPython = fromRoot(config.python.venv, 'bin', 'python');
 
+/** vLLM's own count of the requests it is running (its Prometheus gauge `vllm:num_requests_running`). */
+export async function requestsRunning(url: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  return [...text.matchAll(/^vllm:num_requests_running\{[^}]*\} ([0-9.e+]+)$/gm)].reduce((n, m) => n + Number(m[1]), 0);
+}
+
 /** Writes the tiny test model (seed `seed`) into `dir` with the project's Python and returns its directory. */
 export function buildTinyModel(dir: string, seed = 0): string {
   const built = spawnSync(

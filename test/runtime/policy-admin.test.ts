@@ -14,7 +14,14 @@ import {
 } from '../../runtime/clients/policy-admin.js';
 import { fingerprintOf } from '../../runtime/clients/fingerprint.js';
 import { FaultProxy } from '../helpers/fault-proxy.js';
-import { buildTinyModel, lockVllm, suiteVllm, VLLM_PUBLISH_PATHS, type VllmTarget } from '../helpers/vllm.js';
+import {
+  buildTinyModel,
+  lockVllm,
+  requestsRunning,
+  suiteVllm,
+  VLLM_PUBLISH_PATHS,
+  type VllmTarget,
+} from '../helpers/vllm.js';
 
 // The publisher against real vLLM (the suite's CPU build, test/helpers/vllm.ts), through a proxy that records every
 // admin call and injects the 5xx answers a load balancer or a struggling server gives. The faults that need a server
@@ -195,36 +202,45 @@ test('a resume that fails too names both failures: a paused server serves nothin
 
 test('vLLM reports a prefix cache it could not reset as {"success": false} with status 200: the publisher treats it as a failure', async () => {
   // A long completion holds KV blocks while it runs; it is abandoned (which aborts it in vLLM) once it has served.
-  const long = (signal: AbortSignal) =>
-    fetch(`${vllm.url}/v1/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ model: vllm.model, prompt: [5], max_tokens: 480, ignore_eos: true }),
-      signal,
-    }).then(
-      (r) => r.text(),
-      () => undefined,
-    );
-  const first = new AbortController();
-  let done = false;
-  const raw = long(first.signal).finally(() => (done = true));
-  let refused: { status: number; body: unknown } | undefined;
-  while (!done && !refused) {
+  // `attempt` runs once vLLM reports the request running, and again until it returns a value or the completion ends
+  // (a fast machine finishes the tiny model's 480 tokens in ~150 ms); a completion that ended first is started again.
+  async function whileHoldingBlocks<T>(attempt: () => Promise<T | undefined>): Promise<T | undefined> {
+    for (let tries = 0; tries < 5; tries++) {
+      const abandon = new AbortController();
+      let done = false;
+      const completion = fetch(`${vllm.url}/v1/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: vllm.model, prompt: [5], max_tokens: 480, ignore_eos: true }),
+        signal: abandon.signal,
+      })
+        .then(
+          (r) => r.text(),
+          () => undefined,
+        )
+        .finally(() => (done = true));
+      while (!done && (await requestsRunning(vllm.url)) === 0) await new Promise((r) => setTimeout(r, 5));
+      let result: T | undefined;
+      while (!done && result === undefined) result = await attempt();
+      abandon.abort();
+      await completion;
+      if (result !== undefined) return result;
+    }
+    return undefined;
+  }
+  const refused = await whileHoldingBlocks(async () => {
     const response = await post('/reset_prefix_cache');
     const body = (await response.json()) as { success: boolean };
-    if (!body.success) refused = { status: response.status, body };
-  }
-  first.abort();
-  await raw;
+    return body.success ? undefined : { status: response.status, body };
+  });
   assert.deepEqual(refused, { status: 200, body: { success: false } }, 'reproduced while a request held blocks');
 
-  const second = new AbortController();
-  done = false;
-  const again = long(second.signal).finally(() => (done = true));
-  let failure: unknown;
-  while (!done && !failure) await resetPrefixCache(vllm.url, { ...fast, attempts: 1 }).catch((err) => (failure = err));
-  second.abort();
-  await again;
+  const failure = await whileHoldingBlocks(() =>
+    resetPrefixCache(vllm.url, { ...fast, attempts: 1 }).then(
+      () => undefined,
+      (err: unknown) => err,
+    ),
+  );
   assert.ok(failure instanceof InfrastructureError, String(failure));
   assert.match(failure.message, /reset_prefix_cache answered \{"success": false\}/);
   await resetPrefixCache(vllm.url, { ...fast, attempts: 10, backoffMs: 50 });

@@ -21,7 +21,7 @@ import { chatFamily, PolicyClientConfig, type PolicyClientConfigInput } from '..
 import { servedFingerprintUri, ServedFingerprints } from '../../schemas/policy-api.js';
 import type { ArtifactStore } from '../../storage/artifacts.js';
 import { FaultProxy } from '../helpers/fault-proxy.js';
-import { buildTinyModel, lockVllm, suiteVllm, type VllmTarget } from '../helpers/vllm.js';
+import { buildTinyModel, lockVllm, requestsRunning, suiteVllm, type VllmTarget } from '../helpers/vllm.js';
 import { FakeVllmServer, IM_END_ID } from './fake-vllm-server.js';
 
 // The policy client against real vLLM (the suite's CPU build, a tiny random Qwen3, test/helpers/vllm.ts), through a
@@ -70,11 +70,6 @@ const setWeightVersion = (version: string) =>
 /** Whether `promise` has settled, without waiting for it. */
 const settled = (promise: Promise<unknown>) =>
   Promise.race([promise.then(() => true), new Promise<boolean>((r) => setImmediate(() => r(false)))]);
-/** vLLM's own count of the requests it is running (its Prometheus gauge). */
-const requestsRunning = async () => {
-  const text = await (await fetch(`${vllm.url}/metrics`)).text();
-  return [...text.matchAll(/^vllm:num_requests_running\{[^}]*\} ([0-9.e+]+)$/gm)].reduce((n, m) => n + Number(m[1]), 0);
-};
 /** A completion long enough to still run while the test acts on the server; abandoned when `signal` fires. */
 const longCompletion = (signal?: AbortSignal) => client().complete({ promptTokenIds: [5], maxTokens: 480 }, signal);
 
@@ -290,7 +285,8 @@ test('finish_reason "abort" (vLLM paused with mode=abort, or shutting down, mid-
       (err: unknown) => err,
     );
     while (completions().length === seen && !(await settled(running))) await new Promise((r) => setTimeout(r, 10));
-    while (!(await settled(running)) && (await requestsRunning()) === 0) await new Promise((r) => setTimeout(r, 10));
+    while (!(await settled(running)) && (await requestsRunning(vllm.url)) === 0)
+      await new Promise((r) => setTimeout(r, 10));
     assert.equal((await fetch(`${vllm.url}/pause?mode=abort`, { method: 'POST' })).status, 200);
     try {
       failure = await running;
