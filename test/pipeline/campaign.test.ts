@@ -73,11 +73,7 @@ test('a mini campaign runs probe, select, base evaluation, 3 GRPO steps with con
     ],
   });
   const id = config.campaignId;
-  const handle = await p.client.workflow.start(campaign, {
-    taskQueue: p.queues.control,
-    workflowId: id,
-    args: [{ config }],
-  });
+  const handle = await p.startCampaign(config);
   const phases = new Set<string>();
   const watcher = (async () => {
     for (;;) {
@@ -290,11 +286,7 @@ test('stopWhenPoolExhausted: a step short of informative groups with none lost t
     ...p.campaignConfig({ steps: 3, groupsPerStep: 8, rolloutsPerGroup: 2, maxReplacementRounds: 0, seed: 5 }),
     stopWhenPoolExhausted: true,
   };
-  const handle = await p.client.workflow.start(campaign, {
-    taskQueue: p.queues.control,
-    workflowId: config.campaignId,
-    args: [{ config }],
-  });
+  const handle = await p.startCampaign(config);
   const { state } = await handle.result();
   assert.equal(state.phase, 'stopped', 'ended without waiting for replay-step');
   assert.equal(state.step, 0);

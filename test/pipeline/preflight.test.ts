@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, test } from 'node:test';
-import { WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { h100s, REFERENCE_MODELS } from '../../infra/update-memory-table.js';
-import { campaign } from '../../workflows/campaign.js';
 import { runCliAsync } from './cli.js';
-import { startPipeline, task, type Pipeline } from '../../testkit/pipeline/harness.js';
+import { startPipeline, task, workflowFailure, type Pipeline } from '../../testkit/pipeline/harness.js';
 
 // The memory preflight of `finalstate campaign start` and of the campaign workflow, on the real Temporal dev server:
 // the stand-in gpu worker (test/pipeline/stand-in-gpu-worker.ts) describes 8 80 GB GPUs and Qwen2.5-7B's shape, as
@@ -60,16 +59,8 @@ test('campaign start refuses the old defaults at 7B with the numbers and the set
 
 test('the campaign workflow refuses the old defaults at 7B before it probes, without retrying', async () => {
   const config = p.campaignConfig({ update: OLD_DEFAULTS });
-  const handle = await p.client.workflow.start(campaign, {
-    taskQueue: p.queues.control,
-    workflowId: config.campaignId,
-    args: [{ config }],
-  });
-  const err = await handle.result().then(
-    () => assert.fail('the campaign completed'),
-    (e: unknown) => e,
-  );
-  assert.ok(err instanceof WorkflowFailedError, String(err));
+  const handle = await p.startCampaign(config);
+  await workflowFailure(handle);
   const preflight = p.client.workflow.getHandle(`${config.campaignId}/preflight`);
   const history = await preflight.fetchHistory();
   const attempts = history.events!.filter((e) => e.activityTaskStartedEventAttributes).length;

@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, test } from 'node:test';
-import { WorkflowFailedError } from '@temporalio/client';
 import { localPathOf } from '../../storage/artifacts.js';
 import { FrozenPool } from '../../schemas/results.js';
 import { campaign, statusOf } from '../../workflows/campaign.js';
 import { poolSummaryTable } from '../../stats/tables/layouts.js';
-import { startPipeline, task, type Pipeline } from '../../testkit/pipeline/harness.js';
+import { startPipeline, task, workflowFailure, type Pipeline } from '../../testkit/pipeline/harness.js';
 
 // The solvability gate: a reference policy (reached through a chat API; here the seeded random stand-in runner plays
 // it with each task's referenceSuccessRate) probes the candidates after the base probe, its rows are kept in their own
@@ -45,11 +44,7 @@ after(async () => {
 test('a reference probe gates the pool: rows beside the base probe, the unsolved task dropped, shown in status and report', async () => {
   const config = configOn('retail', { referenceProbe: { endpoint: REFERENCE, n: 2 } });
   const id = config.campaignId;
-  const handle = await p.client.workflow.start(campaign, {
-    taskQueue: p.queues.control,
-    workflowId: id,
-    args: [{ config }],
-  });
+  const handle = await p.startCampaign(config);
   const { state } = await handle.result();
   assert.equal(state.phase, 'done');
   assert.equal(state.probeResultSet, `${id}/probe`);
@@ -84,11 +79,7 @@ test('a reference probe gates the pool: rows beside the base probe, the unsolved
 
 test('without a reference probe, no gate and no reference rows', async () => {
   const config = configOn('retail', {});
-  const handle = await p.client.workflow.start(campaign, {
-    taskQueue: p.queues.control,
-    workflowId: config.campaignId,
-    args: [{ config }],
-  });
+  const handle = await p.startCampaign(config);
   const { state } = await handle.result();
   assert.equal(state.referenceResultSet, undefined);
   assert.equal(statusOf(config.campaignId, state, null).solvabilityGate, undefined);
@@ -97,16 +88,8 @@ test('without a reference probe, no gate and no reference rows', async () => {
 
 test('a reference that solves no candidate: the gate refuses to select with the reference and the counts named', async () => {
   const config = configOn('travel', { referenceProbe: { endpoint: REFERENCE, n: 2 } });
-  const handle = await p.client.workflow.start(campaign, {
-    taskQueue: p.queues.control,
-    workflowId: config.campaignId,
-    args: [{ config }],
-  });
-  const err = await handle.result().then(
-    () => assert.fail('the campaign completed'),
-    (e: unknown) => e,
-  );
-  assert.ok(err instanceof WorkflowFailedError, String(err));
+  const handle = await p.startCampaign(config);
+  const err = await workflowFailure(handle);
   const message = causeMessages(err);
   assert.match(
     message,

@@ -44,11 +44,7 @@ test('re-probing after step 2 swaps the solved task for the one training made le
     seed: 5,
   });
   const id = config.campaignId;
-  const handle = await p.client.workflow.start(campaign, {
-    taskQueue: p.queues.control,
-    workflowId: id,
-    args: [{ config }],
-  });
+  const handle = await p.startCampaign(config);
   const { state } = await handle.result();
   assert.equal(state.phase, 'done');
   assert.equal(state.step, 3);

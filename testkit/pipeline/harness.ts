@@ -3,7 +3,7 @@ import { writeTaskSet as writeEnvironmentTaskSet } from '../../environment/task-
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import type { Client } from '@temporalio/client';
+import { WorkflowFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { LocalArtifactStore } from '../../storage/artifacts.js';
 import { loadConfig } from '../../workers/config.js';
 import { type LoadedConfig } from '../../schemas/config.js';
@@ -13,6 +13,7 @@ import { CampaignConfig, type CampaignConfigInput } from '../../schemas/campaign
 import type { TaskInfo } from '../../schemas/pipeline.js';
 import { startControlWorker } from '../../workers/control.js';
 import type { RunningWorker } from '../../workers/temporal-worker.js';
+import { campaign } from '../../workflows/campaign.js';
 import type { CampaignConfigWithQueues } from '../../workflows/inputs.js';
 import { startEpisodeWorker } from '../../workers/episodes.js';
 import { uniqueName } from '../names.js';
@@ -120,9 +121,14 @@ export async function startPipeline(
     return { ...parsed, taskQueues: parsed.taskQueues ?? queues };
   };
 
+  /** Starts the campaign workflow of `config` on this pipeline's control queue, under its campaign id. */
+  const startCampaign = (config: CampaignConfigWithQueues) =>
+    client.workflow.start(campaign, { taskQueue: queues.control, workflowId: config.campaignId, args: [{ config }] });
+
   return {
     config,
     client,
+    startCampaign,
     pool,
     queues,
     taskSet,
@@ -151,3 +157,13 @@ export async function startPipeline(
 }
 
 export type Pipeline = Awaited<ReturnType<typeof startPipeline>>;
+
+/** The failure a workflow ended with; an Error when it completed instead. */
+export async function workflowFailure(handle: WorkflowHandle): Promise<WorkflowFailedError> {
+  const outcome = await handle.result().then(
+    () => new Error(`workflow ${handle.workflowId} completed; a failure was expected`),
+    (err: unknown) => err,
+  );
+  if (outcome instanceof WorkflowFailedError) return outcome;
+  throw outcome instanceof Error ? outcome : new Error(String(outcome));
+}
