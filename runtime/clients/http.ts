@@ -110,3 +110,12 @@ export async function requestJson<T extends z.ZodType>(
   }
   return parsed.data;
 }
+
+/** `text` parsed as JSON, or undefined when it is not JSON (answers whose status alone may count). */
+export function jsonOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

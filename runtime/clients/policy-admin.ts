@@ -4,7 +4,7 @@ import type { PolicyServerKind, PolicyServerRef } from '../../schemas/clients.js
 import type { ServedFingerprint } from '../../schemas/policy-api.js';
 import { EndpointRequestError } from './errors.js';
 import { FINGERPRINT_PROMPT, fingerprintOf, fingerprintRequest } from './fingerprint.js';
-import { requestText } from './http.js';
+import { jsonOrUndefined, requestText } from './http.js';
 
 /**
  * Publishing a checkpoint to a rollout server through vLLM's admin routes (served with VLLM_SERVER_DEV_MODE=1; the
@@ -142,13 +142,8 @@ function adminCaller(root: string, options: PublishOptions, attempts: Published[
 /** /reset_prefix_cache answers `{"success": false}` with status 200 when it did not reset (vLLM). */
 function acceptReset(url: string) {
   return (text: string) => {
-    let answer: unknown;
-    try {
-      answer = text.trim() === '' ? undefined : JSON.parse(text);
-    } catch {
-      return; // not JSON: the status alone counts
-    }
-    if ((answer as { success?: unknown } | undefined)?.success === false)
+    // Empty or not JSON: the status alone counts.
+    if ((jsonOrUndefined(text) as { success?: unknown } | undefined)?.success === false)
       throw new InfrastructureError(
         `${COMPONENT} at ${url}/reset_prefix_cache answered {"success": false}: the prefix cache was not reset (blocks still held by requests)`,
         COMPONENT,
@@ -168,12 +163,8 @@ export async function resetPrefixCache(url: string, options: PublishOptions = de
  */
 async function checkKind(root: string, expected: PolicyServerKind, call: Call): Promise<string | undefined> {
   const text = await call('identify', '/v1/models', undefined);
-  let model: { owned_by?: unknown; id?: unknown } | undefined;
-  try {
-    model = (JSON.parse(text) as { data?: Array<{ owned_by?: unknown; id?: unknown }> }).data?.[0];
-  } catch {
-    model = undefined;
-  }
+  const model = (jsonOrUndefined(text) as { data?: Array<{ owned_by?: unknown; id?: unknown }> } | undefined)
+    ?.data?.[0];
   const owner = model?.owned_by;
   if (owner === OWNER[expected]) return typeof model?.id === 'string' ? model.id : undefined;
   const actual = (Object.keys(OWNER) as PolicyServerKind[]).find((k) => OWNER[k] === owner);
@@ -284,15 +275,9 @@ export async function publishCheckpoint(
 /** The fingerprint of `version`, confirmed to be that version's by /weight_info read after it. */
 async function measureFingerprint(root: string, model: string, version: number, call: Call) {
   const answer = await call('fingerprint', '/v1/completions', fingerprintRequest(model, FINGERPRINT_PROMPT));
-  const json = (text: string): unknown => {
-    try {
-      return JSON.parse(text);
-    } catch {
-      return undefined;
-    }
-  };
-  const fingerprint = fingerprintOf(`${root}/v1/completions`, json(answer));
-  const info = json(await call('fingerprint', '/weight_info', undefined)) as { weight_version?: unknown } | undefined;
+  const fingerprint = fingerprintOf(`${root}/v1/completions`, jsonOrUndefined(answer));
+  const info = jsonOrUndefined(await call('fingerprint', '/weight_info', undefined)) as
+    { weight_version?: unknown } | undefined;
   const served = info?.weight_version;
   if (served !== String(version))
     throw new InfrastructureError(

@@ -13,7 +13,7 @@ import type { Tokenizer } from '../trajectory/tokenizer.js';
 import { InfrastructureError } from '../../core/errors.js';
 import { EndpointRequestError } from './errors.js';
 import { FINGERPRINT_TOLERANCE, fingerprintDiff, fingerprintOf, fingerprintRequest } from './fingerprint.js';
-import { requestJson } from './http.js';
+import { jsonOrUndefined, requestJson } from './http.js';
 
 export interface CompletionRequest {
   promptTokenIds: readonly number[];
@@ -165,12 +165,7 @@ export class PolicyClient implements Tokenizer {
           404,
         );
       }
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch {
-        json = undefined;
-      }
+      const json = jsonOrUndefined(text);
       const parsed = ServedFingerprints.safeParse(json);
       if (!parsed.success || parsed.data.policyVersion !== this.options.policyVersion)
         throw new EndpointRequestError(
