@@ -205,7 +205,7 @@ test('vLLM reports a prefix cache it could not reset as {"success": false} with 
   // `attempt` runs once vLLM reports the request running, and again until it returns a value or the completion ends
   // (a fast machine finishes the tiny model's 480 tokens in ~150 ms); a completion that ended first is started again.
   async function whileHoldingBlocks<T>(attempt: () => Promise<T | undefined>): Promise<T | undefined> {
-    for (let tries = 0; tries < 5; tries++) {
+    for (let tries = 0; tries < 20; tries++) {
       const abandon = new AbortController();
       let done = false;
       const completion = fetch(`${vllm.url}/v1/completions`, {

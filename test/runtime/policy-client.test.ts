@@ -207,9 +207,14 @@ test('a prompt longer than the context is a ContextLengthExceededError (a task o
 });
 
 test('a prompt that fits but leaves less room than max_tokens: vLLM 0.32.0 shortens the turn ("length") instead of refusing', async () => {
-  const completion = await client().complete({ promptTokenIds: new Array(505).fill(101), maxTokens: 20 });
-  assert.equal(completion.finishReason, 'length');
-  assert.equal(completion.tokenIds.length, 7);
+  // The tiny random model samples its end-of-turn token now and then; a turn it ended early is sampled again.
+  let completion;
+  for (let attempt = 1; attempt <= 5 && completion?.finishReason !== 'length'; attempt++) {
+    completion = await client().complete({ promptTokenIds: new Array(505).fill(101), maxTokens: 20 });
+    assert.ok(completion.tokenIds.length <= 7, `${completion.tokenIds.length} tokens: more than the 7 left`);
+  }
+  assert.equal(completion!.finishReason, 'length');
+  assert.equal(completion!.tokenIds.length, 7);
 });
 
 test("the context refusals' wordings of vLLM 0.32.0 and of older versions are recognised", () => {
@@ -276,9 +281,10 @@ test('a weight version that changes while the completion runs (a publish in betw
 
 test('finish_reason "abort" (vLLM paused with mode=abort, or shutting down, mid-request) is an InfrastructureError: retried, never scored', async () => {
   // A completion can finish before the pause lands (a fast machine does 480 tokens of the tiny model in a blink), so
-  // the pause waits until vLLM reports the request running, and a completion that still beat it is tried again.
+  // the pause waits until vLLM reports the request running, and a completion that still beat it (or ended on its own)
+  // is tried again.
   let failure: unknown;
-  for (let attempt = 1; failure === undefined && attempt <= 5; attempt++) {
+  for (let attempt = 1; failure === undefined && attempt <= 10; attempt++) {
     const seen = completions().length;
     const running = longCompletion().then(
       () => undefined,
