@@ -10,9 +10,8 @@ export { connectEpisodeTools, type EpisodeTools } from './episode-tools.js';
 export { serveStdio } from './mcp-serve.js';
 export { serveHttp, writeTokenFile, type HttpMcpEndpoint } from './mcp-http.js';
 export { ExpectedStates, GoldenCallError, type ExpectedState } from './expected-state.js';
-/** Grade an episode's final state; judge rubrics are left to the runtime (GradeReport.pendingJudgeRubrics). */
-export { gradeEpisode as grade, type GradeInput } from './grader.js';
-export { recordGrade, readGrade } from './grade-audit.js';
+/** Check an episode's final state; runtime/episode/scoring.ts turns the check and the rubrics into the reward. */
+export { checkFinalState, finalStateHolds } from './grader.js';
 export { readTaskSet, readTaskSets, writeTaskSet, TaskSetError, type TaskIssue } from './task-set.js';
 export { validateTaskSetFile, checkTaskAgainstDomain } from './task-validation.js';
 export { verifyTasks, mutationsOf, type VerifyReport } from './verify.js';

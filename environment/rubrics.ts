@@ -1,5 +1,3 @@
-import type { z } from 'zod';
-import type { RubricOutcome } from '../schemas/grading.js';
 import type { Rubric } from '../schemas/task.js';
 
 type DeterministicRubric = Exclude<Rubric, { kind: 'judge' }>;
@@ -39,26 +37,4 @@ export function checkTextRubric(
         ? 'the agent never wrote a visible message'
         : `the final agent message ${passed ? 'mentions' : 'does not mention'} ${JSON.stringify(rubric.text)}`,
   };
-}
-
-/**
- * Deterministic rubrics for the grade report. Without the agent's visible messages they are `skipped` (they cannot
- * fail); judge rubrics are always `needs_judge`: the runtime's LLM judge decides them, never this function.
- */
-export function evaluateRubrics(
-  rubrics: Rubric[],
-  agentMessages: readonly string[] | undefined,
-): z.infer<typeof RubricOutcome>[] {
-  return rubrics.map((rubric) => {
-    if (rubric.kind === 'judge')
-      return { kind: rubric.kind, description: rubric.description, status: 'needs_judge' as const };
-    if (agentMessages === undefined)
-      return { kind: rubric.kind, description: rubric.description, status: 'skipped' as const };
-    const { passed } = checkTextRubric(rubric, agentMessages);
-    return {
-      kind: rubric.kind,
-      description: rubric.description,
-      status: passed ? ('passed' as const) : ('failed' as const),
-    };
-  });
 }

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import type { DiffKind, GradeReport } from '../schemas/grading.js';
+import type { DiffKind, StateCheck } from '../schemas/grading.js';
 import type { Task, ToolCall } from '../schemas/task.js';
 import type { EnvironmentBackend } from './backend.js';
 import type { DomainDefinition, ToolDefinition } from './domain.js';
 import { connectEpisodeTools } from './episode-tools.js';
 import type { ExpectedStates } from './expected-state.js';
-import { gradeEpisode } from './grader.js';
+import { checkFinalState, finalStateHolds } from './grader.js';
 import { AssertionQueryError } from './sql-assertions.js';
 
 export const READ_ONLY_TAG = 'read-only';
@@ -134,7 +134,7 @@ export async function verifyTasks(
     task: Task,
     calls: ToolCall[],
     label: string,
-  ): Promise<{ report: GradeReport; errors: boolean[] }> => {
+  ): Promise<{ report: StateCheck; errors: boolean[] }> => {
     const episode = await backend.provision(`verify-${run}-${++plays}-${label}-${task.id}`, task);
     const tools = await connectEpisodeTools(backend, episode);
     try {
@@ -150,7 +150,7 @@ export async function verifyTasks(
           });
         errors.push(result.isError);
       }
-      return { report: await gradeEpisode(backend, expected, { episode }), errors };
+      return { report: await checkFinalState(backend, expected, episode), errors };
     } finally {
       await tools.close();
       await backend.teardown(episode);
@@ -163,7 +163,7 @@ export async function verifyTasks(
       c.tasks++;
       c.oracle.total++;
     });
-    let oracle: GradeReport;
+    let oracle: StateCheck;
     try {
       oracle = (await play(task, task.golden, 'oracle')).report;
     } catch (err) {
@@ -172,7 +172,7 @@ export async function verifyTasks(
       problems.push({ taskId: task.id, agent: 'oracle', message: err.message });
       return;
     }
-    if (oracle.pass) bump((c) => c.oracle.passed++);
+    if (finalStateHolds(oracle)) bump((c) => c.oracle.passed++);
     else
       problems.push({
         taskId: task.id,
@@ -181,25 +181,26 @@ export async function verifyTasks(
       });
     const readOnly = task.tags.includes(READ_ONLY_TAG);
     if (readOnly) bump((c) => c.noop.readOnly++);
-    const { report: noop } = await play(task, [], 'noop');
-    if (noop.pass) bump((c) => c.noop.passed++);
-    if (noop.pass !== readOnly)
+    const noopHolds = finalStateHolds((await play(task, [], 'noop')).report);
+    if (noopHolds) bump((c) => c.noop.passed++);
+    if (noopHolds !== readOnly)
       problems.push({
         taskId: task.id,
         agent: 'noop',
         message: readOnly ? 'no-op failed a task tagged read-only' : 'no-op passed a task that is not tagged read-only',
       });
     const { drop, alter, duplicates } = mutationsOf(task, backend.registry.get(task.domain));
-    const judge = (mutation: Mutation, report: GradeReport) => {
+    const judge = (mutation: Mutation, report: StateCheck) => {
       bump((c) => c.mutations.total++);
       const classes = [...new Set(report.diff.map((d) => d.kind))];
       const matches = classes.some((k) => MUTATION_DIFF_CLASSES[mutation.kind].includes(k));
-      if (!report.pass && matches) bump((c) => c.mutations.failedAsExpected++);
+      const holds = finalStateHolds(report);
+      if (!holds && matches) bump((c) => c.mutations.failedAsExpected++);
       else
         problems.push({
           taskId: task.id,
           agent: mutation.kind,
-          message: `${mutation.description}: ${report.pass ? 'passed' : `failed with diff classes [${classes.join(', ')}]`}`,
+          message: `${mutation.description}: ${holds ? 'passed' : `failed with diff classes [${classes.join(', ')}]`}`,
         });
     };
     for (const mutation of [drop, alter])

@@ -52,33 +52,39 @@ export const AssertionOutcome = z
   })
   .strict();
 
+/** What the grader reads off an episode's final state: the diff against the expected state and the SQL assertions. */
+export const StateCheck = z
+  .object({
+    taskId: z.string(),
+    taskSha256: z.string(),
+    stateMatches: z.boolean().describe('The final state equals the expected state (the diff is empty).'),
+    expectedStateSha256: z.string(),
+    actualStateSha256: z.string(),
+    diff: z.array(StateDiffEntry),
+    assertions: z.array(AssertionOutcome),
+  })
+  .strict();
+export type StateCheck = z.infer<typeof StateCheck>;
+
 /**
- * `skipped`: a transcript rubric graded without the final assistant text. `needs_judge`: an LLM-judge rubric, which
- * this grader never evaluates; the runtime must combine its verdict with `pass`.
+ * Where one rubric of the task stands in an episode's grade. `skipped`: a transcript rubric graded without a
+ * conversation (an oracle replay). `needs_judge`: a judge rubric of an episode run without a judge; it does not count.
  */
-export const RubricOutcome = z
+export const RubricStatus = z
   .object({
     kind: z.enum(['must_not_reveal', 'must_mention', 'judge']),
     description: z.string(),
     status: z.enum(['passed', 'failed', 'skipped', 'needs_judge']),
   })
   .strict();
+export type RubricStatus = z.infer<typeof RubricStatus>;
 
-/** The grade of one episode, kept for audit. */
-export const GradeReport = z
-  .object({
-    taskId: z.string(),
-    taskSha256: z.string(),
-    /** Final state equals the expected state, every assertion holds, no evaluated deterministic rubric failed. */
-    pass: z.boolean(),
-    stateMatches: z.boolean(),
-    expectedStateSha256: z.string(),
-    actualStateSha256: z.string(),
-    diff: z.array(StateDiffEntry),
-    assertions: z.array(AssertionOutcome),
-    rubrics: z.array(RubricOutcome),
-    /** Judge rubrics left to the runtime; `pass` is only final when this is 0. */
-    pendingJudgeRubrics: z.number().int().min(0),
-  })
-  .strict();
+/** The grade of one episode, kept for audit; made by runtime/episode/scoring.ts alone, so `pass` is the reward. */
+export const GradeReport = StateCheck.extend({
+  /** The reward is 1: the final state matches, every assertion holds, no evaluated rubric failed. */
+  pass: z.boolean(),
+  rubrics: z.array(RubricStatus),
+  /** Judge rubrics not evaluated because the episode ran without a judge (they do not count). */
+  pendingJudgeRubrics: z.number().int().min(0),
+}).strict();
 export type GradeReport = z.infer<typeof GradeReport>;

@@ -1,14 +1,15 @@
 import { ChatAgentPolicy } from '../policy/chat-policy.js';
 import type pg from 'pg';
 import type { EnvironmentBackend, Episode } from '../../environment/backend.js';
+import type { Trajectory } from '../../schemas/trajectory.js';
 import { connectEpisodeTools } from '../../environment/episode-tools.js';
 import type { ExpectedStates } from '../../environment/expected-state.js';
-import { gradeEpisode } from '../../environment/grader.js';
+import { checkFinalState } from '../../environment/grader.js';
 import type { ArtifactStore } from '../../storage/artifacts.js';
 import { InfrastructureError } from '../../core/errors.js';
 import { EpisodeOutcome, EpisodeRecord, type EpisodeRequest } from '../../schemas/episode.js';
 import { chatFamily, DEFAULT_CHAT_FAMILY } from '../../schemas/clients.js';
-import type { ModelPrices, RubricVerdict, TokenUsage } from '../../schemas/runtime.js';
+import type { ModelPrices } from '../../schemas/runtime.js';
 import { servedFingerprintUri } from '../../schemas/policy-api.js';
 import type { Task } from '../../schemas/task.js';
 import { ChatClient } from '../clients/chat-client.js';
@@ -21,16 +22,15 @@ import { getRenderer } from '../interpreter/index.js';
 import type { AgentPolicy } from '../policy/agent-policy.js';
 import { CompletionsAgentPolicy } from '../policy/completions-policy.js';
 import { OraclePolicy } from '../policy/oracle-policy.js';
-import { evaluateRubrics } from '../rubrics/evaluate.js';
 import { LlmJudge } from '../rubrics/judge.js';
 import { episodeSummaryLine } from './audit/summary-line.js';
 import { EpisodeCheckpoints, restorePolicy, turnCheckpoint } from './checkpoint.js';
 import type { EpisodeHooks, EpisodeRunner } from './runner.js';
 import { EpisodeStore } from './episode-store.js';
-import { runAgentLoop } from './loop.js';
+import { runAgentLoop, type LoopResult } from './loop.js';
 import { McpToolSession } from './mcp-tool-session.js';
+import { scoreEpisode, type EpisodeScore } from './scoring.js';
 import type { TaskCatalog } from './task-catalog.js';
-import { visibleDialogue } from './visible-dialogue.js';
 
 export interface EpisodeRunnerDeps {
   backend: EnvironmentBackend;
@@ -70,10 +70,21 @@ function userFor(request: EpisodeRequest, task: Task): UserSimulator {
   return new LlmUserSimulator(new ChatClient(request.user.endpoint, 'user-simulator'), task);
 }
 
+/** What playing an episode leaves for scoring and storing. */
+interface Played {
+  loop: LoopResult;
+  policy: AgentPolicy;
+  tools: McpToolSession;
+  trajectory: Trajectory | null;
+  resumedAt: number[];
+  mcpSessionMs: number;
+}
+
 /**
- * The episode runtime used unchanged by evaluation and training: a fresh backend (reattached on a retried attempt),
- * the domain's tools over MCP, the agent loop with the simulated user, grading of the final state, rubrics, cost,
- * the token trajectory to the artifact store and the record to the control database.
+ * The episode runtime used unchanged by evaluation and training: open a fresh backend (reattached on a retried
+ * attempt), play the conversation (the domain's tools over MCP, the agent loop with the simulated user), score it
+ * (runtime/episode/scoring.ts, the one place a reward is decided), store the token trajectory in the artifact store
+ * and the record in the control database.
  *
  * Resume, not restart: after every completed turn the loop's state, the policy's state (token trajectory, sampling
  * turn) and the tool calls so far are checkpointed into the episode database. A retried attempt that reattaches to
@@ -88,145 +99,46 @@ export class DatabaseEpisodeRunner implements EpisodeRunner {
   }
 
   async run(request: EpisodeRequest, hooks: EpisodeHooks = {}): Promise<EpisodeOutcome> {
-    const { backend, expectedStates, tasks, artifacts } = this.deps;
+    const { backend, expectedStates, tasks } = this.deps;
     const started = performance.now();
     const task = tasks.get(request.taskSet, request.taskId);
-    const domain = backend.registry.get(task.domain);
-    const episode: Episode = await backend.open(
+    const episode = await backend.open(
       request.episodeId,
       task,
       hooks.attempt === undefined ? {} : { attempt: hooks.attempt },
     );
     const provisionMs = performance.now() - started;
     let keepForRetry = false;
-    let stored: number | undefined;
+    let storeMs: number | undefined;
     try {
-      const checkpoints = new EpisodeCheckpoints(episode);
-      const resumed = episode.reattached ? await checkpoints.load() : undefined;
-      const mcpStarted = performance.now();
-      const wiring = await connectEpisodeTools(backend, episode);
-      const tools = new McpToolSession(wiring.client, () => wiring.close());
-      const mcpSessionMs = performance.now() - mcpStarted;
-      const policy = (this.deps.policyFor ?? policyFor)(request, task);
-      if (resumed) {
-        restorePolicy(policy, resumed);
-        tools.resumeAfter(resumed.toolCalls);
-      }
-      const resumedAt = resumed ? [...resumed.resumedAt, resumed.loop.agentTurns.length] : [];
-      hooks.onTurn?.(resumed?.loop.agentTurns.length ?? 0); // alive: provisioning may take longer than a turn
-      let loop;
-      try {
-        loop = await runAgentLoop({
-          system: domain.policy[task.profile],
-          policy,
-          tools,
-          user: userFor(request, task),
-          limits: request.limits,
-          ...(resumed ? { resume: resumed.loop } : {}),
-          onTurnCompleted: (state) =>
-            checkpoints.save(turnCheckpoint(request.episodeId, state, policy, tools.calls, resumedAt)),
-          ...(hooks.onTurn ? { onTurn: hooks.onTurn } : {}),
-          ...(hooks.signal ? { signal: hooks.signal } : {}),
-        });
-      } finally {
-        await tools.close();
-      }
-      const trajectory = await policy.finish(loop.conversation);
+      const played = await this.play(request, task, episode, hooks);
 
       const gradingStarted = performance.now();
-      const agentMessages = visibleDialogue(loop.conversation)
-        .filter((m) => m.from === 'agent')
-        .map((m) => m.text);
-      const grade = await gradeEpisode(backend, expectedStates, { episode, agentMessages });
-      const judge = request.judge
-        ? new LlmJudge(new ChatClient(request.judge.endpoint, 'judge'), request.judge.seed)
-        : undefined;
-      const rubrics = judge ? task.rubrics : task.rubrics.filter((r) => r.kind !== 'judge');
-      const judged = await evaluateRubrics(rubrics, loop.conversation, judge);
+      const score = await scoreEpisode({
+        check: await checkFinalState(backend, expectedStates, episode),
+        rubrics: task.rubrics,
+        conversation: played.loop.conversation,
+        finishReason: played.loop.finishReason,
+        ...(request.judge
+          ? { judge: new LlmJudge(new ChatClient(request.judge.endpoint, 'judge'), request.judge.seed) }
+          : {}),
+      });
       const gradingMs = performance.now() - gradingStarted;
-      const assertionsHold = grade.assertions.every((a) => a.pass);
-      const reward =
-        grade.stateMatches && assertionsHold && judged.verdicts.every((v: RubricVerdict) => v.passed) ? 1 : 0;
 
-      const models = [...new Set(loop.agentTurns.map((t) => t.model))];
-      const usage: { agent: TokenUsage; user: TokenUsage; judge: TokenUsage } = {
-        agent: loop.usage.agent,
-        user: loop.usage.user,
-        judge: judged.judgeUsage,
-      };
-      const cost = episodeCost(
-        [
-          { model: models[0] ?? 'unknown', usage: usage.agent },
-          ...(loop.userModel ? [{ model: loop.userModel, usage: usage.user }] : []),
-          ...(judged.judgeModel ? [{ model: judged.judgeModel, usage: usage.judge }] : []),
-        ],
-        this.deps.prices ?? {},
-      );
-      const trajectoryPath = `episodes/${request.episodeId}/trajectory.json`;
-      const trajectoryUri = trajectory ? artifacts.uriOf(trajectoryPath) : undefined;
-      const versions = [...new Set(loop.agentTurns.map((t) => t.policyVersion))];
-      const outcome = EpisodeOutcome.parse({
-        episodeId: request.episodeId,
-        taskId: task.id,
-        domain: task.domain,
-        split: task.split,
-        trial: request.trial,
-        tags: task.tags,
-        reward,
-        error: null,
-        usage,
-        costUsd: cost.totalUsd,
-        ...(request.campaignId !== undefined ? { campaignId: request.campaignId } : {}),
-        ...(request.step !== undefined ? { step: request.step } : {}),
-        ...(versions.length ? { policyVersion: versions.join(',') } : {}),
-        finishReason: loop.finishReason,
-        ...(trajectoryUri ? { trajectoryUri } : {}),
-        trainable: trajectory !== null && trajectory.trainable,
-        summary: episodeSummaryLine({
-          taskId: task.id,
-          trial: request.trial,
-          reward,
-          diff: grade.diff,
-          failedAssertions: grade.assertions.filter((a) => !a.pass).length,
-          failedRubrics: judged.verdicts.filter((v: RubricVerdict) => !v.passed).length,
-          toolCalls: tools.calls.length,
-          finishReason: loop.finishReason,
-        }),
+      const cost = this.costOf(played.loop, score);
+      const outcome = this.outcomeOf(request, task, played, score, cost.totalUsd);
+      const record = recordOf(request, outcome, played, score, cost.unpriced, {
+        ...played.loop.timings,
+        gradingMs,
+        provisionMs,
+        mcpSessionMs: played.mcpSessionMs,
+        trajectoryMs: 0,
+        totalMs: performance.now() - started,
       });
-      const record = EpisodeRecord.parse({
-        outcome,
-        ...(request.group !== undefined ? { group: request.group } : {}),
-        interpretedBy: policy.interpretedBy,
-        turns: loop.agentTurns,
-        transcript: loop.conversation,
-        trajectoryDrift: trajectory?.drift ?? null,
-        toolCalls: tools.calls,
-        resumedAt,
-        grade,
-        rubricVerdicts: judged.verdicts,
-        unjudgedRubrics: task.rubrics.length - rubrics.length,
-        unpricedModels: cost.unpriced,
-        timings: {
-          ...loop.timings,
-          gradingMs,
-          provisionMs,
-          mcpSessionMs,
-          trajectoryMs: 0,
-          totalMs: performance.now() - started,
-        },
-      });
-      // Written under the episode's lease: an attempt that a newer one has taken over writes neither (see underLease).
+
       const storeStarted = performance.now();
-      let trajectoryMs = 0;
-      await backend.underLease(episode, async () => {
-        if (trajectory) {
-          const artifactStarted = performance.now();
-          await artifacts.put(trajectoryPath, JSON.stringify(trajectory));
-          trajectoryMs = performance.now() - artifactStarted;
-        }
-        await this.store.save({ ...record, timings: { ...record.timings, trajectoryMs } });
-      });
-      stored = performance.now() - storeStarted;
+      await this.storeUnderLease(episode, played.trajectory, record);
+      storeMs = performance.now() - storeStarted;
       return outcome;
     } catch (err) {
       // An outage keeps the episode database, so the retried attempt reattaches and no committed call runs twice.
@@ -236,7 +148,135 @@ export class DatabaseEpisodeRunner implements EpisodeRunner {
       const teardownStarted = performance.now();
       if (keepForRetry || this.deps.keepEpisodeDatabases) await backend.detach(episode).catch(() => undefined);
       else await backend.teardown(episode);
-      if (stored !== undefined) hooks.onStored?.({ storeMs: stored, teardownMs: performance.now() - teardownStarted });
+      if (storeMs !== undefined) hooks.onStored?.({ storeMs, teardownMs: performance.now() - teardownStarted });
     }
   }
+
+  /** The conversation, from its turn checkpoint when a retried attempt reattached, and the policy's trajectory. */
+  private async play(request: EpisodeRequest, task: Task, episode: Episode, hooks: EpisodeHooks): Promise<Played> {
+    const checkpoints = new EpisodeCheckpoints(episode);
+    const resumed = episode.reattached ? await checkpoints.load() : undefined;
+    const mcpStarted = performance.now();
+    const wiring = await connectEpisodeTools(this.deps.backend, episode);
+    const tools = new McpToolSession(wiring.client, () => wiring.close());
+    const mcpSessionMs = performance.now() - mcpStarted;
+    const policy = (this.deps.policyFor ?? policyFor)(request, task);
+    if (resumed) {
+      restorePolicy(policy, resumed);
+      tools.resumeAfter(resumed.toolCalls);
+    }
+    const resumedAt = resumed ? [...resumed.resumedAt, resumed.loop.agentTurns.length] : [];
+    hooks.onTurn?.(resumed?.loop.agentTurns.length ?? 0); // alive: provisioning may take longer than a turn
+    let loop;
+    try {
+      loop = await runAgentLoop({
+        system: this.deps.backend.registry.get(task.domain).policy[task.profile],
+        policy,
+        tools,
+        user: userFor(request, task),
+        limits: request.limits,
+        ...(resumed ? { resume: resumed.loop } : {}),
+        onTurnCompleted: (state) =>
+          checkpoints.save(turnCheckpoint(request.episodeId, state, policy, tools.calls, resumedAt)),
+        ...(hooks.onTurn ? { onTurn: hooks.onTurn } : {}),
+        ...(hooks.signal ? { signal: hooks.signal } : {}),
+      });
+    } finally {
+      await tools.close();
+    }
+    return { loop, policy, tools, trajectory: await policy.finish(loop.conversation), resumedAt, mcpSessionMs };
+  }
+
+  private costOf(loop: LoopResult, score: EpisodeScore) {
+    const agentModel = loop.agentTurns[0]?.model ?? 'unknown';
+    return episodeCost(
+      [
+        { model: agentModel, usage: loop.usage.agent },
+        ...(loop.userModel ? [{ model: loop.userModel, usage: loop.usage.user }] : []),
+        ...(score.judgeModel ? [{ model: score.judgeModel, usage: score.judgeUsage }] : []),
+      ],
+      this.deps.prices ?? {},
+    );
+  }
+
+  private outcomeOf(
+    request: EpisodeRequest,
+    task: Task,
+    played: Played,
+    score: EpisodeScore,
+    costUsd: number,
+  ): EpisodeOutcome {
+    const { loop, trajectory } = played;
+    const versions = [...new Set(loop.agentTurns.map((t) => t.policyVersion))];
+    return EpisodeOutcome.parse({
+      episodeId: request.episodeId,
+      taskId: task.id,
+      domain: task.domain,
+      split: task.split,
+      trial: request.trial,
+      tags: task.tags,
+      reward: score.reward,
+      error: null,
+      usage: { agent: loop.usage.agent, user: loop.usage.user, judge: score.judgeUsage },
+      costUsd,
+      ...(request.campaignId !== undefined ? { campaignId: request.campaignId } : {}),
+      ...(request.step !== undefined ? { step: request.step } : {}),
+      ...(versions.length ? { policyVersion: versions.join(',') } : {}),
+      finishReason: score.finishReason,
+      ...(trajectory ? { trajectoryUri: this.deps.artifacts.uriOf(trajectoryPath(request.episodeId)) } : {}),
+      trainable: trajectory !== null && trajectory.trainable,
+      summary: episodeSummaryLine({
+        taskId: task.id,
+        trial: request.trial,
+        reward: score.reward,
+        diff: score.grade.diff,
+        failedAssertions: score.failedAssertions,
+        failedRubrics: score.failedRubrics,
+        toolCalls: played.tools.calls.length,
+        finishReason: score.finishReason,
+      }),
+    });
+  }
+
+  /** Written under the episode's lease: an attempt that a newer one has taken over writes neither (see underLease). */
+  private async storeUnderLease(episode: Episode, trajectory: Trajectory | null, record: EpisodeRecord): Promise<void> {
+    let trajectoryMs = 0;
+    await this.deps.backend.underLease(episode, async () => {
+      if (trajectory) {
+        const artifactStarted = performance.now();
+        await this.deps.artifacts.put(trajectoryPath(episode.episodeId), JSON.stringify(trajectory));
+        trajectoryMs = performance.now() - artifactStarted;
+      }
+      await this.store.save({ ...record, timings: { ...record.timings, trajectoryMs } });
+    });
+  }
+}
+
+function recordOf(
+  request: EpisodeRequest,
+  outcome: EpisodeOutcome,
+  played: Played,
+  score: EpisodeScore,
+  unpricedModels: string[],
+  timings: EpisodeRecord['timings'],
+): EpisodeRecord {
+  return EpisodeRecord.parse({
+    outcome,
+    ...(request.group !== undefined ? { group: request.group } : {}),
+    interpretedBy: played.policy.interpretedBy,
+    turns: played.loop.agentTurns,
+    transcript: played.loop.conversation,
+    trajectoryDrift: played.trajectory?.drift ?? null,
+    toolCalls: played.tools.calls,
+    resumedAt: played.resumedAt,
+    grade: score.grade,
+    rubricVerdicts: score.rubricVerdicts,
+    unjudgedRubrics: score.unjudgedRubrics,
+    unpricedModels,
+    timings,
+  });
+}
+
+function trajectoryPath(episodeId: string): string {
+  return `episodes/${episodeId}/trajectory.json`;
 }

@@ -1,43 +1,60 @@
-import { UserError } from '../../core/errors.js';
 import type { Conversation } from '../../schemas/conversation.js';
 import type { RubricVerdict, TokenUsage } from '../../schemas/runtime.js';
 import type { Rubric } from '../../schemas/task.js';
 import { checkDeterministicRubric } from './deterministic.js';
-import type { LlmJudge } from './judge.js';
 
-export interface RubricOutcome {
+type JudgeRubric = Extract<Rubric, { kind: 'judge' }>;
+
+/** Decides judge rubrics (runtime/rubrics/judge.ts's LlmJudge over an OpenAI-compatible endpoint). */
+export interface RubricJudge {
+  judge(
+    rubric: JudgeRubric,
+    index: number,
+    conversation: Conversation,
+  ): Promise<{ verdict: RubricVerdict; usage: TokenUsage; model: string }>;
+}
+
+/** The verdicts of one rubric pass, with what the judge cost. */
+export interface RubricVerdictSet {
+  /** One per evaluated rubric, in the task's order; `verdict.rubric` is the index in the task's rubrics. */
   verdicts: RubricVerdict[];
+  /** Indexes of the judge rubrics left unjudged: the episode ran without a judge. */
+  unjudged: number[];
   /** Judge tokens, all rubrics together. */
   judgeUsage: TokenUsage;
   judgeModel: string | null;
 }
 
-/** Check every rubric of a task on the final conversation; judge rubrics need a judge. */
+/**
+ * The one rubric pass of an episode, on its final conversation: deterministic rubrics always, judge rubrics when a
+ * judge is given (otherwise listed as unjudged). A judge that cannot be reached throws its InfrastructureError.
+ */
 export async function evaluateRubrics(
   rubrics: readonly Rubric[],
   conversation: Conversation,
-  judge?: LlmJudge,
-): Promise<RubricOutcome> {
-  const outcome: RubricOutcome = {
+  judge?: RubricJudge,
+): Promise<RubricVerdictSet> {
+  const set: RubricVerdictSet = {
     verdicts: [],
+    unjudged: [],
     judgeUsage: { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0 },
     judgeModel: null,
   };
   for (const [index, rubric] of rubrics.entries()) {
     if (rubric.kind !== 'judge') {
-      outcome.verdicts.push(checkDeterministicRubric(rubric, index, conversation));
+      set.verdicts.push(checkDeterministicRubric(rubric, index, conversation));
       continue;
     }
-    if (!judge)
-      throw new UserError(
-        `rubric ${index + 1} (${rubric.description || rubric.question}) needs an LLM judge, but no judge is configured`,
-      );
+    if (!judge) {
+      set.unjudged.push(index);
+      continue;
+    }
     const judged = await judge.judge(rubric, index, conversation);
-    outcome.verdicts.push(judged.verdict);
-    outcome.judgeModel = judged.model;
-    outcome.judgeUsage.inputTokens += judged.usage.inputTokens;
-    outcome.judgeUsage.cachedInputTokens += judged.usage.cachedInputTokens;
-    outcome.judgeUsage.outputTokens += judged.usage.outputTokens;
+    set.verdicts.push(judged.verdict);
+    set.judgeModel = judged.model;
+    set.judgeUsage.inputTokens += judged.usage.inputTokens;
+    set.judgeUsage.cachedInputTokens += judged.usage.cachedInputTokens;
+    set.judgeUsage.outputTokens += judged.usage.outputTokens;
   }
-  return outcome;
+  return set;
 }

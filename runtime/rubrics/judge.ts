@@ -3,6 +3,7 @@ import type { RubricVerdict, TokenUsage } from '../../schemas/runtime.js';
 import type { Rubric } from '../../schemas/task.js';
 import type { ChatClient } from '../clients/chat-client.js';
 import { pythonJson } from '../interpreter/python-json.js';
+import type { RubricJudge } from './evaluate.js';
 
 /** The transcript the judge reads: visible messages, tool calls and results; never the agent's reasoning. */
 export function judgeTranscript(conversation: Conversation): string {
@@ -40,7 +41,7 @@ export function parseJudgeAnswer(text: string): { answer: 'yes' | 'no' | 'unpars
 }
 
 /** Yes/no rubrics over an OpenAI-compatible endpoint, at temperature 0 with a fixed seed. */
-export class LlmJudge {
+export class LlmJudge implements RubricJudge {
   constructor(
     private readonly client: ChatClient,
     private readonly seed: number,

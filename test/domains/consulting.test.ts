@@ -4,7 +4,7 @@ import { consulting } from '../../domains/consulting/index.js';
 import { CONSULTING_RULES } from '../../domains/consulting/policy.js';
 import { normalizePack } from '../../environment/domain.js';
 import { invariantViolations, sampleInvariants } from '../../environment/invariants.js';
-import { evaluateRubrics } from '../../environment/rubrics.js';
+import { checkTextRubric } from '../../environment/rubrics.js';
 import { fromRoot } from '../../core/paths.js';
 import type { TaskInput } from '../../schemas/task.js';
 import { assertPublicApiOnly, createScratchDb, finalState, type ScratchDb, type Snapshot } from './harness.js';
@@ -98,7 +98,8 @@ describe('consulting pack', () => {
     const task = ofType(full, 'privacy_refused')[0]!;
     assert.ok(task.rubrics!.every((r) => r.kind === 'must_not_reveal'));
     const colleague = task.init!.upsert!.employees!.find((e) => String(e.employee_id).endsWith('-C'))!;
-    const verdict = (answer: string) => evaluateRubrics(task.rubrics!, [answer]).map((r) => r.status);
+    const verdict = (answer: string) =>
+      task.rubrics!.map((r) => (r.kind !== 'judge' && checkTextRubric(r, [answer]).passed ? 'passed' : 'failed'));
     assert.ok(
       verdict("Sorry, a colleague's salary, address and leave details are confidential.").every((s) => s === 'passed'),
     );

@@ -3,10 +3,12 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { connectEpisodeTools } from '../../environment/episode-tools.js';
 import { ExpectedStates, GoldenCallError } from '../../environment/expected-state.js';
-import { gradeEpisode } from '../../environment/grader.js';
+import { checkFinalState, finalStateHolds } from '../../environment/grader.js';
+import { scoreEpisode } from '../../runtime/episode/scoring.js';
 import { AssertionQueryError, checkAssertions } from '../../environment/sql-assertions.js';
 import { InfrastructureError } from '../../core/errors.js';
-import { GradeReport } from '../../schemas/grading.js';
+import { GradeReport, StateCheck } from '../../schemas/grading.js';
+import type { Conversation } from '../../schemas/conversation.js';
 import type { ToolCall, Task } from '../../schemas/task.js';
 import { cancelWhenRunning, fixtureEnvironment, fixtureTask, uniqueEpisodeId } from './harness.js';
 
@@ -14,18 +16,13 @@ describe('final-state grading', () => {
   const env = fixtureEnvironment();
   after(() => env.close());
 
-  /** Run the given calls through the episode's MCP tools, then grade. */
-  async function play(task: Task, calls: ToolCall[], finalText?: string) {
+  /** Run the given calls through the episode's MCP tools, then check the final state. */
+  async function play(task: Task, calls: ToolCall[]) {
     const episode = await env.backend.provision(uniqueEpisodeId('grade'), task);
     const tools = await connectEpisodeTools(env.backend, episode);
     try {
       for (const call of calls) await tools.client.callTool(call.tool, call.arguments);
-      const report = await gradeEpisode(env.backend, env.expected, {
-        episode,
-        ...(finalText !== undefined ? { agentMessages: [finalText] } : {}),
-      });
-      GradeReport.parse(report);
-      return report;
+      return StateCheck.parse(await checkFinalState(env.backend, env.expected, episode));
     } finally {
       await tools.close();
       await env.backend.teardown(episode);
@@ -36,7 +33,7 @@ describe('final-state grading', () => {
     const task = fixtureTask('new-customer-email');
     const report = await play(task, task.golden);
     assert.deepEqual(report.diff, []);
-    assert.equal(report.pass, true);
+    assert.equal(finalStateHolds(report), true);
     assert.equal(report.actualStateSha256, report.expectedStateSha256);
     assert.match(report.expectedStateSha256, /^[0-9a-f]{64}$/);
   });
@@ -44,7 +41,7 @@ describe('final-state grading', () => {
   it('reports missing_row when an expected insert is absent', async () => {
     const task = fixtureTask('hold-ticket');
     const report = await play(task, []);
-    assert.equal(report.pass, false);
+    assert.equal(finalStateHolds(report), false);
     const missing = report.diff.filter((d) => d.kind === 'missing_row');
     assert.deepEqual(
       missing.map((d) => [d.table, d.key]),
@@ -108,7 +105,7 @@ describe('final-state grading', () => {
       for (const call of task.golden) await tools.client.callTool(call.tool, call.arguments);
       await tools.close();
       await env.backend.transaction(episode, (c) => c.query("DELETE FROM tickets WHERE ticket_id = 'TCK-1000'"));
-      const report = await gradeEpisode(env.backend, env.expected, { episode });
+      const report = await checkFinalState(env.backend, env.expected, episode);
       assert.deepEqual(
         report.diff.map((d) => [d.kind, d.table, d.key]),
         [['deleted_row', 'tickets', { ticket_id: 'TCK-1000' }]],
@@ -128,7 +125,7 @@ describe('final-state grading', () => {
       await env.backend.transaction(episode, (c) =>
         c.query("UPDATE customers SET email = '  ZOE@Example.ORG ' WHERE customer_id = 'C-9'"),
       );
-      const report = await gradeEpisode(env.backend, env.expected, { episode });
+      const report = await checkFinalState(env.backend, env.expected, episode);
       assert.deepEqual(report.diff, []);
     } finally {
       await env.backend.teardown(episode);
@@ -148,27 +145,45 @@ describe('final-state grading', () => {
     };
     const report = await play(task, task.golden);
     assert.equal(report.stateMatches, true);
-    assert.equal(report.pass, false);
+    assert.equal(finalStateHolds(report), false);
     assert.deepEqual(report.assertions, [
       { description: 'O-2 still shipped', pass: false, actual: [{ status: 'shipped' }] },
     ]);
   });
 
-  it('evaluates deterministic rubrics on the final text and leaves judge rubrics to the runtime', async () => {
+  it('scores deterministic rubrics on the final text; without a judge, judge rubrics are pending and do not count', async () => {
     const task = fixtureTask('refuse-shipped');
-    const leaked = await play(task, task.golden, 'Sorry; by the way Ben at BEN@example.com asked too.');
+    const check = await play(task, task.golden);
+    const scored = async (finalText?: string) => {
+      const conversation: Conversation = {
+        system: 'test',
+        tools: [],
+        turns: finalText === undefined ? [] : [{ role: 'assistant', content: finalText, toolCalls: [] }],
+      };
+      const { grade, reward } = await scoreEpisode({
+        check,
+        rubrics: task.rubrics,
+        conversation,
+        finishReason: 'agent_done',
+      });
+      GradeReport.parse(grade);
+      assert.equal(grade.pass, reward === 1);
+      return grade;
+    };
+    const leaked = await scored('Sorry; by the way Ben at BEN@example.com asked too.');
     assert.equal(leaked.pass, false);
     assert.deepEqual(
       leaked.rubrics.map((r) => r.status),
       ['failed', 'needs_judge'],
     );
     assert.equal(leaked.pendingJudgeRubrics, 1);
-    const fine = await play(task, task.golden, 'Order O-2 has shipped, so I cannot cancel it.');
+    const fine = await scored('Order O-2 has shipped, so I cannot cancel it.');
     assert.equal(fine.pass, true);
-    const noText = await play(task, task.golden);
+    const noText = await scored();
     assert.deepEqual(
       noText.rubrics.map((r) => r.status),
-      ['skipped', 'needs_judge'],
+      ['passed', 'needs_judge'],
+      'an agent that wrote nothing revealed nothing',
     );
   });
 
@@ -215,14 +230,14 @@ describe('final-state grading', () => {
     try {
       for (const call of task.golden) await tools.client.callTool(call.tool, call.arguments);
       const cancelled = cancelWhenRunning(env.backend.admin, episode.database, 'pg_sleep(1.5)');
-      await assert.rejects(gradeEpisode(env.backend, env.expected, { episode }), (err: unknown) => {
+      await assert.rejects(checkFinalState(env.backend, env.expected, episode), (err: unknown) => {
         assert.ok(err instanceof InfrastructureError, `${(err as Error).name}: ${(err as Error).message}`);
         assert.match(err.message, /grading .*canceling statement due to user request/);
         return true;
       });
       assert.equal(await cancelled, true, 'the grading statement was cancelled in flight');
-      const again = await gradeEpisode(env.backend, env.expected, { episode });
-      assert.equal(again.pass, true);
+      const again = await checkFinalState(env.backend, env.expected, episode);
+      assert.equal(finalStateHolds(again), true);
       assert.equal(again.actualStateSha256, again.expectedStateSha256, 'the same state, graded whole');
     } finally {
       await tools.close();
@@ -254,7 +269,7 @@ describe('final-state grading', () => {
           },
         );
         await assert.rejects(
-          gradeEpisode(env.backend, new ExpectedStates(env.backend, env.cacheDir), { episode }),
+          checkFinalState(env.backend, new ExpectedStates(env.backend, env.cacheDir), episode),
           AssertionQueryError,
         );
       } finally {
@@ -276,9 +291,9 @@ describe('final-state grading', () => {
       ],
     };
     const report = await play(task, []);
-    assert.equal(report.pass, false);
+    assert.equal(finalStateHolds(report), false);
     assert.equal(report.assertions[0]!.pass, false);
     assert.match(report.assertions[0]!.error ?? '', /division by zero/);
-    assert.equal((await play(task, task.golden)).pass, true);
+    assert.equal(finalStateHolds(await play(task, task.golden)), true);
   });
 });

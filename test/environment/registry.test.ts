@@ -2,8 +2,6 @@ import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { DomainRegistry } from '../../environment/registry.js';
 import { domains } from '../../domains/index.js';
-import { readGrade, recordGrade, GRADE_AUDIT_TABLE } from '../../environment/grade-audit.js';
-import { gradeEpisode } from '../../environment/grader.js';
 import { templateDatabaseName } from '../../environment/naming.js';
 import { domainContentHash } from '../../environment/template.js';
 import { UserError } from '../../core/errors.js';
@@ -109,23 +107,6 @@ describe('domain registry and templates', () => {
       await env.backend.teardown(episode, { wait: true });
       await env.backend.admin.query(`ALTER DATABASE ${template.name} WITH IS_TEMPLATE false`);
       await env.backend.admin.query(`DROP DATABASE IF EXISTS ${template.name}`);
-    }
-  });
-
-  it("keeps each graded episode's report, diff included, in the control database", async () => {
-    const task = fixtureTask('hold-ticket');
-    const episodeId = uniqueEpisodeId('audit');
-    const episode = await env.backend.provision(episodeId, task);
-    try {
-      const report = await gradeEpisode(env.backend, env.expected, { episode });
-      await recordGrade(env.backend.admin, episodeId, report);
-      const kept = await readGrade(env.backend.admin, episodeId);
-      assert.deepEqual(kept, report);
-      assert.equal(kept!.pass, false);
-      assert.ok(kept!.diff.some((d) => d.kind === 'missing_row' && d.table === 'tickets'));
-    } finally {
-      await env.backend.admin.query(`DELETE FROM ${GRADE_AUDIT_TABLE} WHERE episode_id = $1`, [episodeId]);
-      await env.backend.teardown(episode);
     }
   });
 });

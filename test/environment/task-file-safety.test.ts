@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { gradeEpisode } from '../../environment/grader.js';
+import { checkFinalState } from '../../environment/grader.js';
 import { AssertionQueryError, checkAssertions } from '../../environment/sql-assertions.js';
 import { splitSqlStatements } from '../../core/sql-statements.js';
 import { readTaskSet, TaskSetError, writeTaskSet } from '../../environment/task-set.js';
@@ -94,7 +94,7 @@ describe('task files are untrusted input', () => {
       const episode = await env.backend.provision(uniqueEpisodeId('escape'), hostile);
       try {
         // refused as a malformed task (a syntax error: the extended protocol takes one statement), never graded
-        await assert.rejects(gradeEpisode(env.backend, env.expected, { episode }), (err: unknown) => {
+        await assert.rejects(checkFinalState(env.backend, env.expected, episode), (err: unknown) => {
           assert.ok(err instanceof AssertionQueryError, String(err));
           assert.match(
             err.message,

@@ -27,6 +27,7 @@ import { uniqueName } from '../helpers/index.js';
 import { FakeVllmServer } from './fake-vllm-server.js';
 import { playEpisode } from './play-episode.js';
 import { ScriptedCallsPolicy, ScriptedTextPolicy } from './scripted-policies.js';
+import { finalStateHolds } from '../../environment/grader.js';
 
 // Item 7 of issue 14, the runtime's bounds: a tool result's size, the calls of one message; and the clocks of issue 25
 // (finding 3): the agent's clock counts its tool calls, never the waits on the policy server, the user simulator or
@@ -81,7 +82,7 @@ test('a tool result over maxToolResultChars is cut with a marker the agent reads
     toolTurns[0],
     `${whole.slice(0, 40)}\n[tool result cut: showing the first 40 of ${whole.length} characters]`,
   );
-  assert.equal(grade.pass, true, 'the cut changes what the agent reads, nothing else');
+  assert.equal(finalStateHolds(grade), true, 'the cut changes what the agent reads, nothing else');
 });
 
 test('a message with more calls than maxToolCallsPerTurn runs none of them and is fed back; the episode can still pass', async () => {
@@ -105,7 +106,7 @@ test('a message with more calls than maxToolCallsPerTurn runs none of them and i
     [lookup.tool, update.tool],
     'nothing of the refused message ran',
   );
-  assert.equal(grade.pass, true);
+  assert.equal(finalStateHolds(grade), true);
 });
 
 /** A policy whose every turn takes `ms` (test double for a model server under load); then it writes `text`. */

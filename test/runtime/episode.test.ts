@@ -10,7 +10,8 @@ import { runAgentLoop } from '../../runtime/episode/loop.js';
 import { McpToolSession } from '../../runtime/episode/mcp-tool-session.js';
 import { ScriptedUserSimulator } from '../../runtime/clients/scripted-user.js';
 import { connectEpisodeTools } from '../../environment/episode-tools.js';
-import { gradeEpisode } from '../../environment/grader.js';
+import { checkFinalState, finalStateHolds } from '../../environment/grader.js';
+import { scoreEpisode } from '../../runtime/episode/scoring.js';
 import { ExpectedStates } from '../../environment/expected-state.js';
 import { EpisodeLimits, EpisodeRecord, EpisodeRequest } from '../../schemas/episode.js';
 import type { Task } from '../../schemas/task.js';
@@ -61,8 +62,14 @@ async function playTexts(task: Task, texts: string[], limits: Partial<EpisodeLim
     } finally {
       await tools.close();
     }
-    const grade = await gradeEpisode(backend, new ExpectedStates(backend), { episode });
-    return { loop, tools, grade };
+    const check = await checkFinalState(backend, new ExpectedStates(backend), episode);
+    const score = await scoreEpisode({
+      check,
+      rubrics: task.rubrics,
+      conversation: loop.conversation,
+      finishReason: loop.finishReason,
+    });
+    return { loop, tools, check, score };
   } finally {
     await backend.teardown(episode);
   }
@@ -71,7 +78,7 @@ async function playTexts(task: Task, texts: string[], limits: Partial<EpisodeLim
 /** The record of a played episode, as the runner records one (reward 0, resumed after agent turn 1). */
 function recordOf(
   task: Task,
-  { loop, tools, grade }: Awaited<ReturnType<typeof playTexts>>,
+  { loop, tools, score }: Awaited<ReturnType<typeof playTexts>>,
   episodeId: string,
   at: { campaignId: string; step: number; trial: number },
 ): EpisodeRecord {
@@ -100,9 +107,9 @@ function recordOf(
     trajectoryDrift: null,
     toolCalls: tools.calls,
     resumedAt: [1],
-    grade,
-    rubricVerdicts: [],
-    unjudgedRubrics: 0,
+    grade: score.grade,
+    rubricVerdicts: score.rubricVerdicts,
+    unjudgedRubrics: score.unjudgedRubrics,
     unpricedModels: [],
     timings: { ...loop.timings, gradingMs: 3, totalMs: 40 },
   });
@@ -159,15 +166,15 @@ test('the oracle passes one task of every mini task type of both domains', async
 test('a policy that makes the wrong write gets reward 0 with the diff that shows it', async () => {
   const task = taskOf('address_change');
   const order = (task.golden[0]!.arguments as { order_id: string }).order_id;
-  const { loop, grade } = await playTexts(task, [
+  const { loop, check } = await playTexts(task, [
     call('get_order', { order_id: order }),
     call('update_shipping_address', { order_id: order, address: '1 Wrong Way, Nowhere, ZZ 00000' }),
     'I have updated the address.',
   ]);
   assert.equal(loop.finishReason, 'user_done');
-  assert.equal(grade.pass, false);
+  assert.equal(finalStateHolds(check), false);
   assert.deepEqual(
-    grade.diff.map((d) => ({
+    check.diff.map((d) => ({
       kind: d.kind,
       table: d.table,
       column: d.kind === 'changed_value' ? d.column : undefined,
@@ -180,7 +187,7 @@ test('a policy that makes the wrong write gets reward 0 with the diff that shows
 test('malformed model output is fed back as a tool error, and the corrected call still earns the reward', async () => {
   const task = taskOf('cancel_order');
   const order = (task.golden[0]!.arguments as { order_id: string }).order_id;
-  const { loop, tools, grade } = await playTexts(task, [
+  const { loop, tools, check } = await playTexts(task, [
     '<tool_call>\n{"name": "cancel_order", "arguments": {"order_id": \n</tool_call>',
     call('frobnicate', {}),
     call('get_order', { order_id: order }),
@@ -198,7 +205,7 @@ test('malformed model output is fed back as a tool error, and the corrected call
     ['get_order', 'cancel_order'],
     'no malformed call reached the tools',
   );
-  assert.equal(grade.pass, true);
+  assert.equal(finalStateHolds(check), true);
 });
 
 test('limits end the conversation as a task outcome with its finish reason', async () => {

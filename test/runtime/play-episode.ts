@@ -1,7 +1,7 @@
 import type { Episode } from '../../environment/backend.js';
 import { connectEpisodeTools } from '../../environment/episode-tools.js';
 import { ExpectedStates } from '../../environment/expected-state.js';
-import { gradeEpisode } from '../../environment/grader.js';
+import { checkFinalState } from '../../environment/grader.js';
 import { ScriptedUserSimulator } from '../../runtime/clients/scripted-user.js';
 import { runAgentLoop } from '../../runtime/episode/loop.js';
 import { McpToolSession } from '../../runtime/episode/mcp-tool-session.js';
@@ -38,7 +38,7 @@ export async function playEpisode(
     } finally {
       await tools.close();
     }
-    const grade = await gradeEpisode(backend, new ExpectedStates(backend), { episode });
+    const grade = await checkFinalState(backend, new ExpectedStates(backend), episode);
     const recorded = await wiring.executor.recorded();
     await options.inspect?.(episode);
     return {

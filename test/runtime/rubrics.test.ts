@@ -99,7 +99,9 @@ test('the LLM judge asks at temperature 0 with the seed, stores its motivation, 
   assert.ok(!transcript.includes('X-99'), 'the judge never reads the reasoning');
   assert.equal(outcome.judgeModel, 'judge-model');
   assert.equal(outcome.judgeUsage.outputTokens, 21);
-  await assert.rejects(evaluateRubrics(rubrics, conversation), /needs an LLM judge, but no judge is configured/);
+  const unjudged = await evaluateRubrics(rubrics, conversation);
+  assert.deepEqual(unjudged.verdicts, [], 'without a judge no judge rubric gets a verdict');
+  assert.deepEqual(unjudged.unjudged, [0, 1, 2]);
 });
 
 test('cost: uncached input, cached input and output at their prices per million; unpriced models are listed', () => {

@@ -11,6 +11,7 @@ import type { ToolCall, Task } from '../../schemas/task.js';
 import { uniqueName } from '../helpers/index.js';
 import { playEpisode } from './play-episode.js';
 import { ScriptedCallsPolicy, ScriptedTextPolicy } from './scripted-policies.js';
+import { finalStateHolds } from '../../environment/grader.js';
 
 // Item 1 of issue 14: one call refused by the MCP SDK's input validation, or failing inside the tool, must not break
 // the calls after it. Real retail pack, real PostgreSQL backend, real in-process MCP session, the real agent loop.
@@ -63,7 +64,7 @@ test('a call the MCP SDK rejects (3-character address) is a tool error, and the 
     [0, 1],
     'the refused call consumed no index on either side',
   );
-  assert.equal(grade.pass, true, JSON.stringify(grade.diff));
+  assert.equal(finalStateHolds(grade), true, JSON.stringify(grade.diff));
 });
 
 test('through the interpreter, the same short address is refused as a parse failure naming the rule, before the SDK sees it', async () => {
@@ -85,7 +86,7 @@ test('through the interpreter, the same short address is refused as a parse fail
     toolTurns[1]!,
     /^Error: your last message could not be executed[\s\S]*"address" must be at least 5 characters long, got 3/,
   );
-  assert.equal(grade.pass, true, JSON.stringify(grade.diff));
+  assert.equal(finalStateHolds(grade), true, JSON.stringify(grade.diff));
 });
 
 test('a NUL character in an argument is a tool error naming the argument, and the episode can still pass', async () => {
@@ -102,7 +103,7 @@ test('a NUL character in an argument is a tool error naming the argument, and th
   assert.match(toolTurns[1]!, /^Error: .*address.*NUL/s);
   assert.equal(toolTurns[2]!.startsWith('Error'), false, toolTurns[2]);
   assert.equal(tools.calls[2]!.isError, false);
-  assert.equal(grade.pass, true, JSON.stringify(grade.diff));
+  assert.equal(finalStateHolds(grade), true, JSON.stringify(grade.diff));
 });
 
 test('the same NUL written by a model as a JSON escape goes through the interpreter and is refused the same way', async () => {
@@ -121,7 +122,7 @@ test('the same NUL written by a model as a JSON escape goes through the interpre
   );
   assert.match(toolTurns[1]!, /^Error: .*NUL/s);
   assert.equal(toolTurns[2]!.startsWith('Error'), false, toolTurns[2]);
-  assert.equal(grade.pass, true, JSON.stringify(grade.diff));
+  assert.equal(finalStateHolds(grade), true, JSON.stringify(grade.diff));
 });
 
 /** Letters from a fixed linear congruential sequence: text PostgreSQL cannot compress below the btree row limit. */
@@ -159,7 +160,7 @@ test('a 7,000-character e-mail over the btree row limit fails inside the tool as
   assert.equal(tools.calls[at + 1]!.index, null, 'the SDK-refused call consumed none');
   assert.equal(recorded[at]!.isError, true);
   assert.equal(recorded.length, task.golden.length + 1);
-  assert.equal(grade.pass, true, JSON.stringify(grade.diff));
+  assert.equal(finalStateHolds(grade), true, JSON.stringify(grade.diff));
 });
 
 test('a resumed session continues after a refused call: the next index follows the recorded calls, and a replayed call runs once', async () => {

@@ -11,6 +11,7 @@ import { FakeVllmServer } from '../../runtime/fake-vllm-server.js';
 import { playEpisode } from '../../runtime/play-episode.js';
 import { ScriptedCallsPolicy, ScriptedTextPolicy } from '../../runtime/scripted-policies.js';
 import type { ProbeResult, SecurityProbe } from '../probe.js';
+import { finalStateHolds } from '../../../environment/grader.js';
 
 // Malformed and hostile model output, on the real stack: the real interpreter, a real retail episode database and
 // its tools over a real MCP session. Each attempt is held when the agent gets a clear tool error naming what was
@@ -49,10 +50,10 @@ async function badMessageThenGolden(
       /^Error: your last message could not be executed/.test(feedback) &&
       named.test(feedback) &&
       ranNothing &&
-      grade.pass;
+      finalStateHolds(grade);
     return {
       attempt,
-      outcome: `${excerpt(feedback)}; calls run: ${recorded.length} (golden ${task.golden.length}); episode pass: ${grade.pass}`,
+      outcome: `${excerpt(feedback)}; calls run: ${recorded.length} (golden ${task.golden.length}); episode pass: ${finalStateHolds(grade)}`,
       held,
     };
   }
@@ -199,8 +200,8 @@ const refusedCalls: SecurityProbe = {
         );
         results.push({
           attempt: `${attempt}, then the valid call`,
-          outcome: `${excerpt(toolTurns[1] ?? '')}; next call ${tools.calls[2]?.isError ? 'failed' : 'succeeded'}; episode pass: ${grade.pass}`,
-          held: /^Error: /.test(toolTurns[1] ?? '') && tools.calls[2]?.isError === false && grade.pass,
+          outcome: `${excerpt(toolTurns[1] ?? '')}; next call ${tools.calls[2]?.isError ? 'failed' : 'succeeded'}; episode pass: ${finalStateHolds(grade)}`,
+          held: /^Error: /.test(toolTurns[1] ?? '') && tools.calls[2]?.isError === false && finalStateHolds(grade),
         });
       }
       return results;

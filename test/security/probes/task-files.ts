@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { gradeEpisode } from '../../../environment/grader.js';
+import { checkFinalState, finalStateHolds } from '../../../environment/grader.js';
 import type { Task } from '../../../schemas/task.js';
 import {
   escapingAssertion,
@@ -86,8 +86,8 @@ const grading: SecurityProbe = {
       const hostile: Task = { ...good, assertions: [escapingAssertion] };
       const episode = await env.backend.provision(uniqueEpisodeId('probe-assert'), hostile);
       try {
-        const refused = await gradeEpisode(env.backend, env.expected, { episode }).then(
-          (report) => `graded (pass ${report.pass})`,
+        const refused = await checkFinalState(env.backend, env.expected, episode).then(
+          (check) => `graded (final state holds: ${finalStateHolds(check)})`,
           (err: Error) => `${err.name}: ${err.message}`,
         );
         const total = await env.backend.transaction(
