@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../../workers/config.js';
+import type { LoadedConfig } from '../../schemas/config.js';
 import { UserError } from '../../core/errors.js';
 import { fromRoot } from '../../core/paths.js';
 import { EnvironmentBackend } from '../../environment/backend.js';
@@ -76,8 +77,7 @@ function filterTasks(tasks: Task[], values: { domain?: string; split?: string; p
   );
 }
 
-async function environment() {
-  const config = loadConfig();
+async function environment(config: LoadedConfig = loadConfig()) {
   const registry = await defaultRegistry({ config });
   const backend = new EnvironmentBackend(config, registry);
   return { config, registry, backend, expected: new ExpectedStates(backend) };
@@ -415,15 +415,15 @@ async function serveMcp(values: ServeMcpFlags, dir: string, allTasks: () => Task
   const task = allTasks().find((t) => t.id === values.task);
   if (!task) throw new UserError(`finalstate tasks serve-mcp: no task ${values.task} in ${dir}`);
   const episodeId = values.episode ?? `serve-${task.id}-${process.pid}`;
+  const config = loadConfig();
   const tokenFile = path.resolve(
-    values['token-file'] ??
-      path.join(loadConfig().dataPath, 'mcp', `${episodeId.replace(/[^A-Za-z0-9._-]/g, '_')}.token`),
+    values['token-file'] ?? path.join(config.dataPath, 'mcp', `${episodeId.replace(/[^A-Za-z0-9._-]/g, '_')}.token`),
   );
   const token = httpOptions.token ?? newBearerToken();
   // before anything is provisioned: a path that is not ours to write stops here
   if (values.transport === 'http') writeTokenFile(tokenFile, token);
   const removeTokenFile = () => values.transport === 'http' && fs.rmSync(tokenFile, { force: true });
-  const env = await environment();
+  const env = await environment(config);
   const episode = await env.backend.open(episodeId, task).catch((err: unknown) => {
     removeTokenFile();
     throw err;

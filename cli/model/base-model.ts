@@ -55,7 +55,7 @@ async function demonstrationsFile(
   only: readonly string[] | undefined,
   log: (line: string) => void,
 ) {
-  const registry = await defaultRegistry();
+  const registry = await defaultRegistry({ config });
   const shipped = readTaskSets(dir).filter(
     (s) => s.tasks.some(isDemonstrationTask) && (!only || s.tasks.every((t) => only.includes(t.domain))),
   );

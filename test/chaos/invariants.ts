@@ -308,7 +308,7 @@ export async function checkEffects(
   activities: EpisodeActivity[],
   recordOf: Map<string, StoredEpisode>,
 ) {
-  const backend = new EnvironmentBackend(config, await defaultRegistry(), { sparesPerTemplate: 0 });
+  const backend = new EnvironmentBackend(config, await defaultRegistry({ config }), { sparesPerTemplate: 0 });
   const tasks = new TaskCatalog();
   const captured = await loadFinalStates(
     control,
