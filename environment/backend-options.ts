@@ -17,7 +17,7 @@ export interface BackendOptions {
   sparesPerTemplate?: number;
   /**
    * What teardown does with an episode database: `reset` it to its template's state and keep it as a spare (the
-   * default; it takes a superuser admin, else teardown drops), or `drop` it. See docs/ARCHITECTURE.md, Backends.
+   * default; it takes a superuser admin, else teardown drops), or `drop` it. See docs/environment.md, Backends.
    */
   reuse?: 'reset' | 'drop';
   /** Drop torn-down databases in the background (default) or before teardown() returns. */

@@ -1,4 +1,4 @@
-/** The environment layer's public API (see docs/ARCHITECTURE.md, "Environment layer"). */
+/** The environment layer's public API (see docs/environment.md). */
 export { EnvironmentBackend, type BackendOptions, type Episode } from './backend.js';
 export type { DomainDefinition, ToolContext, ToolDefinition } from './domain.js';
 export { ToolRejection } from './domain.js';

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import path from 'node:path';
 import { test } from 'node:test';
 import { fromRoot } from '../../core/paths.js';
 import { ENV_OVERRIDES } from '../../schemas/config.js';
@@ -33,6 +34,44 @@ test('every CLI command is listed in docs/ARCHITECTURE.md', () => {
   const architecture = fs.readFileSync(fromRoot('docs', 'ARCHITECTURE.md'), 'utf8');
   for (const command of commands)
     assert.ok(architecture.includes(`\`${command.name}\``), `ARCHITECTURE.md lacks the ${command.name} command`);
+});
+
+/** GitHub's anchors of a Markdown file's headings (outside code fences): lower case, punctuation dropped, `-` for spaces. */
+function headingAnchors(markdown: string): Set<string> {
+  const anchors = new Set<string>();
+  const seen = new Map<string, number>();
+  const prose = markdown.replace(/^```[\s\S]*?^```/gm, '');
+  for (const [, heading] of prose.matchAll(/^#{1,6}\s+(.+?)\s*#*\s*$/gm)) {
+    const slug = heading!
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\p{M}\s_-]/gu, '')
+      .replace(/\s/g, '-');
+    const n = seen.get(slug) ?? 0;
+    seen.set(slug, n + 1);
+    anchors.add(n === 0 ? slug : `${slug}-${n}`);
+  }
+  return anchors;
+}
+
+test('every link to a section in the README and docs/ names a file and a heading that exist', () => {
+  const pages = [
+    'README.md',
+    ...fs
+      .readdirSync(fromRoot('docs'))
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => `docs/${f}`),
+  ];
+  const broken: string[] = [];
+  for (const page of pages) {
+    const text = fs.readFileSync(fromRoot(page), 'utf8');
+    for (const [link, file, anchor] of text.matchAll(/\]\(([^()\s#]*\.md)?#([^()\s]+)\)/g)) {
+      const target = file ? path.join(path.dirname(page), file) : page;
+      if (!fs.existsSync(fromRoot(target))) broken.push(`${page}: ${link} (no file ${target})`);
+      else if (!headingAnchors(fs.readFileSync(fromRoot(target), 'utf8')).has(anchor!))
+        broken.push(`${page}: ${link} (no heading #${anchor} in ${target})`);
+    }
+  }
+  assert.deepEqual(broken, []);
 });
 
 test('the README asks for the Python that python/pyproject.toml requires, and the venv setup made has it', () => {
