@@ -1,48 +1,154 @@
 #!/usr/bin/env bash
-# Runs every test: TypeScript (node --test) and Python (pytest), on the real local stack.
-# Reuses a running stack; otherwise starts it and stops it again at the end. One vLLM server (the CPU build in
-# .venv-vllm, ~3.5 GB) serves the TypeScript tests: started while the linters run, passed to them in
-# FINALSTATE_VLLM_URL/_MODEL/_WEIGHTS, stopped before the tests that start vLLM servers of their own.
+# Runs the tests in tiers: bash test/run.sh [unit|stack|own|python|lint|all] (default all, what `npm test` and CI run).
+# test/tiers.json puts every TypeScript test file in one tier (test/project/tiers.test.ts checks it):
+#   unit    no PostgreSQL, Temporal server, Python or vLLM: node_modules and the build only (npm run test:unit)
+#   stack   the shared stack (`finalstate dev up`: Temporal dev server and PostgreSQL) and one shared vLLM server (the
+#           CPU build in .venv-vllm, ~3.5 GB), passed in FINALSTATE_VLLM_URL/_MODEL/_WEIGHTS
+#   own     files that start servers of their own (PostgreSQL clusters, Temporal, vLLM, a fixed-port policy server) or
+#           stop and kill them, with the shared vLLM stopped: two lanes side by side, one file at a time in each
+#   python  pytest (python/tests); lint: ESLint, Prettier, ruff
+# Each tier runs in one `node --test` with its own explicit concurrency. A tier that needs the stack reuses a running
+# one, or starts it and stops it again at the end. Each tier's time is printed as it ends, and all of them at the end.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
+what=${1:-all}
+case $what in
+  unit | stack | own | python | lint | all) ;;
+  *)
+    echo "usage: bash test/run.sh [unit|stack|own|python|lint|all]" >&2
+    exit 2
+    ;;
+esac
+
+rc=0
+times=()
 started=""
-if ! node bin/finalstate.js dev status >/dev/null 2>&1; then
-  node bin/finalstate.js dev up || exit 1
-  started=1
-fi
-vllm_dir=$(mktemp -d "${TMPDIR:-/tmp}/finalstate-suite-vllm.XXXXXX")
-stop_vllm() { node dist/test/helpers/vllm-suite.js stop "$vllm_dir" >/dev/null 2>&1; }
+vllm_dir=""
+stop_vllm() {
+  [ -n "$vllm_dir" ] && node dist/test/helpers/vllm-suite.js stop "$vllm_dir" >/dev/null 2>&1
+  vllm_dir=""
+  unset FINALSTATE_VLLM_URL FINALSTATE_VLLM_MODEL FINALSTATE_VLLM_WEIGHTS
+}
 cleanup() {
   stop_vllm
   [ -n "$started" ] && node bin/finalstate.js dev down >/dev/null
+  if [ ${#times[@]} -gt 0 ]; then
+    local IFS=,
+    echo "== test/run.sh $what: ${times[*]}" | sed 's/,/, /g'
+  fi
 }
 trap cleanup EXIT
 
-rc=0
-node dist/test/helpers/vllm-suite.js start "$vllm_dir" > "$vllm_dir.env" &
-vllm_starter=$!
-echo "== Lint and format (ESLint, Prettier, ruff)"
-npx eslint . || rc=1
-npx prettier --check . --log-level warn || rc=1
-.venv/bin/ruff check python || rc=1
-echo "== vLLM for the TypeScript tests"
-if wait $vllm_starter; then
-  set -a; . "$vllm_dir.env"; set +a
-  echo "vLLM serves at $FINALSTATE_VLLM_URL"
-else
-  echo "vLLM did not start (its error is above): the vLLM tests start their own, and fail if they cannot" >&2
-  rc=1
-fi
-rm -f "$vllm_dir.env"
-echo "== TypeScript tests (node --test)"
-# These start vLLM servers of their own (one crashes on purpose): run once the shared one is stopped.
-own_vllm=(dist/test/runtime/vllm-faults.test.js dist/test/demo/real-smoke.test.js)
-mapfile -t ts_tests < <(find dist/test -name '*.test.js' | grep -vxF -f <(printf '%s\n' "${own_vllm[@]}") | sort)
-node --test --test-reporter=spec --test-timeout=600000 "${ts_tests[@]}" || rc=1
-stop_vllm
-unset FINALSTATE_VLLM_URL FINALSTATE_VLLM_MODEL FINALSTATE_VLLM_WEIGHTS
-node --test --test-reporter=spec --test-timeout=1800000 "${own_vllm[@]}" || rc=1
-echo "== Python tests (pytest)"
-.venv/bin/python -m pytest -q python/tests || rc=1
+# timed NAME COMMAND...: runs it, prints and records its wall time, and keeps a failure in rc
+timed() {
+  local name=$1 t0 code
+  shift
+  t0=$(date +%s)
+  "$@"
+  code=$?
+  times+=("$name $(($(date +%s) - t0)) s$([ $code -ne 0 ] && echo " (failed)")")
+  echo "== $name: $(($(date +%s) - t0)) s, exit $code"
+  [ $code -eq 0 ] || rc=1
+}
+
+# tier_files TIER [LANE]: the compiled test files of that tier of test/tiers.json (own: of its lane 1 or 2, or all)
+tier_files() {
+  node -e '
+    const [tier, lane] = process.argv.slice(1);
+    const m = JSON.parse(require("fs").readFileSync("test/tiers.json", "utf8"));
+    const lanes = tier === "own" ? m.own.filter((_, i) => !lane || i === Number(lane) - 1) : [m[tier]];
+    for (const f of lanes.flatMap((l) => (Array.isArray(l) ? l : Object.keys(l))))
+      console.log("dist/" + f.replace(/\.ts$/, ".js"));
+  ' "$@"
+}
+
+# run_tier TIER[:LANE] NODE_TEST_OPTIONS...: every file of the tier (or of that lane of the own tier) in one node --test
+run_tier() {
+  local tier=${1%%:*} lane="" files
+  [[ $1 == *:* ]] && lane=${1#*:}
+  shift
+  mapfile -t files < <(tier_files "$tier" $lane)
+  echo "== $tier tier${lane:+, lane $lane}: ${#files[@]} test files (node --test $*)"
+  node --test --test-reporter=spec "$@" "${files[@]}"
+}
+
+ensure_stack() {
+  if ! node bin/finalstate.js dev status >/dev/null 2>&1; then
+    node bin/finalstate.js dev up || exit 1
+    started=1
+  fi
+}
+
+# start_vllm: the shared vLLM server, started in the background; wait_vllm exports its variables once it serves
+start_vllm() {
+  vllm_dir=$(mktemp -d "${TMPDIR:-/tmp}/finalstate-suite-vllm.XXXXXX")
+  node dist/test/helpers/vllm-suite.js start "$vllm_dir" > "$vllm_dir.env" &
+  vllm_starter=$!
+}
+wait_vllm() {
+  echo "== vLLM for the stack tier"
+  if wait "$vllm_starter"; then
+    set -a
+    . "$vllm_dir.env"
+    set +a
+    echo "vLLM serves at $FINALSTATE_VLLM_URL"
+  else
+    echo "vLLM did not start (its error is above): the vLLM tests start their own, and fail if they cannot" >&2
+    rc=1
+  fi
+  rm -f "$vllm_dir.env"
+}
+
+lint() {
+  local code=0
+  npx eslint . || code=1
+  npx prettier --check . --log-level warn || code=1
+  .venv/bin/ruff check python || code=1
+  return $code
+}
+
+# The tiers, each with its concurrency. unit files are CPU-bound and short: 2 on 2 cores. stack files mostly wait on
+# the servers: 2 at a time took the tier from 1160 s (one at a time) to 600 s on a 2-core machine, and kept it passing.
+# own: two lanes side by side (test/tiers.json), one file at a time each; a lane's lines are prefixed with its number.
+unit_tier() { run_tier unit --test-concurrency=2 --test-timeout=300000; }
+stack_tier() { run_tier stack --test-concurrency=2 --test-timeout=600000; }
+own_lane() { run_tier "own:$1" --test-concurrency=1 --test-timeout=1800000 2>&1 | sed -u "s/^/[own $1] /"; }
+own_tier() {
+  own_lane 1 &
+  local one=$! code=0
+  own_lane 2 || code=1
+  wait $one || code=1
+  return $code
+}
+python_tier() { .venv/bin/python -m pytest -q python/tests; }
+
+case $what in
+  unit) timed unit unit_tier ;;
+  lint) timed lint lint ;;
+  python) timed python python_tier ;;
+  stack)
+    ensure_stack
+    start_vllm
+    wait_vllm
+    timed stack stack_tier
+    ;;
+  own)
+    ensure_stack
+    timed own own_tier
+    ;;
+  all)
+    ensure_stack
+    start_vllm # it loads while the linters and the unit tier run
+    echo "== Lint and format (ESLint, Prettier, ruff)"
+    timed lint lint
+    timed unit unit_tier
+    wait_vllm
+    timed stack stack_tier
+    stop_vllm # the own tier starts vLLM servers of its own
+    timed own own_tier
+    echo "== Python tests (pytest)"
+    timed python python_tier
+    ;;
+esac
 exit $rc

@@ -25,6 +25,7 @@ test(
   'chaos --short: a worker SIGKILL, a PostgreSQL restart and a cancelled grading lose no episode, apply no effect twice, score no outage as a failure',
   { timeout: 1_500_000 },
   async (t) => {
+    // Real time on private servers, not the time-skipping test server: real SIGKILLs and restarts are the point.
     const result = await runChaos({ short: true, dir, log: (line) => t.diagnostic(line) });
     const table = renderTable(result);
     t.diagnostic(table);

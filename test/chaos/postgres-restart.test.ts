@@ -57,6 +57,7 @@ test('the control database commits durably although the cluster runs with synchr
 });
 
 test('a control worker process survives a PostgreSQL crash-restart under its idle connections, and serves the next workflow', async () => {
+  // Real time, not the time-skipping test server: a real PostgreSQL crash-restart under a worker is the point.
   const worker = startProcess(
     process.execPath,
     [fileURLToPath(new URL('./control-worker.js', import.meta.url)), queue],

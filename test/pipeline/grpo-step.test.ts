@@ -86,6 +86,7 @@ test('DAPO: a group whose rewards are all equal is replaced by a fresh task, and
 });
 
 test('an infrastructure outage: a failed attempt is retried; a group whose episode keeps failing is refilled, never scored 0', async () => {
+  // Real time on the dev server: its retry backoff (50-100 ms) is shorter than the time-skipping server's start.
   const config = p.campaignConfig({
     groupsPerStep: 2,
     rolloutsPerGroup: 4,

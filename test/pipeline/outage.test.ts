@@ -128,6 +128,7 @@ after(async () => {
 });
 
 test('episode fan-out (evaluation workflow, oracle policy): PostgreSQL of the episode databases stopped for 4 s mid-episode; the episodes are retried, none scores 0', async (t) => {
+  // Real time on the dev server, not the time-skipping test server: a real PostgreSQL outage is the point.
   const settings = oracleSettings(queues, {
     maxAttempts: 10,
     initialInterval: '500ms',

@@ -37,6 +37,7 @@ const policyTurns = (output: string) =>
   output.split('\n').filter((line) => line.startsWith(`policy-turn ${episodeId} `)).length;
 
 test('worker SIGKILLed mid-episode: the retried attempt on a second worker process resumes from the last turn, with no duplicated tool effect (oracle policy)', async (t) => {
+  // Real time on the dev server, not the time-skipping test server: a real SIGKILL of a worker process is the point.
   const settings = oracleSettings(f.queues, {
     maxAttempts: 3,
     initialInterval: '200ms',

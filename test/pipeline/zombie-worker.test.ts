@@ -153,6 +153,7 @@ async function zombieEpisode(
 }
 
 test('a worker paused past the heartbeat timeout (SIGSTOP, then SIGCONT: a GC pause) leaves a zombie that writes nothing once the retry resumed', async (t) => {
+  // Real time on the dev server, not the time-skipping test server: a real SIGSTOP of a worker process is the point.
   await zombieEpisode(
     t,
     'pause',
@@ -163,6 +164,7 @@ test('a worker paused past the heartbeat timeout (SIGSTOP, then SIGCONT: a GC pa
 });
 
 test('a worker partitioned from Temporal past the heartbeat timeout (PostgreSQL still reachable) leaves a zombie that writes nothing once the retry resumed', async (t) => {
+  // Real time on the dev server, not the time-skipping test server: a real network partition of a worker is the point.
   const proxy = await TcpProxy.start(f.config.temporal.address);
   try {
     await zombieEpisode(

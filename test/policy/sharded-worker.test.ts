@@ -295,6 +295,7 @@ function compareCheckpoints<const Pairs extends ReadonlyArray<readonly [string, 
 }
 
 test('the whole gpu worker SIGKILLed mid-update of a campaign: a new worker resumes it to the checkpoint of an uninterrupted run', async () => {
+  // Real time on the dev server, not the time-skipping test server: a real SIGKILL of torchrun is the point.
   const runCampaign = async (name: string, killDuringStep?: number) => {
     const checkpointDir = path.join(workDir, `${name}-checkpoints`);
     const config = p.campaignConfig({
