@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { localPathOf, type ArtifactStore } from '../storage/artifacts.js';
+import { TrainingBatchWriter } from '../storage/training-batch.js';
 import { checkHfCheckpoint, IncompleteCheckpointError } from '../storage/hf-checkpoint.js';
 import { FailureType } from '../core/failure-types.js';
 import { failFastOnUserError } from './failures.js';
@@ -73,51 +74,57 @@ export function createTrainingActivities({
      * training reward (the 0/1 reward, less truncationPenalty when a turn was cut off at the token limit).
      */
     async buildBatch(input: BuildBatchInput): Promise<BuildBatchResult> {
-      const episodes: unknown[] = [];
+      const base = `${input.campaignId}/step-${input.step}`;
+      const batch = await TrainingBatchWriter.create(await artifacts.directoryOf(base), 'batch');
       let skipped = 0;
       let groups = 0;
       let truncatedTurns = 0;
       let maskedTokens = 0;
-      for (const group of input.groups) {
-        const usable = group.episodes.filter((e) => e.trainable && e.trajectoryUri);
-        skipped += group.episodes.length - usable.length;
-        // A group with fewer than two usable episodes has no within-group advantage to learn from.
-        if (usable.length < 2) {
-          skipped += usable.length;
-          continue;
+      try {
+        for (const group of input.groups) {
+          const usable = group.episodes.filter((e) => e.trainable && e.trajectoryUri);
+          skipped += group.episodes.length - usable.length;
+          // A group with fewer than two usable episodes has no within-group advantage to learn from.
+          if (usable.length < 2) {
+            skipped += usable.length;
+            continue;
+          }
+          groups += 1;
+          for (const e of usable) {
+            const trajectory = Trajectory.parse(JSON.parse((await artifacts.read(e.trajectoryUri!)).toString('utf8')));
+            const row = trainingColumns(trajectory, e.reward, input);
+            truncatedTurns += row.truncatedTurns;
+            maskedTokens += row.maskedTokens;
+            await batch.add({
+              episodeId: e.episodeId,
+              taskId: group.taskId,
+              groupId: group.groupId,
+              tokenIds: trajectory.tokenIds,
+              lossMask: row.lossMask,
+              rolloutLogprobs: row.rolloutLogprobs,
+              reward: row.reward,
+            });
+          }
         }
-        groups += 1;
-        for (const e of usable) {
-          const trajectory = Trajectory.parse(JSON.parse((await artifacts.read(e.trajectoryUri!)).toString('utf8')));
-          const row = trainingColumns(trajectory, e.reward, input);
-          truncatedTurns += row.truncatedTurns;
-          maskedTokens += row.maskedTokens;
-          episodes.push({
-            episodeId: e.episodeId,
-            taskId: group.taskId,
-            groupId: group.groupId,
-            tokenIds: trajectory.tokenIds,
-            lossMask: row.lossMask,
-            rolloutLogprobs: row.rolloutLogprobs,
-            reward: row.reward,
+        if (batch.size === 0) {
+          throw ApplicationFailure.create({
+            type: FailureType.unusableBatch,
+            nonRetryable: true,
+            message: `step ${input.step}: no episode of the ${input.groups.length} groups has a trainable trajectory`,
           });
         }
+      } catch (err) {
+        await batch.abort();
+        throw err;
       }
-      if (episodes.length === 0) {
-        throw ApplicationFailure.create({
-          type: FailureType.unusableBatch,
-          nonRetryable: true,
-          message: `step ${input.step}: no episode of the ${input.groups.length} groups has a trainable trajectory`,
-        });
-      }
-      const base = `${input.campaignId}/step-${input.step}`;
-      const batchUri = await artifacts.put(`${base}/batch.json`, JSON.stringify({ episodes }));
+      await batch.finish();
+      const batchUri = artifacts.uriOf(`${base}/batch.json`);
       const checkpointDir = await artifacts.directoryOf(`${input.campaignId}/checkpoints`);
       return {
         batchUri,
         checkpointDir,
         groups,
-        episodes: episodes.length,
+        episodes: batch.size,
         skippedEpisodes: skipped,
         truncatedTurns,
         maskedTokens,

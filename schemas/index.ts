@@ -20,6 +20,7 @@ import {
   PolicyUpdateResult,
   SftDemonstration,
   TrainingBatch,
+  TrainingEpisode,
   UpdateDescription,
   UpdateMemoryModel,
 } from './training.js';
@@ -41,6 +42,7 @@ export const exportedSchemas: Record<string, z.ZodType> = {
   StepSummary,
   EvalPoint,
   TrainingBatch,
+  TrainingEpisode,
   PolicyUpdateInput,
   PolicyUpdateResult,
   DescribeUpdateInput,

@@ -16,18 +16,18 @@ const Finite = z.number().refine(Number.isFinite, 'must be a finite number');
  * and is trained on, and its rollout logprob is log p(tokenIds[i] | tokenIds[<i]) under the policy that sampled it.
  * Where the mask is 0 the logprob is 0. Token 0 has no prediction, so its mask is 0.
  */
+const EpisodeMeta = {
+  episodeId: z.string().min(1),
+  taskId: z.string().min(1),
+  groupId: z.string().min(1).describe('Episodes of one group share a prompt; advantages are computed within a group.'),
+  reward: Finite,
+};
 export const TrainingEpisode = z
   .object({
-    episodeId: z.string().min(1),
-    taskId: z.string().min(1),
-    groupId: z
-      .string()
-      .min(1)
-      .describe('Episodes of one group share a prompt; advantages are computed within a group.'),
+    ...EpisodeMeta,
     tokenIds: z.array(TokenId).min(2),
     lossMask: z.array(z.number().int().min(0).max(1)).describe('Aligned with tokenIds.'),
     rolloutLogprobs: z.array(z.number().max(0)).describe('Aligned with tokenIds; 0 where lossMask is 0.'),
-    reward: Finite,
   })
   .strict()
   .refine((e) => e.lossMask.length === e.tokenIds.length && e.rolloutLogprobs.length === e.tokenIds.length, {
@@ -35,13 +35,51 @@ export const TrainingEpisode = z
   });
 export type TrainingEpisode = z.infer<typeof TrainingEpisode>;
 
-/** The file a policy update trains on (JSON, referenced by `PolicyUpdateInput.batchUri`). */
+/** One per-token array of a training batch: a 1-D little-endian `.npy` file beside the manifest. */
+const BatchArray = <D extends string>(dtype: D) =>
+  z
+    .object({
+      file: z
+        .string()
+        .regex(/^[A-Za-z0-9._-]+\.npy$/)
+        .describe("A file name in the manifest's directory."),
+      dtype: z.literal(dtype),
+      length: z.number().int().min(2).describe('Elements in the file: the batch total of tokens.'),
+    })
+    .strict();
+
+/**
+ * The file a policy update trains on (`PolicyUpdateInput.batchUri`): a manifest of the episodes, each a slice
+ * [offset, offset + length) of three flat arrays that hold every episode's tokens back to back (TrainingEpisode's
+ * columns, with its bounds). Arrays, not JSON: a step of 256 episodes × 110k tokens is ~28M tokens, which one JSON
+ * string cannot hold; the arrays are written episode by episode and read memory-mapped.
+ */
 export const TrainingBatch = z
   .object({
-    episodes: z.array(TrainingEpisode).min(1),
+    format: z.literal('finalstate-batch/1'),
+    tokens: z.number().int().min(2).describe('Tokens of all episodes together: the length of every array.'),
+    episodes: z
+      .array(
+        z
+          .object({
+            ...EpisodeMeta,
+            offset: z.number().int().min(0).describe("The episode's first token in the arrays."),
+            length: z.number().int().min(2),
+          })
+          .strict(),
+      )
+      .min(1),
+    arrays: z
+      .object({
+        tokenIds: BatchArray('int32'),
+        lossMask: BatchArray('uint8'),
+        rolloutLogprobs: BatchArray('float32'),
+      })
+      .strict(),
   })
   .strict();
 export type TrainingBatch = z.infer<typeof TrainingBatch>;
+export type BatchEpisodeSlice = TrainingBatch['episodes'][number];
 
 export const OptimizerConfig = z
   .object({
@@ -166,7 +204,10 @@ export const PolicyUpdateInput = z
   .object({
     campaignId: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'campaign ids are letters, digits and . _ -'),
     step: z.number().int().min(1).describe('The update step; the checkpoint it writes is named after it.'),
-    batchUri: z.string().min(1).describe('file:// URI or plain path of a TrainingBatch JSON file.'),
+    batchUri: z
+      .string()
+      .min(1)
+      .describe('file:// URI or plain path of a TrainingBatch manifest (its arrays beside it).'),
     checkpointDir: z.string().min(1).describe("Directory holding this campaign's checkpoints (step-000001, ...)."),
     baseModel: z.string().min(1).describe('Hugging Face checkpoint directory to start from when no checkpoint exists.'),
     optimizer: OptimizerConfig.prefault({}),

@@ -3,6 +3,7 @@
 import json
 import re
 
+import numpy as np
 import pytest
 import torch
 from safetensors.torch import load_file
@@ -14,6 +15,7 @@ from finalstate.gpu_worker.activity import PolicyUpdateActivities
 from finalstate.gpu_worker.checkpoints import CheckpointStore
 from finalstate.gpu_worker.policy_update import PolicyUpdater, UnusableInputError
 from finalstate.grpo import UnusableBatchError
+from finalstate.grpo.batch import write_batch
 
 from episodes import DEFAULT_LOSS, toy_batch
 from sharded import cpu_groups, training_state
@@ -26,7 +28,7 @@ def make_batch_files(tiny_model_dir, tmp_path_factory):
     files = []
     for seed in (0, 1):
         path = directory / f"batch-{seed}.json"
-        path.write_text(json.dumps({"episodes": toy_batch(model, model.config.vocab_size, seed=seed)}))
+        write_batch(path, toy_batch(model, model.config.vocab_size, seed=seed))
         files.append(path)
     return files
 
@@ -120,19 +122,33 @@ def test_unusable_input_fails_with_a_clear_message(tiny_model_dir, batch_files, 
     with pytest.raises(UnusableInputError, match="at microBatchSize: 0 is less than the minimum"):
         updater.run({**request(tiny_model_dir, tmp_path, batch_files[0], 1), "microBatchSize": 0})
     bad = tmp_path / "bad.json"
-    bad.write_text(json.dumps({"episodes": [{"episodeId": "e", "taskId": "t", "groupId": "g", "tokenIds": [1, 2], "lossMask": [0, 1], "reward": 1}]}))
-    with pytest.raises(UnusableBatchError, match=r"bad.json .*at episodes/0: 'rolloutLogprobs' is a required property"):
-        updater.run(request(tiny_model_dir, tmp_path, bad, 1))
     long = {"episodeId": "e", "taskId": "t", "groupId": "g", "tokenIds": [1] * 50, "lossMask": [0] + [1] * 49, "rolloutLogprobs": [0.0] + [-1.0] * 49, "reward": 1}
+    write_batch(bad, [long])
+    manifest = json.loads(bad.read_text())
+    del manifest["arrays"]["rolloutLogprobs"]
+    bad.write_text(json.dumps(manifest))
+    with pytest.raises(UnusableBatchError, match=r"bad.json .*at arrays: 'rolloutLogprobs' is a required property"):
+        updater.run(request(tiny_model_dir, tmp_path, bad, 1))
     for field, index, value, message in (
-        ("rolloutLogprobs", 30, 0.5, "episodes/0/rolloutLogprobs/30: 0.5 is greater than the maximum of 0"),
-        ("tokenIds", 40, 1.5, "episodes/0/tokenIds/40: 1.5 is not an integer"),
-        ("lossMask", 10, 2, "episodes/0/lossMask/10: 2 is greater than the maximum of 1"),
+        ("rolloutLogprobs", 30, 0.5, "rolloutLogprobs/30: 0.5 is greater than the maximum of 0"),
+        ("lossMask", 10, 2, "lossMask/10: 2 is greater than the maximum of 1"),
     ):
-        broken = {**long, field: [*long[field][:index], value, *long[field][index + 1 :]]}
-        bad.write_text(json.dumps({"episodes": [broken]}))
+        write_batch(bad, [{**long, field: [*long[field][:index], value, *long[field][index + 1 :]]}])
         with pytest.raises(UnusableBatchError, match=re.escape(message)):
             updater.run(request(tiny_model_dir, tmp_path, bad, 1))
+    write_batch(bad, [long])
+    np.save(tmp_path / "bad.token-ids.npy", np.asarray(long["tokenIds"], dtype=np.float32))  # not integers
+    with pytest.raises(UnusableBatchError, match=r"bad.token-ids.npy holds a float32 array of shape \(50,\); the manifest says int32"):
+        updater.run(request(tiny_model_dir, tmp_path, bad, 1))
+    write_batch(bad, [long])
+    manifest = json.loads(bad.read_text())
+    manifest["episodes"][0]["offset"] = 10
+    bad.write_text(json.dumps(manifest))
+    with pytest.raises(UnusableBatchError, match=r"episode 0 \(e\) ends at token 60, past the 50 tokens of the arrays"):
+        updater.run(request(tiny_model_dir, tmp_path, bad, 1))
+    (tmp_path / "bad.loss-mask.npy").unlink()
+    with pytest.raises(UnusableBatchError, match=r"array file .*bad.loss-mask.npy of lossMask does not exist"):
+        updater.run(request(tiny_model_dir, tmp_path, bad, 1))
     with pytest.raises(UnusableBatchError, match="does not exist"):
         updater.run(request(tiny_model_dir, tmp_path, tmp_path / "missing.json", 1))
 
@@ -147,9 +163,8 @@ def test_a_checkpoint_without_sharded_state_is_refused_with_a_way_out(tiny_model
 
 
 def test_activity_turns_unusable_batches_into_non_retryable_errors(tiny_model_dir, tmp_path):
-    empty = tmp_path / "empty.json"
     episode = {"episodeId": "e", "taskId": "t", "groupId": "g", "tokenIds": [1, 2, 3], "lossMask": [0, 0, 0], "rolloutLogprobs": [0, 0, 0], "reward": 1}
-    empty.write_text(json.dumps({"episodes": [episode]}))
+    empty = write_batch(tmp_path / "empty.json", [episode])
     activities = PolicyUpdateActivities(PolicyUpdater(cpu_groups()))
     with pytest.raises(ApplicationError) as caught:
         ActivityEnvironment().run(activities.policy_update, request(tiny_model_dir, tmp_path, empty, 1))

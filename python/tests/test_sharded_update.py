@@ -12,6 +12,7 @@ from safetensors.torch import load_file
 from transformers import AutoModelForCausalLM
 
 from finalstate.gpu_worker.policy_update import PolicyUpdater
+from finalstate.grpo.batch import write_batch
 
 from episodes import toy_batch
 from sharded import cpu_groups, training_state
@@ -30,7 +31,7 @@ def write_inputs(directory, tiny_model_dir, checkpoints, fsdp=None):
     files = {}
     for step in STEPS:
         batch = directory / f"batch-{step}.json"
-        batch.write_text(json.dumps({"episodes": toy_batch(model, model.config.vocab_size, seed=step)}))
+        write_batch(batch, toy_batch(model, model.config.vocab_size, seed=step))
         request = {
             "campaignId": "sharded",
             "step": step,

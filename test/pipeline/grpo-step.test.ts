@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import { after, before, test } from 'node:test';
 import { WorkflowFailedError } from '@temporalio/client';
-import { localPathOf } from '../../storage/artifacts.js';
+import { readTrainingBatch } from '../../storage/training-batch.js';
 import { FailureType } from '../../core/failure-types.js';
 import { evaluation } from '../../workflows/evaluation.js';
 import { grpoStep } from '../../workflows/grpo-step.js';
@@ -74,9 +73,7 @@ test('DAPO: a group whose rewards are all equal is replaced by a fresh task, and
   const rows = await p.rows(workflowId);
   const alwaysRows = rows.filter((r) => r.task_id === 'always-pass');
   assert.ok(alwaysRows.length >= 4 && alwaysRows.every((r) => r.reward === 1));
-  const batch = JSON.parse(fs.readFileSync(localPathOf(result.batchUri), 'utf8')) as {
-    episodes: Array<{ taskId: string; groupId: string }>;
-  };
+  const batch = await readTrainingBatch(result.batchUri);
   assert.ok(batch.episodes.every((e) => e.taskId !== 'always-pass'));
   assert.equal(new Set(batch.episodes.map((e) => e.groupId)).size, 4);
   // Replacement groups got fresh readable activity ids after g0..g3.
@@ -111,9 +108,7 @@ test('an infrastructure outage: a failed attempt is retried; a group whose episo
 
   const rows = await p.rows(workflowId);
   assert.ok(!rows.some((r) => r.episode_id.endsWith('/g1-t2')), 'the failed episode has no row, so no reward of 0');
-  const batch = JSON.parse(fs.readFileSync(localPathOf(result.batchUri), 'utf8')) as {
-    episodes: Array<{ groupId: string; episodeId: string }>;
-  };
+  const batch = await readTrainingBatch(result.batchUri);
   assert.deepEqual(
     [...new Set(batch.episodes.map((e) => e.groupId))].sort(),
     ['g0', 'g2'],
@@ -126,13 +121,6 @@ test('an infrastructure outage: a failed attempt is retried; a group whose episo
 });
 
 test('maskTruncatedTurns: turns cut off at the token limit leave the loss, the rest of their episode and its reward stay', async () => {
-  type BatchRow = {
-    episodeId: string;
-    reward: number;
-    tokenIds: number[];
-    lossMask: number[];
-    rolloutLogprobs: number[];
-  };
   const runStep = async (maskTruncatedTurns: boolean, truncationPenalty = 0) => {
     const config = p.campaignConfig({
       groupsPerStep: 2,
@@ -147,7 +135,7 @@ test('maskTruncatedTurns: turns cut off at the token limit leave the loss, the r
       workflowId: `${config.campaignId}/step-1`,
       args: [input],
     });
-    const batch = JSON.parse(fs.readFileSync(localPathOf(result.batchUri), 'utf8')) as { episodes: BatchRow[] };
+    const batch = await readTrainingBatch(result.batchUri);
     return { result, batch };
   };
   const masked = await runStep(true);
@@ -164,12 +152,12 @@ test('maskTruncatedTurns: turns cut off at the token limit leave the loss, the r
     for (const e of batch.episodes) assert.equal(e.tokenIds.length, e.reward === 0 ? 5 : 3, 'tokens are never dropped');
   }
   for (const e of masked.batch.episodes) {
-    assert.deepEqual(e.lossMask, e.reward === 0 ? [0, 1, 1, 0, 0] : [0, 1, 1], e.episodeId);
-    assert.deepEqual(e.rolloutLogprobs.slice(3), e.reward === 0 ? [0, 0] : []);
+    assert.deepEqual([...e.lossMask], e.reward === 0 ? [0, 1, 1, 0, 0] : [0, 1, 1], e.episodeId);
+    assert.deepEqual([...e.rolloutLogprobs.slice(3)], e.reward === 0 ? [0, 0] : []);
   }
   assert.equal(masked.result.summary.maskedTokens, 2 * masked.result.summary.truncatedTurns!);
   for (const e of plain.batch.episodes)
-    assert.deepEqual(e.lossMask, e.reward === 0 ? [0, 1, 1, 1, 1] : [0, 1, 1], e.episodeId);
+    assert.deepEqual([...e.lossMask], e.reward === 0 ? [0, 1, 1, 1, 1] : [0, 1, 1], e.episodeId);
   assert.equal(plain.result.summary.maskedTokens, 0);
   // The stand-in trainer saw the masked batch: fewer loss tokens, with every reward kept for the advantages.
   assert.equal(
@@ -193,9 +181,7 @@ test('truncationPenalty: a failure with a cut-off turn trains below a clean one;
       workflowId: `${config.campaignId}/step-1`,
       args: [input],
     });
-    const batch = JSON.parse(fs.readFileSync(localPathOf(result.batchUri), 'utf8')) as {
-      episodes: Array<{ episodeId: string; reward: number; tokenIds: number[] }>;
-    };
+    const batch = await readTrainingBatch(result.batchUri);
     return { result, batch };
   };
   const penalised = await runStep(0.5);

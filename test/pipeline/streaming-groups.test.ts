@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import { after, before, test } from 'node:test';
 import { Worker } from '@temporalio/worker';
-import { localPathOf } from '../../storage/artifacts.js';
+import { readTrainingBatch } from '../../storage/training-batch.js';
 import { seededRandom, subSeed } from '../../stats/random.js';
 import { grpoStep } from '../../workflows/grpo-step.js';
 import { grpoStepInput } from '../../workflows/inputs.js';
@@ -115,9 +114,7 @@ test('surplus groups hide a straggler, yet the batch is the first G usable group
     args: [grpoStepInput(config, { pool, sampler: { epoch: 0, cursor: 0 } }, 1)],
   });
 
-  const batch = JSON.parse(fs.readFileSync(localPathOf(result.batchUri), 'utf8')) as {
-    episodes: Array<{ groupId: string }>;
-  };
+  const batch = await readTrainingBatch(result.batchUri);
   assert.deepEqual(
     [...new Set(batch.episodes.map((e) => e.groupId))],
     expected.map((g) => `g${g}`),
@@ -153,9 +150,7 @@ test('once the first G usable groups are complete, surplus groups still running 
   assert.equal(result.cancelledGroups, 1);
   assert.equal(result.groupsUsed, 2);
   assert.ok(Date.now() - started < SLOW_MS * 4, 'the step did not wait for the straggler');
-  const batch = JSON.parse(fs.readFileSync(localPathOf(result.batchUri), 'utf8')) as {
-    episodes: Array<{ groupId: string }>;
-  };
+  const batch = await readTrainingBatch(result.batchUri);
   assert.deepEqual([...new Set(batch.episodes.map((e) => e.groupId))], ['g0', 'g1']);
   const rows = await p.rows(workflowId);
   assert.ok(!rows.some((r) => r.task_id === 'slow'), 'the cancelled straggler left no scored row');

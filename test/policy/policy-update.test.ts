@@ -10,7 +10,8 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import { loadConfig } from '../../workers/config.js';
 import { checkHfCheckpoint } from '../../storage/hf-checkpoint.js';
 import { fromRoot } from '../../core/paths.js';
-import { PolicyUpdateResult, TrainingBatch, type PolicyUpdateInput } from '../../schemas/training.js';
+import { PolicyUpdateResult, TrainingEpisode, type PolicyUpdateInput } from '../../schemas/training.js';
+import { writeTrainingBatch } from '../../storage/training-batch.js';
 import { policyUpdateSmokeWorkflow } from '../../workflows/policy-update-smoke.js';
 import { startProcess, uniqueName } from '../helpers/index.js';
 
@@ -31,7 +32,7 @@ let modelDir: string;
 let vocabSize: number;
 
 /** Two groups of two episodes: a 4-token prompt, then 3 to 5 trained tokens with made-up rollout logprobs. */
-function smallBatch(): TrainingBatch {
+function smallBatch(): TrainingEpisode[] {
   const episodes = [0, 1, 2, 3].map((i) => {
     const prompt = [5, 6, 7, 8];
     const completion = Array.from({ length: 3 + (i % 3) }, (_, k) => (20 + 7 * i + k) % vocabSize);
@@ -45,14 +46,10 @@ function smallBatch(): TrainingBatch {
       reward: i % 2,
     };
   });
-  return TrainingBatch.parse({ episodes });
+  return episodes.map((e) => TrainingEpisode.parse(e));
 }
 
-function writeJson(name: string, value: unknown): string {
-  const file = path.join(workDir, name);
-  fs.writeFileSync(file, JSON.stringify(value));
-  return file;
-}
+const writeBatch = (name: string, episodes: TrainingEpisode[]) => writeTrainingBatch(workDir, name, episodes);
 
 function update(step: number, batchFile: string): PolicyUpdateInput {
   return {
@@ -129,7 +126,7 @@ function runUpdate(request: PolicyUpdateInput) {
 }
 
 test('a TypeScript workflow runs policyUpdate on the Python GPU worker and gets a complete checkpoint', async () => {
-  const batchFile = writeJson('batch.json', smallBatch());
+  const batchFile = await writeBatch('batch', smallBatch());
   const result = PolicyUpdateResult.parse(await runUpdate(update(1, batchFile)));
   assert.equal(result.step, 1);
   assert.equal(result.reused, false);
@@ -154,15 +151,12 @@ test('a TypeScript workflow runs policyUpdate on the Python GPU worker and gets 
 });
 
 test('an unusable batch fails the workflow at once with a non-retryable error', async () => {
-  const batch = smallBatch();
-  const empty = {
-    episodes: batch.episodes.map((e) => ({
-      ...e,
-      lossMask: e.lossMask.map(() => 0),
-      rolloutLogprobs: e.rolloutLogprobs.map(() => 0),
-    })),
-  };
-  const err = await runUpdate(update(2, writeJson('empty.json', empty))).catch((e: unknown) => e);
+  const empty = smallBatch().map((e) => ({
+    ...e,
+    lossMask: e.lossMask.map(() => 0),
+    rolloutLogprobs: e.rolloutLogprobs.map(() => 0),
+  }));
+  const err = await runUpdate(update(2, await writeBatch('empty', empty))).catch((e: unknown) => e);
   assert.ok(err instanceof WorkflowFailedError, String(err));
   const activityFailure = err.cause;
   assert.ok(activityFailure instanceof ActivityFailure);
@@ -176,7 +170,7 @@ test('an unusable batch fails the workflow at once with a non-retryable error', 
 test('miniBatchGroups from the TypeScript side makes one AdamW step per mini-batch of whole groups', async () => {
   const batch = smallBatch(); // two groups
   const result = PolicyUpdateResult.parse(
-    await runUpdate({ ...update(2, writeJson('mini.json', batch)), miniBatchGroups: 1 }),
+    await runUpdate({ ...update(2, await writeBatch('mini', batch)), miniBatchGroups: 1 }),
   );
   assert.equal(result.reused, false);
   assert.equal(result.metrics.optimizerSteps, 2);

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { LoadedConfig } from '../../schemas/config.js';
 import { fromRoot } from '../../core/paths.js';
+import { writeTrainingBatch } from '../../storage/training-batch.js';
 import { PolicyUpdateResult, type PolicyUpdateInput } from '../../schemas/training.js';
 import { campaign } from '../../workflows/campaign.js';
 import { policyUpdateSmokeWorkflow } from '../../workflows/policy-update-smoke.js';
@@ -82,7 +83,7 @@ function startTorchrunWorker(config: LoadedConfig, taskQueue: string) {
 }
 
 /** Many long episodes in micro-batches of one, so that the update runs for seconds and a rank can die inside it. */
-function longBatch(vocabSize: number) {
+function longBatch(vocabSize: number): Promise<string> {
   const episodes = Array.from({ length: 64 }, (_, i) => {
     const tokens = Array.from({ length: 256 }, (_, k) => (3 + i * 31 + k * 7) % vocabSize);
     return {
@@ -95,9 +96,7 @@ function longBatch(vocabSize: number) {
       reward: i % 2,
     };
   });
-  const file = path.join(workDir, 'long-batch.json');
-  fs.writeFileSync(file, JSON.stringify({ episodes }));
-  return file;
+  return writeTrainingBatch(workDir, 'long-batch', episodes);
 }
 
 const workerReady = (w: typeof worker, taskQueue: string) =>
@@ -130,7 +129,7 @@ test('a rank SIGKILLed mid-update fails the attempt with GpuRankFailure at once,
   const request: PolicyUpdateInput = {
     campaignId: 'sharded-kill',
     step: 1,
-    batchUri: `file://${longBatch(300)}`,
+    batchUri: `file://${await longBatch(300)}`,
     checkpointDir: path.join(workDir, 'kill-checkpoints'),
     baseModel: modelDir,
     optimizer: { lr: 1e-3 },
@@ -170,7 +169,7 @@ async function updateInFlight(campaignId: string) {
   const request: PolicyUpdateInput = {
     campaignId,
     step: 1,
-    batchUri: `file://${longBatch(300)}`,
+    batchUri: `file://${await longBatch(300)}`,
     checkpointDir: path.join(workDir, `${campaignId}-checkpoints`),
     baseModel: modelDir,
     optimizer: { lr: 1e-3 },

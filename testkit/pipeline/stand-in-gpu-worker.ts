@@ -2,22 +2,14 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from '@temporalio/worker';
-import { localPathOf } from '../../storage/artifacts.js';
+import { readTrainingBatch } from '../../storage/training-batch.js';
 import type { LoadedConfig } from '../../schemas/config.js';
 import { connectWorker, runWorker } from '../../workers/temporal-worker.js';
 import type { LogMetricsInput, LogMetricsResult } from '../../schemas/tracking.js';
 import type { UpdateDescription } from '../../schemas/training.js';
 import type { PolicyUpdateCall, PolicyUpdateReply } from '../../workflows/gpu.js';
 
-interface BatchFile {
-  episodes: Array<{
-    episodeId: string;
-    groupId: string;
-    reward: number;
-    lossMask: number[];
-    rolloutLogprobs: number[];
-  }>;
-}
+type BatchFile = Awaited<ReturnType<typeof readTrainingBatch>>;
 
 /** What python/finalstate/gpu_worker/describe.py says of the tiny test model on one CPU rank. */
 export const TINY_MODEL_ON_ONE_CPU_RANK: UpdateDescription = {
@@ -84,7 +76,7 @@ export async function startStandInGpuWorker(config: LoadedConfig, taskQueue: str
         return described.value;
       },
       async policyUpdate(input: PolicyUpdateCall): Promise<PolicyUpdateReply> {
-        const batch = JSON.parse(await fs.readFile(localPathOf(input.batchUri), 'utf8')) as BatchFile;
+        const batch = await readTrainingBatch(input.batchUri);
         calls.push({ input, batch });
         const groups = new Map<string, number[]>();
         for (const e of batch.episodes) groups.set(e.groupId, [...(groups.get(e.groupId) ?? []), e.reward]);

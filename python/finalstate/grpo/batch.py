@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
+import numpy as np
 import torch
 
 from ..schemas import SchemaError, check_array_items, load_schema, validate
@@ -32,7 +33,9 @@ def uri_to_path(uri: str) -> Path:
 
 
 def load_batch(uri: str) -> list[dict]:
-    """The validated episodes of the TrainingBatch at `uri`; every problem is an UnusableBatchError naming the file."""
+    """The validated episodes of the TrainingBatch manifest at `uri`, each column a memory-mapped slice of the batch's
+    arrays (so a batch far larger than one JSON string loads in bounded memory); every problem is an
+    UnusableBatchError naming the file."""
     path = uri_to_path(uri)
     try:
         raw = json.loads(path.read_text())
@@ -41,9 +44,19 @@ def load_batch(uri: str) -> list[dict]:
     except json.JSONDecodeError as err:
         raise UnusableBatchError(f"batch file {path} is not valid JSON: {err}") from err
     try:
-        episodes = validate_training_batch(raw, where=str(path))
+        manifest = validate("TrainingBatch", raw, where=str(path))
+        columns = {f: _load_column(path, f, manifest) for f in PER_TOKEN_FIELDS}
     except SchemaError as err:
         raise UnusableBatchError(str(err)) from err
+    episodes = []
+    for index, entry in enumerate(manifest["episodes"]):
+        offset, length = entry.pop("offset"), entry.pop("length")
+        if offset + length > manifest["tokens"]:
+            raise UnusableBatchError(
+                f"{path}: episode {index} ({entry['episodeId']}) ends at token {offset + length}, past the"
+                f" {manifest['tokens']} tokens of the arrays"
+            )
+        episodes.append({**entry, **{f: columns[f][offset : offset + length] for f in PER_TOKEN_FIELDS}})
     check_episodes(episodes, where=str(path))
     return episodes
 
@@ -51,25 +64,28 @@ def load_batch(uri: str) -> list[dict]:
 PER_TOKEN_FIELDS = ("tokenIds", "lossMask", "rolloutLogprobs")
 
 
-def validate_training_batch(raw, *, where: str) -> list[dict]:
-    """Validate against TrainingBatch.schema.json. The per-token arrays reach jsonschema cut to their minimum
-    length (so minItems and the first items are still checked there); all their items are checked in bulk
-    against the same schema's `items`."""
-    episodes = raw.get("episodes") if isinstance(raw, dict) else None
-    if not isinstance(episodes, list) or not all(isinstance(e, dict) for e in episodes):
-        return validate("TrainingBatch", raw, where=where)["episodes"]  # reports the shape error
-    item_schemas = load_schema("TrainingBatch")["properties"]["episodes"]["items"]["properties"]
-    keep = {f: max(1, item_schemas[f].get("minItems", 0)) for f in PER_TOKEN_FIELDS}
-    skeleton = {
-        **raw,
-        "episodes": [{**e, **{f: e[f][: keep[f]] for f in PER_TOKEN_FIELDS if isinstance(e.get(f), list)}} for e in episodes],
-    }
-    validated = validate("TrainingBatch", skeleton, where=where)["episodes"]
-    for index, (episode, full) in enumerate(zip(validated, episodes)):
-        for f in PER_TOKEN_FIELDS:
-            check_array_items(full[f], item_schemas[f]["items"], where=f"TrainingBatch in {where} at episodes/{index}/{f}")
-            episode[f] = full[f]
-    return validated
+def _load_column(manifest_path: Path, field: str, manifest: dict) -> np.ndarray:
+    """One per-token array, memory-mapped, checked against the manifest and TrainingEpisode's item bounds."""
+    spec = manifest["arrays"][field]
+    file = manifest_path.parent / spec["file"]
+    try:
+        array = np.load(file, mmap_mode="r", allow_pickle=False)
+    except FileNotFoundError as err:
+        raise SchemaError(f"{manifest_path}: array file {file} of {field} does not exist") from err
+    except ValueError as err:
+        raise SchemaError(f"{manifest_path}: array file {file} of {field} is not a .npy array: {err}") from err
+    if array.ndim != 1 or array.dtype != np.dtype(spec["dtype"]).newbyteorder("<") or len(array) != manifest["tokens"]:
+        raise SchemaError(
+            f"{manifest_path}: {file.name} holds a {array.dtype} array of shape {array.shape}; the manifest says"
+            f" {spec['dtype']} of ({manifest['tokens']},)"
+        )
+    items = load_schema("TrainingEpisode")["properties"][field]["items"]
+    check_array_items(array, items, where=f"{manifest_path}: {field}")
+    return array
+
+
+def loss_tokens(episode: dict) -> int:
+    return int(np.count_nonzero(episode["lossMask"]))
 
 
 def check_episodes(episodes: list[dict], *, where: str, vocab_size: int | None = None) -> None:
@@ -86,10 +102,10 @@ def check_episodes(episodes: list[dict], *, where: str, vocab_size: int | None =
         if episode["lossMask"][0] != 0:
             raise UnusableBatchError(f"{label}: lossMask[0] must be 0 (the first token has no prediction)")
         if vocab_size is not None:
-            too_big = [t for t in episode["tokenIds"] if t >= vocab_size]
-            if too_big:
-                raise UnusableBatchError(f"{label}: token id {too_big[0]} is outside the model's vocabulary ({vocab_size})")
-        total_loss_tokens += sum(episode["lossMask"])
+            largest = int(np.max(episode["tokenIds"]))
+            if largest >= vocab_size:
+                raise UnusableBatchError(f"{label}: token id {largest} is outside the model's vocabulary ({vocab_size})")
+        total_loss_tokens += loss_tokens(episode)
     if total_loss_tokens == 0:
         raise UnusableBatchError(f"{where}: the loss mask is empty (no episode has a token with lossMask 1)")
 
@@ -117,10 +133,10 @@ def episodes_to_tensors(episodes: list[dict], advantages: torch.Tensor) -> Episo
     old_log_prob = torch.zeros(size, dtype=torch.float32)
     for row, episode in enumerate(episodes):
         n = len(episode["tokenIds"])
-        input_ids[row, :n] = torch.tensor(episode["tokenIds"], dtype=torch.long)
+        input_ids[row, :n] = torch.from_numpy(np.array(episode["tokenIds"], dtype=np.int64))
         attention_mask[row, :n] = 1
-        loss_mask[row, :n] = torch.tensor(episode["lossMask"], dtype=torch.float32)
-        old_log_prob[row, :n] = torch.tensor(episode["rolloutLogprobs"], dtype=torch.float32)
+        loss_mask[row, :n] = torch.from_numpy(np.array(episode["lossMask"], dtype=np.float32))
+        old_log_prob[row, :n] = torch.from_numpy(np.array(episode["rolloutLogprobs"], dtype=np.float32))
     return EpisodeTensors(
         input_ids=input_ids,
         attention_mask=attention_mask,
@@ -133,3 +149,26 @@ def episodes_to_tensors(episodes: list[dict], advantages: torch.Tensor) -> Episo
 def episode_advantages(episodes: list[dict], *, eps: float, norm_adv_by_std_in_grpo: bool) -> torch.Tensor:
     rewards = torch.tensor([float(e["reward"]) for e in episodes], dtype=torch.float64)
     return compute_grpo_outcome_advantage(rewards, [e["groupId"] for e in episodes], eps=eps, norm_adv_by_std_in_grpo=norm_adv_by_std_in_grpo)
+
+
+ARRAY_FILES = {"tokenIds": ("token-ids", "int32"), "lossMask": ("loss-mask", "uint8"), "rolloutLogprobs": ("rollout-logprobs", "float32")}
+
+
+def write_batch(manifest_path: Path, episodes: list[dict]) -> Path:
+    """A TrainingBatch manifest at `manifest_path` and its arrays beside it, as storage/training-batch.ts writes one
+    (for tests and tools; the orchestrator writes the batches the trainer gets)."""
+    offsets, entries = 0, []
+    for episode in episodes:
+        length = len(episode["tokenIds"])
+        meta = {k: v for k, v in episode.items() if k not in PER_TOKEN_FIELDS}
+        entries.append({**meta, "offset": offsets, "length": length})
+        offsets += length
+    arrays = {}
+    for field, (suffix, dtype) in ARRAY_FILES.items():
+        name = f"{manifest_path.stem}.{suffix}.npy"
+        column = np.concatenate([np.asarray(e[field], dtype=dtype) for e in episodes])
+        np.save(manifest_path.parent / name, column, allow_pickle=False)
+        arrays[field] = {"file": name, "dtype": dtype, "length": int(column.size)}
+    manifest = {"format": "finalstate-batch/1", "tokens": offsets, "episodes": entries, "arrays": arrays}
+    manifest_path.write_text(json.dumps(manifest))
+    return manifest_path

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
+
 
 def split_mini_batches(episodes: list[dict], groups_per_mini_batch: int | None, seed: str) -> list[list[int]]:
     """Episode indices per mini-batch. None: one mini-batch of the whole batch in its order. Otherwise the groups,
@@ -25,7 +27,7 @@ def split_mini_batches(episodes: list[dict], groups_per_mini_batch: int | None, 
 
 
 def any_loss_tokens(episodes: list[dict], indices: list[int]) -> bool:
-    return any(any(episodes[i]["lossMask"]) for i in indices)
+    return any(np.any(episodes[i]["lossMask"]) for i in indices)
 
 
 def plan_micro_batches(lengths: list[int], ranks: int, *, max_tokens: int | None, max_episodes: int | None) -> list[list[list[int]]]:

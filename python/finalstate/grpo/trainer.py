@@ -16,6 +16,7 @@ from torch.distributed.fsdp import FSDPModule
 
 from ..config import LossConfig, OptimizerConfig
 from .batch import EpisodeTensors, UnusableBatchError, check_episodes, episode_advantages, episodes_to_tensors
+from .batch import loss_tokens as count_loss_tokens
 from .clipping import clip_grad_norm
 from .core_algos import AggNormaliser, agg_loss, compute_policy_loss, kl_penalty_k3
 from .log_probs import next_token_log_probs
@@ -138,7 +139,7 @@ class PolicyTrainer:
             torch.cuda.synchronize(self.device)
         elapsed = max(time.perf_counter() - started, 1e-9)
         self.step += 1
-        loss_tokens = float(sum(sum(e["lossMask"]) for e in episodes))
+        loss_tokens = float(sum(map(count_loss_tokens, episodes)))
         return {
             "loss": totals["loss"],
             "gradNorm": totals["gradNorm"],
@@ -186,8 +187,8 @@ class PolicyTrainer:
         passes = pass_count(plan)
         # The denominators of all of `episodes` (every rank's share), so that the micro-batch losses add up to their loss.
         whole = AggNormaliser(
-            tokens=float(sum(sum(e["lossMask"]) for e in episodes)),
-            sequences=float(sum(1 for e in episodes if any(e["lossMask"]))),
+            tokens=float(sum(map(count_loss_tokens, episodes))),
+            sequences=float(sum(1 for e in episodes if count_loss_tokens(e) > 0)),
         )
 
         self.model.train()
