@@ -189,6 +189,15 @@ export const CampaignConfig = z
     reprobe: ReprobeConfig.optional().describe(
       'Re-probe the candidates with the current policy every N steps and swap out pool tasks that became solved or stayed hopeless, for candidates now of middle difficulty. Absent: the pool stays frozen.',
     ),
+    async: z
+      .object({
+        maxStaleness: Count.default(0).describe(
+          "K: the update that makes version u trains only on turns sampled by versions >= u - 1 - K. 0: the synchronous step (rollouts, then update and publish). K >= 1: step n+1's rollouts run while step n trains and publishes (core/policy-versions.ts).",
+        ),
+      })
+      .strict()
+      .prefault({})
+      .describe('Asynchronous steps: how far behind the policy that trains the policy that samples may be.'),
     steps: Positive.describe('GRPO steps to run (changeable while running with the setMaxSteps update).'),
     groupsPerStep: Positive.default(18),
     rolloutsPerGroup: z.number().int().min(2).default(8),

@@ -18,6 +18,13 @@ export const PolicyRef = z.discriminatedUnion('kind', [
       kind: z.literal('served'),
       client: PolicyClientConfig,
       version: z.string().min(1).optional(),
+      minVersion: z
+        .string()
+        .regex(/^\d+$/, 'a step number')
+        .optional()
+        .describe(
+          'With version: the oldest policy version the episode accepts (asynchronous steps: the window [minVersion, version]); absent: exactly version.',
+        ),
       checkpointUri: z
         .string()
         .min(1)

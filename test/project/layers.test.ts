@@ -27,6 +27,7 @@ const LAYERS: Record<string, number> = {
 };
 const PURE_FOR_WORKFLOWS = new Set([
   'core/failure-types.ts',
+  'core/policy-versions.ts',
   'core/update-memory-model.ts',
   'infra/update-memory.ts',
   'stats/random.ts',
