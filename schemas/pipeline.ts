@@ -176,6 +176,23 @@ export const GrpoStepInput = z
       .describe(
         'The checkpoint the previous step published (absent before step 2: the base model), which a server whose reload fails is pointed back to.',
       ),
+    pipeline: z
+      .object({
+        maxStaleness: z.number().int().positive().describe('campaign.async.maxStaleness (K).'),
+        minVersion: Count.describe(
+          'The oldest policy version whose turns this step trains on (core/policy-versions.ts oldestUsableVersion): a group with an older turn is dropped and refilled.',
+        ),
+        awaitPrevious: z
+          .boolean()
+          .describe(
+            "The previous step was still training when this one started: wait for the campaign's previousStepDone signal before the update.",
+          ),
+      })
+      .strict()
+      .optional()
+      .describe(
+        'Asynchronous steps (campaign.async.maxStaleness >= 1): the step signals the campaign once its rollouts are collected, and trains only after the previous step published. Absent: the synchronous step.',
+      ),
     settings: EpisodeSettings,
   })
   .strict();
@@ -197,6 +214,13 @@ export const GrpoStepResult = z
     cancelledGroups: Count.optional().describe(
       'Surplus groups (extraGroupsInFlight) cancelled once the batch was settled.',
     ),
+    staleGroups: Count.optional().describe(
+      'Asynchronous steps: groups dropped and refilled because a turn was sampled by a version older than the window.',
+    ),
+    staleByTask: z
+      .record(z.string(), Count)
+      .optional()
+      .describe('Those groups by task: dropping stale groups can starve slow (often harder) tasks.'),
     malformed: z.array(z.string()),
     episodes: EpisodeCounts,
     updateMetrics: PolicyUpdateMetricsSummary,

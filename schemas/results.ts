@@ -170,11 +170,20 @@ export const StepSummary = z
         batch: z.number().nonnegative(),
         update: z.number().nonnegative(),
         publish: z.number().nonnegative(),
+        waitForPrevious: z
+          .number()
+          .nonnegative()
+          .optional()
+          .describe('Asynchronous steps: from the rollouts collected to the previous step published.'),
         total: z.number().nonnegative(),
       })
       .strict()
       .optional()
       .describe('Wall time of each phase of the step (workflow time).'),
+    staleGroups: Count.optional().describe(
+      'Asynchronous steps: groups dropped and refilled for a turn older than the staleness window.',
+    ),
+    maxStaleness: Count.optional().describe('Asynchronous steps: campaign.async.maxStaleness when the step ran.'),
     policyVersion: z.string().optional(),
   })
   .strict();

@@ -6,20 +6,27 @@ import {
   condition,
   continueAsNew,
   executeChild,
+  getExternalWorkflowHandle,
   log,
   patched,
   proxyActivities,
   setHandler,
+  startChild,
+  type ChildWorkflowHandle,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { ControlActivities } from '../activities/index.js';
 import { FailureType } from '../core/failure-types.js';
+import { rolloutsMayStart } from '../core/policy-versions.js';
 import type { CampaignConfig, CampaignState, CampaignStatus, PoolVersion } from '../schemas/campaign.js';
-import type { EvaluationResult } from '../schemas/pipeline.js';
+import type { EvaluationResult, GrpoStepResult } from '../schemas/pipeline.js';
 import {
   pauseSignal,
+  previousStepDoneSignal,
   replayStepUpdate,
+  rolloutsCollectedSignal,
+  type RolloutsCollected,
   resumeSignal,
   setMaxStepsUpdate,
   stateQuery,
@@ -32,6 +39,9 @@ import {
   addChildTotals,
   evaluationInput,
   grpoStepInput,
+  maxStalenessOf,
+  neededExports,
+  pipelinedStepInput,
   preflightInput,
   probeInput,
   referenceProbeInput,
@@ -426,43 +436,69 @@ const stopRequested = ({ state }: CampaignRun) => state.stopAfterStep !== null &
  * replayStep, 'exhausted' ends training (stopWhenPoolExhausted and a pool that no longer informs).
  */
 async function runGrpoStep(run: CampaignRun, step: number): Promise<'done' | 'failed' | 'exhausted'> {
-  const { config, state, id } = run;
-  const workflowId = run.replayRequested ? `${id}/step-${step}-replay-${state.replays}` : `${id}/step-${step}`;
-  run.replayRequested = false;
+  const { config, state } = run;
+  const workflowId = stepWorkflowId(run, step);
   let result;
   run.runningStep = step;
   try {
     result = await runChild(run, workflowId, () =>
       executeChild(grpoStep, {
         workflowId,
-        ...childOptions(
-          run,
-          step,
-          config.tasks.train.split,
-          `GRPO step ${step}/${state.maxSteps} · ${config.groupsPerStep} groups × ${config.rolloutsPerGroup} rollouts from a pool of ${state.pool?.length ?? 0} tasks`,
-        ),
+        ...stepChildOptions(run, step),
         args: [grpoStepInput(config, state, step)],
       }),
     );
   } catch (err) {
     if (!(err instanceof ChildWorkflowFailure)) throw err;
-    const cause = err.cause;
-    state.failedStep = {
-      step,
-      message:
-        cause instanceof ApplicationFailure
-          ? `${cause.type ?? 'Error'}: ${cause.message}`
-          : (cause?.message ?? err.message),
-    };
-    if (config.stopWhenPoolExhausted && poolExhausted(cause)) {
-      state.stopAfterStep = state.step;
-      return 'exhausted';
-    }
-    state.phase = 'step-failed';
-    return 'failed';
+    return recordFailedStep(run, step, err);
   } finally {
     run.runningStep = null;
   }
+  await recordStep(run, step, result);
+  return 'done';
+}
+
+/** The child id of step `step`: a replay requested for a failed step gets an id of its own. */
+function stepWorkflowId(run: CampaignRun, step: number): string {
+  const workflowId = run.replayRequested
+    ? `${run.id}/step-${step}-replay-${run.state.replays}`
+    : `${run.id}/step-${step}`;
+  run.replayRequested = false;
+  return workflowId;
+}
+
+function stepChildOptions(run: CampaignRun, step: number) {
+  const { config, state } = run;
+  return childOptions(
+    run,
+    step,
+    config.tasks.train.split,
+    `GRPO step ${step}/${state.maxSteps} · ${config.groupsPerStep} groups × ${config.rolloutsPerGroup} rollouts from a pool of ${state.pool?.length ?? 0} tasks`,
+  );
+}
+
+/** Records a step whose child failed; see runGrpoStep for what each answer means. */
+function recordFailedStep(run: CampaignRun, step: number, err: ChildWorkflowFailure): 'failed' | 'exhausted' {
+  const { config, state } = run;
+  const cause = err.cause;
+  state.failedStep = {
+    step,
+    message:
+      cause instanceof ApplicationFailure
+        ? `${cause.type ?? 'Error'}: ${cause.message}`
+        : (cause?.message ?? err.message),
+  };
+  if (config.stopWhenPoolExhausted && poolExhausted(cause)) {
+    state.stopAfterStep = state.step;
+    return 'exhausted';
+  }
+  state.phase = 'step-failed';
+  return 'failed';
+}
+
+/** Records a completed step: its summary, the policy it published, the campaign's totals; metrics to the trackers. */
+async function recordStep(run: CampaignRun, step: number, result: GrpoStepResult): Promise<void> {
+  const { state } = run;
   state.failedStep = null;
   state.step = step;
   state.sampler = result.sampler;
@@ -472,17 +508,30 @@ async function runGrpoStep(run: CampaignRun, step: number): Promise<'done' | 'fa
   addChildTotals(state, result);
   upsertSearchAttributes([{ key: StepKey, value: step }]);
   await track(run, step, stepScalars(result.summary, result.costUsd));
-  return 'done';
 }
 
-/** After a finished step that is not the last: evaluate, re-probe and renew the history when their turn comes. */
-async function betweenSteps(run: CampaignRun, step: number): Promise<void> {
+/** Whether the history is renewed (continueAsNew) or the pool re-probed after step `step`: nothing may run past it. */
+function boundaryAfter({ config }: CampaignRun, step: number): boolean {
+  return (
+    (config.reprobe !== undefined && step % config.reprobe.everySteps === 0) ||
+    step % config.continueAsNewEverySteps === 0 ||
+    workflowInfo().continueAsNewSuggested
+  );
+}
+
+/**
+ * After a finished step that is not the last: evaluate, re-probe and renew the history when their turn comes. With
+ * a later step already running (asynchronous steps), only the evaluation: the campaign starts no step past a
+ * re-probe or a renewal, and a renewal Temporal suggested meanwhile waits for the steps in flight to finish.
+ */
+async function betweenSteps(run: CampaignRun, step: number, laterStepRunning = false): Promise<void> {
   const { config, state } = run;
   if (step % config.evaluation.everySteps === 0) {
     state.phase = 'eval';
     await evaluate(run, step);
     state.phase = 'train';
   }
+  if (laterStepRunning) return;
   if (config.reprobe && step % config.reprobe.everySteps === 0) {
     state.phase = 'reprobe';
     await reprobe(run, step);
@@ -494,8 +543,13 @@ async function betweenSteps(run: CampaignRun, step: number): Promise<void> {
   }
 }
 
+/** Why training cannot go on from here (maxSteps, a stop, the budget); paused is not a reason, it waits. */
+const trainingOver = (run: CampaignRun) =>
+  run.state.step >= run.state.maxSteps || stopRequested(run) || overBudget(run);
+
 /** The GRPO steps, until maxSteps, a stop, the budget or an exhausted pool; a failed step waits for replayStep. */
 async function train(run: CampaignRun): Promise<void> {
+  if (maxStalenessOf(run.config) > 0) return trainPipelined(run);
   const { state } = run;
   while (state.phase === 'train' || state.phase === 'step-failed') {
     if (state.phase === 'step-failed') {
@@ -503,7 +557,7 @@ async function train(run: CampaignRun): Promise<void> {
       if (!run.replayRequested) break;
       state.phase = 'train';
     }
-    if (state.step >= state.maxSteps || stopRequested(run) || overBudget(run)) break;
+    if (trainingOver(run)) break;
     await waitWhilePaused(run);
     if (stopRequested(run)) break;
     const step = state.step + 1;
@@ -512,6 +566,122 @@ async function train(run: CampaignRun): Promise<void> {
     if (outcome === 'failed') continue;
     if (step < state.maxSteps && !stopRequested(run) && !overBudget(run)) await betweenSteps(run, step);
   }
+}
+
+/** A step child of an asynchronous campaign, from its start until the campaign has recorded it. */
+interface StepInFlight {
+  step: number;
+  workflowId: string;
+  handle: ChildWorkflowHandle<typeof grpoStep>;
+  collected?: RolloutsCollected;
+  outcome?: { result: GrpoStepResult } | { failure: unknown };
+}
+
+/**
+ * The GRPO steps of an asynchronous campaign (async.maxStaleness K >= 1): step n+1's child starts as soon as step
+ * n's rollouts are collected and its window allows (core/policy-versions.ts: the oldest version it may sample is
+ * published), so its rollouts run while step n trains and publishes; it trains once the campaign tells it step n
+ * published (previousStepDone), after step n's evaluation when one is due. Steps are recorded in order, exactly as
+ * the synchronous loop records them. A failed step cancels the steps started after it (their rollouts were sampled
+ * around a policy that will be redone) and waits for replayStep; no step starts past a re-probe or a renewal of the
+ * history, nor while paused, past a stop, maxSteps or the budget.
+ */
+async function trainPipelined(run: CampaignRun): Promise<void> {
+  const { config, state } = run;
+  const maxStaleness = maxStalenessOf(config);
+  const inFlight: StepInFlight[] = [];
+  setHandler(rolloutsCollectedSignal, (collected) => {
+    const entry = inFlight.find((f) => f.step === collected.step);
+    if (entry) entry.collected = collected;
+  });
+  const newest = () => inFlight[inFlight.length - 1];
+  const nextStep = () => (newest()?.step ?? state.step) + 1;
+  const showRunning = () => {
+    run.runningStep = newest()?.step ?? null;
+    run.currentChild = newest()?.workflowId ?? null;
+  };
+  const mayStart = (): boolean => {
+    const last = newest();
+    const step = nextStep();
+    if (state.phase !== 'train' || state.paused || step > state.maxSteps || overBudget(run)) return false;
+    if (state.stopAfterStep !== null && step > state.stopAfterStep) return false;
+    if (last && (!last.collected || last.outcome || boundaryAfter(run, last.step))) return false;
+    return rolloutsMayStart(step, maxStaleness, state.step);
+  };
+
+  const start = async () => {
+    const step = nextStep();
+    const last = newest();
+    const workflowId = stepWorkflowId(run, step);
+    const input = pipelinedStepInput(config, state, step, {
+      sampler: last?.collected?.sampler ?? state.sampler,
+      awaitPrevious: last !== undefined,
+    });
+    const handle = await startChild(grpoStep, { workflowId, ...stepChildOptions(run, step), args: [input] });
+    const entry: StepInFlight = { step, workflowId, handle };
+    inFlight.push(entry);
+    showRunning();
+    handle.result().then(
+      (result) => void (entry.outcome = { result }),
+      (failure: unknown) => void (entry.outcome = { failure }),
+    );
+  };
+
+  const finish = async (entry: StepInFlight): Promise<'done' | 'failed' | 'exhausted'> => {
+    const outcome = entry.outcome!;
+    if ('failure' in outcome) {
+      if (!(outcome.failure instanceof ChildWorkflowFailure)) throw outcome.failure;
+      for (const later of inFlight)
+        await getExternalWorkflowHandle(later.workflowId)
+          .cancel()
+          .catch(() => undefined);
+      await condition(() => inFlight.every((f) => f.outcome !== undefined));
+      inFlight.length = 0;
+      showRunning();
+      return recordFailedStep(run, entry.step, outcome.failure);
+    }
+    await recordStep(run, entry.step, outcome.result);
+    if (entry.step < state.maxSteps && !stopRequested(run) && !overBudget(run))
+      await betweenSteps(run, entry.step, inFlight.length > 0);
+    showRunning();
+    const next = inFlight[0];
+    if (next && !next.outcome)
+      await next.handle
+        .signal(previousStepDoneSignal, {
+          checkpointUri: state.checkpointUri!,
+          neededExports: neededExports(config, state, next.step),
+        })
+        .catch(() => undefined); // a child that ended meanwhile: its outcome is read next
+    return 'done';
+  };
+
+  for (;;) {
+    if (state.phase === 'step-failed') {
+      await condition(() => run.replayRequested || state.stopAfterStep !== null);
+      if (!run.replayRequested) break;
+      state.phase = 'train';
+    }
+    const oldest = inFlight[0];
+    if (oldest?.outcome) {
+      inFlight.shift();
+      if ((await finish(oldest)) === 'exhausted') break;
+      continue;
+    }
+    if (mayStart()) {
+      await start();
+      continue;
+    }
+    if (inFlight.length === 0) {
+      // Nothing runs and nothing may start: the end, unless the campaign is only paused.
+      const over = () => trainingOver(run) || (state.stopAfterStep !== null && nextStep() > state.stopAfterStep);
+      if (over()) break;
+      await condition(() => mayStart() || over());
+      continue;
+    }
+    await condition(() => inFlight[0]!.outcome !== undefined || mayStart());
+  }
+  run.runningStep = null;
+  run.currentChild = null;
 }
 
 /**

@@ -7,6 +7,7 @@ import type { GrpoStepInput } from '../schemas/pipeline.js';
 import { storedRowsSummary, type EpisodeAuditTrail } from './audit.js';
 import { episodeRequest, runEpisode, type EpisodeAttempt } from './episodes.js';
 import { drawTasks } from './sampling.js';
+import { oldestVersionOf } from '../core/policy-versions.js';
 
 const { storeResultRows } = proxyActivities<ControlActivities>({
   startToCloseTimeout: '10 minutes',
@@ -51,6 +52,9 @@ export interface CollectedGroups {
   refills: number;
   /** Surplus groups cancelled once the batch was settled. */
   cancelled: number;
+  /** Asynchronous steps: groups dropped for a turn older than the window (input.pipeline.minVersion), and by task. */
+  staleGroups: number;
+  staleByTask: Record<string, number>;
   malformed: string[];
   scoredEpisodes: number;
   rewardSum: number;
@@ -68,7 +72,13 @@ interface InFlight {
   usable?: ScoredGroup;
 }
 
-type Replacement = 'replacement' | 'refill' | 'malformed';
+type Replacement = 'replacement' | 'refill' | 'stale' | 'malformed';
+
+/** Whether a scored group has a turn sampled by a version older than `minVersion` (an outcome lists its versions). */
+export function isStale(outcomes: readonly EpisodeOutcome[], minVersion: number | undefined): boolean {
+  if (minVersion === undefined) return false;
+  return outcomes.some((o) => (oldestVersionOf(o.policyVersion) ?? minVersion) < minVersion);
+}
 
 /** The groups of one step as they stream: what is in flight, what came back, the rows not stored yet. */
 class GroupStream {
@@ -79,11 +89,13 @@ class GroupStream {
     replacements: 0,
     refills: 0,
     cancelled: 0,
+    staleGroups: 0,
     scoredEpisodes: 0,
     rewardSum: 0,
     costUsd: 0,
   };
   readonly malformed = new Set<string>();
+  readonly staleByTask: Record<string, number> = {};
   readonly groups: InFlight[] = [];
   readonly running = new Set<Promise<void>>();
   private readonly rows: StoredRow[] = [];
@@ -204,6 +216,11 @@ class GroupStream {
       return 'malformed';
     }
     const { scored } = fate;
+    if (isStale(scored.outcomes, input.pipeline?.minVersion)) {
+      counts.staleGroups += 1;
+      this.staleByTask[entry.taskId] = (this.staleByTask[entry.taskId] ?? 0) + 1;
+      return 'stale';
+    }
     counts.scoredEpisodes += scored.outcomes.length;
     counts.rewardSum += scored.outcomes.reduce((sum, o) => sum + o.reward, 0);
     if (scored.informative) counts.informative += 1;
@@ -258,5 +275,11 @@ export async function collectGroups(
   for (let i = 0; i < width; i++) if (!stream.start(0)) break;
   await stream.drain();
   const used = stream.groups.flatMap((g) => (g.usable ? [g.usable] : [])).slice(0, target);
-  return { ...stream.counts, used, malformed: [...stream.malformed].sort(), sampler: stream.sampler };
+  return {
+    ...stream.counts,
+    used,
+    staleByTask: stream.staleByTask,
+    malformed: [...stream.malformed].sort(),
+    sampler: stream.sampler,
+  };
 }

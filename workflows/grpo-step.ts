@@ -1,10 +1,22 @@
-import { ApplicationFailure, proxyActivities, setHandler } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  condition,
+  getExternalWorkflowHandle,
+  proxyActivities,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { ControlActivities } from '../activities/index.js';
 import { FailureType } from '../core/failure-types.js';
 import type { ChildProgress } from '../schemas/campaign.js';
 import type { GrpoStepInput, GrpoStepResult } from '../schemas/pipeline.js';
 import { EpisodeAuditTrail } from './audit.js';
-import { progressQuery } from './definitions.js';
+import {
+  previousStepDoneSignal,
+  progressQuery,
+  rolloutsCollectedSignal,
+  type PreviousStepDone,
+} from './definitions.js';
 import type { GpuActivities } from './gpu.js';
 import { collectGroups, groupEpisodeId, type CollectedGroups } from './groups.js';
 
@@ -27,6 +39,10 @@ const publisher = proxyActivities<ControlActivities>({
  * One GRPO step: collect G usable groups of K episodes on tasks drawn from the frozen pool (zero-variance groups
  * replaced, groups lost to infrastructure refilled, as a stream: see collectGroups), then train on them: buildBatch,
  * policyUpdate on the gpu queue, publishPolicy.
+ *
+ * Asynchronous steps (input.pipeline): the step drops groups with a turn older than its window, tells the campaign
+ * once its rollouts are collected (the next step may start collecting), and, when the previous step was still
+ * training at its start, waits for the campaign's previousStepDone before its own update.
  */
 export async function grpoStep(input: GrpoStepInput): Promise<GrpoStepResult> {
   const progress: ChildProgress = {
@@ -41,12 +57,27 @@ export async function grpoStep(input: GrpoStepInput): Promise<GrpoStepResult> {
     startedAt: Date.now(),
   };
   setHandler(progressQuery, () => progress);
+  let previous: PreviousStepDone | undefined;
+  if (input.pipeline) setHandler(previousStepDoneSignal, (done) => void (previous = done));
   // Workflow time (Date.now() is deterministic here): the start of each phase, for the step summary's wall times.
   const started = Date.now();
   const resultSet = `${input.campaignId}/step-${input.step}`;
   const collected = await collectGroups(input, resultSet, progress, new EpisodeAuditTrail(progress));
   requireEnoughGroups(input, collected);
-  return train(input, resultSet, collected, progress, started);
+  const rolloutsDone = Date.now();
+  if (input.pipeline) {
+    const parent = workflowInfo().parent;
+    if (parent)
+      await getExternalWorkflowHandle(parent.workflowId, parent.runId).signal(rolloutsCollectedSignal, {
+        step: input.step,
+        sampler: collected.sampler,
+      });
+    if (input.pipeline.awaitPrevious) await condition(() => previous !== undefined);
+  }
+  const trainInput: GrpoStepInput = previous
+    ? { ...input, previousCheckpointUri: previous.checkpointUri, neededExports: previous.neededExports }
+    : input;
+  return train(trainInput, resultSet, collected, progress, { started, rolloutsDone, trainFrom: Date.now() });
 }
 
 function requireEnoughGroups(input: GrpoStepInput, c: CollectedGroups): void {
@@ -68,10 +99,10 @@ async function train(
   resultSet: string,
   c: CollectedGroups,
   progress: ChildProgress,
-  started: number,
+  times: { started: number; rolloutsDone: number; trainFrom: number },
 ): Promise<GrpoStepResult> {
   const { campaignId, step, settings } = input;
-  const rolloutsDone = Date.now();
+  const { started, rolloutsDone, trainFrom } = times;
   const batch = await control.buildBatch({
     campaignId,
     step,
@@ -145,12 +176,14 @@ async function train(
       tokens: update.metrics.tokens,
       wallSeconds: {
         rollouts: seconds(started, rolloutsDone),
-        batch: seconds(rolloutsDone, batchDone),
+        ...(input.pipeline ? { waitForPrevious: seconds(rolloutsDone, trainFrom) } : {}),
+        batch: seconds(trainFrom, batchDone),
         update: seconds(batchDone, updateDone),
         publish: seconds(updateDone, finished),
         total: seconds(started, finished),
       },
       policyVersion,
+      ...(input.pipeline ? { staleGroups: c.staleGroups, maxStaleness: input.pipeline.maxStaleness } : {}),
     },
     rewards: c.used.map((g) => g.outcomes.map((o) => o.reward)),
     groupsUsed: c.used.length,
@@ -159,6 +192,7 @@ async function train(
     refills: c.refills,
     ...(c.cancelled > 0 ? { cancelledGroups: c.cancelled } : {}),
     malformed: c.malformed,
+    ...(input.pipeline ? { staleGroups: c.staleGroups, staleByTask: c.staleByTask } : {}),
     episodes: { done: progress.done, infraFailed: progress.infraFailed },
     updateMetrics: update.metrics,
     batchUri: batch.batchUri,

@@ -1,4 +1,5 @@
-import type { CampaignConfig, CampaignState, EpisodeCounts } from '../schemas/campaign.js';
+import { oldestUsableVersion } from '../core/policy-versions.js';
+import type { CampaignConfig, CampaignState, EpisodeCounts, SamplerState } from '../schemas/campaign.js';
 import type { PolicyServerRef } from '../schemas/clients.js';
 import type { PolicyRef } from '../schemas/episode.js';
 import type { EpisodeSettings, EvaluationInput, GrpoStepInput, ProbeInput, TaskQueues } from '../schemas/pipeline.js';
@@ -84,6 +85,36 @@ export function grpoStepInput(
     policyServers: policyServersOf(config),
     ...(state.checkpointUri ? { previousCheckpointUri: state.checkpointUri } : {}),
     settings: episodeSettings(config, policyAt(config.policy, state)),
+  };
+}
+
+/** campaign.async.maxStaleness; 0 for a config recorded before the key existed (a history replayed). */
+export const maxStalenessOf = (config: CampaignConfig): number => config.async?.maxStaleness ?? 0;
+
+/**
+ * The input of step `step` of an asynchronous campaign (async.maxStaleness K >= 1), started while the steps before it
+ * may still be training: it draws from `sampler` (where the previous step's draws ended), and its episodes accept any
+ * policy version in its window [step - 1 - K, step - 1] (core/policy-versions.ts), since the versions before it may
+ * be published while they run; the checkpoint is the newest one published so far.
+ */
+export function pipelinedStepInput(
+  config: CampaignConfigWithQueues,
+  state: Parameters<typeof grpoStepInput>[1],
+  step: number,
+  { sampler, awaitPrevious }: { sampler: SamplerState; awaitPrevious: boolean },
+): GrpoStepInput {
+  const maxStaleness = maxStalenessOf(config);
+  const minVersion = oldestUsableVersion(step, maxStaleness);
+  const input = grpoStepInput(config, { ...state, sampler }, step);
+  const { policy } = input.settings;
+  const windowed: PolicyRef =
+    policy.kind === 'served' && step > 1
+      ? { ...policy, version: String(step - 1), minVersion: String(minVersion) }
+      : policy;
+  return {
+    ...input,
+    pipeline: { maxStaleness, minVersion, awaitPrevious },
+    settings: { ...input.settings, policy: windowed },
   };
 }
 

@@ -3,7 +3,11 @@ import { test } from 'node:test';
 import { PolicyClientConfig } from '../../schemas/clients.js';
 import { DEFAULT_EDGES } from '../../stats/bins.js';
 import { fixedTrialsPlanner } from '../../workflows/evaluation.js';
-import { policyAt } from '../../workflows/inputs.js';
+import { oldestUsableVersion, oldestVersionOf, rolloutsMayStart, versionNumber } from '../../core/policy-versions.js';
+import { CampaignConfig } from '../../schemas/campaign.js';
+import type { EpisodeOutcome } from '../../schemas/episode.js';
+import { isStale } from '../../workflows/groups.js';
+import { pipelinedStepInput, policyAt } from '../../workflows/inputs.js';
 import { probePlanner } from '../../workflows/probe.js';
 import { drawTasks } from '../../workflows/sampling.js';
 import type { SweepPlanner } from '../../workflows/sweep.js';
@@ -178,4 +182,46 @@ test('the served policy at a version names the checkpoint it was published from 
   assert.deepEqual(policyAt({ kind: 'oracle' }, { policyVersion: '2', checkpointUri: 'file:///c' }), {
     kind: 'oracle',
   });
+});
+
+test('asynchronous steps: the window of step u is [u - 1 - K, u - 1]; episodes accept it; older groups are stale', () => {
+  assert.equal(oldestUsableVersion(5, 0), 4, 'K = 0: only the version the update starts from');
+  assert.equal(oldestUsableVersion(5, 1), 3);
+  assert.equal(oldestUsableVersion(2, 3), 0, 'never below the base policy');
+  assert.ok(!rolloutsMayStart(4, 1, 1), 'step 4 (K = 1) may sample version 2, which is not published yet');
+  assert.ok(rolloutsMayStart(4, 1, 2));
+  assert.equal(versionNumber('7'), 7);
+  assert.equal(versionNumber('default'), 0, "vLLM's startup weights are the base policy");
+  assert.equal(versionNumber(undefined), 0);
+  assert.equal(oldestVersionOf('3,2,4'), 2);
+  assert.equal(oldestVersionOf(undefined), undefined);
+
+  const config = {
+    ...CampaignConfig.parse({
+      campaignId: 'c',
+      policy: { kind: 'served', client: { baseUrl: 'http://127.0.0.1:1', model: 'm' } },
+      tasks: { train: { taskSet: 't', split: 'train' }, eval: { taskSet: 't', split: 'eval' } },
+      steps: 5,
+      async: { maxStaleness: 1 },
+      update: { baseModel: '/m' },
+    }),
+    taskQueues: { control: 'c', episodes: 'e', gpu: 'g' },
+  };
+  const state = { pool: ['a'], sampler: { epoch: 0, cursor: 0 }, policyVersion: '1', checkpointUri: 'file:///c/1' };
+  const step3 = pipelinedStepInput(config, state, 3, { sampler: { epoch: 0, cursor: 4 }, awaitPrevious: true });
+  assert.deepEqual(step3.pipeline, { maxStaleness: 1, minVersion: 1, awaitPrevious: true });
+  assert.deepEqual(step3.sampler, { epoch: 0, cursor: 4 }, "it draws on from the previous step's draws");
+  assert.ok(step3.settings.policy.kind === 'served');
+  assert.equal(step3.settings.policy.version, '2', 'the newest version it may meet');
+  assert.equal(step3.settings.policy.minVersion, '1');
+  const step1 = pipelinedStepInput(config, { ...state, policyVersion: undefined }, 1, {
+    sampler: state.sampler,
+    awaitPrevious: false,
+  });
+  assert.ok(step1.settings.policy.kind === 'served' && step1.settings.policy.version === undefined, 'the base');
+
+  const outcome = (policyVersion: string) => ({ policyVersion }) as EpisodeOutcome;
+  assert.ok(!isStale([outcome('1'), outcome('1,2')], 1));
+  assert.ok(isStale([outcome('1'), outcome('0,2')], 1), 'one turn of version 0 in a group of step 3 (K = 1)');
+  assert.ok(!isStale([outcome('0')], undefined), 'the synchronous step has no window');
 });

@@ -1,6 +1,7 @@
 // Re-records test/fixtures/histories/*.json from real runs on the dev server (with the seeded random stand-in runner):
 //   npx tsc -p tsconfig.json && node dist/test/pipeline/record-histories.js
 // Re-record after an intended change to workflow code; replay.test.ts then guards that change from here on.
+// `--only async` records the asynchronous campaign's histories alone, keeping the others (recorded by older code).
 import fs from 'node:fs';
 import { campaign } from '../../workflows/campaign.js';
 import { pauseSignal, resumeSignal, setMaxStepsUpdate, statusQuery } from '../../workflows/definitions.js';
@@ -19,10 +20,48 @@ const tasks = [
   task('e-2', 0.7, 'eval'),
 ];
 const outages = new Map<string, number>();
-const p = await startPipeline(tasks, { outages, seed: 1 });
+const only = process.argv[2] === '--only' ? process.argv[3] : undefined;
+if (only !== undefined && only !== 'async') throw new Error(`--only takes "async", not ${only}`);
+const written: string[] = [];
+const p = await startPipeline(tasks, { outages, seed: 1 }, 8, { turnsFollowServedVersion: only === 'async' });
 try {
+  if (only === 'async') await recordAsync();
+  else await recordAll();
+  for (const file of written) console.log(`recorded ${file} (${(fs.statSync(file).size / 1024).toFixed(0)} KiB)`);
+} finally {
+  await p.close();
+}
+
+/** An asynchronous campaign (K = 1): step 2 collects while step 1 trains, an evaluation between, a renewal after 2. */
+async function recordAsync(): Promise<void> {
+  const config = p.campaignConfig({
+    campaignId: 'replay-async',
+    steps: 3,
+    async: { maxStaleness: 1 },
+    continueAsNewEverySteps: 2,
+    evaluation: { everySteps: 1, k: 2, window: 8 },
+    keepZeroVarianceGroups: true,
+    seed: 8,
+  });
+  // Each update waits until the next step's rollouts have started, so the recorded steps overlap.
+  p.gpu.hooks.beforeUpdate = async (input) => {
+    if (input.step >= 2) return;
+    while (![...p.runner.attempts.keys()].some((e) => e.startsWith(`${config.campaignId}/step-${input.step + 1}/`)))
+      await new Promise((resolve) => setTimeout(resolve, 50));
+  };
+  const handle = await p.client.workflow.start(campaign, {
+    taskQueue: p.queues.control,
+    workflowId: config.campaignId,
+    args: [{ config }],
+  });
+  await handle.result();
+  written.push(await saveHistory(p.client, 'async-campaign-first-run', config.campaignId, handle.firstExecutionRunId));
+  for (const child of ['step-1', 'step-2'])
+    written.push(await saveHistory(p.client, `async-campaign-${child}`, `${config.campaignId}/${child}`));
+}
+
+async function recordAll(): Promise<void> {
   fs.rmSync(HISTORIES_DIR, { recursive: true, force: true });
-  const written: string[] = [];
 
   // A campaign whose history is renewed after each step (continueAsNew) and whose step 2 meets an outage.
   const mini = p.campaignConfig({
@@ -124,8 +163,5 @@ try {
   } finally {
     await q.close();
   }
-
-  for (const file of written) console.log(`recorded ${file} (${(fs.statSync(file).size / 1024).toFixed(0)} KiB)`);
-} finally {
-  await p.close();
+  await recordAsync();
 }

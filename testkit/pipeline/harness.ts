@@ -61,6 +61,8 @@ export interface PipelineOptions {
   startGpuWorker?: (config: LoadedConfig, taskQueue: string) => Promise<{ stop(): Promise<void> }>;
   /** A model directory the stand-in gpu worker copies into each checkpoint, for real rollout servers to load. */
   checkpointWeights?: string;
+  /** Each turn records the version the fake policy server serves at that moment (asynchronous steps). */
+  turnsFollowServedVersion?: boolean;
 }
 
 export async function startPipeline(
@@ -74,13 +76,14 @@ export async function startPipeline(
   const artifacts = new LocalArtifactStore(path.join(dir, 'artifacts'));
   const taskSet = writeTaskSet(dir, tasks);
   const queues = { control: uniqueName('pl-control'), episodes: uniqueName('pl-episodes'), gpu: uniqueName('pl-gpu') };
+  const policyServer = await startFakePolicyServer();
   const runner = new SeededRandomEpisodeRunner({
     tasks: new Map(tasks.map((t) => [t.taskId, t])),
     artifacts,
+    ...(options.turnsFollowServedVersion ? { servedVersion: () => String(policyServer.version()) } : {}),
     ...runnerOptions,
   });
   const workflowBundle = await sharedWorkflowBundle();
-  const policyServer = await startFakePolicyServer();
   const workers: Array<Pick<RunningWorker, 'stop'>> = [];
   workers.push(await startControlWorker(config, { taskQueue: queues.control, workflowBundle, deps: { artifacts } }));
   workers.push(

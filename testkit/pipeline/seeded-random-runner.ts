@@ -36,6 +36,13 @@ export interface SeededRandomRunnerOptions {
   malformed?: Set<string>;
   /** Skip the trajectory file (for the orchestration benchmark's baseline of nothing but the runner). */
   withoutTrajectory?: boolean;
+  /**
+   * The version the policy server serves now, read at each turn and recorded as the version that sampled it (the
+   * real client records what the server reports): asynchronous steps, where a publish lands between two turns.
+   */
+  servedVersion?: () => string;
+  /** Episode id -> the version every turn of it records instead (a turn older than the step's window). */
+  turnVersions?: Map<string, string>;
 }
 
 export class SeededRandomEpisodeRunner implements EpisodeRunner {
@@ -54,7 +61,9 @@ export class SeededRandomEpisodeRunner implements EpisodeRunner {
     const failing = this.options.outages?.get(request.episodeId) ?? 0;
     if (attempt <= failing)
       throw new InfrastructureError(`simulated outage for ${request.episodeId}, attempt ${attempt}`, 'simulated');
+    const turnVersions: string[] = [];
     for (let turn = 1; turn <= (this.options.turns ?? 2); turn++) {
+      turnVersions.push(this.options.turnVersions?.get(request.episodeId) ?? this.options.servedVersion?.() ?? '');
       const delay = (this.options.turnDelayMs ?? 0) + (this.options.taskTurnDelayMs?.get(request.taskId) ?? 0);
       if (delay) await new Promise((resolve) => setTimeout(resolve, delay));
       hooks.signal?.throwIfAborted();
@@ -80,6 +89,9 @@ export class SeededRandomEpisodeRunner implements EpisodeRunner {
           ? (task.trainedSuccessRate ?? task.successRate)
           : task.successRate;
     const reward = seededRandom(subSeed(this.options.seed ?? 0, key))() < rate ? 1 : 0;
+    // The first turn's version samples the first segment, the last turn's the rest.
+    const sampledBy = [turnVersions[0] || version, turnVersions[turnVersions.length - 1] || version];
+    const versions = [...new Set(sampledBy)];
     let trajectoryUri: string | undefined;
     if (!this.options.withoutTrajectory) {
       // A failed episode ends with a turn cut off by the token limit, as failing tiny policies often do.
@@ -90,7 +102,15 @@ export class SeededRandomEpisodeRunner implements EpisodeRunner {
         rolloutLogprobs: [0, -0.5, -0.25, ...(truncated ? [-2, -3] : [])],
         segments: [
           { kind: 'observation', start: 0, end: 1, textStart: 0, textEnd: 1 },
-          { kind: 'sample', start: 1, end: 3, textStart: 1, textEnd: 3, policyVersion: version, finishReason: 'stop' },
+          {
+            kind: 'sample',
+            start: 1,
+            end: 3,
+            textStart: 1,
+            textEnd: 3,
+            policyVersion: sampledBy[0],
+            finishReason: 'stop',
+          },
           ...(truncated
             ? [
                 {
@@ -99,13 +119,13 @@ export class SeededRandomEpisodeRunner implements EpisodeRunner {
                   end: 5,
                   textStart: 3,
                   textEnd: 5,
-                  policyVersion: version,
+                  policyVersion: sampledBy[1],
                   finishReason: 'length' as const,
                 },
               ]
             : []),
         ],
-        policyVersions: [version],
+        policyVersions: versions,
         drift: null,
         trainable: true,
       };
@@ -128,7 +148,7 @@ export class SeededRandomEpisodeRunner implements EpisodeRunner {
       costUsd: 0.001,
       ...(request.campaignId ? { campaignId: request.campaignId } : {}),
       ...(request.step !== undefined ? { step: request.step } : {}),
-      policyVersion: version,
+      policyVersion: versions.join(','),
       finishReason: 'agent_done',
       ...(trajectoryUri ? { trajectoryUri } : {}),
       trainable: true,

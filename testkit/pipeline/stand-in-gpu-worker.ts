@@ -58,6 +58,8 @@ export async function startStandInGpuWorker(config: LoadedConfig, taskQueue: str
   const described = { value: TINY_MODEL_ON_ONE_CPU_RANK };
   const calls: Array<{ input: PolicyUpdateCall; batch: BatchFile }> = [];
   const logged: LogMetricsInput[] = [];
+  /** A test's hook, awaited before each update trains: it can hold an update until an event it waits for. */
+  const hooks: { beforeUpdate?: (input: PolicyUpdateCall) => Promise<void> } = {};
   const connection = await connectWorker(config);
   const worker = await Worker.create({
     connection,
@@ -76,6 +78,7 @@ export async function startStandInGpuWorker(config: LoadedConfig, taskQueue: str
         return described.value;
       },
       async policyUpdate(input: PolicyUpdateCall): Promise<PolicyUpdateReply> {
+        await hooks.beforeUpdate?.(input);
         const batch = await readTrainingBatch(input.batchUri);
         calls.push({ input, batch });
         const groups = new Map<string, number[]>();
@@ -120,5 +123,5 @@ export async function startStandInGpuWorker(config: LoadedConfig, taskQueue: str
       },
     },
   });
-  return { ...runWorker(worker, () => connection.close()), calls, logged, described };
+  return { ...runWorker(worker, () => connection.close()), calls, logged, described, hooks };
 }
