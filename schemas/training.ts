@@ -9,12 +9,15 @@ import { UPDATE_MEMORY_MODEL } from '../core/update-memory-model.js';
 
 const TokenId = z.number().int().min(0);
 const Finite = z.number().refine(Number.isFinite, 'must be a finite number');
+/** A policy version (core/policy-versions.ts: the step whose update made it, the base policy 0) or -1: none. */
+const TokenVersion = z.number().int().min(-1);
 
 /**
  * One episode of a training batch, as a single token sequence (prompt, completions and tool results together).
  * Position i of `lossMask` and `rolloutLogprobs` describes token i: mask 1 means token i was sampled by the policy
  * and is trained on, and its rollout logprob is log p(tokenIds[i] | tokenIds[<i]) under the policy that sampled it.
- * Where the mask is 0 the logprob is 0. Token 0 has no prediction, so its mask is 0.
+ * Where the mask is 0 the logprob is 0. Token 0 has no prediction, so its mask is 0. `rolloutVersions[i]` is the
+ * version of the policy that sampled token i (-1 where no policy did: the prompt, tool results, user turns).
  */
 const EpisodeMeta = {
   episodeId: z.string().min(1),
@@ -28,11 +31,21 @@ export const TrainingEpisode = z
     tokenIds: z.array(TokenId).min(2),
     lossMask: z.array(z.number().int().min(0).max(1)).describe('Aligned with tokenIds.'),
     rolloutLogprobs: z.array(z.number().max(0)).describe('Aligned with tokenIds; 0 where lossMask is 0.'),
+    rolloutVersions: z
+      .array(TokenVersion)
+      .describe(
+        "Aligned with tokenIds: the policy version that sampled each token (its sample segment's policyVersion as a " +
+          'number, core/policy-versions.ts versionNumber), -1 where no policy sampled it.',
+      ),
   })
   .strict()
-  .refine((e) => e.lossMask.length === e.tokenIds.length && e.rolloutLogprobs.length === e.tokenIds.length, {
-    message: 'lossMask and rolloutLogprobs must have one entry per token id',
-  });
+  .refine(
+    (e) =>
+      e.lossMask.length === e.tokenIds.length &&
+      e.rolloutLogprobs.length === e.tokenIds.length &&
+      e.rolloutVersions.length === e.tokenIds.length,
+    { message: 'lossMask, rolloutLogprobs and rolloutVersions must have one entry per token id' },
+  );
 export type TrainingEpisode = z.infer<typeof TrainingEpisode>;
 
 /** One per-token array of a training batch: a 1-D little-endian `.npy` file beside the manifest. */
@@ -50,9 +63,10 @@ const BatchArray = <D extends string>(dtype: D) =>
 
 /**
  * The file a policy update trains on (`PolicyUpdateInput.batchUri`): a manifest of the episodes, each a slice
- * [offset, offset + length) of three flat arrays that hold every episode's tokens back to back (TrainingEpisode's
+ * [offset, offset + length) of flat arrays that hold every episode's tokens back to back (TrainingEpisode's
  * columns, with its bounds). Arrays, not JSON: a step of 256 episodes × 110k tokens is ~28M tokens, which one JSON
- * string cannot hold; the arrays are written episode by episode and read memory-mapped.
+ * string cannot hold; the arrays are written episode by episode and read memory-mapped. Batches written before
+ * `rolloutVersions` existed have no such array: they train alike, without staleness figures.
  */
 export const TrainingBatch = z
   .object({
@@ -74,6 +88,7 @@ export const TrainingBatch = z
         tokenIds: BatchArray('int32'),
         lossMask: BatchArray('uint8'),
         rolloutLogprobs: BatchArray('float32'),
+        rolloutVersions: BatchArray('int32').optional(),
       })
       .strict(),
   })
