@@ -114,10 +114,34 @@ export const LossConfig = z
       .min(0)
       .default(0.2)
       .describe('Ratio upper bound is 1 + clipHigh (raise it for DAPO clip-higher).'),
-    klCoef: z.number().min(0).default(0).describe('Weight of the k3 KL estimate to the rollout policy.'),
+    klCoef: z
+      .number()
+      .min(0)
+      .default(0)
+      .describe(
+        "Weight of the k3 KL estimate to the ratio's reference: the rollout policy, or with offPolicyCorrection 'tis' the starting weights.",
+      ),
     normalizeStd: z.boolean().default(true).describe('Divide group-centred rewards by the group std.'),
     eps: z.number().positive().default(1e-6).describe('Added to the group std.'),
     aggregation: z.enum(['token-mean', 'seq-mean-token-mean']).default('token-mean'),
+    offPolicyCorrection: z
+      .enum(['none', 'tis'])
+      .default('none')
+      .describe(
+        'none: the ratio of the clipped loss is against the rollout log-probs (what the sampler returned). tis: the ' +
+          'update first recomputes, without gradients, the log-probs of the weights it starts from (the proximal ' +
+          'policy); the ratio is against those, and each loss token is weighted by the truncated importance weight ' +
+          "min(p_prox / p_rollout, isCap), detached: token-level TIS (verl's rollout correction, AReaL's decoupled " +
+          'PPO). It corrects for turns sampled by older versions (asynchronous steps) and for the sampler-trainer ' +
+          'mismatch, at the cost of one forward pass over the batch (docs/policy-stack.md).',
+      ),
+    isCap: z
+      .number()
+      .min(1)
+      .default(2.0)
+      .describe(
+        "With offPolicyCorrection 'tis': the truncation of the importance weight (verl's rollout_is_threshold).",
+      ),
   })
   .strict();
 
@@ -249,10 +273,38 @@ export const PolicyUpdateMetrics = z
     gradNorm: Finite.describe('Total gradient norm before clipping (the mean over mini-batches).'),
     clipFraction: Finite.describe('Share of loss tokens whose ratio was clipped.'),
     entropy: Finite.describe('Token-mean entropy of the current policy on loss tokens.'),
-    approxKl: Finite.describe('Token-mean k3 estimate of KL(rollout || current) on loss tokens.'),
+    approxKl: Finite.describe(
+      "Token-mean k3 estimate of KL(reference || current) on loss tokens; the reference is the rollout policy, or with offPolicyCorrection 'tis' the starting weights.",
+    ),
     tokensPerSecond: Finite.describe('Tokens (all positions) processed per second of update.'),
     tokens: z.number().int().min(0).describe('Loss-masked tokens in the batch.'),
     optimizerSteps: z.number().int().min(1).describe('AdamW steps taken: one per mini-batch.'),
+    stalenessMean: Finite.optional().describe(
+      'Mean lag of the loss tokens in versions: (step - 1) minus the version that sampled the token, 0 for a token ' +
+        'the starting weights sampled. Absent when the batch records no versions (older batches).',
+    ),
+    stalenessMax: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe('The largest lag of a loss token (absent as stalenessMean).'),
+    samplerDriftMean: Finite.optional().describe(
+      'Mean |log p_start - log p_rollout| over loss tokens: how far the log-probs of the weights the update starts ' +
+        "from are from those the sampler returned. With maxStaleness 0 it is the sampler-trainer mismatch (vLLM's " +
+        "kernels and precision against the trainer's). With offPolicyCorrection 'tis' it is measured on every loss " +
+        "token by the recompute; with 'none' for free, from the first mini-batch's forward passes (which run on the " +
+        'starting weights), so on the loss tokens of that mini-batch only.',
+    ),
+    samplerDriftMax: Finite.optional().describe('The largest |log p_start - log p_rollout| of those tokens.'),
+    isWeightMean: Finite.optional().describe(
+      "offPolicyCorrection 'tis' only: mean importance weight p_prox / p_rollout over loss tokens, before " +
+        'truncation (the weight is bounded at exp(20) against overflow).',
+    ),
+    isWeightMax: Finite.optional().describe("offPolicyCorrection 'tis' only: the largest importance weight."),
+    isTruncatedFraction: Finite.optional().describe(
+      "offPolicyCorrection 'tis' only: share of loss tokens whose importance weight was truncated at isCap.",
+    ),
   })
   .strict();
 
@@ -268,6 +320,14 @@ export const PolicyUpdateResult = z
     step: z.number().int().min(1),
     reused: z.boolean().describe("True when this step's checkpoint already existed and no training happened."),
     metrics: PolicyUpdateMetrics,
+    stalenessHistogram: z
+      .array(z.number().int().min(0))
+      .optional()
+      .describe(
+        'Loss tokens by lag: entry i counts the loss tokens sampled i versions behind the weights the update ' +
+          'started from (version step - 1 - i). Absent when the batch records no versions. Beside the metrics, ' +
+          'which are scalars.',
+      ),
   })
   .strict();
 export type PolicyUpdateResult = z.infer<typeof PolicyUpdateResult>;

@@ -54,7 +54,9 @@ class OptimizerConfig:
 @dataclass(frozen=True)
 class LossConfig:
     """The clipped policy loss and the group advantages (verl: actor.clip_ratio_*, loss_agg_mode, kl_loss_coef,
-    algorithm.norm_adv_by_std_in_grpo; `epsilon` is the std offset of compute_grpo_outcome_advantage)."""
+    algorithm.norm_adv_by_std_in_grpo; `epsilon` is the std offset of compute_grpo_outcome_advantage), and the
+    off-policy correction (verl: algorithm.rollout_correction.rollout_is, rollout_is_threshold; here `rollout_is` is
+    "none", or "tis": verl's rollout_is "token" in its decoupled mode, which truncates)."""
 
     clip_ratio_low: float = _ts("clipLow")
     clip_ratio_high: float = _ts("clipHigh")
@@ -62,6 +64,13 @@ class LossConfig:
     norm_adv_by_std_in_grpo: bool = _ts("normalizeStd")
     epsilon: float = _ts("eps")
     loss_agg_mode: str = _ts("aggregation")
+    rollout_is: str = _ts("offPolicyCorrection")
+    rollout_is_threshold: float = _ts("isCap")
+
+    @property
+    def recomputes_old_log_prob(self) -> bool:
+        """Whether the update recomputes the log-probs of its starting weights (π_prox) before its first step."""
+        return self.rollout_is == "tis"
 
     @staticmethod
     def from_payload(payload: dict) -> LossConfig:

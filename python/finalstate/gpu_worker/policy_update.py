@@ -77,7 +77,7 @@ class PolicyUpdater:
             log.info("policyUpdate %s step %d: complete checkpoint found, returning it", request.campaign_id, request.step)
             # A retried or replayed step may have stopped between its checkpoint and its pruning.
             store.prune(request.step, request.retention, request.needed_exports)
-            return _result(stored, request.step, state["metrics"], reused=True)
+            return _result(stored, request.step, state["metrics"], state.get("stalenessHistogram"), reused=True)
 
         heartbeat({"phase": "loading batch"})
         episodes = load_batch(request.batch_uri)
@@ -150,15 +150,17 @@ class PolicyUpdater:
                 shuffle_seed=request.shuffle_seed,
                 progress=lambda done, total: heartbeat({"phase": "training", "microBatches": done, "of": total}),
             )
+            histogram = metrics.pop("stalenessHistogram", None)
             heartbeat({"phase": "writing checkpoint"})
             store = CheckpointStore(request.checkpoint_dir)
+            state = {"campaignId": request.campaign_id, "batchUri": request.batch_uri, "metrics": metrics}
             path = store.write(
                 request.step,
                 groups=groups,
                 storage=session.storage,
                 trainer=session.trainer,
                 tokenizer=session.tokenizer,
-                state={"campaignId": request.campaign_id, "batchUri": request.batch_uri, "metrics": metrics},
+                state=state if histogram is None else {**state, "stalenessHistogram": histogram},
                 dtype=export_dtype(request.fsdp.export_dtype, self.device),
             )
             if groups.is_rank0:
@@ -176,7 +178,7 @@ class PolicyUpdater:
             if groups.world_size > 1 and isinstance(err, Exception):
                 raise GroupFailure(f"{groups}: the sharded update of step {request.step} failed: {err}") from err
             raise
-        return _result(path, request.step, metrics, reused=False)
+        return _result(path, request.step, metrics, histogram, reused=False)
 
     def _session_for(self, plan: _Plan) -> _Session:
         request = plan.request
@@ -231,6 +233,8 @@ def _load_tokenizer(source: Path):
         return None
 
 
-def _result(path: Path, step: int, metrics: dict, *, reused: bool) -> dict:
+def _result(path: Path, step: int, metrics: dict, histogram: list[int] | None, *, reused: bool) -> dict:
     result = {"checkpointUri": path.resolve().as_uri(), "step": step, "reused": reused, "metrics": metrics}
+    if histogram is not None:
+        result["stalenessHistogram"] = histogram
     return validate("PolicyUpdateResult", result, where="policyUpdate result")
