@@ -212,9 +212,9 @@ export const MicroBatchSize = CountOrNull.describe(
 );
 
 /**
- * Which checkpoints of a campaign stay on disk. Every step writes its sharded training state (fp32 weights and
- * AdamW moments: 12 bytes per parameter) and its consolidated export (2 bytes per parameter in bf16); once a step's
- * checkpoint is complete, the gpu worker deletes what the campaign no longer needs.
+ * Which checkpoints of a campaign stay on disk. Every step writes its consolidated export (2 bytes per parameter in
+ * bf16) and, every `checkpoints.every` steps, its sharded training state (fp32 weights and AdamW moments: 12 bytes
+ * per parameter); once a step's checkpoint is complete, the gpu worker deletes what the campaign no longer needs.
  */
 export const CheckpointRetention = z
   .object({
@@ -225,7 +225,7 @@ export const CheckpointRetention = z
       .nullable()
       .default(2)
       .describe(
-        "The newest N steps stay whole (resumable: a resumed or replayed update continues from the newest). Older steps lose their sharded training state. null: every step's stays.",
+        "The newest N steps stay whole (resumable: a resumed or replayed update continues from the newest). Older steps lose their sharded training state. null: every step's stays. With checkpoints.every above 1, the newest step that holds a resumable state and every step after it stay whole too: a restarted worker replays those steps from it.",
       ),
     keepExports: z
       .enum(['needed', 'all'])
@@ -237,6 +237,21 @@ export const CheckpointRetention = z
   })
   .strict();
 export type CheckpointRetention = z.infer<typeof CheckpointRetention>;
+
+/** How often an update writes its resumable state (the export that serving needs is written every step). */
+export const CheckpointCadence = z
+  .object({
+    every: z
+      .number()
+      .int()
+      .min(1)
+      .default(1)
+      .describe(
+        "Write the resumable state (sharded/: fp32 weights and AdamW moments, 12 bytes per parameter) only after every N-th step; every step still writes its export and trainer_state.json, which records the step's whole input. A gpu worker restarted between two resumable states loads the last one and re-runs the steps since from their recorded batches and inputs, to the same weights. 1: every step.",
+      ),
+  })
+  .strict();
+export type CheckpointCadence = z.infer<typeof CheckpointCadence>;
 
 /** Input of the `policyUpdate` activity (task queue `gpu`). */
 export const PolicyUpdateInput = z
@@ -257,6 +272,7 @@ export const PolicyUpdateInput = z
     miniBatchGroups: MiniBatchGroups,
     seed: z.number().int().min(0).default(0),
     retention: CheckpointRetention.prefault({}),
+    checkpoints: CheckpointCadence.prefault({}),
     neededExports: z
       .array(z.number().int().min(1))
       .default([])
@@ -305,6 +321,15 @@ export const PolicyUpdateMetrics = z
     isTruncatedFraction: Finite.optional().describe(
       "offPolicyCorrection 'tis' only: share of loss tokens whose importance weight was truncated at isCap.",
     ),
+    replayedSteps: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe(
+        'Steps re-run from their recorded batches and inputs before this update, because the worker restarted ' +
+          'after a step that wrote no resumable state (update.checkpoints.every). Absent: none.',
+      ),
   })
   .strict();
 

@@ -112,6 +112,20 @@ class RetentionConfig:
 
 
 @dataclass(frozen=True)
+class CheckpointConfig:
+    """How often the resumable state is written (schemas/training.ts CheckpointCadence; verl: trainer.save_freq)."""
+
+    save_freq: int = _ts("every")
+
+    @staticmethod
+    def from_payload(payload: dict) -> CheckpointConfig:
+        return _from_payload(CheckpointConfig, payload)
+
+    def writes_resumable_state(self, step: int) -> bool:
+        return step % self.save_freq == 0
+
+
+@dataclass(frozen=True)
 class PolicyUpdateRequest:
     """One `policyUpdate` call. A forward pass on each rank holds at most micro_batch_tokens padded tokens and
     ppo_micro_batch_size_per_gpu episodes (None: no limit); ppo_mini_batch_size counts groups (verl counts prompts,
@@ -130,6 +144,7 @@ class PolicyUpdateRequest:
     ppo_mini_batch_size: int | None = _ts("miniBatchGroups")
     seed: int = _ts("seed")
     retention: RetentionConfig = _ts("retention")
+    checkpoints: CheckpointConfig = _ts("checkpoints")
     needed_exports: tuple[int, ...] = _ts("neededExports")
 
     def __post_init__(self):
@@ -151,6 +166,7 @@ def parse_policy_update_input(raw: Any, *, where: str = "policyUpdate input") ->
         loss=LossConfig.from_payload(payload["loss"]),
         fsdp=FsdpConfig.from_payload(payload["fsdp"]),
         retention=RetentionConfig.from_payload(payload["retention"]),
+        checkpoints=CheckpointConfig.from_payload(payload["checkpoints"]),
     )
 
 
