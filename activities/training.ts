@@ -102,6 +102,7 @@ export function createTrainingActivities({
               tokenIds: trajectory.tokenIds,
               lossMask: row.lossMask,
               rolloutLogprobs: row.rolloutLogprobs,
+              rolloutVersions: row.rolloutVersions,
               reward: row.reward,
             });
           }

@@ -157,15 +157,20 @@ export function memoryTable(): string {
   return lines.join('\n');
 }
 
-export function checkpointTable(steps = 100, evaluateEvery = 5): string {
+export function checkpointTable(steps = 100, evaluateEvery = 5, every = 10): string {
   const retention = CheckpointRetention.parse({});
   const lines = [
-    `| model | each step writes | after ${steps} steps, default retention | after ${steps} steps, everything kept |`,
-    '|---|---|---|---|',
+    `| model | each step writes | after ${steps} steps, default retention | after ${steps} steps, everything kept | ` +
+      `\`checkpoints.every: ${every}\`: a step writes on average | after ${steps} steps, default retention |`,
+    '|---|---|---|---|---|---|',
   ];
   for (const [name, model] of Object.entries(REFERENCE_MODELS)) {
     const bytes = checkpointBytes(model.parameters, 2, retention, steps, evaluateEvery);
-    lines.push(`| ${name} | ${gb(bytes.perStep)} | ${gb(bytes.retained)} | ${gb(bytes.unretained)} |`);
+    const cadence = checkpointBytes(model.parameters, 2, retention, steps, evaluateEvery, every);
+    lines.push(
+      `| ${name} | ${gb(bytes.perStep)} | ${gb(bytes.retained)} | ${gb(bytes.unretained)} | ` +
+        `${gb(cadence.averagePerStep)} | ${gb(cadence.retained)} |`,
+    );
   }
   return lines.join('\n');
 }

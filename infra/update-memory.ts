@@ -191,19 +191,23 @@ export function exportBytesPerParameter(dtype: UpdateSettings['exportDtype'], de
 }
 
 export interface CheckpointBytes {
-  /** What one step writes: its resumable state and its export. */
+  /** What a step writes with its resumable state (every step's by default): the resumable state and the export. */
   perStep: number;
   resumable: number;
   export: number;
+  /** What a step writes on average with the cadence: its export, and the resumable state every `every` steps. */
+  averagePerStep: number;
   /** What the checkpoint directory holds after `steps` steps, with the retention, and without any. */
   retained: number;
   unretained: number;
 }
 
 /**
- * Disk bytes of the checkpoints after `steps` steps: each step writes 12 bytes per parameter of resumable state and
- * its export; retention keeps the newest keepLast steps whole, and the exports of the served step, of the evaluated
- * steps (every `evaluateEvery`) and of every exportEvery-th step.
+ * Disk bytes of the checkpoints after `steps` steps: each step writes its export, and every `every`-th step (the
+ * campaign's update.checkpoints.every) 12 bytes per parameter of resumable state too. Retention keeps the newest
+ * keepLast steps whole, the newest resumable state and every step after it (a restarted worker replays them), and
+ * the exports of the served step, of the evaluated steps (every `evaluateEvery`) and of every exportEvery-th step,
+ * as python/finalstate/gpu_worker/checkpoints.py prunes.
  */
 export function checkpointBytes(
   parameters: number,
@@ -211,27 +215,28 @@ export function checkpointBytes(
   retention: CheckpointRetention,
   steps: number,
   evaluateEvery: number,
+  every = 1,
 ): CheckpointBytes {
   const resumable = RESUMABLE_BYTES_PER_PARAMETER * parameters;
   const exportBytes = exportPerParameter * parameters;
-  const whole = Math.min(retention.keepLast ?? steps, steps);
-  const older = Array.from({ length: steps - whole }, (_, i) => i + 1);
+  const all = Array.from({ length: steps }, (_, i) => i + 1);
+  const replayFrom = Math.floor(steps / every) * every; // 0: no resumable state yet, every step is replayed
+  const newest = all.slice(retention.keepLast === null ? 0 : -retention.keepLast);
+  const whole = new Set([...newest, ...all.filter((s) => s >= replayFrom)]);
   const served = steps - 1; // published after the newest step: the newest but one is served while it runs
-  const keptExports =
-    retention.keepExports === 'all'
-      ? older.length
-      : older.filter(
-          (s) =>
-            s === served ||
-            s % evaluateEvery === 0 ||
-            (retention.exportEvery !== null && s % retention.exportEvery === 0),
-        ).length;
+  const keepsExport = (s: number) =>
+    retention.keepExports === 'all' ||
+    s === served ||
+    s % evaluateEvery === 0 ||
+    (retention.exportEvery !== null && s % retention.exportEvery === 0);
+  const written = (s: number) => exportBytes + (s % every === 0 ? resumable : 0);
   return {
     perStep: resumable + exportBytes,
     resumable,
     export: exportBytes,
-    retained: whole * (resumable + exportBytes) + keptExports * exportBytes,
-    unretained: steps * (resumable + exportBytes),
+    averagePerStep: exportBytes + resumable / every,
+    retained: all.reduce((sum, s) => sum + (whole.has(s) ? written(s) : keepsExport(s) ? exportBytes : 0), 0),
+    unretained: all.reduce((sum, s) => sum + written(s), 0),
   };
 }
 
@@ -270,15 +275,25 @@ export function describeUpdateMemory(plan: UpdateMemory, model: ModelShape, work
   ];
 }
 
-export function describeCheckpoints(bytes: CheckpointBytes, retention: CheckpointRetention, steps: number): string {
+export function describeCheckpoints(
+  bytes: CheckpointBytes,
+  retention: CheckpointRetention,
+  steps: number,
+  every = 1,
+): string {
   const kept =
     retention.keepExports === 'all'
       ? 'every export'
       : `the served and evaluated steps' exports${retention.exportEvery === null ? '' : ` and every ${retention.exportEvery}th`}`;
   const whole = retention.keepLast === null ? 'every step' : `the last ${plural(retention.keepLast, 'step')}`;
+  const writes =
+    every === 1
+      ? `each step writes ${size(bytes.perStep)} (resumable state ${size(bytes.resumable)}, export ${size(bytes.export)})`
+      : `each step writes its export (${size(bytes.export)}) and every ${every}th its resumable state too ` +
+        `(${size(bytes.resumable)}): ${size(bytes.averagePerStep)} a step on average`;
   return (
-    `checkpoints: each step writes ${size(bytes.perStep)} (resumable state ${size(bytes.resumable)}, export ` +
-    `${size(bytes.export)}); after ${steps} steps the directory holds ${size(bytes.retained)} keeping ${whole} ` +
-    `whole and ${kept}, ${size(bytes.unretained)} keeping everything`
+    `checkpoints: ${writes}; after ${steps} steps the directory holds ${size(bytes.retained)} keeping ${whole} ` +
+    `whole${every === 1 ? '' : ' (and the steps since the last resumable state)'} and ${kept}, ` +
+    `${size(bytes.unretained)} keeping everything`
   );
 }

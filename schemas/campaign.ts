@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { TrackingConfig } from './tracking.js';
 import {
+  CheckpointCadence,
   CheckpointRetention,
   FsdpConfig,
   LossConfig,
@@ -107,6 +108,9 @@ export const UpdateConfig = z
     miniBatchGroups: MiniBatchGroups,
     retention: CheckpointRetention.prefault({}).describe(
       'Which checkpoints stay on disk; `finalstate campaign start` prints the bytes each step writes and what stays.',
+    ),
+    checkpoints: CheckpointCadence.prefault({}).describe(
+      'How often the resumable state is written (every step by default; the export that serving needs always is).',
     ),
     maskTruncatedTurns: z
       .boolean()

@@ -9,12 +9,15 @@ import { UPDATE_MEMORY_MODEL } from '../core/update-memory-model.js';
 
 const TokenId = z.number().int().min(0);
 const Finite = z.number().refine(Number.isFinite, 'must be a finite number');
+/** A policy version (core/policy-versions.ts: the step whose update made it, the base policy 0) or -1: none. */
+const TokenVersion = z.number().int().min(-1);
 
 /**
  * One episode of a training batch, as a single token sequence (prompt, completions and tool results together).
  * Position i of `lossMask` and `rolloutLogprobs` describes token i: mask 1 means token i was sampled by the policy
  * and is trained on, and its rollout logprob is log p(tokenIds[i] | tokenIds[<i]) under the policy that sampled it.
- * Where the mask is 0 the logprob is 0. Token 0 has no prediction, so its mask is 0.
+ * Where the mask is 0 the logprob is 0. Token 0 has no prediction, so its mask is 0. `rolloutVersions[i]` is the
+ * version of the policy that sampled token i (-1 where no policy did: the prompt, tool results, user turns).
  */
 const EpisodeMeta = {
   episodeId: z.string().min(1),
@@ -28,11 +31,21 @@ export const TrainingEpisode = z
     tokenIds: z.array(TokenId).min(2),
     lossMask: z.array(z.number().int().min(0).max(1)).describe('Aligned with tokenIds.'),
     rolloutLogprobs: z.array(z.number().max(0)).describe('Aligned with tokenIds; 0 where lossMask is 0.'),
+    rolloutVersions: z
+      .array(TokenVersion)
+      .describe(
+        "Aligned with tokenIds: the policy version that sampled each token (its sample segment's policyVersion as a " +
+          'number, core/policy-versions.ts versionNumber), -1 where no policy sampled it.',
+      ),
   })
   .strict()
-  .refine((e) => e.lossMask.length === e.tokenIds.length && e.rolloutLogprobs.length === e.tokenIds.length, {
-    message: 'lossMask and rolloutLogprobs must have one entry per token id',
-  });
+  .refine(
+    (e) =>
+      e.lossMask.length === e.tokenIds.length &&
+      e.rolloutLogprobs.length === e.tokenIds.length &&
+      e.rolloutVersions.length === e.tokenIds.length,
+    { message: 'lossMask, rolloutLogprobs and rolloutVersions must have one entry per token id' },
+  );
 export type TrainingEpisode = z.infer<typeof TrainingEpisode>;
 
 /** One per-token array of a training batch: a 1-D little-endian `.npy` file beside the manifest. */
@@ -50,9 +63,10 @@ const BatchArray = <D extends string>(dtype: D) =>
 
 /**
  * The file a policy update trains on (`PolicyUpdateInput.batchUri`): a manifest of the episodes, each a slice
- * [offset, offset + length) of three flat arrays that hold every episode's tokens back to back (TrainingEpisode's
+ * [offset, offset + length) of flat arrays that hold every episode's tokens back to back (TrainingEpisode's
  * columns, with its bounds). Arrays, not JSON: a step of 256 episodes × 110k tokens is ~28M tokens, which one JSON
- * string cannot hold; the arrays are written episode by episode and read memory-mapped.
+ * string cannot hold; the arrays are written episode by episode and read memory-mapped. Batches written before
+ * `rolloutVersions` existed have no such array: they train alike, without staleness figures.
  */
 export const TrainingBatch = z
   .object({
@@ -74,6 +88,7 @@ export const TrainingBatch = z
         tokenIds: BatchArray('int32'),
         lossMask: BatchArray('uint8'),
         rolloutLogprobs: BatchArray('float32'),
+        rolloutVersions: BatchArray('int32').optional(),
       })
       .strict(),
   })
@@ -99,10 +114,34 @@ export const LossConfig = z
       .min(0)
       .default(0.2)
       .describe('Ratio upper bound is 1 + clipHigh (raise it for DAPO clip-higher).'),
-    klCoef: z.number().min(0).default(0).describe('Weight of the k3 KL estimate to the rollout policy.'),
+    klCoef: z
+      .number()
+      .min(0)
+      .default(0)
+      .describe(
+        "Weight of the k3 KL estimate to the ratio's reference: the rollout policy, or with offPolicyCorrection 'tis' the starting weights.",
+      ),
     normalizeStd: z.boolean().default(true).describe('Divide group-centred rewards by the group std.'),
     eps: z.number().positive().default(1e-6).describe('Added to the group std.'),
     aggregation: z.enum(['token-mean', 'seq-mean-token-mean']).default('token-mean'),
+    offPolicyCorrection: z
+      .enum(['none', 'tis'])
+      .default('none')
+      .describe(
+        'none: the ratio of the clipped loss is against the rollout log-probs (what the sampler returned). tis: the ' +
+          'update first recomputes, without gradients, the log-probs of the weights it starts from (the proximal ' +
+          'policy); the ratio is against those, and each loss token is weighted by the truncated importance weight ' +
+          "min(p_prox / p_rollout, isCap), detached: token-level TIS (verl's rollout correction, AReaL's decoupled " +
+          'PPO). It corrects for turns sampled by older versions (asynchronous steps) and for the sampler-trainer ' +
+          'mismatch, at the cost of one forward pass over the batch (docs/policy-stack.md).',
+      ),
+    isCap: z
+      .number()
+      .min(1)
+      .default(2.0)
+      .describe(
+        "With offPolicyCorrection 'tis': the truncation of the importance weight (verl's rollout_is_threshold).",
+      ),
   })
   .strict();
 
@@ -173,9 +212,9 @@ export const MicroBatchSize = CountOrNull.describe(
 );
 
 /**
- * Which checkpoints of a campaign stay on disk. Every step writes its sharded training state (fp32 weights and
- * AdamW moments: 12 bytes per parameter) and its consolidated export (2 bytes per parameter in bf16); once a step's
- * checkpoint is complete, the gpu worker deletes what the campaign no longer needs.
+ * Which checkpoints of a campaign stay on disk. Every step writes its consolidated export (2 bytes per parameter in
+ * bf16) and, every `checkpoints.every` steps, its sharded training state (fp32 weights and AdamW moments: 12 bytes
+ * per parameter); once a step's checkpoint is complete, the gpu worker deletes what the campaign no longer needs.
  */
 export const CheckpointRetention = z
   .object({
@@ -186,7 +225,7 @@ export const CheckpointRetention = z
       .nullable()
       .default(2)
       .describe(
-        "The newest N steps stay whole (resumable: a resumed or replayed update continues from the newest). Older steps lose their sharded training state. null: every step's stays.",
+        "The newest N steps stay whole (resumable: a resumed or replayed update continues from the newest). Older steps lose their sharded training state. null: every step's stays. With checkpoints.every above 1, the newest step that holds a resumable state and every step after it stay whole too: a restarted worker replays those steps from it.",
       ),
     keepExports: z
       .enum(['needed', 'all'])
@@ -198,6 +237,21 @@ export const CheckpointRetention = z
   })
   .strict();
 export type CheckpointRetention = z.infer<typeof CheckpointRetention>;
+
+/** How often an update writes its resumable state (the export that serving needs is written every step). */
+export const CheckpointCadence = z
+  .object({
+    every: z
+      .number()
+      .int()
+      .min(1)
+      .default(1)
+      .describe(
+        "Write the resumable state (sharded/: fp32 weights and AdamW moments, 12 bytes per parameter) only after every N-th step; every step still writes its export and trainer_state.json, which records the step's whole input. A gpu worker restarted between two resumable states loads the last one and re-runs the steps since from their recorded batches and inputs, to the same weights. 1: every step.",
+      ),
+  })
+  .strict();
+export type CheckpointCadence = z.infer<typeof CheckpointCadence>;
 
 /** Input of the `policyUpdate` activity (task queue `gpu`). */
 export const PolicyUpdateInput = z
@@ -218,6 +272,7 @@ export const PolicyUpdateInput = z
     miniBatchGroups: MiniBatchGroups,
     seed: z.number().int().min(0).default(0),
     retention: CheckpointRetention.prefault({}),
+    checkpoints: CheckpointCadence.prefault({}),
     neededExports: z
       .array(z.number().int().min(1))
       .default([])
@@ -234,10 +289,47 @@ export const PolicyUpdateMetrics = z
     gradNorm: Finite.describe('Total gradient norm before clipping (the mean over mini-batches).'),
     clipFraction: Finite.describe('Share of loss tokens whose ratio was clipped.'),
     entropy: Finite.describe('Token-mean entropy of the current policy on loss tokens.'),
-    approxKl: Finite.describe('Token-mean k3 estimate of KL(rollout || current) on loss tokens.'),
+    approxKl: Finite.describe(
+      "Token-mean k3 estimate of KL(reference || current) on loss tokens; the reference is the rollout policy, or with offPolicyCorrection 'tis' the starting weights.",
+    ),
     tokensPerSecond: Finite.describe('Tokens (all positions) processed per second of update.'),
     tokens: z.number().int().min(0).describe('Loss-masked tokens in the batch.'),
     optimizerSteps: z.number().int().min(1).describe('AdamW steps taken: one per mini-batch.'),
+    stalenessMean: Finite.optional().describe(
+      'Mean lag of the loss tokens in versions: (step - 1) minus the version that sampled the token, 0 for a token ' +
+        'the starting weights sampled. Absent when the batch records no versions (older batches).',
+    ),
+    stalenessMax: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe('The largest lag of a loss token (absent as stalenessMean).'),
+    samplerDriftMean: Finite.optional().describe(
+      'Mean |log p_start - log p_rollout| over loss tokens: how far the log-probs of the weights the update starts ' +
+        "from are from those the sampler returned. With maxStaleness 0 it is the sampler-trainer mismatch (vLLM's " +
+        "kernels and precision against the trainer's). With offPolicyCorrection 'tis' it is measured on every loss " +
+        "token by the recompute; with 'none' for free, from the first mini-batch's forward passes (which run on the " +
+        'starting weights), so on the loss tokens of that mini-batch only.',
+    ),
+    samplerDriftMax: Finite.optional().describe('The largest |log p_start - log p_rollout| of those tokens.'),
+    isWeightMean: Finite.optional().describe(
+      "offPolicyCorrection 'tis' only: mean importance weight p_prox / p_rollout over loss tokens, before " +
+        'truncation (the weight is bounded at exp(20) against overflow).',
+    ),
+    isWeightMax: Finite.optional().describe("offPolicyCorrection 'tis' only: the largest importance weight."),
+    isTruncatedFraction: Finite.optional().describe(
+      "offPolicyCorrection 'tis' only: share of loss tokens whose importance weight was truncated at isCap.",
+    ),
+    replayedSteps: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe(
+        'Steps re-run from their recorded batches and inputs before this update, because the worker restarted ' +
+          'after a step that wrote no resumable state (update.checkpoints.every). Absent: none.',
+      ),
   })
   .strict();
 
@@ -253,6 +345,14 @@ export const PolicyUpdateResult = z
     step: z.number().int().min(1),
     reused: z.boolean().describe("True when this step's checkpoint already existed and no training happened."),
     metrics: PolicyUpdateMetrics,
+    stalenessHistogram: z
+      .array(z.number().int().min(0))
+      .optional()
+      .describe(
+        'Loss tokens by lag: entry i counts the loss tokens sampled i versions behind the weights the update ' +
+          'started from (version step - 1 - i). Absent when the batch records no versions. Beside the metrics, ' +
+          'which are scalars.',
+      ),
   })
   .strict();
 export type PolicyUpdateResult = z.infer<typeof PolicyUpdateResult>;

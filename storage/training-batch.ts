@@ -8,13 +8,16 @@ const ARRAYS = {
   tokenIds: { dtype: 'int32', suffix: 'token-ids' },
   lossMask: { dtype: 'uint8', suffix: 'loss-mask' },
   rolloutLogprobs: { dtype: 'float32', suffix: 'rollout-logprobs' },
+  rolloutVersions: { dtype: 'int32', suffix: 'rollout-versions' },
 } as const satisfies Record<string, { dtype: NpyDtype; suffix: string }>;
 type Column = keyof typeof ARRAYS;
 const COLUMNS = Object.keys(ARRAYS) as Column[];
 type Columns = { [C in Column]: NpyArray<(typeof ARRAYS)[C]['dtype']> };
 
-/** An episode as a batch file holds it: its slice of the arrays. */
-export type BatchFileEpisode = BatchEpisodeSlice & Columns;
+/** An episode as a batch file holds it: its slice of the arrays (no rolloutVersions in a batch written before them). */
+export type BatchFileEpisode = BatchEpisodeSlice &
+  Omit<Columns, 'rolloutVersions'> &
+  Partial<Pick<Columns, 'rolloutVersions'>>;
 
 /**
  * Writes a TrainingBatch episode by episode: each episode's columns are appended to the arrays as it comes, so
@@ -38,17 +41,21 @@ export class TrainingBatchWriter {
       tokenIds: await NpyWriter.create(file('tokenIds'), 'int32'),
       lossMask: await NpyWriter.create(file('lossMask'), 'uint8'),
       rolloutLogprobs: await NpyWriter.create(file('rolloutLogprobs'), 'float32'),
+      rolloutVersions: await NpyWriter.create(file('rolloutVersions'), 'int32'),
     });
   }
 
   async add(episode: TrainingEpisode): Promise<void> {
-    const { tokenIds, lossMask, rolloutLogprobs, ...meta } = episode;
+    const { tokenIds, lossMask, rolloutLogprobs, rolloutVersions, ...meta } = episode;
     const length = tokenIds.length;
-    if (lossMask.length !== length || rolloutLogprobs.length !== length)
-      throw new Error(`episode ${meta.episodeId}: lossMask and rolloutLogprobs must have one entry per token id`);
+    if (lossMask.length !== length || rolloutLogprobs.length !== length || rolloutVersions.length !== length)
+      throw new Error(
+        `episode ${meta.episodeId}: lossMask, rolloutLogprobs and rolloutVersions must have one entry per token id`,
+      );
     await this.writers.tokenIds.append(Int32Array.from(tokenIds));
     await this.writers.lossMask.append(Uint8Array.from(lossMask));
     await this.writers.rolloutLogprobs.append(Float32Array.from(rolloutLogprobs));
+    await this.writers.rolloutVersions.append(Int32Array.from(rolloutVersions));
     this.episodes.push({ ...meta, offset: this.tokens, length });
     this.tokens += length;
   }
@@ -88,21 +95,26 @@ export async function readTrainingBatch(
   const file = localPathOf(uri);
   const manifest = TrainingBatch.parse(JSON.parse(await fs.readFile(file, 'utf8')));
   const dir = path.dirname(file);
-  const columns = {} as Columns;
+  const columns = {} as Partial<Columns>;
   for (const column of COLUMNS) {
-    const array = await readNpy(path.join(dir, manifest.arrays[column].file), ARRAYS[column].dtype);
+    const spec = manifest.arrays[column];
+    if (spec === undefined) continue;
+    const array = await readNpy(path.join(dir, spec.file), ARRAYS[column].dtype);
     if (array.length !== manifest.tokens)
-      throw new Error(
-        `${file}: ${manifest.arrays[column].file} holds ${array.length} elements, not ${manifest.tokens}`,
-      );
+      throw new Error(`${file}: ${spec.file} holds ${array.length} elements, not ${manifest.tokens}`);
     (columns as Record<Column, unknown>)[column] = array;
   }
-  const episodes = manifest.episodes.map((e) => ({
-    ...e,
-    tokenIds: columns.tokenIds.subarray(e.offset, e.offset + e.length),
-    lossMask: columns.lossMask.subarray(e.offset, e.offset + e.length),
-    rolloutLogprobs: columns.rolloutLogprobs.subarray(e.offset, e.offset + e.length),
-  }));
+  const { tokenIds, lossMask, rolloutLogprobs, rolloutVersions } = columns as Columns;
+  const episodes = manifest.episodes.map((e) => {
+    const end = e.offset + e.length;
+    return {
+      ...e,
+      tokenIds: tokenIds.subarray(e.offset, end),
+      lossMask: lossMask.subarray(e.offset, end),
+      rolloutLogprobs: rolloutLogprobs.subarray(e.offset, end),
+      ...(rolloutVersions ? { rolloutVersions: rolloutVersions.subarray(e.offset, end) } : {}),
+    };
+  });
   return { manifest, episodes };
 }
 

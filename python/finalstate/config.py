@@ -54,7 +54,9 @@ class OptimizerConfig:
 @dataclass(frozen=True)
 class LossConfig:
     """The clipped policy loss and the group advantages (verl: actor.clip_ratio_*, loss_agg_mode, kl_loss_coef,
-    algorithm.norm_adv_by_std_in_grpo; `epsilon` is the std offset of compute_grpo_outcome_advantage)."""
+    algorithm.norm_adv_by_std_in_grpo; `epsilon` is the std offset of compute_grpo_outcome_advantage), and the
+    off-policy correction (verl: algorithm.rollout_correction.rollout_is, rollout_is_threshold; here `rollout_is` is
+    "none", or "tis": verl's rollout_is "token" in its decoupled mode, which truncates)."""
 
     clip_ratio_low: float = _ts("clipLow")
     clip_ratio_high: float = _ts("clipHigh")
@@ -62,6 +64,13 @@ class LossConfig:
     norm_adv_by_std_in_grpo: bool = _ts("normalizeStd")
     epsilon: float = _ts("eps")
     loss_agg_mode: str = _ts("aggregation")
+    rollout_is: str = _ts("offPolicyCorrection")
+    rollout_is_threshold: float = _ts("isCap")
+
+    @property
+    def recomputes_old_log_prob(self) -> bool:
+        """Whether the update recomputes the log-probs of its starting weights (π_prox) before its first step."""
+        return self.rollout_is == "tis"
 
     @staticmethod
     def from_payload(payload: dict) -> LossConfig:
@@ -103,6 +112,20 @@ class RetentionConfig:
 
 
 @dataclass(frozen=True)
+class CheckpointConfig:
+    """How often the resumable state is written (schemas/training.ts CheckpointCadence; verl: trainer.save_freq)."""
+
+    save_freq: int = _ts("every")
+
+    @staticmethod
+    def from_payload(payload: dict) -> CheckpointConfig:
+        return _from_payload(CheckpointConfig, payload)
+
+    def writes_resumable_state(self, step: int) -> bool:
+        return step % self.save_freq == 0
+
+
+@dataclass(frozen=True)
 class PolicyUpdateRequest:
     """One `policyUpdate` call. A forward pass on each rank holds at most micro_batch_tokens padded tokens and
     ppo_micro_batch_size_per_gpu episodes (None: no limit); ppo_mini_batch_size counts groups (verl counts prompts,
@@ -121,6 +144,7 @@ class PolicyUpdateRequest:
     ppo_mini_batch_size: int | None = _ts("miniBatchGroups")
     seed: int = _ts("seed")
     retention: RetentionConfig = _ts("retention")
+    checkpoints: CheckpointConfig = _ts("checkpoints")
     needed_exports: tuple[int, ...] = _ts("neededExports")
 
     def __post_init__(self):
@@ -142,6 +166,7 @@ def parse_policy_update_input(raw: Any, *, where: str = "policyUpdate input") ->
         loss=LossConfig.from_payload(payload["loss"]),
         fsdp=FsdpConfig.from_payload(payload["fsdp"]),
         retention=RetentionConfig.from_payload(payload["retention"]),
+        checkpoints=CheckpointConfig.from_payload(payload["checkpoints"]),
     )
 
 

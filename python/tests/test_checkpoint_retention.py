@@ -18,12 +18,14 @@ from sharded import cpu_groups
 KEEP_2 = RetentionConfig(keep_last=2, keep_exports="needed", export_every=None)
 
 
-def fake_step(store: CheckpointStore, step: int) -> None:
-    """A complete step directory with the files a real one has (sizes aside)."""
+def fake_step(store: CheckpointStore, step: int, *, resumable: bool = True) -> None:
+    """A complete step directory with the files a real one has (sizes aside); without sharded/ unless `resumable`."""
     path = store.path_for(step)
-    (path / SHARDED_DIR).mkdir(parents=True)
-    (path / SHARDED_DIR / ".metadata").write_text("m")
-    (path / SHARDED_DIR / "__0_0.distcp").write_bytes(b"x" * 1000)
+    path.mkdir(parents=True)
+    if resumable:
+        (path / SHARDED_DIR).mkdir()
+        (path / SHARDED_DIR / ".metadata").write_text("m")
+        (path / SHARDED_DIR / "__0_0.distcp").write_bytes(b"x" * 1000)
     (path / "model.safetensors").write_bytes(b"w" * 100)
     (path / "trainer_state.json").write_text(json.dumps({"campaignId": "c", "step": step, "metrics": {}}))
     (path / "COMPLETE").write_text("ok\n")
@@ -59,6 +61,22 @@ def test_the_newest_steps_stay_whole_and_needed_exports_stay(tmp_path):
     assert layout(keep_all) == {"step-000001": "export", "step-000002": "export", "step-000003": "whole"}
     unlimited = RetentionConfig(keep_last=None, keep_exports="needed", export_every=None)
     assert keep_all.prune(3, unlimited, needed_exports=[]) == []
+
+
+def test_with_a_cadence_the_newest_resumable_state_and_the_steps_after_it_stay(tmp_path):
+    """checkpoints.every 3: a restarted worker loads the newest resumable state and replays the steps after it, so
+    retention keeps them whatever keepLast says; once a newer resumable state exists, the older ones go."""
+    store = CheckpointStore(tmp_path)
+    kept = {}
+    for step in range(1, 8):
+        fake_step(store, step, resumable=step % 3 == 0)
+        store.prune(step, RetentionConfig(keep_last=1, keep_exports="needed", export_every=None), needed_exports=[])
+        kept[step] = layout(store)
+    assert kept[2] == {"step-000001": "export", "step-000002": "export"}, "no resumable state yet: replayed from the base model"
+    assert kept[3] == {"step-000003": "whole"}
+    assert kept[5] == {"step-000003": "whole", "step-000004": "export", "step-000005": "export"}
+    assert kept[7] == {"step-000006": "whole", "step-000007": "export"}
+    assert store.latest_resumable(7) == 6 and store.latest_resumable(5) is None
 
 
 def test_a_crash_mid_deletion_leaves_whole_steps_or_trash_and_the_next_prune_finishes(tmp_path, monkeypatch):

@@ -90,6 +90,40 @@ def test_restart_resumes_from_the_latest_checkpoint_with_identical_state(tiny_mo
     assert (tmp_path / "a" / "step-000002" / "tokenizer.json").is_file()
 
 
+def test_a_worker_lost_between_resumable_states_replays_the_steps_since_to_the_same_weights(tiny_model_dir, batch_files, tmp_path):
+    """checkpoints.every 2: steps 2 and 4 write the resumable state; 1 and 3 only their export and record. A worker
+    lost after step 3 (a new process) resumes step 4 from step 2's state, replays step 3 from its recorded batch and
+    input (with its own loss setting, the correction's recompute included), and writes the uninterrupted run's
+    checkpoint, bitwise. Retention (keepLast 1) kept step 2's state and step 3 for that, and drops them after step 4."""
+
+    def update(updater, directory, step):
+        raw = {**request(tiny_model_dir, directory, batch_files[step % 2], step), "checkpoints": {"every": 2}, "retention": {"keepLast": 1}}
+        if step == 3:
+            raw["loss"] = {**raw["loss"], "offPolicyCorrection": "tis"}
+        return updater.run(raw)
+
+    continuous = PolicyUpdater(cpu_groups())
+    uninterrupted = [update(continuous, tmp_path / "a", step) for step in (1, 2, 3, 4)]
+    lost = PolicyUpdater(cpu_groups())
+    for step in (1, 2, 3):
+        update(lost, tmp_path / "b", step)
+    store = CheckpointStore(tmp_path / "b")
+    assert store.complete_steps() == [2, 3] and [store.has_training_state(s) for s in (2, 3)] == [True, False]
+    recorded = store.read_state(3)["input"]
+    assert recorded["batchUri"] == batch_files[1].as_uri() and recorded["loss"]["offPolicyCorrection"] == "tis"
+
+    resumed = update(PolicyUpdater(cpu_groups()), tmp_path / "b", 4)
+    assert resumed["metrics"]["replayedSteps"] == 1 and "replayedSteps" not in uninterrupted[3]["metrics"]
+    assert {**resumed["metrics"], "tokensPerSecond": 0, "replayedSteps": 0} == {**uninterrupted[3]["metrics"], "tokensPerSecond": 0, "replayedSteps": 0}
+    weights_a, optimizer_a = checkpoint_tensors(uninterrupted[3])
+    weights_b, optimizer_b = checkpoint_tensors(resumed)
+    for name in weights_a:
+        assert torch.equal(weights_a[name], weights_b[name]), name
+    assert_same_optimizer_state(optimizer_a, optimizer_b)
+    assert int(optimizer_a["optim.state.model.norm.weight.step"]) == 4
+    assert store.complete_steps() == [4], "step 4 is resumable: nothing before it is needed any more"
+
+
 def test_repeated_step_returns_the_stored_checkpoint_without_training(tiny_model_dir, batch_files, tmp_path):
     updater = PolicyUpdater(cpu_groups())
     first = updater.run(request(tiny_model_dir, tmp_path, batch_files[0], 1))
@@ -157,7 +191,10 @@ def test_a_checkpoint_without_sharded_state_is_refused_with_a_way_out(tiny_model
     import shutil
 
     PolicyUpdater(cpu_groups()).run(request(tiny_model_dir, tmp_path, batch_files[0], 1))
-    shutil.rmtree(tmp_path / "step-000001" / "sharded")  # as an older worker wrote it (optimizer.pt)
+    # As an older worker wrote it (optimizer.pt): no sharded state, and no recorded input to replay the step from.
+    shutil.rmtree(tmp_path / "step-000001" / "sharded")
+    state_file = tmp_path / "step-000001" / "trainer_state.json"
+    state_file.write_text(json.dumps({k: v for k, v in json.loads(state_file.read_text()).items() if k != "input"}))
     with pytest.raises(UnusableInputError, match=r"step-000001 has no sharded training state .*fresh campaign"):
         PolicyUpdater(cpu_groups()).run(request(tiny_model_dir, tmp_path, batch_files[1], 2))
 

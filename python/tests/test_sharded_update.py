@@ -25,13 +25,16 @@ ATOL = 1e-6
 STEPS = (1, 2, 3)
 
 
-def write_inputs(directory, tiny_model_dir, checkpoints, fsdp=None):
+def write_inputs(directory, tiny_model_dir, checkpoints, fsdp=None, every=None):
+    """Steps 1-3: step 2 in two mini-batches, step 3 with the off-policy correction; the tokens sampled by the
+    versions one and two behind (the base policy for the first steps). `every`: the checkpoint cadence of each step (default every step resumable)."""
     directory.mkdir(parents=True)
     model = AutoModelForCausalLM.from_pretrained(tiny_model_dir)
     files = {}
     for step in STEPS:
         batch = directory / f"batch-{step}.json"
-        write_batch(batch, toy_batch(model, model.config.vocab_size, seed=step))
+        episodes = toy_batch(model, model.config.vocab_size, seed=step)
+        write_batch(batch, [{**e, "rolloutVersions": [max(step - 2 - t % 2, 0) if m else -1 for t, m in enumerate(e["lossMask"])]} for e in episodes])
         request = {
             "campaignId": "sharded",
             "step": step,
@@ -39,11 +42,12 @@ def write_inputs(directory, tiny_model_dir, checkpoints, fsdp=None):
             "checkpointDir": str(checkpoints),
             "baseModel": str(tiny_model_dir),
             "optimizer": {"lr": 1e-3, "eps": 1e-4},
-            "loss": {"clipHigh": 0.28},
+            "loss": {"clipHigh": 0.28, "offPolicyCorrection": "tis" if step == 3 else "none"},
             "microBatchSize": 2,
             "miniBatchGroups": 1 if step == 2 else None,  # step 2 takes two AdamW steps
             "retention": {"keepLast": None},  # step 1's export is the reference the steps moved from
             "fsdp": fsdp or {},
+            "checkpoints": {"every": (every or {}).get(step, 1)},
         }
         files[step] = directory / f"update-{step}.json"
         files[step].write_text(json.dumps(request))
@@ -85,11 +89,17 @@ def test_three_sharded_steps_end_with_the_single_process_parameters(runs):
     print(f"sharded vs single process: max weight difference {worst:.3g} after 3 steps (weights moved up to {moved:.3g})")
     assert worst <= ATOL, f"sharded vs single process differ by up to {worst}"
     for one, two in zip(runs["single"], runs["sharded"]):
+        assert one["metrics"].keys() == two["metrics"].keys()
         assert one["metrics"]["tokens"] == two["metrics"]["tokens"]
         assert one["metrics"]["optimizerSteps"] == two["metrics"]["optimizerSteps"]
-        for key in ("loss", "gradNorm", "clipFraction", "entropy", "approxKl"):
+        assert one["stalenessHistogram"] == two["stalenessHistogram"]
+        for key in set(one["metrics"]) - {"tokens", "optimizerSteps", "tokensPerSecond"}:
             assert one["metrics"][key] == pytest.approx(two["metrics"][key], rel=1e-4, abs=1e-6), key
     assert runs["sharded"][1]["metrics"]["optimizerSteps"] == 2
+    # Step 3 recomputed π_old on each rank's share: importance weights away from 1 (its batch is two versions old).
+    step3 = runs["sharded"][2]["metrics"]
+    print(f"step 3 (tis) on 2 ranks: {({k: step3[k] for k in step3 if k.startswith(('isWeight', 'isTruncated', 'samplerDrift', 'staleness'))})}")
+    assert step3["isWeightMean"] != pytest.approx(1.0, abs=1e-4) and step3["stalenessMax"] == 2
 
 
 def test_optimizer_offload_and_clipping_give_the_same_update(runs, tiny_model_dir):
@@ -115,9 +125,12 @@ def test_optimizer_offload_and_clipping_give_the_same_update(runs, tiny_model_di
             assert torch.allclose(value, state_offload[name], atol=ATOL, rtol=1e-5), name
 
 
-def test_killed_after_step_2_a_new_torchrun_resumes_step_3_exactly(runs, tiny_model_dir):
+def test_killed_after_a_step_without_resumable_state_a_new_torchrun_replays_it_exactly(runs, tiny_model_dir):
+    """Step 1 writes its resumable state and step 2 (checkpoints.every 3) only its export and record; the ranks are
+    killed after step 2. The new ranks load step 1's sharded state, replay step 2 from its recorded batch and input,
+    train step 3 and write it (3 is a multiple of 3): the uninterrupted run's checkpoint, bitwise."""
     root = runs["root"]
-    files = write_inputs(root / "c", tiny_model_dir, root / "c" / "ckpt")
+    files = write_inputs(root / "c", tiny_model_dir, root / "c" / "ckpt", every={1: 1, 2: 3, 3: 3})
     # Steps 1 and 2, then step 3's input too: the group is SIGKILLed as soon as step 2's result is printed.
     worker = start_torchrun(2, "--run-updates", *(str(files[s]) for s in STEPS))
     results = []
@@ -131,9 +144,10 @@ def test_killed_after_step_2_a_new_torchrun_resumes_step_3_exactly(runs, tiny_mo
         kill_group(worker)
     assert [r["step"] for r in results] == [1, 2]
     assert not (root / "c" / "ckpt" / "step-000003").exists()
+    assert not (root / "c" / "ckpt" / "step-000002" / "sharded").exists() and (root / "c" / "ckpt" / "step-000001" / "sharded").is_dir()
 
     resumed = run_torchrun(2, [files[3]])
-    assert resumed[0]["step"] == 3 and not resumed[0]["reused"]
+    assert resumed[0]["step"] == 3 and not resumed[0]["reused"] and resumed[0]["metrics"]["replayedSteps"] == 1
     uninterrupted, again = weights(root / "b" / "ckpt", 3), weights(root / "c" / "ckpt", 3)
     for name in uninterrupted:
         assert torch.equal(uninterrupted[name], again[name]), name
@@ -141,7 +155,7 @@ def test_killed_after_step_2_a_new_torchrun_resumes_step_3_exactly(runs, tiny_mo
     assert state_b.keys() == state_c.keys()
     for name, value in state_b.items():
         assert torch.equal(value, state_c[name]) if isinstance(value, torch.Tensor) else value == state_c[name], name
-    assert resumed[0]["metrics"] == {**runs["sharded"][2]["metrics"], "tokensPerSecond": resumed[0]["metrics"]["tokensPerSecond"]}
+    assert resumed[0]["metrics"] == {**runs["sharded"][2]["metrics"], "tokensPerSecond": resumed[0]["metrics"]["tokensPerSecond"], "replayedSteps": 1}
 
 
 def test_the_other_ranks_wait_for_a_slow_export_beyond_the_collective_timeout(tiny_model_dir, tmp_path):

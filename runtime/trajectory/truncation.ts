@@ -1,3 +1,4 @@
+import { versionNumber } from '../../core/policy-versions.js';
 import type { UpdateConfig } from '../../schemas/campaign.js';
 import type { Trajectory } from '../../schemas/trajectory.js';
 
@@ -6,6 +7,8 @@ export type TruncationOptions = Partial<Pick<UpdateConfig, 'maskTruncatedTurns' 
 export interface TrainingColumns {
   lossMask: number[];
   rolloutLogprobs: number[];
+  /** The policy version that sampled each token (versionNumber of its sample segment's policyVersion), else -1. */
+  rolloutVersions: number[];
   /** The training reward: the 0/1 reward, less truncationPenalty when a turn was cut off. */
   reward: number;
   /** Sampled turns that ended at the per-turn token limit (finish reason 'length'). */
@@ -18,6 +21,7 @@ export interface TrainingColumns {
  * What a batch row trains on, given how cut-off turns (a sample that hit the per-turn token limit) are treated:
  * with `maskTruncatedTurns` their tokens leave the loss (DAPO's overlong filtering, per turn); with
  * `truncationPenalty` the episode's training reward drops by that much (DAPO's overlong punishment, as a constant).
+ * Every token also gets the version of the policy that sampled it, which the trainer's staleness figures read.
  * The trajectory itself is not modified. docs/experiments.md (runs 9 and 10) has what each option did.
  */
 export function trainingColumns(
@@ -27,10 +31,13 @@ export function trainingColumns(
 ): TrainingColumns {
   const lossMask = [...trajectory.lossMask];
   const rolloutLogprobs = [...trajectory.rolloutLogprobs];
+  const rolloutVersions = new Array<number>(lossMask.length).fill(-1);
   let truncatedTurns = 0;
   let maskedTokens = 0;
   for (const segment of trajectory.segments) {
-    if (segment.kind !== 'sample' || segment.finishReason !== 'length') continue;
+    if (segment.kind !== 'sample') continue;
+    rolloutVersions.fill(versionNumber(segment.policyVersion), segment.start, segment.end);
+    if (segment.finishReason !== 'length') continue;
     truncatedTurns += 1;
     if (!options.maskTruncatedTurns) continue;
     for (let i = segment.start; i < segment.end; i += 1) {
@@ -40,5 +47,5 @@ export function trainingColumns(
     }
   }
   const trainingReward = truncatedTurns > 0 ? reward - (options.truncationPenalty ?? 0) : reward;
-  return { lossMask, rolloutLogprobs, reward: trainingReward, truncatedTurns, maskedTokens };
+  return { lossMask, rolloutLogprobs, rolloutVersions, reward: trainingReward, truncatedTurns, maskedTokens };
 }

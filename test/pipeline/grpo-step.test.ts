@@ -154,6 +154,8 @@ test('maskTruncatedTurns: turns cut off at the token limit leave the loss, the r
   for (const e of masked.batch.episodes) {
     assert.deepEqual([...e.lossMask], e.reward === 0 ? [0, 1, 1, 0, 0] : [0, 1, 1], e.episodeId);
     assert.deepEqual([...e.rolloutLogprobs.slice(3)], e.reward === 0 ? [0, 0] : []);
+    // Each token's sampling version goes into the batch (the base policy: 0), a masked cut-off turn's too.
+    assert.deepEqual([...e.rolloutVersions!], e.reward === 0 ? [-1, 0, 0, 0, 0] : [-1, 0, 0], e.episodeId);
   }
   assert.equal(masked.result.summary.maskedTokens, 2 * masked.result.summary.truncatedTurns!);
   for (const e of plain.batch.episodes)

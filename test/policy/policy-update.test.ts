@@ -43,6 +43,7 @@ function smallBatch(): TrainingEpisode[] {
       tokenIds: [...prompt, ...completion],
       lossMask: [...prompt.map(() => 0), ...completion.map(() => 1)],
       rolloutLogprobs: [...prompt.map(() => 0), ...completion.map((_, k) => -5.5 - 0.1 * k)],
+      rolloutVersions: [...prompt.map(() => -1), ...completion.map(() => 0)],
       reward: i % 2,
     };
   });

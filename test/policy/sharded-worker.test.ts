@@ -93,6 +93,7 @@ function longBatch(vocabSize: number): Promise<string> {
       tokenIds: tokens,
       lossMask: tokens.map((_, k) => (k < 16 ? 0 : 1)),
       rolloutLogprobs: tokens.map((_, k) => (k < 16 ? 0 : -5.5)),
+      rolloutVersions: tokens.map((_, k) => (k < 16 ? -1 : 0)),
       reward: i % 2,
     };
   });

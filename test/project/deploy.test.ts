@@ -97,6 +97,17 @@ test('checkpoints: 7B writes about 107 GB a step; retention keeps two whole step
   const servedOnly = checkpointBytes(parameters, 2, { keepLast: 1, keepExports: 'needed', exportEvery: null }, 7, 5);
   // Step 7 whole, the served step 6's export and the evaluated step 5's.
   assert.equal(servedOnly.retained, servedOnly.perStep + 2 * servedOnly.export);
+
+  // checkpoints.every 10: every step writes its export, every tenth its resumable state too. After step 99 the
+  // resumable state of step 90 and steps 91-99 stay for a replay, beside the evaluated steps' exports before 90.
+  const cadence = checkpointBytes(parameters, 2, retention, 99, 5, 10);
+  assert.equal(cadence.averagePerStep, bytes.export + bytes.resumable / 10);
+  assert.equal(cadence.retained, bytes.resumable + 10 * bytes.export + 17 * bytes.export);
+  assert.equal(cadence.unretained, 9 * bytes.resumable + 99 * bytes.export);
+  assert.match(
+    describeCheckpoints(cadence, retention, 99, 10),
+    /each step writes its export \(15\.2 GB\) and every 10th its resumable state too \(91\.4 GB\): 24\.4 GB a step/,
+  );
 });
 
 test('campaign start prints per GPU and per node what the update holds, in MB for a test model', () => {

@@ -143,6 +143,30 @@ test('a turn cut off at maxTokens is a length sample, and trainingColumns takes 
     assert.deepEqual([masked.lossMask[i], masked.rolloutLogprobs[i]], [0, 0]);
 });
 
+test('trainingColumns gives each token the version of the policy that sampled it, -1 where none did', () => {
+  const at = (start: number, end: number) => ({ start, end, textStart: start, textEnd: end });
+  const columns = trainingColumns(
+    {
+      lossMask: [0, 0, 1, 1, 0, 1, 1, 0, 1],
+      rolloutLogprobs: [0, 0, -1, -1, 0, -1, -1, 0, -1],
+      segments: [
+        { kind: 'observation', ...at(0, 2) },
+        { kind: 'sample', ...at(2, 4), policyVersion: '3', finishReason: 'stop' },
+        { kind: 'observation', ...at(4, 5) },
+        { kind: 'sample', ...at(5, 7), policyVersion: '4', finishReason: 'length' },
+        { kind: 'observation', ...at(7, 8) },
+        { kind: 'sample', ...at(8, 9), policyVersion: 'default', finishReason: 'stop' },
+      ],
+    },
+    1,
+    { maskTruncatedTurns: true },
+  );
+  // A publish between the turns: versions 3 then 4. A cut-off turn leaves the loss but keeps its version; a server
+  // that still serves the weights it started with reports "default", the base policy 0.
+  assert.deepEqual(columns.rolloutVersions, [-1, -1, 3, 3, -1, 4, 4, -1, 0]);
+  assert.deepEqual(columns.lossMask, [0, 0, 1, 1, 0, 0, 0, 0, 1]);
+});
+
 test('the drift check catches a planted retokenisation mismatch and excludes the episode from training', async () => {
   const { policy } = await startPolicy({ unknownChars: ['☕'] });
   const { conversation, trajectory } = await runEpisode(policy, 'Your coffee ☕ order has shipped.');

@@ -4,15 +4,18 @@ Layout of <checkpointDir>/step-000042/:
 - a Hugging Face model dir (config.json, model.safetensors, tokenizer files): the consolidated weights in the export
   dtype, which policy servers load;
 - sharded/: the fp32 model and AdamW state as torch.distributed.checkpoint wrote them, one file per rank, which a
-  resumed update loads at any world size;
-- trainer_state.json (campaign, step, metrics) and the COMPLETE marker.
+  resumed update loads at any world size; written every `checkpoints.every` steps (the steps with resumable state);
+- trainer_state.json (campaign, step, metrics, the step's whole input: what replaying it takes) and the COMPLETE
+  marker.
 Every rank writes its shards into one temporary directory (checkpoint storage is shared by the ranks); the ranks
 gather the export to rank 0, which writes it and renames the directory into place, so a step directory is complete
 or absent. While rank 0 writes, the others wait on the storage group, whose timeout is sized to the checkpoint,
 not in a collective of the training group.
 
 Once a step is complete, `prune` deletes what the campaign no longer needs (CheckpointRetention): older steps lose
-their sharded state, or go whole when their export is not needed either. Each deletion first renames what goes out
+their sharded state, or go whole when their export is not needed either. The newest resumable state and every step
+after it stay whole: a restarted worker loads that state and replays those steps from their recorded inputs (whose
+batches are the orchestrator's artifacts, which pruning never touches). Each deletion first renames what goes out
 of the way (.trash-*), then removes it, so a crash mid-deletion leaves only trash that the next prune removes.
 """
 
@@ -72,6 +75,13 @@ class CheckpointStore:
     def latest_complete(self) -> int | None:
         return max(self.complete_steps(), default=None)
 
+    def has_training_state(self, step: int) -> bool:
+        return (self.path_for(step) / SHARDED_DIR / ".metadata").is_file()
+
+    def latest_resumable(self, newest: int) -> int | None:
+        """The newest complete step up to `newest` that holds the sharded training state (None: none does)."""
+        return max((s for s in self.complete_steps() if s <= newest and self.has_training_state(s)), default=None)
+
     def read_state(self, step: int) -> dict:
         return json.loads((self.path_for(step) / STATE_FILE).read_text())
 
@@ -83,14 +93,18 @@ class CheckpointStore:
                 if crashed_write or path.name.startswith(TRASH_PREFIX):
                     shutil.rmtree(path, ignore_errors=True)
 
-    def write(self, step: int, *, groups: ProcessGroups, storage, trainer, tokenizer, state: dict, dtype: torch.dtype) -> Path:
-        """Collective: every rank calls it. Returns the complete step directory.
+    def write(
+        self, step: int, *, groups: ProcessGroups, storage, trainer, tokenizer, state: dict, dtype: torch.dtype, resumable: bool = True
+    ) -> Path:
+        """Collective: every rank calls it. Returns the complete step directory; the sharded training state is in it
+        when `resumable`.
 
         `storage` is the group (ProcessGroups.storage_group) the ranks wait on while the checkpoint is written."""
         final = self.path_for(step)
         temporary = Path(groups.broadcast(str(begin_directory(final)) if groups.is_rank0 else None))
-        model_state, optimizer_state = get_state_dict(trainer.model, trainer.optimizer)
-        dcp.save({"model": model_state, "optim": optimizer_state}, checkpoint_id=temporary / SHARDED_DIR, process_group=storage)
+        if resumable:
+            model_state, optimizer_state = get_state_dict(trainer.model, trainer.optimizer)
+            dcp.save({"model": model_state, "optim": optimizer_state}, checkpoint_id=temporary / SHARDED_DIR, process_group=storage)
         export = gather_export(trainer.model, dtype, keep=groups.is_rank0)
         failure: str | None = None
         if groups.is_rank0:
@@ -117,6 +131,10 @@ class CheckpointStore:
         self.remove_temporaries()
         steps = [s for s in self.complete_steps() if s <= newest]
         keep_whole = set(steps if retention.keep_last is None else steps[-retention.keep_last :]) | {newest}
+        # What a restarted worker needs: the newest resumable state (or, before any, the base model) and the recorded
+        # steps after it, which it replays.
+        replay_from = self.latest_resumable(newest) or 0
+        keep_whole |= {s for s in steps if s >= replay_from}
         needed = set(needed_exports)
         removed = []
         for step in steps:

@@ -3,6 +3,11 @@
 Rank 0 decides (input, idempotency, where the policy comes from, the batch), then hands the update to every rank;
 all ranks run it in lockstep on the FSDP2-sharded model. Independent of Temporal, so it is tested directly;
 activity.py wraps it.
+
+Each step's checkpoint records the step's whole input (trainer_state.json), and the resumable state is written every
+`checkpoints.every` steps. A worker that has not got step - 1 in memory loads the newest resumable state before it
+(or the base model) and replays the steps since from their recorded inputs and batches: the same updates in the same
+order, so the same weights.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from ..config import PolicyUpdateRequest, parse_policy_update_input
 from ..grpo import PolicyTrainer, UnusableBatchError
 from ..grpo.batch import load_batch
 from ..schemas import SchemaError, validate
-from .checkpoints import SHARDED_DIR, CheckpointStore, export_dtype
+from .checkpoints import SHARDED_DIR, STATE_FILE, CheckpointStore, export_dtype
 from .loading import UnloadableModelError, load_full_weights, sharded_meta_model
 from .process_group import GroupFailure, ProcessGroups
 
@@ -43,13 +48,24 @@ class _Session:
 
 
 @dataclass(frozen=True)
+class _Replay:
+    """A step re-run from what its checkpoint recorded, to rebuild the weights after the last resumable state."""
+
+    request: PolicyUpdateRequest
+    episodes: list[dict]
+    recorded: dict  # the metrics the step reported when it first ran
+
+
+@dataclass(frozen=True)
 class _Plan:
     """What rank 0 sends every rank: the update, and where the policy of `step - 1` comes from."""
 
     request: PolicyUpdateRequest
+    payload: dict  # the validated input, defaults filled in: what the checkpoint records to replay the step
     episodes: list[dict]
     source: str | None  # None: the session in memory; else a base-model or checkpoint directory
     resume: bool  # load the sharded training state of `source`
+    replays: tuple[_Replay, ...] = ()  # then re-run these steps, in order, before this one
 
 
 class PolicyUpdater:
@@ -66,7 +82,8 @@ class PolicyUpdater:
         """Rank 0: one policyUpdate call. Raises UnusableInputError / UnusableBatchError (not retryable) and
         GroupFailure (a rank failed: retry once the ranks have restarted)."""
         try:
-            request = parse_policy_update_input(raw_input)
+            payload = validate("PolicyUpdateInput", raw_input, where="policyUpdate input")
+            request = parse_policy_update_input(payload)
         except SchemaError as err:
             raise UnusableInputError(str(err)) from err
         store = CheckpointStore(request.checkpoint_dir)
@@ -77,44 +94,66 @@ class PolicyUpdater:
             log.info("policyUpdate %s step %d: complete checkpoint found, returning it", request.campaign_id, request.step)
             # A retried or replayed step may have stopped between its checkpoint and its pruning.
             store.prune(request.step, request.retention, request.needed_exports)
-            return _result(stored, request.step, state["metrics"], reused=True)
+            return _result(stored, request.step, state["metrics"], state.get("stalenessHistogram"), reused=True)
 
         heartbeat({"phase": "loading batch"})
         episodes = load_batch(request.batch_uri)
-        source, resume = self._source(request, store)
-        return self._execute(_Plan(request, episodes, source, resume), heartbeat)
+        source, resume, replays = self._source(request, store)
+        return self._execute(_Plan(request, payload, episodes, source, resume, replays), heartbeat)
 
     def stop_followers(self) -> None:
         """Rank 0: tell the other ranks to exit (a clean shutdown)."""
         if self.groups.world_size > 1:
             self.groups.broadcast(None)
 
-    def _source(self, request: PolicyUpdateRequest, store: CheckpointStore) -> tuple[str | None, bool]:
+    def _source(self, request: PolicyUpdateRequest, store: CheckpointStore) -> tuple[str | None, bool, tuple[_Replay, ...]]:
+        """Where the policy of step - 1 comes from: memory; or the newest resumable state up to it (else the base
+        model) and the steps after that state, to replay."""
         step = request.step - 1
         current = self._session
         if current and self._holds(current, request, step):
-            return None, False
+            return None, False, ()
         store.remove_temporaries()
         latest = store.latest_complete()
-        if step == 0 and latest is None:
-            source = Path(request.base_model)
-            if not (source / "config.json").is_file():
-                raise UnusableInputError(f"baseModel {source} is not a Hugging Face model directory (no config.json)")
-            return str(source), False
-        if latest == step:
-            source = store.path_for(step)
-            self._check_campaign(store.read_state(step), request, source)
-            if not (source / SHARDED_DIR / ".metadata").is_file():
-                raise UnusableInputError(
-                    f"checkpoint {source} has no sharded training state ({SHARDED_DIR}/): it was written before the "
-                    "sharded update; continue from it with a fresh campaign whose baseModel is this directory"
-                )
-            return str(source), True
-        have = "no checkpoint" if latest is None else f"its latest complete checkpoint is step {latest}"
-        raise UnusableInputError(
-            f"campaign {request.campaign_id}: step {step + 1} needs the checkpoint of step {step} in "
-            f"{request.checkpoint_dir}, but {have}"
-        )
+        if latest != step and not (step == 0 and latest is None):
+            have = "no checkpoint" if latest is None else f"its latest complete checkpoint is step {latest}"
+            raise UnusableInputError(
+                f"campaign {request.campaign_id}: step {step + 1} needs the checkpoint of step {step} in "
+                f"{request.checkpoint_dir}, but {have}"
+            )
+        if step > 0:
+            self._check_campaign(store.read_state(step), request, store.path_for(step))
+        origin = store.latest_resumable(step)  # None: no resumable state yet, the steps replay from the base model
+        replays = tuple(self._replay(store, replayed, request) for replayed in range((origin or 0) + 1, step + 1))
+        if origin is not None:
+            return str(store.path_for(origin)), True, replays
+        source = Path(request.base_model)
+        if not (source / "config.json").is_file():
+            raise UnusableInputError(f"baseModel {source} is not a Hugging Face model directory (no config.json)")
+        return str(source), False, replays
+
+    def _replay(self, store: CheckpointStore, step: int, request: PolicyUpdateRequest) -> _Replay:
+        """Step `step` as its checkpoint recorded it: its input and its batch, checked before anything is loaded."""
+        path = store.path_for(step)
+        if store.complete(step) is None:
+            raise UnusableInputError(
+                f"campaign {request.campaign_id}: step {request.step} replays step {step} (no resumable state since), "
+                f"but {path} is not a complete checkpoint"
+            )
+        state = store.read_state(step)
+        self._check_campaign(state, request, path)
+        if "input" not in state:
+            raise UnusableInputError(
+                f"checkpoint {path} has no sharded training state ({SHARDED_DIR}/) and records no input to replay its "
+                "step from: it was written before the sharded update; continue from it with a fresh campaign whose "
+                "baseModel is this directory"
+            )
+        try:
+            recorded = parse_policy_update_input(state["input"], where=f"{path}/{STATE_FILE} input")
+            episodes = load_batch(recorded.batch_uri)
+        except (SchemaError, UnusableBatchError) as err:
+            raise UnusableInputError(f"campaign {request.campaign_id}: step {request.step} cannot replay step {step}: {err}") from err
+        return _Replay(recorded, episodes, state["metrics"])
 
     # ---- every rank ---------------------------------------------------------------------------------------------
 
@@ -136,30 +175,34 @@ class PolicyUpdater:
         try:
             heartbeat({"phase": "loading policy"})
             session = self._session_for(plan)
+            for replay in plan.replays:
+                heartbeat({"phase": "replaying", "step": replay.request.step})
+                self._replay_step(session, replay)
             heartbeat({"phase": "training", "microBatches": 0})
             if groups.is_rank0:
                 log.info("policyUpdate %s step %d: %d episodes on %d rank(s)", request.campaign_id, request.step, len(plan.episodes), groups.world_size)
             log.info("rank %d (pid %d): training step %d", groups.rank, os.getpid(), request.step)
-            metrics = session.trainer.train_step(
+            metrics = _train(
+                session.trainer,
+                request,
                 plan.episodes,
-                loss_config=request.loss,
-                optimizer_config=request.optim,
-                micro_batch_tokens=request.micro_batch_tokens,
-                micro_batch_size=request.ppo_micro_batch_size_per_gpu,
-                mini_batch_groups=request.ppo_mini_batch_size,
-                shuffle_seed=request.shuffle_seed,
                 progress=lambda done, total: heartbeat({"phase": "training", "microBatches": done, "of": total}),
             )
+            histogram = metrics.pop("stalenessHistogram", None)
+            if plan.replays:
+                metrics["replayedSteps"] = len(plan.replays)
             heartbeat({"phase": "writing checkpoint"})
             store = CheckpointStore(request.checkpoint_dir)
+            state = {"campaignId": request.campaign_id, "batchUri": request.batch_uri, "metrics": metrics, "input": plan.payload}
             path = store.write(
                 request.step,
                 groups=groups,
                 storage=session.storage,
                 trainer=session.trainer,
                 tokenizer=session.tokenizer,
-                state={"campaignId": request.campaign_id, "batchUri": request.batch_uri, "metrics": metrics},
+                state=state if histogram is None else {**state, "stalenessHistogram": histogram},
                 dtype=export_dtype(request.fsdp.export_dtype, self.device),
+                resumable=request.checkpoints.writes_resumable_state(request.step),
             )
             if groups.is_rank0:
                 heartbeat({"phase": "pruning checkpoints"})
@@ -176,7 +219,20 @@ class PolicyUpdater:
             if groups.world_size > 1 and isinstance(err, Exception):
                 raise GroupFailure(f"{groups}: the sharded update of step {request.step} failed: {err}") from err
             raise
-        return _result(path, request.step, metrics, reused=False)
+        return _result(path, request.step, metrics, histogram, reused=False)
+
+    def _replay_step(self, session: _Session, replay: _Replay) -> None:
+        """Re-run a recorded step on the session's trainer. Its figures should repeat what it reported: a difference
+        means the update is not reproducible here (another device or kernels), so it is logged, not fatal."""
+        step = replay.request.step
+        log.info("%s: replaying step %d from %s", self.groups, step, replay.request.batch_uri)
+        try:
+            metrics = _train(session.trainer, replay.request, replay.episodes)
+        except UnusableBatchError as err:
+            raise UnusableInputError(f"replaying step {step} failed: {err}") from err
+        differs = {k: (metrics[k], replay.recorded.get(k)) for k in REPRODUCED_METRICS if metrics[k] != replay.recorded.get(k)}
+        if differs and self.groups.is_rank0:
+            log.warning("replayed step %d reports other figures than when it ran (replayed, recorded): %s", step, differs)
 
     def _session_for(self, plan: _Plan) -> _Session:
         request = plan.request
@@ -195,7 +251,8 @@ class PolicyUpdater:
         parameters = sum(p.numel() for p in model.parameters())
         export_bytes = export_dtype(request.fsdp.export_dtype, self.device).itemsize * parameters
         storage = self.groups.storage_group(12 * parameters / self.groups.world_size + export_bytes)
-        trainer = PolicyTrainer(model, request.optim, step=request.step - 1, device=self.device)
+        start = plan.replays[0].request.step - 1 if plan.replays else request.step - 1
+        trainer = PolicyTrainer(model, request.optim, step=start, device=self.device)
         if plan.resume:
             CheckpointStore.load_training_state(source, trainer, storage)
         else:
@@ -231,6 +288,25 @@ def _load_tokenizer(source: Path):
         return None
 
 
-def _result(path: Path, step: int, metrics: dict, *, reused: bool) -> dict:
+# The figures a replayed step must repeat exactly when the update is reproducible (not its speed).
+REPRODUCED_METRICS = ("loss", "gradNorm", "clipFraction", "entropy", "approxKl", "tokens", "optimizerSteps")
+
+
+def _train(trainer: PolicyTrainer, request: PolicyUpdateRequest, episodes: list[dict], progress=None) -> dict:
+    return trainer.train_step(
+        episodes,
+        loss_config=request.loss,
+        optimizer_config=request.optim,
+        micro_batch_tokens=request.micro_batch_tokens,
+        micro_batch_size=request.ppo_micro_batch_size_per_gpu,
+        mini_batch_groups=request.ppo_mini_batch_size,
+        shuffle_seed=request.shuffle_seed,
+        progress=progress,
+    )
+
+
+def _result(path: Path, step: int, metrics: dict, histogram: list[int] | None, *, reused: bool) -> dict:
     result = {"checkpointUri": path.resolve().as_uri(), "step": step, "reused": reused, "metrics": metrics}
+    if histogram is not None:
+        result["stalenessHistogram"] = histogram
     return validate("PolicyUpdateResult", result, where="policyUpdate result")

@@ -35,7 +35,8 @@ def uri_to_path(uri: str) -> Path:
 def load_batch(uri: str) -> list[dict]:
     """The validated episodes of the TrainingBatch manifest at `uri`, each column a memory-mapped slice of the batch's
     arrays (so a batch far larger than one JSON string loads in bounded memory); every problem is an
-    UnusableBatchError naming the file."""
+    UnusableBatchError naming the file. An episode of a batch written before `rolloutVersions` existed has no such
+    key: its versions are unknown."""
     path = uri_to_path(uri)
     try:
         raw = json.loads(path.read_text())
@@ -45,7 +46,7 @@ def load_batch(uri: str) -> list[dict]:
         raise UnusableBatchError(f"batch file {path} is not valid JSON: {err}") from err
     try:
         manifest = validate("TrainingBatch", raw, where=str(path))
-        columns = {f: _load_column(path, f, manifest) for f in PER_TOKEN_FIELDS}
+        columns = {f: _load_column(path, f, manifest) for f in PER_TOKEN_FIELDS if f in manifest["arrays"]}
     except SchemaError as err:
         raise UnusableBatchError(str(err)) from err
     episodes = []
@@ -56,12 +57,12 @@ def load_batch(uri: str) -> list[dict]:
                 f"{path}: episode {index} ({entry['episodeId']}) ends at token {offset + length}, past the"
                 f" {manifest['tokens']} tokens of the arrays"
             )
-        episodes.append({**entry, **{f: columns[f][offset : offset + length] for f in PER_TOKEN_FIELDS}})
+        episodes.append({**entry, **{f: column[offset : offset + length] for f, column in columns.items()}})
     check_episodes(episodes, where=str(path))
     return episodes
 
 
-PER_TOKEN_FIELDS = ("tokenIds", "lossMask", "rolloutLogprobs")
+PER_TOKEN_FIELDS = ("tokenIds", "lossMask", "rolloutLogprobs", "rolloutVersions")
 
 
 def _load_column(manifest_path: Path, field: str, manifest: dict) -> np.ndarray:
@@ -94,11 +95,10 @@ def check_episodes(episodes: list[dict], *, where: str, vocab_size: int | None =
     for index, episode in enumerate(episodes):
         n = len(episode["tokenIds"])
         label = f"{where}: episode {index} ({episode['episodeId']})"
-        if len(episode["lossMask"]) != n or len(episode["rolloutLogprobs"]) != n:
-            raise UnusableBatchError(
-                f"{label}: lossMask ({len(episode['lossMask'])}) and rolloutLogprobs ({len(episode['rolloutLogprobs'])})"
-                f" must have one entry per token id ({n})"
-            )
+        lengths = {f: len(episode[f]) for f in PER_TOKEN_FIELDS[1:] if f in episode}
+        if any(length != n for length in lengths.values()):
+            columns = ", ".join(f"{f} ({length})" for f, length in lengths.items())
+            raise UnusableBatchError(f"{label}: {columns} must have one entry per token id ({n})")
         if episode["lossMask"][0] != 0:
             raise UnusableBatchError(f"{label}: lossMask[0] must be 0 (the first token has no prediction)")
         if vocab_size is not None:
@@ -117,11 +117,18 @@ class EpisodeTensors:
     input_ids: torch.Tensor
     attention_mask: torch.Tensor
     response_mask: torch.Tensor  # [batch, tokens-1]: 1 where token i+1 is trained on
-    old_log_prob: torch.Tensor  # [batch, tokens-1]
+    old_log_prob: torch.Tensor  # [batch, tokens-1]: the ratio's reference, π_old (OLD_LOG_PROBS) or the rollout's
     advantages: torch.Tensor  # [batch, tokens-1], the episode's advantage on every position
+    rollout_log_prob: torch.Tensor  # [batch, tokens-1]: what the sampler returned (old_log_prob itself without π_old)
 
     def to(self, device: torch.device) -> EpisodeTensors:
-        return EpisodeTensors(*(t.to(device) for t in (self.input_ids, self.attention_mask, self.response_mask, self.old_log_prob, self.advantages)))
+        moved = {name: getattr(self, name).to(device) for name in ("input_ids", "attention_mask", "response_mask", "old_log_prob", "advantages")}
+        rollout = moved["old_log_prob"] if self.rollout_log_prob is self.old_log_prob else self.rollout_log_prob.to(device)
+        return EpisodeTensors(**moved, rollout_log_prob=rollout)
+
+
+# The key under which the trainer adds π_old's log-probs to an episode (aligned with tokenIds, as rolloutLogprobs).
+OLD_LOG_PROBS = "oldLogprobs"
 
 
 def episodes_to_tensors(episodes: list[dict], advantages: torch.Tensor) -> EpisodeTensors:
@@ -130,19 +137,25 @@ def episodes_to_tensors(episodes: list[dict], advantages: torch.Tensor) -> Episo
     input_ids = torch.zeros(size, dtype=torch.long)
     attention_mask = torch.zeros(size, dtype=torch.long)
     loss_mask = torch.zeros(size, dtype=torch.float32)
-    old_log_prob = torch.zeros(size, dtype=torch.float32)
+    rollout_log_prob = torch.zeros(size, dtype=torch.float32)
+    recomputed = all(OLD_LOG_PROBS in e for e in episodes)
+    old_log_prob = torch.zeros(size, dtype=torch.float32) if recomputed else rollout_log_prob
     for row, episode in enumerate(episodes):
         n = len(episode["tokenIds"])
         input_ids[row, :n] = torch.from_numpy(np.array(episode["tokenIds"], dtype=np.int64))
         attention_mask[row, :n] = 1
         loss_mask[row, :n] = torch.from_numpy(np.array(episode["lossMask"], dtype=np.float32))
-        old_log_prob[row, :n] = torch.from_numpy(np.array(episode["rolloutLogprobs"], dtype=np.float32))
+        rollout_log_prob[row, :n] = torch.from_numpy(np.array(episode["rolloutLogprobs"], dtype=np.float32))
+        if recomputed:
+            old_log_prob[row, :n] = torch.from_numpy(np.asarray(episode[OLD_LOG_PROBS], dtype=np.float32))
+    old = old_log_prob[:, 1:]
     return EpisodeTensors(
         input_ids=input_ids,
         attention_mask=attention_mask,
         response_mask=loss_mask[:, 1:],
-        old_log_prob=old_log_prob[:, 1:],
+        old_log_prob=old,
         advantages=advantages.to(torch.float32)[:, None].expand(-1, length - 1).contiguous(),
+        rollout_log_prob=rollout_log_prob[:, 1:] if recomputed else old,
     )
 
 
@@ -151,12 +164,18 @@ def episode_advantages(episodes: list[dict], *, eps: float, norm_adv_by_std_in_g
     return compute_grpo_outcome_advantage(rewards, [e["groupId"] for e in episodes], eps=eps, norm_adv_by_std_in_grpo=norm_adv_by_std_in_grpo)
 
 
-ARRAY_FILES = {"tokenIds": ("token-ids", "int32"), "lossMask": ("loss-mask", "uint8"), "rolloutLogprobs": ("rollout-logprobs", "float32")}
+ARRAY_FILES = {
+    "tokenIds": ("token-ids", "int32"),
+    "lossMask": ("loss-mask", "uint8"),
+    "rolloutLogprobs": ("rollout-logprobs", "float32"),
+    "rolloutVersions": ("rollout-versions", "int32"),
+}
 
 
 def write_batch(manifest_path: Path, episodes: list[dict]) -> Path:
     """A TrainingBatch manifest at `manifest_path` and its arrays beside it, as storage/training-batch.ts writes one
-    (for tests and tools; the orchestrator writes the batches the trainer gets)."""
+    (for tests and tools; the orchestrator writes the batches the trainer gets). Episodes without `rolloutVersions`
+    make a batch without that array, as written before it existed."""
     offsets, entries = 0, []
     for episode in episodes:
         length = len(episode["tokenIds"])
@@ -165,6 +184,8 @@ def write_batch(manifest_path: Path, episodes: list[dict]) -> Path:
         offsets += length
     arrays = {}
     for field, (suffix, dtype) in ARRAY_FILES.items():
+        if not all(field in e for e in episodes):
+            continue
         name = f"{manifest_path.stem}.{suffix}.npy"
         column = np.concatenate([np.asarray(e[field], dtype=dtype) for e in episodes])
         np.save(manifest_path.parent / name, column, allow_pickle=False)

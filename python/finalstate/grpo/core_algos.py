@@ -2,6 +2,16 @@
 
 Every function takes [batch, tokens] tensors and a 0/1 `response_mask`. Aggregation can be given a global
 normaliser so that micro-batches summed together equal one pass over the whole batch.
+
+Three policies may meet in one update (verl's rollout correction, decoupled mode; AReaL's decoupled PPO):
+- π_rollout (μ): the behaviour policy, whose log-probs the rollout server returned with each sampled token. With
+  asynchronous steps it may be several versions old, and even at version parity it is not the trainer's policy
+  (another engine, kernels and precision);
+- π_old (π_prox): the weights the update starts from, their log-probs recomputed by the trainer before its first
+  optimizer step; without the correction π_old is taken to be π_rollout;
+- π_θ: the weights being trained.
+The PPO ratio π_θ/π_old is clipped as usual; the correction weighs each token by the truncated importance weight
+min(π_old/π_rollout, threshold), a constant of the loss (token-level TIS).
 """
 
 from __future__ import annotations
@@ -62,22 +72,45 @@ def compute_policy_loss(
     clip_ratio_high: float = 0.2,
     loss_agg_mode: str = "token-mean",
     normaliser: AggNormaliser | None = None,
+    rollout_is_weights: torch.Tensor | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """PPO clipped surrogate against the rollout log-probs.
+    """PPO clipped surrogate of π_θ against `old_log_prob`: the rollout log-probs, or the recomputed π_old.
 
     Returns (pg_loss, pg_clipfrac, ppo_kl): the aggregated loss, the share of masked tokens whose clipped term was
     the active (larger) one, and the mean of old - new log-prob (k1 KL estimate) on masked tokens.
-    `advantages` is [batch, tokens] (an outcome advantage broadcast over each sequence's tokens).
+    `advantages` is [batch, tokens] (an outcome advantage broadcast over each sequence's tokens). `rollout_is_weights`
+    (compute_rollout_is_weights), when given, multiplies each token's clipped term: the off-policy correction.
     """
     negative_approx_kl = torch.clamp(log_prob - old_log_prob, min=-20.0, max=20.0)
     ratio = torch.exp(negative_approx_kl)
     pg_losses1 = -advantages * ratio
     pg_losses2 = -advantages * torch.clamp(ratio, 1.0 - clip_ratio_low, 1.0 + clip_ratio_high)
     pg_losses = torch.maximum(pg_losses1, pg_losses2)
+    if rollout_is_weights is not None:
+        pg_losses = pg_losses * rollout_is_weights
     pg_loss = agg_loss(pg_losses, response_mask, loss_agg_mode, normaliser)
     pg_clipfrac = masked_mean(torch.gt(pg_losses2, pg_losses1).float(), response_mask)
     ppo_kl = masked_mean(-negative_approx_kl, response_mask)
     return pg_loss, pg_clipfrac, ppo_kl
+
+
+def compute_rollout_is_weights(
+    old_log_prob: torch.Tensor,
+    rollout_log_prob: torch.Tensor,
+    response_mask: torch.Tensor,
+    *,
+    rollout_is_threshold: float,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Token-level truncated importance sampling: w_t = min(π_old(t) / π_rollout(t), rollout_is_threshold).
+
+    Returns (rollout_is_weights, rollout_is_ratio), both detached (the weights are constants of the loss): the
+    truncated weights, 0 off the mask, and the ratio before truncation. The log-ratio is bounded to [-20, 20] first,
+    so that a token the sampler found near-impossible weighs exp(20) at most before truncation instead of overflowing.
+    """
+    log_ratio = torch.clamp(old_log_prob - rollout_log_prob, min=-20.0, max=20.0)
+    rollout_is_ratio = torch.exp(log_ratio).detach()
+    rollout_is_weights = rollout_is_ratio.clamp(max=rollout_is_threshold) * response_mask.to(rollout_is_ratio.dtype)
+    return rollout_is_weights, rollout_is_ratio
 
 
 def kl_penalty_k3(log_prob: torch.Tensor, sampling_log_prob: torch.Tensor) -> torch.Tensor:

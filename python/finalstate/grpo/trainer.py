@@ -2,7 +2,8 @@
 gradient equals the mini-batch gradient. Under a process group (FSDP2, gpu_worker/sharding.py) each rank trains on
 its share of every mini-batch and the loss is normalised over the whole mini-batch, so W ranks compute the
 gradient one process would. Micro-batches are cut by padded tokens (and optionally by episodes): the memory of a
-pass grows with its tokens, not its episodes."""
+pass grows with its tokens, not its episodes. With the off-policy correction (loss offPolicyCorrection 'tis') the
+update first recomputes π_old, the log-probs of its starting weights, without gradients (core_algos.py)."""
 
 from __future__ import annotations
 
@@ -11,17 +12,19 @@ import math
 import time
 from collections.abc import Callable
 
+import numpy as np
 import torch
 from torch.distributed.fsdp import FSDPModule
 
 from ..config import LossConfig, OptimizerConfig
-from .batch import EpisodeTensors, UnusableBatchError, check_episodes, episode_advantages, episodes_to_tensors
+from .batch import OLD_LOG_PROBS, EpisodeTensors, UnusableBatchError, check_episodes, episode_advantages, episodes_to_tensors
 from .batch import loss_tokens as count_loss_tokens
 from .clipping import clip_grad_norm
-from .core_algos import AggNormaliser, agg_loss, compute_policy_loss, kl_penalty_k3
+from .core_algos import AggNormaliser, agg_loss, compute_policy_loss, compute_rollout_is_weights, kl_penalty_k3
 from .log_probs import next_token_log_probs
 from .mini_batches import any_loss_tokens, pass_count, plan_micro_batches, split_mini_batches
 from .ranks import Ranks
+from .staleness import staleness_histogram, staleness_metrics
 
 Progress = Callable[[int, int], None]
 
@@ -84,7 +87,8 @@ class PolicyTrainer:
         shuffle_seed: str = "0",
         progress: Progress | None = None,
     ) -> dict:
-        """Apply the update of one GRPO step on `episodes` (TrainingEpisode dicts); return the PolicyUpdateMetrics fields.
+        """Apply the update of one GRPO step on `episodes` (TrainingEpisode dicts); return the PolicyUpdateMetrics fields,
+        plus "stalenessHistogram" when the batch records versions.
 
         Every rank is given the whole batch and trains on its share. A forward/backward pass holds at most
         `micro_batch_tokens` padded tokens and `micro_batch_size` episodes (None: no limit); an episode longer than
@@ -94,6 +98,9 @@ class PolicyTrainer:
         does: later mini-batches are off-policy and the clipped ratio bounds how far they move. Advantages are
         computed once, over the whole batch.
 
+        With `loss_config.rollout_is` "tis", the log-probs of the starting weights (π_old) are recomputed first, in
+        the passes that will train on them, and the loss is the truncated-importance-weighted one (core_algos.py).
+
         Raises UnusableBatchError when the batch or its loss is unusable (on every rank alike); its
         `weights_changed` says whether an earlier mini-batch had already been applied.
         """
@@ -101,7 +108,9 @@ class PolicyTrainer:
         advantages = self._checked_advantages(episodes, loss_config)
         mini_batches = [m for m in split_mini_batches(episodes, mini_batch_groups, shuffle_seed) if any_loss_tokens(episodes, m)]
         plans = [self._plan([episodes[i] for i in m], micro_batch_tokens, micro_batch_size) for m in mini_batches]
-        micro_total = sum(pass_count(plan) for plan in plans)
+        training_passes = sum(pass_count(plan) for plan in plans)
+        recompute = loss_config.recomputes_old_log_prob
+        micro_total = training_passes * (2 if recompute else 1)
         micro_done = 0
 
         def micro_progress(done: int, _total: int) -> None:
@@ -109,12 +118,21 @@ class PolicyTrainer:
                 progress(micro_done + done, micro_total)
 
         apply_optimizer_config(self.optimizer, optimizer_config)
+        histogram = staleness_histogram(episodes, self.step)
+        off_policy: dict = {}
+        if recompute:
+            episodes, off_policy = self._recompute_old_log_prob(episodes, mini_batches, plans, loss_config, progress=micro_progress)
+            micro_done = training_passes
         totals = {"loss": 0.0, "clipFraction": 0.0, "entropy": 0.0, "approxKl": 0.0, "gradNorm": 0.0}
         all_tokens = 0
         for index, (members, plan) in enumerate(zip(mini_batches, plans)):
             part = [episodes[i] for i in members]
+            # Without the recompute, the first mini-batch's passes are the only ones that run on the starting weights.
+            measure_drift = index == 0 and not recompute
             try:
-                metrics = self._accumulate(part, advantages[members], plan, loss_config=loss_config, progress=micro_progress)
+                metrics = self._accumulate(
+                    part, advantages[members], plan, loss_config=loss_config, progress=micro_progress, measure_drift=measure_drift
+                )
             except UnusableBatchError as err:
                 err.weights_changed = index > 0
                 raise
@@ -128,6 +146,8 @@ class PolicyTrainer:
             self.optimizer.step()
             self.optimizer.zero_grad(set_to_none=True)
             micro_done += pass_count(plan)
+            if measure_drift:
+                off_policy = {"samplerDriftMean": metrics["drift"] / max(metrics["tokens"], 1), "samplerDriftMax": metrics["driftMax"]}
             # Token-weighted over the whole batch, so one mini-batch gives the same figures as before mini-batches.
             weight = metrics["tokens"]
             for key in ("clipFraction", "entropy", "approxKl"):
@@ -149,6 +169,9 @@ class PolicyTrainer:
             "tokens": int(loss_tokens),
             "optimizerSteps": len(mini_batches),
             "tokensPerSecond": all_tokens / elapsed,
+            **staleness_metrics(histogram),
+            **off_policy,
+            **({} if histogram is None else {"stalenessHistogram": histogram}),
         }
 
     def accumulate_gradients(
@@ -160,9 +183,12 @@ class PolicyTrainer:
         micro_batch_size: int | None = None,
         progress: Progress | None = None,
     ) -> dict:
-        """Leave in .grad the gradient of the whole batch's loss, computed micro-batch by micro-batch."""
+        """Leave in .grad the gradient of the whole batch's loss, computed micro-batch by micro-batch (after the
+        recompute of π_old, with the off-policy correction)."""
         advantages = self._checked_advantages(episodes, loss_config)
         plan = self._plan(episodes, micro_batch_tokens, micro_batch_size)
+        if loss_config.recomputes_old_log_prob:
+            episodes, _ = self._recompute_old_log_prob(episodes, [list(range(len(episodes)))], [plan], loss_config)
         return self._accumulate(episodes, advantages, plan, loss_config=loss_config, progress=progress)
 
     def _plan(self, episodes: list[dict], micro_batch_tokens: int | None, micro_batch_size: int | None) -> list[list[list[int]]]:
@@ -174,6 +200,75 @@ class PolicyTrainer:
         check_episodes(episodes, where="batch", vocab_size=self.model.get_input_embeddings().weight.shape[0])
         return episode_advantages(episodes, eps=loss_config.epsilon, norm_adv_by_std_in_grpo=loss_config.norm_adv_by_std_in_grpo)
 
+    def _passes(self, episodes: list[dict], plan: list[list[list[int]]]):
+        """This rank's passes over `episodes` (indices into it) in `plan`: (members, chunk) per pass, every rank making
+        the common number of passes (FSDP gathers the parameters in each); a pass past this rank's share trains on a
+        copy of the shortest episode without loss tokens."""
+        mine = plan[self.ranks.rank]
+        for index in range(pass_count(plan)):
+            members = mine[index] if index < len(mine) else []
+            if members:
+                yield members, [episodes[i] for i in members]
+            else:
+                yield members, [_without_loss(min(episodes, key=lambda e: len(e["tokenIds"])))]
+
+    @torch.no_grad()
+    def _recompute_old_log_prob(
+        self,
+        episodes: list[dict],
+        mini_batches: list[list[int]],
+        plans: list[list[list[list[int]]]],
+        loss_config: LossConfig,
+        progress: Progress | None = None,
+    ) -> tuple[list[dict], dict]:
+        """π_old: the log-probs of the weights the update starts from, added to each episode this rank trains on
+        (OLD_LOG_PROBS), and the figures of the correction (PolicyUpdateMetrics samplerDrift*, isWeight*).
+
+        Each rank computes its own episodes in the passes that will train them (the same plan, model mode and
+        padding), so the training forward of the first mini-batch gives exactly these numbers, and no rank needs
+        another rank's."""
+        self.model.train()
+        with_old = list(episodes)
+        threshold = loss_config.rollout_is_threshold
+        sums = {"drift": 0.0, "ratio": 0.0, "truncated": 0.0}
+        maxima = {"drift": 0.0, "ratio": 0.0}
+        done, total = 0, sum(pass_count(plan) for plan in plans)
+        for mini_batch, plan in zip(mini_batches, plans):
+            part = [episodes[i] for i in mini_batch]
+            for members, chunk in self._passes(part, plan):
+                batch = episodes_to_tensors(chunk, torch.zeros(len(chunk))).to(self.device)
+                with autocast_for(self.device, self.model):
+                    log_prob, _ = token_log_probs(self.model, batch)
+                mask = batch.response_mask.bool()
+                if mask.any():
+                    _, ratio = compute_rollout_is_weights(log_prob, batch.rollout_log_prob, batch.response_mask, rollout_is_threshold=threshold)
+                    drift = (log_prob - batch.rollout_log_prob).abs()[mask]
+                    sums["drift"] += float(drift.sum())
+                    sums["ratio"] += float(ratio[mask].sum())
+                    sums["truncated"] += float((ratio[mask] > threshold).sum())
+                    maxima["drift"] = max(maxima["drift"], float(drift.max()))
+                    maxima["ratio"] = max(maxima["ratio"], float(ratio[mask].max()))
+                values = log_prob.cpu().numpy()
+                for row, member in enumerate(members):
+                    index = mini_batch[member]
+                    column = np.zeros(len(episodes[index]["tokenIds"]), dtype=np.float32)
+                    column[1:] = values[row, : len(column) - 1]
+                    with_old[index] = {**episodes[index], OLD_LOG_PROBS: column}
+                del log_prob
+                done += 1
+                if progress:
+                    progress(done, total)
+        drift_sum, ratio_sum, truncated = self.ranks.sum([sums["drift"], sums["ratio"], sums["truncated"]])
+        drift_max, ratio_max = self.ranks.max([maxima["drift"], maxima["ratio"]])
+        tokens = max(float(sum(map(count_loss_tokens, episodes))), 1.0)
+        return with_old, {
+            "samplerDriftMean": drift_sum / tokens,
+            "samplerDriftMax": drift_max,
+            "isWeightMean": ratio_sum / tokens,
+            "isWeightMax": ratio_max,
+            "isTruncatedFraction": truncated / tokens,
+        }
+
     def _accumulate(
         self,
         episodes: list[dict],
@@ -182,8 +277,8 @@ class PolicyTrainer:
         *,
         loss_config: LossConfig,
         progress: Progress | None = None,
+        measure_drift: bool = False,
     ) -> dict:
-        mine = plan[self.ranks.rank]
         passes = pass_count(plan)
         # The denominators of all of `episodes` (every rank's share), so that the micro-batch losses add up to their loss.
         whole = AggNormaliser(
@@ -193,17 +288,19 @@ class PolicyTrainer:
 
         self.model.train()
         self.optimizer.zero_grad(set_to_none=True)
-        totals = {"loss": 0.0, "clipped": 0.0, "entropy": 0.0, "kl": 0.0, "tokens": 0.0}
-        for index in range(passes):
-            members = mine[index] if index < len(mine) else []
+        totals = {"loss": 0.0, "clipped": 0.0, "entropy": 0.0, "kl": 0.0, "tokens": 0.0, "drift": 0.0}
+        drift_max = 0.0
+        for index, (members, chunk) in enumerate(self._passes(episodes, plan)):
             filler = not members
-            if filler:
-                chunk, chunk_adv = [_without_loss(min(episodes, key=lambda e: len(e["tokenIds"])))], torch.zeros(1)
-            else:
-                chunk, chunk_adv = [episodes[i] for i in members], advantages[members]
+            chunk_adv = advantages[members] if members else torch.zeros(1)
             batch = episodes_to_tensors(chunk, chunk_adv).to(self.device)
             with autocast_for(self.device, self.model):
                 log_prob, entropy = token_log_probs(self.model, batch)
+            rollout_is_weights = None
+            if loss_config.recomputes_old_log_prob:
+                rollout_is_weights, _ = compute_rollout_is_weights(
+                    batch.old_log_prob, batch.rollout_log_prob, batch.response_mask, rollout_is_threshold=loss_config.rollout_is_threshold
+                )
             pg_loss, clipfrac, _ = compute_policy_loss(
                 batch.old_log_prob,
                 log_prob,
@@ -213,6 +310,7 @@ class PolicyTrainer:
                 clip_ratio_high=loss_config.clip_ratio_high,
                 loss_agg_mode=loss_config.loss_agg_mode,
                 normaliser=whole,
+                rollout_is_weights=rollout_is_weights,
             )
             kl = kl_penalty_k3(log_prob, batch.old_log_prob)
             loss = pg_loss
@@ -231,11 +329,16 @@ class PolicyTrainer:
                 totals["entropy"] += float(entropy[mask].sum())
                 if not filler:
                     totals["tokens"] += float(batch.attention_mask.sum())
+                if measure_drift and mask.any():
+                    drift = (log_prob.detach() - batch.rollout_log_prob)[mask].abs()
+                    totals["drift"] += float(drift.sum())
+                    drift_max = max(drift_max, float(drift.max()))
             del log_prob, entropy, loss
             if progress:
                 progress(index + 1, passes)
 
-        loss_sum, clipped, kl_sum, entropy_sum, all_tokens = self.ranks.sum([totals[k] for k in ("loss", "clipped", "kl", "entropy", "tokens")])
+        keys = ("loss", "clipped", "kl", "entropy", "tokens", "drift")
+        loss_sum, clipped, kl_sum, entropy_sum, all_tokens, drift_sum = self.ranks.sum([totals[k] for k in keys])
         loss_tokens = max(whole.tokens, 1.0)
         return {
             "loss": loss_sum,
@@ -244,4 +347,6 @@ class PolicyTrainer:
             "approxKl": kl_sum / loss_tokens,
             "tokens": int(whole.tokens),
             "allTokens": int(all_tokens),
+            "drift": drift_sum,
+            "driftMax": self.ranks.max([drift_max])[0] if measure_drift else 0.0,
         }

@@ -15,7 +15,7 @@ def score(request: dict) -> dict:
     model.eval()
     ids = torch.tensor([request["tokenIds"]], dtype=torch.long)
     zeros = torch.zeros(ids.shape[0], ids.shape[1] - 1)
-    batch = EpisodeTensors(ids, torch.ones_like(ids), zeros, zeros, zeros)
+    batch = EpisodeTensors(ids, torch.ones_like(ids), zeros, zeros, zeros, zeros)
     with torch.no_grad():
         logprobs, _ = token_log_probs(model, batch)
     # logprobs[i] scores token i + 1: the completion starts at token promptTokens.
