@@ -5,6 +5,7 @@ import {
   CheckpointRetention,
   FsdpConfig,
   LossConfig,
+  OffPolicyCorrection,
   MicroBatchSize,
   MicroBatchTokens,
   MiniBatchGroups,
@@ -101,7 +102,11 @@ export const UpdateConfig = z
       .optional()
       .describe('Where checkpoints go; default <artifacts>/<campaignId>/checkpoints.'),
     optimizer: OptimizerConfig.prefault({}),
-    loss: LossConfig.prefault({}),
+    loss: LossConfig.extend({
+      offPolicyCorrection: OffPolicyCorrection.optional().describe(
+        "Default: 'tis' with async.maxStaleness >= 1 (turns sampled by older versions need the correction), else 'none' (the synchronous step's loss, unchanged). See PolicyUpdateInput's loss.offPolicyCorrection.",
+      ),
+    }).prefault({}),
     fsdp: FsdpConfig.prefault({}),
     microBatchTokens: MicroBatchTokens,
     microBatchSize: MicroBatchSize,

@@ -184,6 +184,21 @@ export const StepSummary = z
       'Asynchronous steps: groups dropped and refilled for a turn older than the staleness window.',
     ),
     maxStaleness: Count.optional().describe('Asynchronous steps: campaign.async.maxStaleness when the step ran.'),
+    stalenessMean: z.number().nonnegative().optional().describe('PolicyUpdateMetrics.stalenessMean of the update.'),
+    stalenessMax: Count.optional().describe('PolicyUpdateMetrics.stalenessMax.'),
+    stalenessHistogram: z
+      .array(Count)
+      .optional()
+      .describe('Loss tokens by lag in versions (PolicyUpdateResult.stalenessHistogram): entry i, i versions behind.'),
+    samplerDriftMean: z.number().nonnegative().optional().describe('PolicyUpdateMetrics.samplerDriftMean.'),
+    samplerDriftMax: z.number().nonnegative().optional().describe('PolicyUpdateMetrics.samplerDriftMax.'),
+    isWeightMean: z
+      .number()
+      .nonnegative()
+      .optional()
+      .describe('PolicyUpdateMetrics.isWeightMean (offPolicyCorrection tis).'),
+    isWeightMax: z.number().nonnegative().optional().describe('PolicyUpdateMetrics.isWeightMax.'),
+    isTruncatedFraction: Fraction.optional().describe('PolicyUpdateMetrics.isTruncatedFraction.'),
     policyVersion: z.string().optional(),
   })
   .strict();

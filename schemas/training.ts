@@ -106,6 +106,9 @@ export const OptimizerConfig = z
   })
   .strict();
 
+/** The loss's correction for turns sampled by other weights than those it starts from (see LossConfig). */
+export const OffPolicyCorrection = z.enum(['none', 'tis']);
+
 export const LossConfig = z
   .object({
     clipLow: z.number().min(0).default(0.2).describe('Ratio lower bound is 1 - clipLow.'),
@@ -124,17 +127,14 @@ export const LossConfig = z
     normalizeStd: z.boolean().default(true).describe('Divide group-centred rewards by the group std.'),
     eps: z.number().positive().default(1e-6).describe('Added to the group std.'),
     aggregation: z.enum(['token-mean', 'seq-mean-token-mean']).default('token-mean'),
-    offPolicyCorrection: z
-      .enum(['none', 'tis'])
-      .default('none')
-      .describe(
-        'none: the ratio of the clipped loss is against the rollout log-probs (what the sampler returned). tis: the ' +
-          'update first recomputes, without gradients, the log-probs of the weights it starts from (the proximal ' +
-          'policy); the ratio is against those, and each loss token is weighted by the truncated importance weight ' +
-          "min(p_prox / p_rollout, isCap), detached: token-level TIS (verl's rollout correction, AReaL's decoupled " +
-          'PPO). It corrects for turns sampled by older versions (asynchronous steps) and for the sampler-trainer ' +
-          'mismatch, at the cost of one forward pass over the batch (docs/policy-stack.md).',
-      ),
+    offPolicyCorrection: OffPolicyCorrection.default('none').describe(
+      'none: the ratio of the clipped loss is against the rollout log-probs (what the sampler returned). tis: the ' +
+        'update first recomputes, without gradients, the log-probs of the weights it starts from (the proximal ' +
+        'policy); the ratio is against those, and each loss token is weighted by the truncated importance weight ' +
+        "min(p_prox / p_rollout, isCap), detached: token-level TIS (verl's rollout correction, AReaL's decoupled " +
+        'PPO). It corrects for turns sampled by older versions (asynchronous steps) and for the sampler-trainer ' +
+        'mismatch, at the cost of one forward pass over the batch (docs/policy-stack.md).',
+    ),
     isCap: z
       .number()
       .min(1)

@@ -18,6 +18,8 @@ import {
   type PreviousStepDone,
 } from './definitions.js';
 import type { GpuActivities } from './gpu.js';
+import type { StepSummary } from '../schemas/results.js';
+import type { PolicyUpdateResult } from '../schemas/training.js';
 import { collectGroups, groupEpisodeId, type CollectedGroups } from './groups.js';
 
 const control = proxyActivities<ControlActivities>({
@@ -78,6 +80,24 @@ export async function grpoStep(input: GrpoStepInput): Promise<GrpoStepResult> {
     ? { ...input, previousCheckpointUri: previous.checkpointUri, neededExports: previous.neededExports }
     : input;
   return train(trainInput, resultSet, collected, progress, { started, rolloutsDone, trainFrom: Date.now() });
+}
+
+/** The update's off-policy figures that a step summary carries as they are. */
+const OFF_POLICY_FIGURES = [
+  'stalenessMean',
+  'stalenessMax',
+  'samplerDriftMean',
+  'samplerDriftMax',
+  'isWeightMean',
+  'isWeightMax',
+  'isTruncatedFraction',
+] as const satisfies ReadonlyArray<keyof StepSummary & keyof PolicyUpdateResult['metrics']>;
+
+/** The update's staleness, sampler drift and importance weights, when it measured them (schemas/training.ts). */
+function offPolicyFigures({ metrics, stalenessHistogram }: PolicyUpdateResult) {
+  const figures: Partial<StepSummary> = {};
+  for (const key of OFF_POLICY_FIGURES) if (metrics[key] !== undefined) figures[key] = metrics[key];
+  return stalenessHistogram ? { ...figures, stalenessHistogram } : figures;
 }
 
 function requireEnoughGroups(input: GrpoStepInput, c: CollectedGroups): void {
@@ -142,6 +162,7 @@ async function train(
     miniBatchGroups: input.update.miniBatchGroups,
     seed: settings.seed >>> 0,
     retention: input.update.retention,
+    checkpoints: input.update.checkpoints,
     neededExports: input.neededExports ?? [],
   });
   const updateDone = Date.now();
@@ -174,6 +195,7 @@ async function train(
       refills: c.refills,
       approxKl: update.metrics.approxKl,
       tokens: update.metrics.tokens,
+      ...offPolicyFigures(update),
       wallSeconds: {
         rollouts: seconds(started, rolloutsDone),
         ...(input.pipeline ? { waitForPrevious: seconds(rolloutsDone, trainFrom) } : {}),

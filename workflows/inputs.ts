@@ -106,6 +106,11 @@ export function pipelinedStepInput(
   const maxStaleness = maxStalenessOf(config);
   const minVersion = oldestUsableVersion(step, maxStaleness);
   const input = grpoStepInput(config, { ...state, sampler }, step);
+  const { loss } = input.update;
+  const update = {
+    ...input.update,
+    loss: { ...loss, offPolicyCorrection: loss.offPolicyCorrection ?? ('tis' as const) },
+  };
   const { policy } = input.settings;
   const windowed: PolicyRef =
     policy.kind === 'served' && step > 1
@@ -113,6 +118,7 @@ export function pipelinedStepInput(
       : policy;
   return {
     ...input,
+    update,
     pipeline: { maxStaleness, minVersion, awaitPrevious },
     settings: { ...input.settings, policy: windowed },
   };

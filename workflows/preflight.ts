@@ -13,7 +13,10 @@ import type { GpuActivities } from './gpu.js';
 
 export interface UpdatePreflightInput {
   gpuTaskQueue: string;
-  update: Pick<UpdateConfig, 'baseModel' | 'fsdp' | 'microBatchTokens' | 'microBatchSize' | 'retention'>;
+  update: Pick<
+    UpdateConfig,
+    'baseModel' | 'fsdp' | 'microBatchTokens' | 'microBatchSize' | 'retention' | 'checkpoints'
+  >;
   /** The longest episode: the campaign's limits.maxContextTokens. */
   maxEpisodeTokens: number;
   steps: number;
@@ -59,10 +62,11 @@ export async function updatePreflight(input: UpdatePreflightInput): Promise<Upda
     input.update.retention,
     input.steps,
     input.evaluateEvery,
+    input.update.checkpoints?.every ?? 1,
   );
   const lines = [
     ...describeUpdateMemory(plan, model, worker),
-    describeCheckpoints(bytes, input.update.retention, input.steps),
+    describeCheckpoints(bytes, input.update.retention, input.steps, input.update.checkpoints?.every ?? 1),
   ];
   if (plan.problems.length > 0)
     throw ApplicationFailure.create({
