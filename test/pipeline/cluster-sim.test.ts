@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ProfiledEpisode } from '../../schemas/turn-profile.js';
-import { simulateCampaign, type SimMode, type SimSettings } from '../../testkit/cluster-sim/simulation.js';
+import {
+  simulateCampaign,
+  type SimMode,
+  type SimResult,
+  type SimSettings,
+} from '../../testkit/cluster-sim/simulation.js';
 
 // The scheduling arithmetic of bench/cluster-sim on constant latencies: one-turn episodes of 100 tokens on servers
 // whose decode iteration takes 10 ms whatever the batch (C = 1 s a step), an update of U = 5 s and a publish of P = 2 s.
@@ -64,4 +69,14 @@ test('K = 1, rollout-bound: the publish waits for the turns under way, so a step
   const periods = r.steps.slice(1).map((s, i) => s.collectEnd - r.steps[i]!.collectEnd);
   close(periods.slice(1), [12, 12, 12, 12]);
   assert.deepEqual(r.staleness, [16, 5 * 16]);
+});
+
+test('continuous batching: a sequence decodes slower the more share its server, so one server collects 4x slower than 4', () => {
+  const settings = constant(100, 5);
+  const computeBound = { ...settings, server: { ...settings.server, weightsReadS: 0, computePerSequenceS: 0.0025 } };
+  const collect = (r: SimResult) => r.steps[0]!.collectEnd - r.steps[0]!.collectStart;
+  close(
+    [collect(simulateCampaign(computeBound, mode(0))), collect(simulateCampaign(computeBound, mode(0, true)))],
+    [1, 4],
+  );
 });

@@ -40,6 +40,8 @@ export class RolloutServer {
   residentTokens = 0;
   /** Seconds with at least one request prefilling or decoding. */
   busyS = 0;
+  /** Seconds spent loading published weights. */
+  reloadingS = 0;
   private readonly decoding: Request[] = [];
   private readonly admission: Request[] = [];
   private prefilling = 0;
@@ -146,6 +148,7 @@ export class RolloutServer {
     const reload = this.reload;
     if (!reload || this.decoding.length + this.prefilling + this.admission.length > 0) return;
     this.reload = undefined;
+    this.reloadingS += reload.seconds;
     this.queue.at(now + reload.seconds, (t) => {
       this.advance(t);
       this.version = reload.version;

@@ -57,6 +57,8 @@ export interface SimResult {
   wallS: number;
   stepsPerHour: number;
   rolloutIdle: number;
+  /** The part of the rollout servers' time spent reloading weights (idle too). */
+  rolloutReloading: number;
   trainerIdle: number;
   /** Trained turns by how many versions their sampler was behind the weights the update started from (index). */
   staleness: number[];
@@ -138,11 +140,13 @@ class CampaignSimulation {
     const wallS = this.finishedAt;
     for (const s of this.servers) s.advance(wallS);
     const busy = this.servers.reduce((sum, s) => sum + s.busyS, 0);
+    const reloading = this.servers.reduce((sum, s) => sum + s.reloadingS, 0);
     return {
       mode: this.mode,
       wallS,
       stepsPerHour: (this.settings.steps / wallS) * 3600,
       rolloutIdle: 1 - busy / (this.servers.length * wallS),
+      rolloutReloading: reloading / (this.servers.length * wallS),
       trainerIdle: 1 - this.trainerBusyS / wallS,
       staleness: Array.from(this.staleness, (n) => n ?? 0),
       shortSteps: this.shortSteps,
