@@ -11,6 +11,7 @@
 // Episodes (turns, tokens per turn, time in tools and the user) are drawn from --profile, measured from real demo
 // episodes by --profile-from. Prints figures; asserts nothing.
 import fs from 'node:fs';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fromRoot } from '../core/paths.js';
 import { TurnProfile } from '../schemas/turn-profile.js';
@@ -64,7 +65,7 @@ const MODES: SimMode[] = [
   { name: 'K = 2', maxStaleness: 2, oneServer: false },
 ];
 
-const cluster = clusterFigures(values.preset);
+const cluster = clusterFigures(path.relative(process.cwd(), values.preset));
 const shape = {
   ...cluster.shape,
   servers: positive('servers', values.servers) ?? cluster.shape.servers,
@@ -229,7 +230,7 @@ if (values.json) {
 } else {
   const summary = profileSummary(profile);
   const lines = [
-    `profile: ${values.profile} (${profile.episodes.length} episodes; ${profile.source})`,
+    `profile: ${path.relative(process.cwd(), values.profile)} (${profile.episodes.length} episodes; ${profile.source})`,
     ...Object.entries(summary).map(
       ([name, q]) => `  ${name}: mean ${q.mean.toFixed(1)}, p50 ${q.p50}, p90 ${q.p90}, p99 ${q.p99}, max ${q.max}`,
     ),
