@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EpisodeCounts, EpisodeRetryConfig, SamplerState, TaskSource, UpdateConfig } from './campaign.js';
+import { EpisodeCounts, EpisodeRetryConfig, FleetConfig, SamplerState, TaskSource, UpdateConfig } from './campaign.js';
 import { JudgeConfig, PolicyServerRef, UserSimulatorConfig } from './clients.js';
 import { EpisodeLimits, PolicyRef } from './episode.js';
 import { StepSummary } from './results.js';
@@ -169,6 +169,9 @@ export const GrpoStepInput = z
       .optional()
       .describe('Steps whose exports the campaign still needs (served, evaluated): checkpoint retention keeps them.'),
     policyServers: z.array(PolicyServerRef),
+    fleet: FleetConfig.optional().describe(
+      'The fleet rules (absent in inputs recorded before the fleet: every server must take the publish, nothing reconciles).',
+    ),
     previousCheckpointUri: z
       .string()
       .min(1)

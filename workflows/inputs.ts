@@ -20,10 +20,13 @@ export function policyAt(base: PolicyRef, state: Pick<CampaignState, 'policyVers
   };
 }
 
-/** What every episode of the campaign shares, for a given policy. */
+/** What every episode of the campaign shares, for a given policy (a served one routed to the campaign's fleet). */
 export function episodeSettings(config: CampaignConfigWithQueues, policy: PolicyRef): EpisodeSettings {
   return {
-    policy,
+    policy:
+      policy.kind === 'served'
+        ? { ...policy, servers: policyServersOf(config).map(({ url, kind }) => ({ url, kind })) }
+        : policy,
     user: config.user,
     ...(config.judge ? { judge: config.judge } : {}),
     limits: config.limits,
@@ -34,11 +37,12 @@ export function episodeSettings(config: CampaignConfigWithQueues, policy: Policy
 }
 
 /**
- * Policy servers that load each checkpoint: the configured ones, else the served policy's own server, whose admin
- * routes take the client's API key when it has one (vLLM's --api-key).
+ * The rollout fleet, which serves the episodes and loads each checkpoint: the configured servers, else the served
+ * policy's own server, whose admin routes take the client's API key when it has one (vLLM's --api-key).
  */
 export function policyServersOf(config: CampaignConfig): PolicyServerRef[] {
-  if (config.policyServers.length > 0 || config.policy.kind !== 'served') return config.policyServers;
+  if (config.policyServers !== undefined) return config.policyServers;
+  if (config.policy.kind !== 'served') return [];
   const { baseUrl, serverKind, apiKeyEnv } = config.policy.client;
   return [{ url: baseUrl, kind: serverKind, ...(apiKeyEnv ? { tokenEnv: apiKeyEnv } : {}) }];
 }
@@ -82,6 +86,7 @@ export function grpoStepInput(
     update: config.update,
     neededExports: neededExports(config, state, step),
     policyServers: policyServersOf(config),
+    fleet: config.fleet,
     ...(state.checkpointUri ? { previousCheckpointUri: state.checkpointUri } : {}),
     settings: episodeSettings(config, policyAt(config.policy, state)),
   };
