@@ -6,6 +6,7 @@ import type { GrpoStepInput, GrpoStepResult } from '../schemas/pipeline.js';
 import { EpisodeAuditTrail } from './audit.js';
 import { progressQuery } from './definitions.js';
 import type { GpuActivities } from './gpu.js';
+import { whileReconcilingFleet } from './fleet.js';
 import { collectGroups, groupEpisodeId, type CollectedGroups } from './groups.js';
 
 const control = proxyActivities<ControlActivities>({
@@ -44,7 +45,10 @@ export async function grpoStep(input: GrpoStepInput): Promise<GrpoStepResult> {
   // Workflow time (Date.now() is deterministic here): the start of each phase, for the step summary's wall times.
   const started = Date.now();
   const resultSet = `${input.campaignId}/step-${input.step}`;
-  const collected = await collectGroups(input, resultSet, progress, new EpisodeAuditTrail(progress));
+  const collected = await whileReconcilingFleet(
+    input,
+    collectGroups(input, resultSet, progress, new EpisodeAuditTrail(progress)),
+  );
   requireEnoughGroups(input, collected);
   return train(input, resultSet, collected, progress, started);
 }
@@ -122,6 +126,7 @@ async function train(
       version: step,
       servers: input.policyServers,
       ...(previous ? { previous: { checkpointUri: previous, version: step - 1 } } : {}),
+      ...(input.fleet ? { minServers: input.fleet.minServers } : {}),
     });
   const finished = Date.now();
   const seconds = (from: number, to: number) => (to - from) / 1000;
