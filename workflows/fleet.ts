@@ -1,5 +1,7 @@
 import { condition, proxyActivities } from '@temporalio/workflow';
 import type { ControlActivities } from '../activities/index.js';
+import type { ReconcileFleetInput } from '../activities/fleet.js';
+import type { FleetConfig } from '../schemas/campaign.js';
 import type { GrpoStepInput } from '../schemas/pipeline.js';
 
 const { reconcileFleet } = proxyActivities<ControlActivities>({
@@ -8,28 +10,49 @@ const { reconcileFleet } = proxyActivities<ControlActivities>({
   retry: { maximumAttempts: 3, initialInterval: '2 seconds', maximumInterval: '30 seconds' },
 });
 
+/** What keeps the fleet on the current version while rollouts run: the input of reconcileFleet and how often. */
+export type FleetReconcile = ReconcileFleetInput & { every: FleetConfig['reconcileEvery'] };
+
 /**
- * `rollouts`, with the rollout fleet kept on the version they sample: reconcileFleet (activities/fleet.ts) at once,
- * then every `fleet.reconcileEvery` until `rollouts` settles, so a server that restarted or was ejected by a failed
- * publish rejoins by itself. A reconcile still running when the rollouts settle is awaited, so it never overlaps the
- * publish that follows. Inputs recorded before the fleet carry no `fleet`: nothing runs, as then.
+ * The reconcile of a synchronous step's rollouts: the fleet serves the previous step's version (the base model before
+ * step 1). Undefined for inputs recorded before the fleet (no `fleet`) or without servers: nothing runs, as then.
  */
-export async function whileReconcilingFleet<T>(input: GrpoStepInput, rollouts: Promise<T>): Promise<T> {
-  const { fleet, policyServers } = input;
-  if (fleet === undefined || policyServers.length === 0) return rollouts;
+export function stepReconcile(input: GrpoStepInput): FleetReconcile | undefined {
+  if (input.fleet === undefined || input.policyServers.length === 0) return undefined;
+  const { baseModel } = input.update;
+  return {
+    servers: input.policyServers,
+    current: {
+      version: input.step - 1,
+      checkpointUri: input.step === 1 ? baseModel : (input.previousCheckpointUri ?? baseModel),
+    },
+    baseModel,
+    every: input.fleet.reconcileEvery,
+  };
+}
+
+/**
+ * `rollouts`, with the rollout fleet kept on `reconcile.current`: reconcileFleet (activities/fleet.ts) at once, then
+ * every `reconcile.every` until `rollouts` settles, so a server that restarted or was ejected by a failed publish
+ * rejoins by itself. A round still running when the rollouts settle is awaited, so it never overlaps the publish that
+ * follows; a caller that publishes while rollouts run (asynchronous steps) must give `current` as the last version
+ * whose publish completed, and not reconcile while a publish runs.
+ */
+export async function whileReconcilingFleet<T>(
+  reconcile: FleetReconcile | undefined,
+  rollouts: Promise<T>,
+): Promise<T> {
+  if (reconcile === undefined) return rollouts;
+  const { every, ...input } = reconcile;
   let settled = false;
   rollouts.then(
     () => (settled = true),
     () => (settled = true),
   );
-  const current = {
-    version: input.step - 1,
-    checkpointUri: input.step === 1 ? input.update.baseModel : (input.previousCheckpointUri ?? input.update.baseModel),
-  };
   while (!settled) {
-    // Best effort: a reconcile that fails leaves the fleet as it was, and the next round tries again.
-    await reconcileFleet({ servers: policyServers, current, baseModel: input.update.baseModel }).catch(() => undefined);
-    await condition(() => settled, fleet.reconcileEvery);
+    // Best effort: a round that fails leaves the fleet as it was, and the next one tries again.
+    await reconcileFleet(input).catch(() => undefined);
+    await condition(() => settled, every);
   }
   return rollouts;
 }

@@ -6,7 +6,7 @@ import type { GrpoStepInput, GrpoStepResult } from '../schemas/pipeline.js';
 import { EpisodeAuditTrail } from './audit.js';
 import { progressQuery } from './definitions.js';
 import type { GpuActivities } from './gpu.js';
-import { whileReconcilingFleet } from './fleet.js';
+import { stepReconcile, whileReconcilingFleet } from './fleet.js';
 import { collectGroups, groupEpisodeId, type CollectedGroups } from './groups.js';
 
 const control = proxyActivities<ControlActivities>({
@@ -46,7 +46,7 @@ export async function grpoStep(input: GrpoStepInput): Promise<GrpoStepResult> {
   const started = Date.now();
   const resultSet = `${input.campaignId}/step-${input.step}`;
   const collected = await whileReconcilingFleet(
-    input,
+    stepReconcile(input),
     collectGroups(input, resultSet, progress, new EpisodeAuditTrail(progress)),
   );
   requireEnoughGroups(input, collected);
