@@ -6,7 +6,9 @@ import type { GrpoStepInput } from '../schemas/pipeline.js';
 
 const { reconcileFleet } = proxyActivities<ControlActivities>({
   startToCloseTimeout: '10 minutes',
-  heartbeatTimeout: '1 minute',
+  // It heartbeats every 5 s (also through a long reload); a round lost with its control worker holds the end of the
+  // rollouts no longer than this.
+  heartbeatTimeout: '30 seconds',
   retry: { maximumAttempts: 3, initialInterval: '2 seconds', maximumInterval: '30 seconds' },
 });
 
