@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { ArtifactStore } from '../storage/artifacts.js';
+import { createFleetActivities } from './fleet.js';
 import { createMetricsActivities } from './metrics.js';
 import { createResultActivities } from './results.js';
 import { createSelectionActivities } from './selection.js';
@@ -21,6 +22,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createSmokeActivities(deps),
     ...createTaskActivities(deps),
     ...createTrainingActivities(deps),
+    ...createFleetActivities(deps),
     ...createResultActivities(deps),
     ...createSelectionActivities(deps),
     ...createMetricsActivities(deps),

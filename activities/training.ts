@@ -55,6 +55,23 @@ export interface PublishPolicyInput {
   servers: PolicyServerRef[];
   /** The checkpoint the servers serve now: what a vLLM server whose reload fails is pointed back to. */
   previous?: { checkpointUri: string; version: number };
+  /**
+   * The fewest servers that must serve the new version (the campaign's fleet.minServers); the others are ejected.
+   * Absent (inputs recorded before the fleet): every server.
+   */
+  minServers?: number;
+}
+
+/** A server whose publish failed: left out of the fleet until reconcileFleet publishes the current version to it. */
+export interface EjectedServer {
+  url: string;
+  kind: PolicyServerRef['kind'];
+  reason: string;
+}
+
+export interface PublishPolicyResult {
+  servers: Published[];
+  ejected: EjectedServer[];
 }
 
 /** buildBatch and publishPolicy: the light activities between the episodes of a step and its policy update. */
@@ -135,14 +152,17 @@ export function createTrainingActivities({
     /**
      * Every policy server loads the checkpoint through vLLM's admin routes (runtime/clients/policy-admin.ts), all at
      * once (each reads the same directory from shared storage), once the directory is known to be complete
-     * (storage/hf-checkpoint.ts; else IncompleteCheckpoint, not retried, no server touched). A server that is down or
-     * answers 5xx is an infrastructure failure, retried inside each call and then by the activity's retry policy
-     * (publishing again is harmless); a vLLM server whose reload failed is pointed back to `previous`, or left paused,
-     * never resumed on released weights. A 4xx, or a server of another kind than configured, is a configuration
-     * mistake and is not retried. Heartbeats go out every few seconds, also while a long reload call is in flight.
+     * (storage/hf-checkpoint.ts; else IncompleteCheckpoint, not retried, no server touched). Each server pauses with
+     * mode=wait: its turns in flight finish on the old weights, the next ones wait for the new. A server that is down
+     * or answers 5xx (retried inside each call) is ejected and reported with why, not the step: the episode workers
+     * take it out when it serves a version the episodes do not accept, and reconcileFleet publishes the current
+     * version to it once it answers. The activity fails (and is retried: publishing again is harmless) only when
+     * fewer than `minServers` serve the new version. A vLLM server whose reload failed is pointed back to
+     * `previous`, or left paused, never resumed on released weights. A 4xx, or a server of another kind than
+     * configured, is a configuration mistake and is not retried. Heartbeats go out every few seconds, also while a
+     * long reload call is in flight.
      */
-    async publishPolicy(input: PublishPolicyInput): Promise<{ servers: Published[] }> {
-      const context = Context.current();
+    async publishPolicy(input: PublishPolicyInput): Promise<PublishPolicyResult> {
       // A checkpoint URI the servers cannot read as a path (not file://) is the user's to fix: not retried.
       const weightsPath = await failFastOnUserError(async () => localPathOf(input.checkpointUri));
       // So is a token source the ref names but this worker cannot read.
@@ -165,29 +185,17 @@ export function createTrainingActivities({
           cause: err,
         });
       }
-      const steps: Record<string, PublishStep> = {};
-      const beat = setInterval(() => context.heartbeat(steps), 5_000);
-      let outcomes: Array<PromiseSettledResult<Published>>;
-      try {
-        outcomes = await Promise.allSettled(
-          input.servers.map((server, index) =>
-            publishCheckpoint(
-              server,
-              weightsPath,
-              input.version,
-              {
-                ...publish,
-                onStep: (step) => void (steps[server.url] = step),
-                ...(tokens[index] && { token: tokens[index] }),
-              },
-              previous,
-            ),
-          ),
-        );
-      } finally {
-        clearInterval(beat);
-      }
+      const outcomes = await publishToEach(input.servers, (server, index, onStep) =>
+        publishCheckpoint(
+          server,
+          weightsPath,
+          input.version,
+          { ...publish, onStep, ...(tokens[index] && { token: tokens[index] }) },
+          previous,
+        ),
+      );
       const published: Published[] = [];
+      const ejected: EjectedServer[] = [];
       for (const [index, outcome] of outcomes.entries()) {
         if (outcome.status === 'fulfilled') {
           published.push(outcome.value);
@@ -203,12 +211,40 @@ export function createTrainingActivities({
             cause: err,
           });
         }
-        throw err;
+        ejected.push({ url: server.url, kind: server.kind, reason: err.message });
+      }
+      const minServers = input.minServers ?? input.servers.length;
+      if (published.length < minServers) {
+        const why = ejected.map((e) => `${e.url}: ${e.reason}`).join('; ');
+        throw ApplicationFailure.create({
+          type: FailureType.infrastructure,
+          message: `policy version ${input.version} serves on ${published.length} of ${input.servers.length} rollout servers, fewer than fleet.minServers ${minServers}: ${why}`,
+        });
       }
       await writeFingerprints(weightsPath, input.version, published);
-      return { servers: published };
+      return { servers: published, ejected };
     },
   };
+}
+
+/**
+ * `publish` on every server at once, with heartbeats every few seconds (the step each server is at), also while a
+ * long reload call is in flight; the outcome of each, in order.
+ */
+export async function publishToEach<S extends PolicyServerRef, T>(
+  servers: readonly S[],
+  publish: (server: S, index: number, onStep: (step: PublishStep) => void) => Promise<T>,
+): Promise<Array<PromiseSettledResult<T>>> {
+  const context = Context.current();
+  const steps: Record<string, PublishStep> = {};
+  const beat = setInterval(() => context.heartbeat(steps), 5_000);
+  try {
+    return await Promise.allSettled(
+      servers.map((server, index) => publish(server, index, (step) => void (steps[server.url] = step))),
+    );
+  } finally {
+    clearInterval(beat);
+  }
 }
 
 /**

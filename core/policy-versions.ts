@@ -37,3 +37,12 @@ export function oldestVersionOf(versions: string | undefined): number | undefine
   if (versions === undefined || versions === '') return undefined;
   return Math.min(...versions.split(',').map((v) => versionNumber(v.trim())));
 }
+
+/**
+ * The version a server reports serving, as a number: a step number, or vLLM's "default" (the weights it started with:
+ * the base policy). Undefined for anything else, e.g. "reloading-N" while a publish is under way: no version at all.
+ */
+export function servedVersionNumber(reported: string): number | undefined {
+  if (reported === 'default') return BASE_VERSION;
+  return /^\d+$/.test(reported) ? Number(reported) : undefined;
+}

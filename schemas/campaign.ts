@@ -11,7 +11,13 @@ import {
   MiniBatchGroups,
   OptimizerConfig,
 } from './training.js';
-import { ChatEndpointConfig, JudgeConfig, PolicyServerRef, UserSimulatorConfig } from './clients.js';
+import {
+  ChatEndpointConfig,
+  JudgeConfig,
+  noDuplicateServers,
+  PolicyServerRef,
+  UserSimulatorConfig,
+} from './clients.js';
 import { EpisodeLimits, PolicyRef } from './episode.js';
 import { BinEdges, DEFAULT_EDGES, EvalPoint, PoolRecord, StepSummary } from './results.js';
 
@@ -176,16 +182,36 @@ export const ReferenceProbeConfig = z
   .strict();
 export type ReferenceProbeConfig = z.infer<typeof ReferenceProbeConfig>;
 
-export const CampaignConfig = z
+/** The rollout fleet's rules (the servers themselves are `policyServers`). */
+export const FleetConfig = z
+  .object({
+    minServers: Positive.default(1).describe(
+      'A publish fails (and is retried, then fails the step) only when fewer servers than this serve the new version; a server whose publish failed is ejected and reported, and comes back once the fleet has published the current version to it.',
+    ),
+    reconcileEvery: Duration.default('30s').describe(
+      'How often, while a step\'s rollouts run, every server\'s version is read and the current version published to each one that is reachable and behind (a restarted vLLM reports "default").',
+    ),
+  })
+  .strict();
+export type FleetConfig = z.infer<typeof FleetConfig>;
+
+/** The fields of a campaign config, before the checks across fields (CampaignConfig). */
+export const CampaignConfigFields = z
   .object({
     campaignId: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'campaign ids are letters, digits and . _ -'),
     policy: PolicyRef.describe('The base policy (a served model, or the oracle for pipeline checks).'),
     policyServers: z
       .array(PolicyServerRef)
-      .default([])
+      .min(
+        1,
+        'is [] (no server): list at least one rollout server, or leave policyServers out to use policy.client.baseUrl',
+      )
+      .superRefine(noDuplicateServers)
+      .optional()
       .describe(
-        "Servers that load each new checkpoint ({url, kind}); default the policy client's baseUrl and serverKind.",
+        "The rollout fleet: every episode of the served policy is routed to one of them, and each loads every new checkpoint ({url, kind}). Absent: the policy client's baseUrl and serverKind, a fleet of one.",
       ),
+    fleet: FleetConfig.prefault({}).describe('How the rollout fleet publishes, ejects and brings back servers.'),
     user: UserSimulatorConfig.default({ kind: 'scripted' }),
     judge: JudgeConfig.optional(),
     limits: EpisodeLimits.prefault({}),
@@ -277,6 +303,23 @@ export const CampaignConfig = z
       .describe("Default: the stack config's task queues."),
   })
   .strict();
+
+/** A campaign config (a file given to `finalstate campaign start`), with the checks across its fields. */
+export const CampaignConfig = CampaignConfigFields.superRefine((config, ctx) => {
+  if (config.policy.kind === 'served' && config.policy.servers !== undefined)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['policy', 'servers'],
+      message: 'a campaign routes its episodes to policyServers: list the rollout servers there, not in policy.servers',
+    });
+  const servers = config.policyServers?.length ?? (config.policy.kind === 'served' ? 1 : 0);
+  if (servers > 0 && config.fleet.minServers > servers)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['fleet', 'minServers'],
+      message: `fleet.minServers is ${config.fleet.minServers}, above the ${servers} rollout server${servers === 1 ? '' : 's'} ${config.policyServers ? 'policyServers lists' : 'of policy.client.baseUrl (no policyServers)'}: no publish could ever succeed`,
+    });
+});
 export type CampaignConfig = z.infer<typeof CampaignConfig>;
 export type CampaignConfigInput = z.input<typeof CampaignConfig>;
 

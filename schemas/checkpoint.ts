@@ -70,6 +70,12 @@ export const TurnCheckpoint = z
       .array(ToolCallRecord)
       .describe('Calls answered so far; the next call gets the index after the last one consumed.'),
     resumedAt: z.array(Count).describe('Agent turns already done each time an attempt resumed from a checkpoint.'),
+    servers: z
+      .array(z.string())
+      .optional()
+      .describe(
+        'The rollout servers that served the policy so far, in order; a resumed attempt stays on the last one while it is in service.',
+      ),
   })
   .strict();
 export type TurnCheckpoint = z.infer<typeof TurnCheckpoint>;

@@ -19,29 +19,62 @@ const endpointFields = {
 export const PolicyServerKind = z.enum(['vllm', 'finalstate']);
 export type PolicyServerKind = z.infer<typeof PolicyServerKind>;
 
+/** A rollout server of the fleet: where episodes are routed, and what it is (the policy client checks its version). */
+export const RolloutServer = z
+  .object({
+    url: z.url().describe('Server root, e.g. http://10.0.0.5:8000.'),
+    kind: PolicyServerKind,
+  })
+  .strict();
+export type RolloutServer = z.infer<typeof RolloutServer>;
+
+/** A server URL as the fleet compares it: parsed (scheme and host in lower case), without trailing slashes. */
+export function serverKey(url: string): string {
+  let normal = url;
+  try {
+    normal = new URL(url).href;
+  } catch {
+    // not a URL: compared as written (the schema refuses it anyway)
+  }
+  return normal.replace(/\/+$/, '');
+}
+
+/** A zod check of a list of servers: no URL twice (trailing slashes and case of the host aside), naming both places. */
+export function noDuplicateServers(servers: ReadonlyArray<{ url: string }>, ctx: z.RefinementCtx): void {
+  const seen = new Map<string, number>();
+  servers.forEach((server, index) => {
+    const key = serverKey(server.url);
+    const first = seen.get(key);
+    if (first === undefined) seen.set(key, index);
+    else
+      ctx.addIssue({
+        code: 'custom',
+        path: [index, 'url'],
+        message: `duplicate server URL ${JSON.stringify(server.url)}: the same server as entry ${first} (${JSON.stringify(servers[first]!.url)}); list each rollout server once`,
+      });
+  });
+}
+
 /**
  * A server that loads each new checkpoint: /pause, /collective_rpc reload_weights, /reset_prefix_cache, /resume, sent
  * with `Authorization: Bearer <token>`. The token itself never travels in a workflow payload: the ref names where
  * the publishing worker reads it (a file, or an environment variable); with neither, the stack's own token file
  * (`<dataDir>/secrets/policy-server.token`) when it exists, else no token.
  */
-export const PolicyServerRef = z
-  .object({
-    url: z.url().describe('Server root, e.g. http://10.0.0.5:8000.'),
-    kind: PolicyServerKind,
-    tokenFile: z
-      .string()
-      .min(1)
-      .optional()
-      .describe(
-        "File holding the admin routes' bearer token, as the publishing (control) worker sees it: the policy server's --admin-token-file, or vLLM's --api-key.",
-      ),
-    tokenEnv: z
-      .string()
-      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name')
-      .optional()
-      .describe('Environment variable of the publishing (control) worker holding the bearer token.'),
-  })
+export const PolicyServerRef = RolloutServer.extend({
+  tokenFile: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      "File holding the admin routes' bearer token, as the publishing (control) worker sees it: the policy server's --admin-token-file, or vLLM's --api-key.",
+    ),
+  tokenEnv: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name')
+    .optional()
+    .describe('Environment variable of the publishing (control) worker holding the bearer token.'),
+})
   .strict()
   .refine((ref) => !(ref.tokenFile && ref.tokenEnv), {
     message: 'give the token one way: tokenFile or tokenEnv, not both',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CampaignConfig, UpdateConfig } from './campaign.js';
+import { CampaignConfigFields, UpdateConfig } from './campaign.js';
 import { ModelPrices } from './runtime.js';
 
 const Positive = z.number().int().positive();
@@ -128,7 +128,7 @@ export const DemoPreset = z
     unfinished: UnfinishedCriterion.prefault({}).describe(
       'The criterion over unfinished episodes and cost that the demo judges and prints after training.',
     ),
-    campaign: CampaignConfig.omit({
+    campaign: CampaignConfigFields.omit({
       campaignId: true,
       policy: true,
       policyServers: true,

@@ -41,7 +41,7 @@ export const ClusterPreset = z
     campaign: CampaignConfig,
   })
   .strict()
-  .refine((p) => p.campaign.policyServers.length === p.rolloutServers.count, {
+  .refine((p) => p.campaign.policyServers?.length === p.rolloutServers.count, {
     message: 'campaign.policyServers must list one server per rollout server',
     path: ['campaign', 'policyServers'],
   })

@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { ChatEndpointConfig, JudgeConfig, PolicyClientConfig, UserSimulatorConfig } from './clients.js';
+import {
+  ChatEndpointConfig,
+  JudgeConfig,
+  noDuplicateServers,
+  PolicyClientConfig,
+  RolloutServer,
+  UserSimulatorConfig,
+} from './clients.js';
 import { Conversation } from './conversation.js';
 import { GradeReport } from './grading.js';
 import { ResultRow } from './results.js';
@@ -32,6 +39,14 @@ export const PolicyRef = z.discriminatedUnion('kind', [
         .describe(
           'With version: the checkpoint it was published from, whose served-fingerprint.json a vLLM client checks when it cannot read /weight_info.',
         ),
+      servers: z
+        .array(RolloutServer)
+        .min(1)
+        .superRefine(noDuplicateServers)
+        .optional()
+        .describe(
+          "The rollout fleet: each episode is routed to one of them for its whole life (runtime/fleet/router.ts), with the client's model, key and sampling. Absent: client.baseUrl and client.serverKind alone. A campaign fills it from its policyServers.",
+        ),
     })
     .strict(),
   z
@@ -46,6 +61,11 @@ export const PolicyRef = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('chat'), endpoint: ChatEndpointConfig }).strict(),
 ]);
 export type PolicyRef = z.infer<typeof PolicyRef>;
+
+/** The rollout fleet of a served policy: its servers, else its client's server alone. */
+export function fleetOf(policy: Extract<PolicyRef, { kind: 'served' }>): RolloutServer[] {
+  return policy.servers ?? [{ url: policy.client.baseUrl, kind: policy.client.serverKind }];
+}
 
 /** Limits of one conversation; running out of one is a task outcome, never an error. */
 export const EpisodeLimits = z
@@ -167,6 +187,12 @@ export const EpisodeRecord = z
       .array(z.number().int().nonnegative())
       .default([])
       .describe('Agent turns already done each time a retried attempt resumed from the turn checkpoint.'),
+    servers: z
+      .array(z.string())
+      .default([])
+      .describe(
+        'The rollout servers that served the policy, in order: more than one when an attempt resumed on another server after its server was taken out.',
+      ),
     grade: GradeReport,
     rubricVerdicts: z.array(RubricVerdict),
     unjudgedRubrics: z

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EpisodeCounts, EpisodeRetryConfig, SamplerState, TaskSource, UpdateConfig } from './campaign.js';
+import { EpisodeCounts, EpisodeRetryConfig, FleetConfig, SamplerState, TaskSource, UpdateConfig } from './campaign.js';
 import { JudgeConfig, PolicyServerRef, UserSimulatorConfig } from './clients.js';
 import { EpisodeLimits, PolicyRef } from './episode.js';
 import { StepSummary } from './results.js';
@@ -169,6 +169,9 @@ export const GrpoStepInput = z
       .optional()
       .describe('Steps whose exports the campaign still needs (served, evaluated): checkpoint retention keeps them.'),
     policyServers: z.array(PolicyServerRef),
+    fleet: FleetConfig.optional().describe(
+      'The fleet rules (absent in inputs recorded before the fleet: every server must take the publish, nothing reconciles).',
+    ),
     previousCheckpointUri: z
       .string()
       .min(1)
@@ -181,6 +184,9 @@ export const GrpoStepInput = z
         maxStaleness: z.number().int().positive().describe('campaign.async.maxStaleness (K).'),
         minVersion: Count.describe(
           'The oldest policy version whose turns this step trains on (core/policy-versions.ts oldestUsableVersion): a group with an older turn is dropped and refilled.',
+        ),
+        publishedVersion: Count.describe(
+          'The newest version published when the step started (previousCheckpointUri holds it): what the fleet is kept on while the step collects, since a later publish may land meanwhile.',
         ),
         awaitPrevious: z
           .boolean()

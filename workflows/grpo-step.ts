@@ -20,6 +20,7 @@ import {
 import type { GpuActivities } from './gpu.js';
 import type { StepSummary } from '../schemas/results.js';
 import type { PolicyUpdateResult } from '../schemas/training.js';
+import { stepReconcile, whileReconcilingFleet } from './fleet.js';
 import { collectGroups, groupEpisodeId, type CollectedGroups } from './groups.js';
 
 const control = proxyActivities<ControlActivities>({
@@ -64,7 +65,10 @@ export async function grpoStep(input: GrpoStepInput): Promise<GrpoStepResult> {
   // Workflow time (Date.now() is deterministic here): the start of each phase, for the step summary's wall times.
   const started = Date.now();
   const resultSet = `${input.campaignId}/step-${input.step}`;
-  const collected = await collectGroups(input, resultSet, progress, new EpisodeAuditTrail(progress));
+  const collected = await whileReconcilingFleet(
+    stepReconcile(input),
+    collectGroups(input, resultSet, progress, new EpisodeAuditTrail(progress)),
+  );
   requireEnoughGroups(input, collected);
   const rolloutsDone = Date.now();
   if (input.pipeline) {
@@ -174,6 +178,7 @@ async function train(
       version: step,
       servers: input.policyServers,
       ...(previous ? { previous: { checkpointUri: previous, version: step - 1 } } : {}),
+      ...(input.fleet ? { minServers: input.fleet.minServers } : {}),
     });
   const finished = Date.now();
   const seconds = (from: number, to: number) => (to - from) / 1000;

@@ -1,4 +1,4 @@
-import { oldestUsableVersion } from '../core/policy-versions.js';
+import { oldestUsableVersion, versionNumber } from '../core/policy-versions.js';
 import type { CampaignConfig, CampaignState, EpisodeCounts, SamplerState } from '../schemas/campaign.js';
 import type { PolicyServerRef } from '../schemas/clients.js';
 import type { PolicyRef } from '../schemas/episode.js';
@@ -21,10 +21,13 @@ export function policyAt(base: PolicyRef, state: Pick<CampaignState, 'policyVers
   };
 }
 
-/** What every episode of the campaign shares, for a given policy. */
+/** What every episode of the campaign shares, for a given policy (a served one routed to the campaign's fleet). */
 export function episodeSettings(config: CampaignConfigWithQueues, policy: PolicyRef): EpisodeSettings {
   return {
-    policy,
+    policy:
+      policy.kind === 'served'
+        ? { ...policy, servers: policyServersOf(config).map(({ url, kind }) => ({ url, kind })) }
+        : policy,
     user: config.user,
     ...(config.judge ? { judge: config.judge } : {}),
     limits: config.limits,
@@ -35,11 +38,12 @@ export function episodeSettings(config: CampaignConfigWithQueues, policy: Policy
 }
 
 /**
- * Policy servers that load each checkpoint: the configured ones, else the served policy's own server, whose admin
- * routes take the client's API key when it has one (vLLM's --api-key).
+ * The rollout fleet, which serves the episodes and loads each checkpoint: the configured servers, else the served
+ * policy's own server, whose admin routes take the client's API key when it has one (vLLM's --api-key).
  */
 export function policyServersOf(config: CampaignConfig): PolicyServerRef[] {
-  if (config.policyServers.length > 0 || config.policy.kind !== 'served') return config.policyServers;
+  if (config.policyServers !== undefined) return config.policyServers;
+  if (config.policy.kind !== 'served') return [];
   const { baseUrl, serverKind, apiKeyEnv } = config.policy.client;
   return [{ url: baseUrl, kind: serverKind, ...(apiKeyEnv ? { tokenEnv: apiKeyEnv } : {}) }];
 }
@@ -83,6 +87,7 @@ export function grpoStepInput(
     update: config.update,
     neededExports: neededExports(config, state, step),
     policyServers: policyServersOf(config),
+    fleet: config.fleet,
     ...(state.checkpointUri ? { previousCheckpointUri: state.checkpointUri } : {}),
     settings: episodeSettings(config, policyAt(config.policy, state)),
   };
@@ -119,7 +124,7 @@ export function pipelinedStepInput(
   return {
     ...input,
     update,
-    pipeline: { maxStaleness, minVersion, awaitPrevious },
+    pipeline: { maxStaleness, minVersion, publishedVersion: versionNumber(state.policyVersion), awaitPrevious },
     settings: { ...input.settings, policy: windowed },
   };
 }

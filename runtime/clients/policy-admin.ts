@@ -97,6 +97,9 @@ const OWNER: Record<PolicyServerKind, string> = { vllm: 'vllm', finalstate: 'fin
 /** The weight version a vLLM server reports while a publish of `version` is under way. */
 export const reloadingVersion = (version: number) => `reloading-${version}`;
 
+/** Whether a reported weight version says a publish is under way (or one that failed left the server paused). */
+export const isReloadingVersion = (reported: string) => reported.startsWith('reloading-');
+
 type Call = (
   step: PublishStep,
   path: string,

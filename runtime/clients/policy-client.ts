@@ -1,4 +1,5 @@
 import fs from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { PolicyClientConfig } from '../../schemas/clients.js';
 import {
   CompletionResponse,
@@ -11,9 +12,11 @@ import { localPathOf } from '../../storage/artifacts.js';
 import type { TokenUsage } from '../../schemas/runtime.js';
 import type { Tokenizer } from '../trajectory/tokenizer.js';
 import { InfrastructureError } from '../../core/errors.js';
+import { servedVersionNumber, versionNumber } from '../../core/policy-versions.js';
 import { EndpointRequestError } from './errors.js';
 import { FINGERPRINT_TOLERANCE, fingerprintDiff, fingerprintOf, fingerprintRequest } from './fingerprint.js';
 import { jsonOrUndefined, requestJson } from './http.js';
+import { isReloadingVersion } from './policy-admin.js';
 
 export interface CompletionRequest {
   promptTokenIds: readonly number[];
@@ -33,27 +36,49 @@ export interface SampledCompletion {
   finishReason: 'stop' | 'length';
   stopReason: string | number | null;
   model: string;
-  /** The version the workflow published, which the server confirmed; without one, the version the server reports. */
+  /** The version that served it, as the server reported it (checked against the episode's window when it has one). */
   policyVersion: string;
   usage: TokenUsage;
 }
 
 const TOKEN_ID_PREFIX = 'token_id:';
 
+/** How often a client whose vLLM reports a publish under way ("reloading-N") looks again before it sends. */
+const PUBLISH_POLL_MS = 100;
+
+/** What the client tells the rollout fleet about its server (runtime/fleet/router.ts: ServerLease). */
+export interface ServerReports {
+  /** The server served a completion at this version. */
+  served(version: number): void;
+  /** It stopped answering, or serves a version behind the episode's window (it must serve `floor` to come back). */
+  failed(reason: string, floor?: number): void;
+}
+
 export interface PolicyClientOptions {
   /**
-   * The policy version the workflow published to the server (absent for the base policy). Every request carries it
-   * as `cache_salt`, so prefix-cache entries of two versions never mix, and every sample is stamped with it once the
-   * server confirmed it: the project's server reports the version of each completion; vLLM reports its weight
-   * version on /weight_info (set by the publisher), read before and after each completion. A server that reports
-   * another version has restarted or missed a publish.
+   * The newest policy version the episode accepts (absent for the base policy: any version). Every sample is
+   * stamped with the version that served it once the server confirmed one inside the window [minVersion,
+   * policyVersion]: the project's server reports the version of each completion; vLLM reports its weight version
+   * on /weight_info (set by the publisher), read before and after each completion. A server behind the window has
+   * restarted or missed a publish; one ahead of it serves a newer policy than the episode may train on.
    */
   policyVersion?: string;
+  /** With policyVersion: the oldest version the episode accepts (a step number); absent: exactly policyVersion. */
+  minVersion?: string;
   /**
    * With policyVersion: the version's served-fingerprint.json (the publisher's measurement). A vLLM whose
-   * /weight_info is out of reach (a gateway that forwards only /v1/*) is checked by its fingerprint instead.
+   * /weight_info is out of reach (a gateway that forwards only /v1/*) is checked by its fingerprint instead, against
+   * policyVersion exactly (the window's older versions are not checked by fingerprint).
    */
   fingerprintUri?: string;
+  /** The rollout fleet's hold on this server, told when the server fails or serves (runtime/fleet/router.ts). */
+  reports?: ServerReports;
+}
+
+/** What a policy client sends with every request: its API key (apiKeyEnv), when the variable is set. */
+export function requestHeadersOf(config: Pick<PolicyClientConfig, 'apiKeyEnv'>): Record<string, string> {
+  const key = config.apiKeyEnv ? process.env[config.apiKeyEnv] : undefined;
+  return key ? { authorization: `Bearer ${key}` } : {};
 }
 
 /**
@@ -70,29 +95,70 @@ export class PolicyClient implements Tokenizer {
   /** Whether this server's fingerprint matched the version's since the client's last completion. */
   private fingerprintChecked = false;
   private published: Promise<ServedFingerprints> | undefined;
+  /** The versions the episode accepts, as numbers (absent: any). */
+  private readonly window: { min: number; max: number } | undefined;
+  /** The version this server last served to this client. */
+  private lastServed: string | undefined;
 
   constructor(
     readonly config: PolicyClientConfig,
     private readonly options: PolicyClientOptions = {},
   ) {
     this.root = config.baseUrl.replace(/\/+$/, '');
-    const key = config.apiKeyEnv ? process.env[config.apiKeyEnv] : undefined;
-    this.headers = key ? { authorization: `Bearer ${key}` } : {};
+    this.headers = requestHeadersOf(config);
+    if (options.policyVersion !== undefined) {
+      const max = versionNumber(options.policyVersion);
+      this.window = { min: options.minVersion === undefined ? max : Number(options.minVersion), max };
+    }
   }
 
-  /** POST `body` to `path` (a GET when `body` is undefined). */
-  private post<T extends Parameters<typeof requestJson>[2]>(
+  /** POST `body` to `path` (a GET when `body` is undefined); an outage of the server is reported to the fleet. */
+  private async post<T extends Parameters<typeof requestJson>[2]>(
     path: string,
     body: unknown,
     schema: T,
     signal?: AbortSignal,
   ) {
-    return requestJson(`${this.root}${path}`, body, schema, {
-      component: 'policy-server',
-      timeoutMs: this.config.timeoutMs,
-      headers: this.headers,
-      ...(signal ? { signal } : {}),
-    });
+    try {
+      return await requestJson(`${this.root}${path}`, body, schema, {
+        component: 'policy-server',
+        timeoutMs: this.config.timeoutMs,
+        headers: this.headers,
+        ...(signal ? { signal } : {}),
+      });
+    } catch (err) {
+      if (err instanceof InfrastructureError && !signal?.aborted) this.options.reports?.failed(err.message);
+      throw err;
+    }
+  }
+
+  /** An InfrastructureError that takes the server out of the fleet until it serves at least `floor`. */
+  private takenOut(message: string, floor?: number): InfrastructureError {
+    this.options.reports?.failed(message, floor);
+    return new InfrastructureError(message, 'policy-server');
+  }
+
+  /**
+   * vLLM's weight version once no publish is under way: a publish pauses the server (new requests wait), reports
+   * "reloading-N" until the new weights serve, then resumes, so a request sent meanwhile would wait anyway. One still
+   * publishing after the client's timeout was left paused by a failed reload: taken out.
+   */
+  private async settledWeightVersion(signal?: AbortSignal): Promise<string | undefined> {
+    const deadline = performance.now() + this.config.timeoutMs;
+    for (;;) {
+      const reported = await this.weightVersion(signal);
+      if (reported === undefined || !isReloadingVersion(reported)) return reported;
+      if (performance.now() > deadline)
+        throw this.takenOut(
+          `policy-server at ${this.root} has reported weight version ${reported} (a publish under way) for ${this.config.timeoutMs} ms: a publish that failed left it paused`,
+        );
+      try {
+        await sleep(PUBLISH_POLL_MS, undefined, signal ? { signal } : {});
+      } catch (err) {
+        signal?.throwIfAborted();
+        throw err;
+      }
+    }
   }
 
   /**
@@ -127,7 +193,7 @@ export class PolicyClient implements Tokenizer {
    * the same version loads them again.
    */
   private async servedVersion(when: 'before' | 'after', signal?: AbortSignal): Promise<string> {
-    const reported = await this.weightVersion(signal);
+    const reported = when === 'before' ? await this.settledWeightVersion(signal) : await this.weightVersion(signal);
     if (reported !== undefined) return reported;
     const expected = this.options.policyVersion!;
     if (when === 'before' && this.fingerprintChecked) return expected;
@@ -142,11 +208,16 @@ export class PolicyClient implements Tokenizer {
     );
     const measured = fingerprintOf(`${this.root}/v1/completions`, answer).logprobs;
     const diff = Math.min(...published.servers.map((s) => fingerprintDiff(measured, s.fingerprint.logprobs)));
-    if (!(diff <= FINGERPRINT_TOLERANCE))
-      throw new InfrastructureError(
-        `policy-server at ${this.root} does not serve policy version ${expected}: its fingerprint (the log-probs of a fixed prompt) differs from the one measured when ${expected} was published by max |diff| ${diff.toExponential(2)} (tolerance ${FINGERPRINT_TOLERANCE.toExponential(0)}): a server that restarted, or serves other weights`,
-        'policy-server',
+    if (!(diff <= FINGERPRINT_TOLERANCE)) {
+      const exactly =
+        this.window && this.window.min < this.window.max
+          ? ` (checked by fingerprint, the episode accepts exactly version ${expected}, not its window ${this.window.min}..${this.window.max}: let the episode workers reach /weight_info for the window)`
+          : '';
+      throw this.takenOut(
+        `policy-server at ${this.root} does not serve policy version ${expected}: its fingerprint (the log-probs of a fixed prompt) differs from the one measured when ${expected} was published by max |diff| ${diff.toExponential(2)} (tolerance ${FINGERPRINT_TOLERANCE.toExponential(0)}): a server that restarted, or serves other weights${exactly}`,
+        this.window?.max,
       );
+    }
     this.fingerprintChecked = true;
     return expected;
   }
@@ -201,7 +272,10 @@ export class PolicyClient implements Tokenizer {
         return_tokens_as_token_ids: true,
         skip_special_tokens: false,
         include_stop_str_in_output: true,
-        ...(this.options.policyVersion === undefined ? {} : { cache_salt: `policy-${this.options.policyVersion}` }),
+        // Prefix-cache entries of two versions never mix: salted with the version that serves (vLLM: read just before).
+        ...(this.options.policyVersion === undefined
+          ? {}
+          : { cache_salt: `policy-${before ?? this.lastServed ?? this.options.policyVersion}` }),
       },
       CompletionResponse,
       signal,
@@ -210,21 +284,23 @@ export class PolicyClient implements Tokenizer {
     const fail = (what: string) => new EndpointRequestError(`policy-server at ${url}: ${what}`, url, 200);
     if (choice.finish_reason === 'abort') {
       // vLLM aborts requests in flight when it is paused (weight reload) or shut down: retry, never score.
-      throw new InfrastructureError(
+      throw this.takenOut(
         `policy-server at ${url} aborted the request (finish_reason "abort": paused for a reload or shutting down)`,
-        'policy-server',
       );
     }
     const expected = this.options.policyVersion;
     let served = response.policy_version;
     if (vllm) {
       const after = await this.servedVersion('after', signal);
-      if (after !== before)
+      // A publish pauses with mode=wait: completions in flight finish on the weights they started with, and none
+      // starts until the new version is set. So a completion back while the server still reports the publish under
+      // way was served by the version read before it; any other change leaves unknown which weights sampled it.
+      if (after !== before && !isReloadingVersion(after))
         throw new InfrastructureError(
           `policy-server at ${this.root} changed weight version from ${before} to ${after} while it served the completion: which weights sampled it is unknown`,
           'policy-server',
         );
-      served = after;
+      served = before;
     } else if (expected !== undefined && served === undefined) {
       throw new EndpointRequestError(
         `policy-server at ${url} reports no policy_version, so it cannot confirm it serves version ${expected}: for vLLM, set serverKind "vllm"`,
@@ -232,12 +308,7 @@ export class PolicyClient implements Tokenizer {
         200,
       );
     }
-    if (expected !== undefined && served !== expected) {
-      throw new InfrastructureError(
-        `policy-server at ${url} serves policy version ${served}, but the workflow published ${expected} (a server that restarted, or missed a publish)`,
-        'policy-server',
-      );
-    }
+    if (served !== undefined) this.checkWindow(served, url);
     const tokenIds =
       choice.token_ids ??
       choice.logprobs?.tokens?.map((token) => {
@@ -264,13 +335,36 @@ export class PolicyClient implements Tokenizer {
       finishReason: choice.finish_reason,
       stopReason: choice.stop_reason ?? null,
       model: response.model,
-      policyVersion: expected ?? served ?? response.model,
+      policyVersion: served ?? response.model,
       usage: {
         inputTokens: response.usage?.prompt_tokens ?? request.promptTokenIds.length,
         cachedInputTokens: cached ?? 0,
         outputTokens: response.usage?.completion_tokens ?? tokenIds.length,
       },
     };
+  }
+
+  /**
+   * `served` (what the server reports serving) inside the episode's window, or an InfrastructureError: behind it (a
+   * server that restarted, or missed a publish) the server is taken out of the fleet until it serves the window's
+   * oldest version; ahead of it the server is fine, and the episode may no longer train on what it serves.
+   */
+  private checkWindow(served: string, url: string): void {
+    const number = servedVersionNumber(served);
+    const window = this.window;
+    if (window !== undefined && (number === undefined || number < window.min || number > window.max)) {
+      const expected = this.options.policyVersion!;
+      const what =
+        window.min === window.max
+          ? `but the workflow published ${expected}`
+          : `outside the episode's window ${window.min}..${window.max}`;
+      const message = `policy-server at ${url} serves policy version ${served}, ${what}`;
+      if (number !== undefined && number > window.max)
+        throw new InfrastructureError(`${message} (a newer policy than the episode may train on)`, 'policy-server');
+      throw this.takenOut(`${message} (a server that restarted, or missed a publish)`, window.min);
+    }
+    this.lastServed = served;
+    if (number !== undefined) this.options.reports?.served(number);
   }
 
   async tokenize(text: string): Promise<number[]> {

@@ -56,13 +56,17 @@ export class EpisodeCheckpoints {
   }
 }
 
-/** The checkpoint after a completed turn: the loop's state, the policy's state and the tool calls answered so far. */
+/**
+ * The checkpoint after a completed turn: the loop's state, the policy's state, the tool calls answered so far and the
+ * rollout servers that served the policy.
+ */
 export function turnCheckpoint(
   episodeId: string,
   loop: LoopState,
   policy: AgentPolicy,
   toolCalls: readonly ToolCallRecord[],
   resumedAt: readonly number[],
+  servers: readonly string[] = [],
 ): TurnCheckpoint {
   return {
     episodeId,
@@ -70,6 +74,7 @@ export function turnCheckpoint(
     policy: policy.saveState?.() ?? null,
     toolCalls: [...toolCalls],
     resumedAt: [...resumedAt],
+    ...(servers.length > 0 ? { servers: [...servers] } : {}),
   };
 }
 

@@ -7,14 +7,14 @@ import type { ExpectedStates } from '../../environment/expected-state.js';
 import { checkFinalState } from '../../environment/grader.js';
 import type { ArtifactStore } from '../../storage/artifacts.js';
 import { InfrastructureError } from '../../core/errors.js';
-import { EpisodeOutcome, EpisodeRecord, type EpisodeRequest } from '../../schemas/episode.js';
+import { EpisodeOutcome, EpisodeRecord, fleetOf, type EpisodeRequest } from '../../schemas/episode.js';
 import { chatFamily, DEFAULT_CHAT_FAMILY } from '../../schemas/clients.js';
 import type { ModelPrices } from '../../schemas/runtime.js';
 import { servedFingerprintUri } from '../../schemas/policy-api.js';
 import type { Task } from '../../schemas/task.js';
 import { ChatClient } from '../clients/chat-client.js';
 import { LlmUserSimulator } from '../clients/llm-user.js';
-import { PolicyClient } from '../clients/policy-client.js';
+import { PolicyClient, requestHeadersOf } from '../clients/policy-client.js';
 import { ScriptedUserSimulator } from '../clients/scripted-user.js';
 import type { UserSimulator } from '../clients/user-simulator.js';
 import { episodeCost } from '../cost/cost-model.js';
@@ -22,6 +22,7 @@ import { getRenderer } from '../interpreter/index.js';
 import type { AgentPolicy } from '../policy/agent-policy.js';
 import { CompletionsAgentPolicy } from '../policy/completions-policy.js';
 import { OraclePolicy } from '../policy/oracle-policy.js';
+import { FleetRouter, type ServerLease } from '../fleet/router.js';
 import { LlmJudge } from '../rubrics/judge.js';
 import { episodeSummaryLine } from './audit/summary-line.js';
 import { EpisodeCheckpoints, restorePolicy, turnCheckpoint } from './checkpoint.js';
@@ -44,21 +45,26 @@ export interface EpisodeRunnerDeps {
   policyFor?: PolicyFactory;
   /** Leave each finished episode's database in place for inspection (the janitor drops it after its TTL). */
   keepEpisodeDatabases?: boolean;
+  /** The worker's view of the rollout fleet, which picks the server of each served episode (default: one of its own). */
+  router?: FleetRouter;
 }
 
-export type PolicyFactory = (request: EpisodeRequest, task: Task) => AgentPolicy;
+/** Builds an episode's agent policy; a served one is sampled from `server`, the rollout server the fleet chose. */
+export type PolicyFactory = (request: EpisodeRequest, task: Task, server?: ServerLease) => AgentPolicy;
 
-export function policyFor(request: EpisodeRequest, task: Task): AgentPolicy {
+export function policyFor(request: EpisodeRequest, task: Task, server?: ServerLease): AgentPolicy {
   // The oracle writes its calls in the default format: its episodes demonstrate the tiny base model's (qwen3) format.
   if (request.policy.kind === 'oracle')
     return new OraclePolicy(task, getRenderer(DEFAULT_CHAT_FAMILY), request.policy.calls);
   if (request.policy.kind === 'chat')
     return new ChatAgentPolicy(new ChatClient(request.policy.endpoint, 'chat-policy'));
-  const { client, version, checkpointUri } = request.policy;
+  const { client, version, minVersion, checkpointUri } = request.policy;
   return new CompletionsAgentPolicy(
-    new PolicyClient(client, {
+    new PolicyClient(server ? { ...client, baseUrl: server.server.url, serverKind: server.server.kind } : client, {
       ...(version === undefined ? {} : { policyVersion: version }),
+      ...(version === undefined || minVersion === undefined ? {} : { minVersion }),
       ...(checkpointUri === undefined ? {} : { fingerprintUri: servedFingerprintUri(checkpointUri) }),
+      ...(server ? { reports: server } : {}),
     }),
     getRenderer(chatFamily(client)),
     { seed: request.seed },
@@ -77,6 +83,8 @@ interface Played {
   tools: McpToolSession;
   trajectory: Trajectory | null;
   resumedAt: number[];
+  /** The rollout servers that served the policy, in order (empty for a policy that is not served). */
+  servers: string[];
   mcpSessionMs: number;
 }
 
@@ -93,9 +101,11 @@ interface Played {
  */
 export class DatabaseEpisodeRunner implements EpisodeRunner {
   private readonly store: EpisodeStore;
+  private readonly router: FleetRouter;
 
   constructor(private readonly deps: EpisodeRunnerDeps) {
     this.store = new EpisodeStore(deps.control);
+    this.router = deps.router ?? new FleetRouter();
   }
 
   async run(request: EpisodeRequest, hooks: EpisodeHooks = {}): Promise<EpisodeOutcome> {
@@ -160,31 +170,47 @@ export class DatabaseEpisodeRunner implements EpisodeRunner {
     const wiring = await connectEpisodeTools(this.deps.backend, episode);
     const tools = new McpToolSession(wiring.client, () => wiring.close());
     const mcpSessionMs = performance.now() - mcpStarted;
-    const policy = (this.deps.policyFor ?? policyFor)(request, task);
-    if (resumed) {
-      restorePolicy(policy, resumed);
-      tools.resumeAfter(resumed.toolCalls);
-    }
-    const resumedAt = resumed ? [...resumed.resumedAt, resumed.loop.agentTurns.length] : [];
-    hooks.onTurn?.(resumed?.loop.agentTurns.length ?? 0); // alive: provisioning may take longer than a turn
-    let loop;
+    // A served policy samples from one server of the fleet for the whole attempt: the one its checkpoint names while
+    // that one is in service, else the least loaded.
+    const servers = [...(resumed?.servers ?? [])];
+    const lease =
+      request.policy.kind === 'served'
+        ? this.router.acquire(fleetOf(request.policy), {
+            prefer: servers.at(-1),
+            headers: requestHeadersOf(request.policy.client),
+          })
+        : undefined;
+    if (lease && servers.at(-1) !== lease.server.url) servers.push(lease.server.url);
     try {
-      loop = await runAgentLoop({
-        system: this.deps.backend.registry.get(task.domain).policy[task.profile],
-        policy,
-        tools,
-        user: userFor(request, task),
-        limits: request.limits,
-        ...(resumed ? { resume: resumed.loop } : {}),
-        onTurnCompleted: (state) =>
-          checkpoints.save(turnCheckpoint(request.episodeId, state, policy, tools.calls, resumedAt)),
-        ...(hooks.onTurn ? { onTurn: hooks.onTurn } : {}),
-        ...(hooks.signal ? { signal: hooks.signal } : {}),
-      });
+      const policy = (this.deps.policyFor ?? policyFor)(request, task, lease);
+      if (resumed) {
+        restorePolicy(policy, resumed);
+        tools.resumeAfter(resumed.toolCalls);
+      }
+      const resumedAt = resumed ? [...resumed.resumedAt, resumed.loop.agentTurns.length] : [];
+      hooks.onTurn?.(resumed?.loop.agentTurns.length ?? 0); // alive: provisioning may take longer than a turn
+      let loop;
+      try {
+        loop = await runAgentLoop({
+          system: this.deps.backend.registry.get(task.domain).policy[task.profile],
+          policy,
+          tools,
+          user: userFor(request, task),
+          limits: request.limits,
+          ...(resumed ? { resume: resumed.loop } : {}),
+          onTurnCompleted: (state) =>
+            checkpoints.save(turnCheckpoint(request.episodeId, state, policy, tools.calls, resumedAt, servers)),
+          ...(hooks.onTurn ? { onTurn: hooks.onTurn } : {}),
+          ...(hooks.signal ? { signal: hooks.signal } : {}),
+        });
+      } finally {
+        await tools.close();
+      }
+      const trajectory = await policy.finish(loop.conversation);
+      return { loop, policy, tools, trajectory, resumedAt, servers, mcpSessionMs };
     } finally {
-      await tools.close();
+      lease?.release();
     }
-    return { loop, policy, tools, trajectory: await policy.finish(loop.conversation), resumedAt, mcpSessionMs };
   }
 
   private costOf(loop: LoopResult, score: EpisodeScore) {
@@ -269,6 +295,7 @@ function recordOf(
     trajectoryDrift: played.trajectory?.drift ?? null,
     toolCalls: played.tools.calls,
     resumedAt: played.resumedAt,
+    servers: played.servers,
     grade: score.grade,
     rubricVerdicts: score.rubricVerdicts,
     unjudgedRubrics: score.unjudgedRubrics,

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { EnvironmentBackend } from '../../environment/backend.js';
+import type { FleetRouter } from '../fleet/router.js';
 import type { DatabaseEpisodeRunner } from './episode-runner.js';
 import type { TaskCatalog } from './task-catalog.js';
 
@@ -9,5 +10,7 @@ export interface EpisodeRuntime {
   backend: EnvironmentBackend;
   tasks: TaskCatalog;
   control: pg.Pool;
+  /** The worker's view of the rollout fleet: where its served episodes go, which servers are out. */
+  router: FleetRouter;
   close(): Promise<void>;
 }

@@ -22,6 +22,7 @@ export class FaultProxy {
   private readonly server: http.Server;
   private readonly faults = new Map<string, number[]>();
   private readonly blocked = new Map<string, number>();
+  private readonly held = new Map<string, Promise<unknown>>();
   url = '';
 
   constructor(readonly target: string) {
@@ -47,6 +48,11 @@ export class FaultProxy {
   /** Every request to `route` answers `status`, as from a gateway that does not forward that route. */
   block(route: string, status = 404): void {
     this.blocked.set(route, status);
+  }
+
+  /** Requests to `route` reach the server only once `until` settles (a slow call the test decides the end of). */
+  hold(route: string, until: Promise<unknown>): void {
+    this.held.set(route, until);
   }
 
   /** The paths requested, in order (with their query), leaving out the routes in `except`. */
@@ -75,6 +81,7 @@ export class FaultProxy {
     }
     const record: ProxiedRequest = { method: req.method ?? 'GET', path, body, status: 0, injected: false };
     this.requests.push(record);
+    await this.held.get(route)?.catch(() => undefined);
     try {
       const response = await fetch(`${this.target}${path}`, {
         method: req.method,

@@ -1,13 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { WorkflowFailedError } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
 import { readTrainingBatch } from '../../storage/training-batch.js';
 import { FailureType } from '../../core/failure-types.js';
 import { evaluation } from '../../workflows/evaluation.js';
 import { grpoStep } from '../../workflows/grpo-step.js';
 import { episodeSettings, grpoStepInput } from '../../workflows/inputs.js';
 import { startEpisodeWorker } from '../../workers/episodes.js';
-import { uniqueName } from '../helpers/index.js';
+import { freePort, uniqueName } from '../helpers/index.js';
 import { startPipeline, task, type Pipeline } from '../../testkit/pipeline/harness.js';
 import { SeededRandomEpisodeRunner } from '../../testkit/pipeline/seeded-random-runner.js';
 
@@ -117,6 +118,56 @@ test('an infrastructure outage: a failed attempt is retried; a group whose episo
   assert.ok(
     batch.episodes.some((e) => e.episodeId.endsWith('/g0-t1')),
     'the retried episode kept its outcome',
+  );
+});
+
+test('a publish failing on one of two rollout servers ejects it and the step goes on (fleet.minServers 1)', async () => {
+  const dead = `http://127.0.0.1:${await freePort()}`; // nothing listens: connection refused
+  const config = p.campaignConfig({
+    groupsPerStep: 2,
+    rolloutsPerGroup: 4,
+    maxReplacementRounds: 4,
+    seed: 5,
+    policyServers: [
+      { url: p.policyServer.url, kind: 'finalstate' },
+      { url: dead, kind: 'finalstate' },
+    ],
+    fleet: { minServers: 1 },
+  });
+  const input = grpoStepInput(config, { pool: ['half-a', 'half-b', 'half-c'], sampler: { epoch: 0, cursor: 0 } }, 1);
+  const workflowId = `${config.campaignId}/step-1`;
+  const result = await p.client.workflow.execute(grpoStep, { taskQueue: p.queues.control, workflowId, args: [input] });
+  assert.equal(result.policyVersion, '1');
+  assert.equal(p.policyServer.version(), 1, 'the live server serves the new version');
+  const history = await p.client.workflow.getHandle(workflowId).fetchHistory();
+  const types = new Map<number, string>();
+  const completed: Record<string, unknown> = {};
+  for (const event of history.events ?? []) {
+    const s = event.activityTaskScheduledEventAttributes;
+    if (s?.activityType?.name) types.set(Number(event.eventId), s.activityType.name);
+    const done = event.activityTaskCompletedEventAttributes;
+    const type = done && types.get(Number(done.scheduledEventId));
+    if (type === 'publishPolicy' || type === 'reconcileFleet')
+      completed[type] = defaultPayloadConverter.fromPayload(done!.result!.payloads![0]!);
+  }
+  const published = completed.publishPolicy as {
+    servers: { url: string }[];
+    ejected: { url: string; reason: string }[];
+  };
+  assert.deepEqual(
+    published.servers.map((s) => s.url),
+    [p.policyServer.url],
+  );
+  assert.deepEqual(
+    published.ejected.map((e) => e.url),
+    [dead],
+  );
+  assert.match(published.ejected[0]!.reason, /unreachable \(ECONNREFUSED\)/);
+  const reconciled = completed.reconcileFleet as { servers: { url: string; action: string }[] };
+  assert.deepEqual(
+    reconciled.servers.map((s) => (s.action === 'ahead' ? 'current' : s.action)),
+    ['current', 'unreachable'],
+    'the rollouts began with a reconcile: the live server not behind version 0, the dead one left for later',
   );
 });
 

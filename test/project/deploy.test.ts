@@ -26,7 +26,7 @@ const GB = 1e9;
 test('the example cluster preset of docs/deploy.md matches the ClusterPreset schema', () => {
   assert.ok(deployDoc.includes('docs/examples/cluster.json'));
   const preset = ClusterPreset.parse(JSON.parse(fs.readFileSync(fromRoot('docs', 'examples', 'cluster.json'), 'utf8')));
-  assert.equal(preset.campaign.policyServers.length, preset.rolloutServers.count);
+  assert.equal(preset.campaign.policyServers?.length, preset.rolloutServers.count);
   // The doc's torchrun command is the preset's shape.
   assert.ok(
     deployDoc.includes(`--nnodes ${preset.gpuWorker.nnodes} --nproc-per-node ${preset.gpuWorker.nprocPerNode}`),

@@ -279,6 +279,101 @@ test('a weight version that changes while the completion runs (a publish in betw
   assert.match(failure.message, /changed weight version from 4 to 5 while it served the completion/);
 });
 
+test("the episode's window: any version inside [minVersion, version] serves and is recorded; behind it the server is taken out, ahead of it not", async () => {
+  const reports: string[] = [];
+  const window = (min: string, max: string) =>
+    client({}, max, {
+      minVersion: min,
+      reports: { served: (v) => reports.push(`served ${v}`), failed: (_, floor) => reports.push(`out until ${floor}`) },
+    }).complete({ promptTokenIds: [5, 9], maxTokens: 3 });
+  assert.equal((await setWeightVersion('3')).status, 200);
+  const inside = await window('2', '4');
+  assert.equal(inside.policyVersion, '3', 'the version that served, not the newest accepted');
+  assert.equal(
+    (completions().at(-1)!.body as { cache_salt: string }).cache_salt,
+    'policy-3',
+    'salted per served version',
+  );
+  await assert.rejects(
+    window('4', '5'),
+    /serves policy version 3, outside the episode's window 4\.\.5 \(a server that restarted/,
+  );
+  await assert.rejects(
+    window('1', '2'),
+    /serves policy version 3, outside the episode's window 1\.\.2 \(a newer policy/,
+  );
+  assert.equal((await setWeightVersion('default')).status, 200);
+  assert.equal((await window('0', '1')).policyVersion, 'default', 'a window that holds the base accepts "default"');
+  await assert.rejects(window('1', '2'), (err: unknown) => err instanceof InfrastructureError);
+  assert.deepEqual(reports, ['served 3', 'out until 4', 'served 0', 'out until 1']);
+});
+
+test('a publish with vLLM 0.32 pause mode=wait: a turn in flight finishes on the old version; one sent meanwhile waits and gets the new one', async (t) => {
+  assert.deepEqual(
+    await (await fetch(`${vllm.url}/pause?mode=keep`, { method: 'POST' })).json(),
+    { status: 'paused' },
+    'vLLM 0.32 has the modes abort, wait and keep (keep freezes requests mid-completion: they would end on other weights)',
+  );
+  assert.equal((await fetch(`${vllm.url}/resume`, { method: 'POST' })).status, 200);
+  assert.equal((await setWeightVersion('5')).status, 200);
+  const windowed = () => client({}, '6', { minVersion: '5' });
+  const inFlight = windowed().complete({ promptTokenIds: [5], maxTokens: 480 });
+  while (!(await settled(inFlight)) && (await requestsRunning(vllm.url)) === 0)
+    await new Promise((r) => setTimeout(r, 10));
+  t.diagnostic(
+    `the first completion ${(await settled(inFlight)) ? 'ended before' : 'still ran when'} the publish began`,
+  );
+  // The reload waits until the test lets it go: the server stays paused, reporting "reloading-6", meanwhile.
+  let reload!: () => void;
+  const publisher = await new FaultProxy(vllm.url).start();
+  publisher.hold('/collective_rpc', new Promise<void>((resolve) => (reload = resolve)));
+  const sentMeanwhile: Array<Promise<unknown>> = [];
+  const publish = publishCheckpoint({ url: publisher.url, kind: 'vllm' }, vllm.weightsDir, 6, {
+    ...defaultPublishOptions,
+    onStep: (step) => {
+      if (step !== 'reload_weights') return;
+      // Caught here, awaited below: a rejection must fail the assertions, not escape the test.
+      const caught = <T>(p: Promise<T>) => p.catch((err: unknown) => err);
+      sentMeanwhile.push(
+        caught(windowed().complete({ promptTokenIds: [5, 9], maxTokens: 3 })),
+        caught(
+          fetch(`${proxy.url}/v1/completions`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ model: vllm.model, prompt: [5, 9, 9], max_tokens: 3 }),
+          }).then(async (r) => [
+            r.status,
+            ((await r.json()) as { choices: Array<{ finish_reason: string }> }).choices[0]!.finish_reason,
+          ]),
+        ),
+      );
+    },
+  });
+  try {
+    assert.equal((await inFlight).policyVersion, '5', 'finished on the weights it started with');
+    // Both sent while paused: the raw request reached vLLM, and the client read "reloading-6" more than once.
+    const reloading = () =>
+      proxy.requests.filter(
+        (r) => (r.response as { weight_version?: string } | undefined)?.weight_version === 'reloading-6',
+      );
+    const rawArrived = () =>
+      proxy.requests.some((r) => JSON.stringify((r.body as { prompt?: unknown } | undefined)?.prompt) === '[5,9,9]');
+    while (!rawArrived() || reloading().length < 2) await new Promise((r) => setTimeout(r, 20));
+    assert.deepEqual(await Promise.all(sentMeanwhile.map(settled)), [false, false], 'both wait while paused');
+    reload();
+    await publish;
+    const [late, raw] = await Promise.all(sentMeanwhile);
+    assert.equal((late as { policyVersion: string }).policyVersion, '6', 'the next turn records the new version');
+    const [status, finish] = raw as [number, string];
+    assert.equal(status, 200);
+    assert.notEqual(finish, 'abort', 'served after /resume, never aborted');
+  } finally {
+    reload();
+    await publish.catch(() => undefined);
+    await publisher.stop();
+  }
+});
+
 test('finish_reason "abort" (vLLM paused with mode=abort, or shutting down, mid-request) is an InfrastructureError: retried, never scored', async () => {
   // A completion can finish before the pause lands (a fast machine does 480 tokens of the tiny model in a blink), so
   // the pause waits until vLLM reports the request running, and a completion that still beat it (or ended on its own)

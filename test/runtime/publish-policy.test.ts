@@ -11,6 +11,9 @@ import { fromRoot } from '../../core/paths.js';
 import { loadConfig } from '../../workers/config.js';
 import type { ArtifactStore } from '../../storage/artifacts.js';
 import { defaultPublishOptions } from '../../runtime/clients/policy-admin.js';
+import { PolicyClient } from '../../runtime/clients/policy-client.js';
+import { InfrastructureError } from '../../core/errors.js';
+import { PolicyClientConfig } from '../../schemas/clients.js';
 import { FaultProxy } from '../helpers/fault-proxy.js';
 import { freePort, startProcess } from '../helpers/index.js';
 import { buildTinyModel, lockVllm, suiteVllm, type VllmTarget } from '../helpers/vllm.js';
@@ -164,4 +167,57 @@ test('a server of another kind than configured fails the activity at once (Polic
   } finally {
     await proxy.stop();
   }
+});
+
+test('a publish failing on one of two servers ejects it, with why; the activity fails only below fleet.minServers', async () => {
+  const dead = `http://127.0.0.1:${await freePort()}`; // nothing listens: connection refused
+  const servers = [
+    { url: oursUrl, kind: 'finalstate' as const, tokenFile: path.join(workDir, 'admin.token') },
+    { url: dead, kind: 'vllm' as const },
+  ];
+  const result = await run({ checkpointUri: pathToFileURL(otherDir).href, version: 3, servers, minServers: 1 });
+  assert.deepEqual(
+    result.servers.map((s) => [s.url, s.version]),
+    [[oursUrl, 3]],
+  );
+  assert.deepEqual(
+    result.ejected.map((e) => e.url),
+    [dead],
+  );
+  assert.match(result.ejected[0]!.reason, /unreachable \(ECONNREFUSED\)/);
+  await assert.rejects(
+    run({ checkpointUri: pathToFileURL(otherDir).href, version: 3, servers, minServers: 2 }),
+    (err: unknown) =>
+      err instanceof ApplicationFailure &&
+      err.type === 'Infrastructure' &&
+      !err.nonRetryable &&
+      /policy version 3 serves on 1 of 2 rollout servers, fewer than fleet\.minServers 2: http:\/\/127\.0\.0\.1:\d+: .*unreachable/.test(
+        err.message,
+      ),
+  );
+});
+
+test("the policy client's window against the project's server: the version each completion reports, inside [minVersion, version]", async () => {
+  const served = await (await fetch(`${oursUrl}/v1/models`)).json();
+  const model = (served as { data: Array<{ id: string; policy_version: number }> }).data[0]!;
+  assert.equal(model.policy_version, 3);
+  const failed: Array<number | undefined> = [];
+  const complete = (min: string, max: string) =>
+    new PolicyClient(PolicyClientConfig.parse({ baseUrl: oursUrl, model: model.id, serverKind: 'finalstate' }), {
+      policyVersion: max,
+      minVersion: min,
+      reports: { served: () => undefined, failed: (_, floor) => failed.push(floor) },
+    }).complete({ promptTokenIds: [5, 9], maxTokens: 3 });
+  assert.equal((await complete('2', '4')).policyVersion, '3');
+  assert.equal((await complete('3', '3')).policyVersion, '3');
+  await assert.rejects(
+    complete('4', '5'),
+    (err: unknown) => err instanceof InfrastructureError && /outside the episode's window 4\.\.5/.test(err.message),
+  );
+  await assert.rejects(
+    complete('1', '2'),
+    (err: unknown) =>
+      err instanceof InfrastructureError && /a newer policy than the episode may train on/.test(err.message),
+  );
+  assert.deepEqual(failed, [4], 'only the server behind the window is taken out');
 });

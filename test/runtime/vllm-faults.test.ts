@@ -5,6 +5,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ApplicationFailure } from '@temporalio/activity';
 import { MockActivityEnvironment } from '@temporalio/testing';
+import { createFleetActivities } from '../../activities/fleet.js';
 import { createTrainingActivities } from '../../activities/training.js';
 import { InfrastructureError } from '../../core/errors.js';
 import { loadConfig } from '../../workers/config.js';
@@ -125,15 +126,39 @@ describe('vLLM whose reload fails', () => {
   };
   const get = async (route: string) => (await fetch(`${server.url}${route}`)).json();
 
-  test('a (re)started vLLM reports weight version "default": a client expecting version n refuses it until n is published', async () => {
+  test('a (re)started vLLM reports weight version "default": refused once the window excludes the base, until the fleet re-publishes it', async () => {
     assert.deepEqual(await get('/weight_info'), { weight_version: 'default' });
+    const window = (min: string, max: string) =>
+      new PolicyClient(
+        PolicyClientConfig.parse({
+          baseUrl: server.url,
+          model: 'tiny-qwen3',
+          serverKind: 'vllm',
+          sampling: { maxTokens: 4 },
+        }),
+        { policyVersion: max, minVersion: min },
+      ).complete({ promptTokenIds: [5, 9], maxTokens: 2 });
+    assert.equal((await window('0', '1')).policyVersion, 'default', 'the base is version 0, inside [0, 1]');
     await assert.rejects(
       client(server.url, '1').complete({ promptTokenIds: [5, 9], maxTokens: 2 }),
       (err: unknown) =>
         err instanceof InfrastructureError &&
         /serves policy version default, but the workflow published 1/.test(err.message),
     );
-    await publishCheckpoint({ url: server.url, kind: 'vllm' }, baseDir, 1, options);
+    await assert.rejects(window('1', '2'), /serves policy version default, outside the episode's window 1\.\.2/);
+    const { reconcileFleet } = createFleetActivities({ publish: options });
+    const reconcile = () =>
+      new MockActivityEnvironment().run(reconcileFleet, {
+        servers: [{ url: server.url, kind: 'vllm' as const }],
+        current: { checkpointUri: baseDir, version: 1 },
+        baseModel: baseDir,
+      }) as ReturnType<typeof reconcileFleet>;
+    const reconciled = await reconcile();
+    assert.deepEqual(reconciled.servers, [
+      { url: server.url, reported: 'default', action: 'republished', detail: 'now serves version 1' },
+    ]);
+    assert.equal((await window('1', '2')).policyVersion, '1');
+    assert.equal((await reconcile()).servers[0]!.action, 'current', 'a server on the current version is left alone');
     const completion = await client(server.url, '1').complete({ promptTokenIds: [5, 9], maxTokens: 2 });
     assert.equal(completion.policyVersion, '1');
     base = await fingerprint();

@@ -1,0 +1,95 @@
+import { localPathOf } from '../storage/artifacts.js';
+import { checkHfCheckpoint } from '../storage/hf-checkpoint.js';
+import { servedVersionNumber, versionNumber } from '../core/policy-versions.js';
+import { adminTokenOf } from '../runtime/clients/admin-token.js';
+import {
+  defaultPublishOptions,
+  isReloadingVersion,
+  publishCheckpoint,
+  type PublishOptions,
+} from '../runtime/clients/policy-admin.js';
+import { readServedVersion } from '../runtime/fleet/probe.js';
+import type { PolicyServerRef } from '../schemas/clients.js';
+import { publishToEach } from './training.js';
+
+export interface ReconcileFleetInput {
+  servers: PolicyServerRef[];
+  /** What the fleet should serve: the last version published, and its checkpoint (version 0: the base model). */
+  current: { checkpointUri: string; version: number };
+  /** The weights a server starts with (the base model): what a restarted vLLM whose reload fails is pointed back to. */
+  baseModel: string;
+}
+
+/** What reconcileFleet found on a server, and did. */
+export interface ReconciledServer {
+  url: string;
+  /** The version it reported before (null: it did not answer). */
+  reported: string | null;
+  action: 'current' | 'ahead' | 'publishing' | 'unreachable' | 'republished' | 'failed';
+  detail?: string;
+}
+
+/**
+ * reconcileFleet: the rollout fleet brought back to the current version without anyone's hand. Every server's served
+ * version is read (runtime/fleet/probe.ts); the current checkpoint is published to each that answers and is behind:
+ * a restarted vLLM ("default"), a server ejected by a failed publish, one left paused ("reloading-N", N not newer
+ * than current) by a reload that failed. A server that does not answer is left for the next round, and a newer
+ * version ("ahead", or a newer publish under way) is never replaced by an older one. Failures are reported, never
+ * thrown: the episode workers keep such a server out of service until it serves a version their episodes accept.
+ * Must not run while publishPolicy publishes to the same servers (workflows/fleet.ts runs it during rollouts only).
+ */
+export function createFleetActivities({
+  publish = defaultPublishOptions,
+  adminTokenFile,
+}: {
+  publish?: PublishOptions;
+  adminTokenFile?: string;
+}) {
+  return {
+    async reconcileFleet(input: ReconcileFleetInput): Promise<{ servers: ReconciledServer[] }> {
+      const { current } = input;
+      const weightsPath = localPathOf(current.checkpointUri);
+      const outcomes = await publishToEach(input.servers, async (server, _index, onStep) => {
+        const token = adminTokenOf(server, adminTokenFile);
+        let reported: string;
+        try {
+          reported = await readServedVersion(server, {
+            timeoutMs: publish.requestTimeoutMs,
+            ...(token ? { headers: { authorization: `Bearer ${token}` } } : {}),
+          });
+        } catch (err) {
+          return { url: server.url, reported: null, action: 'unreachable', detail: (err as Error).message } as const;
+        }
+        const served = servedVersionNumber(reported);
+        const entry = { url: server.url, reported };
+        if (served !== undefined && served >= current.version)
+          return { ...entry, action: served > current.version ? 'ahead' : 'current' } as const;
+        if (isReloadingVersion(reported) && versionNumber(reported.slice('reloading-'.length)) > current.version)
+          return { ...entry, action: 'publishing' } as const;
+        try {
+          await checkHfCheckpoint(weightsPath);
+          // A restarted server serves the weights it started with; one behind on a version, those of that version,
+          // whose checkpoint this activity does not know: a vLLM whose reload fails is then left paused.
+          const previous = served === 0 ? { weightsPath: localPathOf(input.baseModel), version: 0 } : undefined;
+          await publishCheckpoint(
+            server,
+            weightsPath,
+            current.version,
+            { ...publish, onStep, ...(token ? { token } : {}) },
+            previous,
+          );
+          return { ...entry, action: 'republished', detail: `now serves version ${current.version}` } as const;
+        } catch (err) {
+          return { ...entry, action: 'failed', detail: (err as Error).message } as const;
+        }
+      });
+      return {
+        servers: outcomes.map((o, i) =>
+          o.status === 'fulfilled'
+            ? o.value
+            : { url: input.servers[i]!.url, reported: null, action: 'failed', detail: String(o.reason) },
+        ),
+      };
+    },
+  };
+}
