@@ -209,7 +209,7 @@ test('asynchronous steps: the window of step u is [u - 1 - K, u - 1]; episodes a
   };
   const state = { pool: ['a'], sampler: { epoch: 0, cursor: 0 }, policyVersion: '1', checkpointUri: 'file:///c/1' };
   const step3 = pipelinedStepInput(config, state, 3, { sampler: { epoch: 0, cursor: 4 }, awaitPrevious: true });
-  assert.deepEqual(step3.pipeline, { maxStaleness: 1, minVersion: 1, awaitPrevious: true });
+  assert.deepEqual(step3.pipeline, { maxStaleness: 1, minVersion: 1, publishedVersion: 1, awaitPrevious: true });
   assert.deepEqual(step3.sampler, { epoch: 0, cursor: 4 }, "it draws on from the previous step's draws");
   assert.ok(step3.settings.policy.kind === 'served');
   assert.equal(step3.settings.policy.version, '2', 'the newest version it may meet');
