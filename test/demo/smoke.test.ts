@@ -16,6 +16,10 @@ import { connectionConfig } from '../../environment/connection.js';
 import { connectClient } from '../../workers/temporal-client.js';
 import type { CampaignState } from '../../schemas/campaign.js';
 import { FrozenPool } from '../../schemas/results.js';
+import type { GrpoStepResult } from '../../schemas/pipeline.js';
+import { Trajectory } from '../../schemas/trajectory.js';
+import { readTrainingBatch } from '../../storage/training-batch.js';
+import { oldestUsableVersion, versionNumber } from '../../core/policy-versions.js';
 import type { CampaignResult } from '../../workflows/campaign.js';
 import { CHROMIUM, renderedDom, screenshot } from '../helpers/chromium.js';
 import { runCliAsync } from '../pipeline/cli.js';
@@ -141,11 +145,13 @@ describe('finalstate demo --preset smoke', () => {
     const children = (await eventsOfAllRuns(client, id)).flatMap(
       (e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId ?? [],
     );
+    // Asynchronous steps (the preset's async.maxStaleness 1): step 2 starts while step 1 trains; one evaluation after.
     const expected = [
       `${id}/preflight`,
       `${id}/probe`,
       `${id}/eval-step-0`,
-      ...state.steps.flatMap((s) => [`${id}/step-${s.step}`, `${id}/eval-step-${s.step}`]),
+      ...state.steps.map((s) => `${id}/step-${s.step}`),
+      `${id}/eval-step-${configured.steps}`,
     ];
     assert.deepEqual(children, expected);
 
@@ -185,6 +191,42 @@ describe('finalstate demo --preset smoke', () => {
     const inDatabase = await count('SELECT count(*) AS n FROM episodes WHERE campaign_id = $1', [id]);
     assert.equal(inDatabase, scheduledInAll, 'no episode of the campaign outside its children');
     assert.equal(state.episodes.done, inDatabase, 'the campaign counts every episode recorded');
+  });
+
+  test("asynchronous steps: every trained turn was sampled inside its update's window, as its trajectory records", async () => {
+    const id = out.campaignId;
+    const maxStaleness = configured.async?.maxStaleness ?? 0;
+    assert.equal(maxStaleness, 1, 'the smoke preset runs asynchronous steps');
+    const seen: Record<number, string[]> = {};
+    for (const { step } of state.steps) {
+      const result = (await client.workflow.getHandle(`${id}/step-${step}`).result()) as GrpoStepResult;
+      const batch = await readTrainingBatch(result.batchUri);
+      assert.ok(batch.episodes.length > 0);
+      const versions = new Set<number>();
+      for (const e of batch.episodes) {
+        const { uri } = (
+          await control.query<{ uri: string }>(
+            "SELECT record->'outcome'->>'trajectoryUri' AS uri FROM episodes WHERE episode_id = $1",
+            [e.episodeId],
+          )
+        ).rows[0]!;
+        const trajectory = Trajectory.parse(JSON.parse(fs.readFileSync(localPathOf(uri), 'utf8')));
+        for (const segment of trajectory.segments.filter((s) => s.kind === 'sample'))
+          versions.add(versionNumber(segment.policyVersion));
+      }
+      for (const v of versions)
+        assert.ok(
+          v >= oldestUsableVersion(step, maxStaleness) && v <= step - 1,
+          `step ${step} trained on a turn of version ${v}, outside [${oldestUsableVersion(step, maxStaleness)}, ${step - 1}]`,
+        );
+      seen[step] = [...versions].sort().map(String);
+    }
+    const [first, second] = await Promise.all(
+      [1, 2].map((s) => client.workflow.getHandle(`${id}/step-${s}`).describe()),
+    );
+    console.log(
+      `versions trained on per step: ${JSON.stringify(seen)}; step 2 started ${((second!.startTime.getTime() - first!.closeTime!.getTime()) / 1000).toFixed(1)} s after step 1 closed (negative: while it trained)`,
+    );
   });
 
   test("audit and tracking: a failed episode with its diff, the report's episode pages, summaries in Temporal, step metrics in TensorBoard", async () => {

@@ -46,20 +46,29 @@ function tableRows(): Row[] {
     assert.ok(m, `${line}: "${cell}" is not one \`name\``);
     return m[1]!;
   };
-  return lines.slice(2).map((line) => {
+  return lines.slice(2).flatMap((line) => {
     const cells = line
       .split('|')
       .slice(1, -1)
       .map((c) => c.trim());
     assert.equal(cells.length, 3, `${line}: a row has three cells (campaign file, payload, Python)`);
     const [campaign, payload, python] = cells as [string, string, string];
-    return {
-      campaign: campaign === '—' ? null : code(campaign, line),
-      payload: code(payload, line),
-      python: code(python, line),
-      line,
-    };
+    // A row may name several settings of one object at once: `a.{b, c}` in every cell, in the same order.
+    const payloads = expand(code(payload, line));
+    const pythons = expand(code(python, line));
+    const campaigns = campaign === '—' ? payloads.map(() => null) : expand(code(campaign, line));
+    assert.ok(
+      campaigns.length === payloads.length && pythons.length === payloads.length,
+      `${line}: each cell names as many settings`,
+    );
+    return payloads.map((p, i) => ({ campaign: campaigns[i]!, payload: p, python: pythons[i]!, line }));
   });
+}
+
+/** `update.loss.{clipLow, clipHigh}` → update.loss.clipLow, update.loss.clipHigh; a plain name is itself. */
+function expand(name: string): string[] {
+  const m = /^([^{}]*)\{([^{}]+)\}([^{}]*)$/.exec(name);
+  return m ? m[2]!.split(',').map((part) => `${m[1]}${part.trim()}${m[3]}`) : [name];
 }
 
 /** The text from `open` (an opening bracket) to its matching close, skipping strings and comments. */
