@@ -429,7 +429,7 @@ describe('finalstate demo: Ctrl-C and the same command again', () => {
     );
     assert.deepEqual(
       children,
-      [`${id}/preflight`, `${id}/probe`, `${id}/eval-step-0`, `${id}/step-1`, `${id}/eval-step-1`],
+      [`${id}/preflight`, `${id}/probe`, `${id}/eval-step-0`, `${id}/step-1`, `${id}/step-2`, `${id}/eval-step-2`],
       'each phase started once',
     );
 
