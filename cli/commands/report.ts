@@ -16,7 +16,7 @@ import { writeReport } from '../../stats/report/index.js';
 import type { CampaignResult } from '../../workflows/campaign.js';
 import { stateQuery } from '../../workflows/definitions.js';
 import { parse, printJson, type Command } from '../command.js';
-import { controlPool } from '../../workers/stores.js';
+import { controlPool, defaultArtifactStore } from '../../workers/stores.js';
 
 const usage = `finalstate report ID [--out DIR] [--json]
 
@@ -77,6 +77,7 @@ export async function writeCampaignReport(
       trained: trained.resultSet,
       steps: state.steps.map((s) => ({ step: s.step, resultSet: `${id}/step-${s.step}` })),
       outDir,
+      trajectories: defaultArtifactStore(config),
     });
     const domainEvalPoints = [];
     for (const e of state.evalResultSets) {

@@ -11,6 +11,7 @@ import {
 } from '../tables/layouts.js';
 import type { Table } from '../tables/table.js';
 import { evalChart, poolHistogram, trainingCurves, type Chart } from './charts.js';
+import { coverageParagraphs, coverageTables, surprisalTable } from './coverage.js';
 import { failuresTable, flippedTasksTable } from './episodes.js';
 import type { ReportInput } from './input.js';
 
@@ -140,6 +141,13 @@ export function buildReport(input: ReportInput): ReportDocument {
           evalChart(input.evalPoints, input.domainEvalPoints),
           ...trainingCurves(input.steps, '-beside').slice(0, 1),
         ],
+      },
+      {
+        id: 'coverage',
+        title: 'Where coverage goes',
+        paragraphs: coverageParagraphs(c, input.episodes),
+        tables: [...coverageTables(c, input.episodes), ...(input.episodes ? [surprisalTable(c, input.episodes)] : [])],
+        charts: [],
       },
       {
         id: 'training',

@@ -250,6 +250,9 @@ async function readEveryWay({ pool, config }: Control, records: EpisodeRecord[],
   const page = fs.readFileSync(path.join(dir, 'episodes', pageName(trained.outcome.episodeId)), 'utf8');
   for (const s of shown.html) assert.ok(page.includes(s), `the report's episode page shows ${JSON.stringify(s)}`);
   assert.ok(fs.existsSync(path.join(dir, 'episodes', 'step-1.html')));
+  const reportHtml = fs.readFileSync(report.html, 'utf8');
+  // Both evaluations' first-token surprisal, read from the trajectory the runner stored.
+  assert.match(reportHtml, /<td>all tasks<\/td><td class="num">1 of 1<\/td><td class="num">1 \/ 1<\/td>/);
 
   // The demo's unfinished-episodes criterion: the probe against the last step's rollouts.
   const verdict = await judgeCampaignUnfinished(pool, c, 1, {
