@@ -135,6 +135,7 @@ describe('finalstate demo --preset smoke', () => {
       'table-comparison',
       'table-comparison-by-domain',
       'table-cost',
+      'table-cost-with-training',
       'table-flips',
       'table-coverage',
       'table-coverage-entropy',

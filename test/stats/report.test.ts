@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { StepSummary } from '../../schemas/results.js';
+import { trainingSpend } from '../../stats/cost-with-training.js';
 import { evalPointOf } from '../../stats/eval-point.js';
 import { writeReport, type WrittenReport } from '../../stats/report/index.js';
 import { groupByTask } from '../../stats/result-set.js';
@@ -136,6 +137,7 @@ test('episode links: each step, each flipped task (an episode of each side) and 
       evalPoints: [],
       pool: [],
       episodes,
+      training: trainingSpend('c', [], steps),
       domainEvalPoints: [
         { step: 0, domain: 'retail', pass1: 0.5 },
         { step: 0, domain: 'travel', pass1: 0.25 },
@@ -168,6 +170,7 @@ test('episode links: each step, each flipped task (an episode of each side) and 
   const coverageRows =
     dom.match(/<section class="table" id="coverage-tasks">[\s\S]*?<\/section>/)![0].match(/<tr><td>/g) ?? [];
   assert.equal(coverageRows.length, coverage.lost.length + coverage.gained.length, 'one row per coverage flip');
+  assert.match(dom, /<table id="table-cost-with-training"/);
   assert.match(dom, /<table id="table-coverage-entropy"/);
   assert.match(dom, /<svg[^>]+id="chart-approx-kl"/);
   assert.match(dom, /Per domain: retail 50%; travel 25%\./);
