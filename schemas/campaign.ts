@@ -195,6 +195,27 @@ export const FleetConfig = z
   .strict();
 export type FleetConfig = z.infer<typeof FleetConfig>;
 
+/**
+ * The price of the training's own compute: the second cost per dependable task (docs/results.md#cost-with-the-training-in-it)
+ * prices each step's update and publish time with it.
+ */
+export const ComputeCosts = z
+  .object({
+    usdPerGpuHour: z
+      .number()
+      .nonnegative()
+      .finite()
+      .default(2)
+      .describe(
+        "US dollars per GPU-hour of the update and publish time; on a machine without GPUs (the CPU demo), per CPU-hour of the machine they run on. Default 2: about what one data-centre GPU rents for by the hour; a notional price, like the demo presets' token prices.",
+      ),
+    gpus: Positive.default(1).describe(
+      "GPUs the update and publish hold (the gpu worker's ranks): the step's update and publish seconds are paid this many times.",
+    ),
+  })
+  .strict();
+export type ComputeCosts = z.infer<typeof ComputeCosts>;
+
 /** The fields of a campaign config, before the checks across fields (CampaignConfig). */
 export const CampaignConfigFields = z
   .object({
@@ -286,6 +307,9 @@ export const CampaignConfigFields = z
       })
       .strict()
       .prefault({}),
+    costs: ComputeCosts.prefault({}).describe(
+      "The price of the training's own compute, for the cost per dependable task with the training in it (the report and `finalstate campaign status`).",
+    ),
     continueAsNewEverySteps: Positive.default(10).describe(
       'Start a fresh history every N steps (also when Temporal suggests it).',
     ),
@@ -405,6 +429,9 @@ export const CampaignState = z
     sampler: SamplerState,
     episodes: EpisodeCounts,
     costUsd: z.number().nonnegative(),
+    costs: ComputeCosts.optional().describe(
+      "The campaign's costs setting, carried for `campaign status` and the report; absent in a campaign started before it existed (the defaults then).",
+    ),
     steps: z.array(StepSummary).describe('One summary per completed step.'),
     evalPoints: z.array(EvalPoint),
     evalResultSets: z.array(z.object({ step: Count, resultSet: z.string() }).strict()),

@@ -57,6 +57,14 @@ export type ModelPrice = z.infer<typeof ModelPrice>;
 export const ModelPrices = z.record(z.string().min(1), ModelPrice);
 export type ModelPrices = z.infer<typeof ModelPrices>;
 
+/** What a set of episodes spent: how many rows (errored ones included: they were paid for), their costUsd, their tokens. */
+export const Spend = z.object({ episodes: Count, costUsd: Usd, usage: RoleUsage }).strict();
+export type Spend = z.infer<typeof Spend>;
+
+/** The spend of one of a campaign's result sets (storage/results.ts campaignSpend). */
+export const ResultSetSpend = Spend.extend({ resultSet: z.string().min(1) }).strict();
+export type ResultSetSpend = z.infer<typeof ResultSetSpend>;
+
 /** Prices per model and the model each role used. */
 export const PriceTable = z
   .object({

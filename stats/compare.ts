@@ -1,6 +1,7 @@
 import { UserError } from '../core/errors.js';
 import type { PriceTable, ResultRow } from '../schemas/results.js';
 import type { CostSummary } from './cost.js';
+import { coverageChanges, type CoverageChanges } from './coverage.js';
 import { points } from './format.js';
 import {
   distributionOf,
@@ -87,6 +88,8 @@ export interface Comparison {
   byDistribution?: Partial<Record<Distribution, DomainComparison>>;
   trainingDomains?: string[];
   flips: { kk: { gained: string[]; lost: string[] }; coverage: { gained: string[]; lost: string[] } };
+  /** The coverage flips with their domain, family and counts, and coverage by domain and by task family. */
+  coverage: CoverageChanges;
   sharpening: Sharpening;
   base: SetMetrics;
   trained: SetMetrics;
@@ -233,6 +236,7 @@ export function compareTaskSets(
     k,
     options.prices,
   );
+  const coverage = coverageChanges(base, trained);
   const trainedSummary = summarizeTasks(
     trained,
     pairedTrained.flatMap((t) => t.rows),
@@ -261,7 +265,11 @@ export function compareTaskSets(
           trainingDomains: [...trainingDomains].sort(),
         }
       : {}),
-    flips: { kk: flipped((t) => t.observedKK), coverage: flipped((t) => t.covered) },
+    flips: {
+      kk: flipped((t) => t.observedKK),
+      coverage: { gained: coverage.gained.map((f) => f.taskId), lost: coverage.lost.map((f) => f.taskId) },
+    },
+    coverage,
     sharpening: describeSharpening(metrics, counts, k),
     base: baseSummary,
     trained: trainedSummary,

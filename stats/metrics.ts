@@ -21,6 +21,7 @@ export interface TaskMetrics {
   taskId: string;
   domain: string;
   tags: string[];
+  family: string;
   n: number;
   c: number;
   rate: number;
@@ -127,6 +128,7 @@ export function taskMetrics(task: TaskOutcomes, k: number): TaskMetrics {
     taskId: task.taskId,
     domain: task.domain,
     tags: task.tags,
+    family: task.family,
     n,
     c,
     rate: c / n,

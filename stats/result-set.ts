@@ -2,13 +2,17 @@ import fs from 'node:fs';
 import { UserError } from '../core/errors.js';
 import { ResultRow, type EpisodeError } from '../schemas/results.js';
 import type { Split } from '../schemas/task.js';
+import { taskFamily } from './task-family.js';
 
 /** All rows of one task, checked for consistency, with outcomes in trial order. */
 export interface TaskOutcomes {
   taskId: string;
   domain: string;
   split: Split;
+  /** Sorted. */
   tags: string[];
+  /** stats/task-family.ts: the domain and the first tag as the rows list them. */
+  family: string;
   /** Rewards of the trials with an outcome (error null), ordered by trial. */
   outcomes: Array<0 | 1>;
   n: number;
@@ -94,6 +98,7 @@ export function groupByTask(rows: readonly ResultRow[], source = 'results'): Tas
       domain: first.domain,
       split: first.split,
       tags: [...first.tags].sort(),
+      family: taskFamily(first),
       outcomes,
       n: outcomes.length,
       c: outcomes.reduce<number>((sum, r) => sum + r, 0),

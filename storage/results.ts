@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { ResultRow } from '../schemas/results.js';
+import { ResultRow, roles, type ResultSetSpend, type RoleUsage } from '../schemas/results.js';
 import { readableJson } from './readable-json.js';
 
 /** One row to store: the episode that produced it and its result row (an EpisodeOutcome is accepted and trimmed). */
@@ -58,4 +58,35 @@ export function pickResultRow(value: ResultRow): ResultRow {
   const out: Record<string, unknown> = {};
   for (const key of RESULT_ROW_KEYS) if (value[key] !== undefined) out[key] = value[key];
   return out as ResultRow;
+}
+
+/**
+ * What each of a campaign's result sets spent: its rows (errored ones included: they were paid for), the sum of their
+ * costUsd and of their tokens per role.
+ */
+export async function campaignSpend(pool: pg.Pool, campaignId: string): Promise<ResultSetSpend[]> {
+  const tokens = roles.flatMap((role) =>
+    (['inputTokens', 'cachedInputTokens', 'outputTokens'] as const).map(
+      (key) => `coalesce(sum((row->'usage'->'${role}'->>'${key}')::bigint), 0)::float8 AS "${role}.${key}"`,
+    ),
+  );
+  const res = await pool.query<Record<string, number> & { result_set: string; episodes: number; cost_usd: number }>(
+    `SELECT result_set, count(*)::int AS episodes, coalesce(sum((row->>'costUsd')::float8), 0) AS cost_usd, ${tokens.join(', ')}
+     FROM campaign_result_rows WHERE campaign_id = $1 AND starts_with(result_set, $2)
+     GROUP BY result_set ORDER BY result_set`,
+    [campaignId, `${campaignId}/`],
+  );
+  return res.rows.map((r) => {
+    const usage = Object.fromEntries(
+      roles.map((role) => [
+        role,
+        {
+          inputTokens: r[`${role}.inputTokens`]!,
+          cachedInputTokens: r[`${role}.cachedInputTokens`]!,
+          outputTokens: r[`${role}.outputTokens`]!,
+        },
+      ]),
+    ) as RoleUsage;
+    return { resultSet: r.result_set, episodes: r.episodes, costUsd: r.cost_usd, usage };
+  });
 }

@@ -78,6 +78,7 @@ export function initialState(config: CampaignConfig): CampaignState {
     sampler: { epoch: 0, cursor: 0 },
     episodes: { done: 0, infraFailed: 0 },
     costUsd: 0,
+    ...(config.costs ? { costs: config.costs } : {}),
     steps: [],
     evalPoints: [],
     evalResultSets: [],

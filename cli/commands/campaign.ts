@@ -32,6 +32,8 @@ import { updatePreflight } from '../../workflows/preflight.js';
 import { parse, printJson, type Command } from '../command.js';
 import { integerOption } from '../number-option.js';
 import { childProgressText, poolVersionText, progressBar } from '../progress.js';
+import { campaignCost, campaignCostLines, type CampaignCost } from '../campaign-cost.js';
+import { campaignStateOf } from './report.js';
 
 const usage = `finalstate campaign <subcommand> [--json]
 
@@ -44,7 +46,9 @@ const usage = `finalstate campaign <subcommand> [--json]
                            nodes is refused with the numbers and the setting to change; it prints what one GPU and
                            one node will hold and the bytes each step's checkpoint writes (if no gpu worker answers
                            within a minute, the campaign runs the preflight itself before it probes).
-  status ID [--watch]      phase, step, pool size, episode counts and the running child's progress, from the status query
+  status ID [--watch]      phase, step, pool size, episode counts and the running child's progress, from the status query;
+                           what the probe and the training spent, and the latest trained evaluation's cost per task
+                           passed k/k, inference only and with the probe and the training (docs/results.md)
   pause ID                 finish the phase or step in progress, then wait
   resume ID                continue a paused campaign
   stop ID [--after N]      stop after the step in progress (or after step N), evaluate, and end
@@ -180,7 +184,11 @@ function gateText(gate: NonNullable<CampaignStatus['solvabilityGate']>): string 
   return `${what}; candidates solved by the reference: ${gate.solved}, ${gate.applied ? 'dropped' : 'the gate would drop'}: ${gate.dropped}`;
 }
 
-function renderStatus(s: CampaignStatus & { child: ChildProgress | null }, config: LoadedConfig): string {
+function renderStatus(
+  s: CampaignStatus & { child: ChildProgress | null },
+  cost: CampaignCost,
+  config: LoadedConfig,
+): string {
   const lines = [
     `campaign ${s.campaignId}  phase ${s.phase}${s.paused ? ' (paused)' : ''}  run ${s.run}`,
     `  steps     ${progressBar(s.step, s.maxSteps)}`,
@@ -196,6 +204,7 @@ function renderStatus(s: CampaignStatus & { child: ChildProgress | null }, confi
         .map(([k, v]) => `${k} ${Number.isInteger(v) ? v : v.toFixed(3)}`)
         .join('  ')}`,
     );
+  lines.push(...campaignCostLines(cost));
   if (s.failedStep)
     lines.push(
       `  step ${s.failedStep.step} FAILED: ${s.failedStep.message}\n  re-run it with: finalstate campaign replay-step ${s.campaignId} ${s.failedStep.step}`,
@@ -258,8 +267,9 @@ export const campaignCommand: Command = {
         return withClient(config, async (client) => {
           for (;;) {
             const status = await campaignStatus(client, id!);
-            if (values.json) printJson(status);
-            else console.log(renderStatus(status, config));
+            const cost = await campaignCost(config, id!, await campaignStateOf(client, id!));
+            if (values.json) printJson({ ...status, cost });
+            else console.log(renderStatus(status, cost, config));
             if (!values.watch || status.phase === 'done' || status.phase === 'stopped') return 0;
             await new Promise((resolve) => setTimeout(resolve, 2000));
             if (!values.json) process.stdout.write('\n');

@@ -2,8 +2,7 @@ import { UserError } from '../../core/errors.js';
 import { compareResults } from '../../stats/compare.js';
 import { readPriceTable } from '../../stats/cost.js';
 import { readResultRows } from '../../stats/result-set.js';
-import { comparisonBreakdownTables, comparisonTable, flipsTable } from '../../stats/tables/layouts.js';
-import { renderText } from '../../stats/tables/table.js';
+import { renderComparison } from '../demo/summary.js';
 import { parse, printJson, type Command } from '../command.js';
 import { domainsOption, integerOption } from '../number-option.js';
 
@@ -11,7 +10,9 @@ const usage = `finalstate compare BASE.jsonl TRAINED.jsonl [--k K] [--seed S] [-
 
   Base vs trained on the tasks both files measured: per-metric deltas with 95% paired-bootstrap intervals (tasks
   resampled with replacement, fixed seed), a per-domain table, per-task flips (gained or lost k/k, gained or lost
-  coverage) and a sharpening summary.
+  coverage), a sharpening summary, and where coverage went: the tasks solved at least once by one side and never by
+  the other, by domain, by task family (domain/first tag) and one by one (the report adds their episodes and the
+  first-token entropy, which result rows do not carry).
 
   --k K          trials per task for pass@k, k/k and pass^k (default: the smallest n in either file)
   --seed S       bootstrap seed (default 1)
@@ -52,11 +53,7 @@ export const compareCommand: Command = {
       printJson({ files: { base: baseFile, trained: trainedFile }, ...comparison });
       return 0;
     }
-    console.log(
-      [comparisonTable(comparison), ...comparisonBreakdownTables(comparison), flipsTable(comparison)]
-        .map(renderText)
-        .join('\n\n'),
-    );
+    console.log(renderComparison(comparison));
     const { onlyBase, onlyTrained } = comparison.tasks;
     if (onlyBase.length + onlyTrained.length > 0)
       console.log(

@@ -35,6 +35,7 @@ import { renderText } from '../../stats/tables/table.js';
 import { unfinishedTable } from '../../stats/unfinished.js';
 import { judgeCampaignUnfinished } from '../demo/unfinished.js';
 import { campaignStateOf, writeCampaignReport } from './report.js';
+import { campaignCost, campaignCostLines } from '../campaign-cost.js';
 
 const usage = `finalstate demo [--preset five-domain|mini|smoke|real-smoke|FILE] [--pack DIR] [--base-model DIR] [--fresh] [--reprobe-every N [--reprobe-n M]] [--json]
 
@@ -255,6 +256,7 @@ async function showResult(run: DemoRun, fleet: Fleet | undefined): Promise<numbe
   const k = run.campaignConfig.evaluation.k;
   const { comparison, trainedStep } = await compareCampaign(config, campaignId, state, k);
   const report = await writeCampaignReport(config, campaignId, state);
+  const cost = await campaignCost(config, campaignId, state);
   const control = controlPool(config, 1);
   const unfinished = await judgeCampaignUnfinished(control, campaignId, state.step, preset.unfinished).finally(() =>
     control.end(),
@@ -273,11 +275,13 @@ async function showResult(run: DemoRun, fleet: Fleet | undefined): Promise<numbe
       totalSeconds: total,
       report: report.html,
       comparison,
+      cost,
       unfinished,
       ...(serving ? { serving } : {}),
     });
   } else {
     log(`\n${renderComparison(comparison)}`);
+    log(`\ncost\n${campaignCostLines(cost).join('\n')}`);
     log(`\n${renderText(unfinishedTable(unfinished, preset.unfinished))}`);
     log(
       `\nwall time: ${phases.map((p) => `${p.phase} ${p.seconds.toFixed(0)} s`).join(', ')}; total ${total.toFixed(0)} s`,

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
-import { readResultSet } from '../../storage/results.js';
+import { campaignSpend, readResultSet } from '../../storage/results.js';
 import { localPathOf } from '../../storage/artifacts.js';
 import { loadConfig } from '../../workers/config.js';
 import { type LoadedConfig } from '../../schemas/config.js';
@@ -11,12 +11,13 @@ import type { CampaignState } from '../../schemas/campaign.js';
 import { FrozenPool } from '../../schemas/results.js';
 import { writeEpisodePages } from '../../runtime/episode/audit/episode-pages.js';
 import { EpisodeStore } from '../../runtime/episode/episode-store.js';
+import { trainingSpend } from '../../stats/cost-with-training.js';
 import { computeMetrics } from '../../stats/metrics.js';
 import { writeReport } from '../../stats/report/index.js';
 import type { CampaignResult } from '../../workflows/campaign.js';
 import { stateQuery } from '../../workflows/definitions.js';
 import { parse, printJson, type Command } from '../command.js';
-import { controlPool } from '../../workers/stores.js';
+import { controlPool, defaultArtifactStore } from '../../workers/stores.js';
 
 const usage = `finalstate report ID [--out DIR] [--json]
 
@@ -77,6 +78,7 @@ export async function writeCampaignReport(
       trained: trained.resultSet,
       steps: state.steps.map((s) => ({ step: s.step, resultSet: `${id}/step-${s.step}` })),
       outDir,
+      trajectories: defaultArtifactStore(config),
     });
     const domainEvalPoints = [];
     for (const e of state.evalResultSets) {
@@ -101,6 +103,7 @@ export async function writeCampaignReport(
         evalPoints: state.evalPoints,
         domainEvalPoints,
         episodes,
+        training: trainingSpend(id, await campaignSpend(pool, id), state.steps, state.costs, trained.step),
         pool: frozen?.records ?? [],
         ...(frozen?.solvabilityFilter ? { solvabilityFilter: true } : {}),
         ...(state.poolHistory ? { poolHistory: state.poolHistory } : {}),

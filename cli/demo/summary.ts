@@ -2,6 +2,7 @@ import { readResultSet } from '../../storage/results.js';
 import type { LoadedConfig } from '../../schemas/config.js';
 import type { CampaignState } from '../../schemas/campaign.js';
 import { compareResults, type Comparison } from '../../stats/compare.js';
+import { coverageTables } from '../../stats/report/coverage.js';
 import { comparisonBreakdownTables, comparisonTable, flipsTable } from '../../stats/tables/layouts.js';
 import { renderText } from '../../stats/tables/table.js';
 import { baseAndTrainedEvaluations } from '../commands/report.js';
@@ -34,7 +35,12 @@ export async function compareCampaign(
 }
 
 export function renderComparison(comparison: Comparison): string {
-  return [comparisonTable(comparison), ...comparisonBreakdownTables(comparison), flipsTable(comparison)]
+  return [
+    comparisonTable(comparison),
+    ...comparisonBreakdownTables(comparison),
+    flipsTable(comparison),
+    ...coverageTables(comparison),
+  ]
     .map(renderText)
     .join('\n\n');
 }

@@ -2,6 +2,7 @@ import { contentHash } from '../../environment/canonical.js';
 import type { DomainDefinition } from '../../environment/domain.js';
 import type { EpisodeRecord } from '../../schemas/episode.js';
 import type { Task, ToolCall } from '../../schemas/task.js';
+import { taskFamily } from '../../stats/task-family.js';
 
 /**
  * Which training tasks are demonstrated by their pack's rule-breaking path: in every task type (first tag) of every
@@ -20,7 +21,7 @@ export function ruleBreakingPlan(
     if (task.split !== 'train') continue;
     const calls = byName.get(task.domain)?.ruleBreakingPath?.(task);
     if (!calls || calls.length === 0) continue;
-    const family = `${task.domain}/${task.tags[0] ?? ''}`;
+    const family = taskFamily(task);
     families.set(family, [...(families.get(family) ?? []), { task, calls }]);
   }
   const plan = new Map<string, ToolCall[]>();

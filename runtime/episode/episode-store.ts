@@ -27,6 +27,8 @@ export interface EpisodeListing {
   error: string | null;
   finishReason: string;
   summary: string | null;
+  /** The token trajectory in the artifact store (served policies only). */
+  trajectoryUri: string | null;
   storedAt: string;
 }
 
@@ -113,10 +115,11 @@ export class EpisodeStore {
       error: string | null;
       finish_reason: string;
       summary: string | null;
+      trajectory_uri: string | null;
       stored_at: Date;
     }>(
       `SELECT episode_id, campaign_id, step, group_index, task_id, trial, reward, error, finish_reason,
-              record->'outcome'->>'summary' AS summary, stored_at
+              record->'outcome'->>'summary' AS summary, record->'outcome'->>'trajectoryUri' AS trajectory_uri, stored_at
        FROM episodes ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
        ORDER BY campaign_id, step, episode_id${limit}`,
       values,
@@ -132,6 +135,7 @@ export class EpisodeStore {
       error: r.error,
       finishReason: r.finish_reason,
       summary: r.summary,
+      trajectoryUri: r.trajectory_uri,
       storedAt: r.stored_at.toISOString(),
     }));
   }

@@ -1,7 +1,8 @@
 import { DEFAULT_EDGES } from '../bins.js';
 import { compareResults, type Comparison } from '../compare.js';
+import { COST_WITH_TRAINING_FORMULA, costWithTraining, type TrainingSpend } from '../cost-with-training.js';
 import { percent, usd } from '../format.js';
-import type { FrozenPool } from '../../schemas/results.js';
+import type { FrozenPool, PriceTable } from '../../schemas/results.js';
 import {
   comparisonBreakdownTables,
   comparisonTable,
@@ -11,6 +12,7 @@ import {
 } from '../tables/layouts.js';
 import type { Table } from '../tables/table.js';
 import { evalChart, poolHistogram, trainingCurves, type Chart } from './charts.js';
+import { coverageParagraphs, coverageTables, surprisalTable } from './coverage.js';
 import { failuresTable, flippedTasksTable } from './episodes.js';
 import type { ReportInput } from './input.js';
 
@@ -48,6 +50,45 @@ function costTable(c: Comparison): Table {
       base.source === 'prices'
         ? 'From token usage and the price table.'
         : "From the rows' costUsd; errored episodes included.",
+  };
+}
+
+const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
+/**
+ * The reference's cost per dependable task (inference only) beside the one with the probe and the training in it,
+ * with the parts of the second. The base policy had no training: its two figures are the same.
+ */
+function costWithTrainingTable(c: Comparison, training: TrainingSpend, prices?: PriceTable): Table {
+  const k = c.k;
+  const base = c.costUsd.base;
+  const t = costWithTraining(c.costUsd.trained.total, c.counts.observedKK.trained, training, prices);
+  return {
+    id: 'cost-with-training',
+    title: `Cost per dependable task (${k}/${k}), with the probe and the training in it`,
+    headers: ['Cost', 'Base', 'Trained'],
+    rows: [
+      ['evaluation episodes', usd(base.total, 3), usd(t.evaluationUsd, 3)],
+      [`probe: ${count(training.probe.episodes, 'episode')}`, '—', usd(t.probeUsd, 3)],
+      [
+        `training rollouts: ${count(training.rollouts.episodes, 'episode')} in ${count(training.steps, 'step')}`,
+        '—',
+        usd(t.rolloutsUsd, 3),
+      ],
+      [
+        `update and publish: ${t.gpuHours.toFixed(4)} GPU-hours at ${usd(t.usdPerGpuHour)} (${count(t.gpus, 'GPU')})`,
+        '—',
+        usd(t.computeUsd, 3),
+      ],
+      [`tasks passed ${k}/${k}`, String(c.counts.observedKK.base), String(c.counts.observedKK.trained)],
+      [
+        "per dependable task, inference only (the reference's)",
+        usd(base.perDependableTask, 3),
+        usd(t.inferenceOnly, 3),
+      ],
+      ['per dependable task, with the probe and the training', usd(base.perDependableTask, 3), usd(t.withTraining, 3)],
+    ],
+    note: `With the training: ${COST_WITH_TRAINING_FORMULA}. GPU-hours are CPU-hours on a machine without GPUs; the price is the campaign's costs.usdPerGpuHour.`,
   };
 }
 
@@ -132,6 +173,7 @@ export function buildReport(input: ReportInput): ReportDocument {
           comparisonTable(c),
           ...comparisonBreakdownTables(c),
           costTable(c),
+          ...(input.training ? [costWithTrainingTable(c, input.training, input.prices)] : []),
           { ...flipsTable(c), note: undefined },
           ...(input.episodes ? [flippedTasksTable(c, input.episodes), failuresTable(input.episodes)] : []),
         ],
@@ -140,6 +182,13 @@ export function buildReport(input: ReportInput): ReportDocument {
           evalChart(input.evalPoints, input.domainEvalPoints),
           ...trainingCurves(input.steps, '-beside').slice(0, 1),
         ],
+      },
+      {
+        id: 'coverage',
+        title: 'Where coverage goes',
+        paragraphs: coverageParagraphs(c, input.episodes),
+        tables: [...coverageTables(c, input.episodes), ...(input.episodes ? [surprisalTable(c, input.episodes)] : [])],
+        charts: [],
       },
       {
         id: 'training',

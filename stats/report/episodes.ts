@@ -11,6 +11,8 @@ export interface EpisodeLink {
   finishReason: string;
   summary: string;
   href?: string;
+  /** −log p of the first sampled tokens of the first agent turn (stats/first-token-surprisal.ts), when read. */
+  firstTokenSurprisal?: number[];
 }
 
 /** The episodes behind the report's numbers: both evaluations and, per GRPO step, an index page of its episodes. */
@@ -22,15 +24,34 @@ export interface ReportEpisodes {
 
 const failed = (e: EpisodeLink) => e.error !== null || e.reward === 0;
 
+/** Each side's episodes by task. */
+export function episodesByTask(list: readonly EpisodeLink[]): Map<string, EpisodeLink[]> {
+  const map = new Map<string, EpisodeLink[]>();
+  for (const e of list) map.set(e.taskId, [...(map.get(e.taskId) ?? []), e]);
+  return map;
+}
+
+/**
+ * The contrast of a flipped task: for a gain, a failing base episode and a passing trained one; for a loss, the
+ * reverse (the first of each kind; any episode of the side when it has none of that kind).
+ */
+export function contrastPair(
+  base: readonly EpisodeLink[],
+  trained: readonly EpisodeLink[],
+  gained: boolean,
+): { base?: EpisodeLink; trained?: EpisodeLink } {
+  const pick = (list: readonly EpisodeLink[], wantFailed: boolean) =>
+    list.find((e) => failed(e) === wantFailed) ?? list[0];
+  return { base: pick(base, gained), trained: pick(trained, !gained) };
+}
+
+/** "passed/episodes" of one side of a task. */
+export const passedOf = (list: readonly EpisodeLink[]) => `${list.filter((e) => !failed(e)).length}/${list.length}`;
+
 /** One row per task that flipped between base and trained (k/k or coverage), with a telling episode of each side. */
 export function flippedTasksTable(c: Comparison, episodes: ReportEpisodes): Table {
-  const byTask = (list: EpisodeLink[]) => {
-    const map = new Map<string, EpisodeLink[]>();
-    for (const e of list) map.set(e.taskId, [...(map.get(e.taskId) ?? []), e]);
-    return map;
-  };
-  const base = byTask(episodes.base);
-  const trained = byTask(episodes.trained);
+  const base = episodesByTask(episodes.base);
+  const trained = episodesByTask(episodes.trained);
   const k = c.k;
   const flips: Array<[string, string]> = [
     ...c.flips.kk.gained.map((t): [string, string] => [t, `gained ${k}/${k}`]),
@@ -47,13 +68,8 @@ export function flippedTasksTable(c: Comparison, episodes: ReportEpisodes): Tabl
   for (const [taskId, flip] of flips) {
     const b = base.get(taskId) ?? [];
     const t = trained.get(taskId) ?? [];
-    const gained = flip.startsWith('gained');
-    // The contrast: for a gain, a failing base episode and a passing trained one; for a loss, the reverse.
-    const pick = (list: EpisodeLink[], wantFailed: boolean) => list.find((e) => failed(e) === wantFailed) ?? list[0];
-    const be = pick(b, gained);
-    const te = pick(t, !gained);
-    const passes = (list: EpisodeLink[]) => `${list.filter((e) => !failed(e)).length}/${list.length}`;
-    rows.push([taskId, flip, passes(b), passes(t), be?.summary ?? '—', te?.summary ?? '—']);
+    const { base: be, trained: te } = contrastPair(b, t, flip.startsWith('gained'));
+    rows.push([taskId, flip, passedOf(b), passedOf(t), be?.summary ?? '—', te?.summary ?? '—']);
     links.push([undefined, undefined, undefined, undefined, be?.href, te?.href]);
   }
   return {

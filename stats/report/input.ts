@@ -1,3 +1,4 @@
+import type { TrainingSpend } from '../cost-with-training.js';
 import type { DomainEvalPoint } from './charts.js';
 import type { ReportEpisodes } from './episodes.js';
 import type { PoolVersion } from '../../schemas/campaign.js';
@@ -27,6 +28,8 @@ export interface ReportInput {
   edges?: number[];
   k?: number;
   prices?: PriceTable;
+  /** The campaign's probe and training spend: the cost per dependable task with the training in it. */
+  training?: TrainingSpend;
   /** Domains training used: the comparison is also shown in-domain against out-of-domain. */
   trainingDomains?: string[];
   /** Shown in the header; pass a fixed value for reproducible files. */

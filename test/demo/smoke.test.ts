@@ -131,7 +131,16 @@ describe('finalstate demo --preset smoke', () => {
       fs.rmSync(dir, { recursive: true, force: true });
     }
     const dom = renderedDom(out.report);
-    for (const id of ['table-comparison', 'table-comparison-by-domain', 'table-cost', 'table-flips', 'table-pool'])
+    for (const id of [
+      'table-comparison',
+      'table-comparison-by-domain',
+      'table-cost',
+      'table-cost-with-training',
+      'table-flips',
+      'table-coverage',
+      'table-coverage-entropy',
+      'table-pool',
+    ])
       assert.match(dom, new RegExp(`<table id="${id}"`));
     assert.match(dom, /<td>pass@1<\/td><td class="num">\d+\.\d\d%<\/td>/, 'the comparison table has its pass@1 row');
     assert.match(dom, /<svg[^>]+id="chart-pass1-per-eval"/);

@@ -9,6 +9,7 @@ import { campaign } from '../../workflows/campaign.js';
 import { pauseSignal, resumeSignal, setMaxStepsUpdate, statusQuery } from '../../workflows/definitions.js';
 import { drawTasks } from '../../workflows/sampling.js';
 import { StepKey } from '../../workflows/search-attributes.js';
+import type { CampaignCost } from '../../cli/campaign-cost.js';
 import { runCliAsync } from './cli.js';
 import { startPipeline, task, type Pipeline } from '../../testkit/pipeline/harness.js';
 import { lockVllm, suiteVllm, type VllmTarget } from '../helpers/vllm.js';
@@ -353,8 +354,30 @@ test('CLI: start from a config file, a failed step waits for replay-step, which 
   assert.equal(state.replays, 1);
   assert.equal((await p.client.workflow.getHandle(`${id}/step-1-replay-1`).describe()).status.name, 'COMPLETED');
 
-  const finished = JSON.parse((await runCliAsync(['campaign', 'status', id, '--json'])).stdout) as CampaignStatus;
+  const finished = JSON.parse((await runCliAsync(['campaign', 'status', id, '--json'])).stdout) as CampaignStatus & {
+    cost: CampaignCost;
+  };
   assert.equal(finished.phase, 'done', "a finished campaign's status comes from its result");
+  // The stand-in runner's episodes cost 0.001 $ each: the second figure adds the probe's, the rollouts' and the update's.
+  const { spent, evaluated } = finished.cost;
+  assert.ok(spent.probeUsd > 0 && spent.rolloutsUsd > 0 && spent.computeUsd > 0, JSON.stringify(spent));
+  assert.equal(evaluated?.step, 1);
+  assert.deepEqual(
+    [evaluated!.probeUsd, evaluated!.rolloutsUsd, evaluated!.computeUsd],
+    [spent.probeUsd, spent.rolloutsUsd, spent.computeUsd],
+    'the last step is the evaluated one',
+  );
+  if (evaluated!.dependableTasks)
+    assert.ok(
+      Math.abs(
+        evaluated!.withTraining! -
+          evaluated!.inferenceOnly! -
+          (spent.probeUsd + spent.rolloutsUsd + spent.computeUsd) / evaluated!.dependableTasks,
+      ) < 1e-9,
+      JSON.stringify(evaluated),
+    );
+  const done = await runCliAsync(['campaign', 'status', id]);
+  assert.match(done.stdout, /per task {2}passed k\/k at step 1 .* with the probe and the training/, done.stderr);
   const unknown = await runCliAsync(['campaign', 'status', `${id}-nope`]);
   assert.equal(unknown.status, 2);
   assert.match(unknown.stderr, /no campaign ".*-nope"/);
@@ -365,6 +388,9 @@ test('CLI: start from a config file, a failed step waits for replay-step, which 
   const html = fs.readFileSync(written.html, 'utf8');
   assert.match(html, new RegExp(`Campaign ${id}`));
   assert.ok(html.includes('<svg'), 'charts are inline');
+  for (const table of ['cost-with-training', 'coverage', 'coverage-tasks'])
+    assert.ok(html.includes(`<table id="table-${table}"`), `the report has its ${table} table`);
+
   fs.rmSync(dir, { recursive: true, force: true });
 });
 

@@ -250,6 +250,12 @@ async function readEveryWay({ pool, config }: Control, records: EpisodeRecord[],
   const page = fs.readFileSync(path.join(dir, 'episodes', pageName(trained.outcome.episodeId)), 'utf8');
   for (const s of shown.html) assert.ok(page.includes(s), `the report's episode page shows ${JSON.stringify(s)}`);
   assert.ok(fs.existsSync(path.join(dir, 'episodes', 'step-1.html')));
+  const reportHtml = fs.readFileSync(report.html, 'utf8');
+  // Both evaluations' first-token surprisal, read from the trajectory the runner stored.
+  assert.match(reportHtml, /<td>all tasks<\/td><td class="num">1 of 1<\/td><td class="num">1 \/ 1<\/td>/);
+  // The cost with the training in it: the probe's and the step's rows, summed by the control database.
+  assert.match(reportHtml, /<td>probe: 1 episode<\/td>/);
+  assert.match(reportHtml, /<td>training rollouts: 1 episode in 1 step<\/td>/);
 
   // The demo's unfinished-episodes criterion: the probe against the last step's rollouts.
   const verdict = await judgeCampaignUnfinished(pool, c, 1, {

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { StepSummary } from '../../schemas/results.js';
+import { trainingSpend } from '../../stats/cost-with-training.js';
 import { evalPointOf } from '../../stats/eval-point.js';
 import { writeReport, type WrittenReport } from '../../stats/report/index.js';
 import { groupByTask } from '../../stats/result-set.js';
@@ -12,6 +13,17 @@ import { CHROMIUM, renderedDom, screenshot } from '../helpers/chromium.js';
 import { referenceResultSets } from './reference-experiment.js';
 
 let dir: string;
+/** Tables every report has, by their HTML ids. */
+const TABLE_IDS = [
+  'table-comparison',
+  'table-comparison-by-domain',
+  'table-cost',
+  'table-flips',
+  'table-pool',
+  'table-coverage',
+  'table-coverage-by-family',
+  'table-coverage-tasks',
+];
 let report: WrittenReport;
 
 before(() => {
@@ -44,8 +56,7 @@ after(() => fs.rmSync(dir, { recursive: true, force: true }));
 test('the HTML is self-contained and the Markdown twin has the same tables', () => {
   const html = fs.readFileSync(report.html, 'utf8');
   assert.doesNotMatch(html, /<script|<link|src="http|href="http/, 'no scripts or external resources');
-  for (const id of ['table-comparison', 'table-comparison-by-domain', 'table-cost', 'table-flips', 'table-pool'])
-    assert.match(html, new RegExp(`id="${id}"`));
+  for (const id of TABLE_IDS) assert.match(html, new RegExp(`id="${id}"`));
   assert.equal(
     (html.match(/<svg /g) ?? []).length,
     7,
@@ -78,8 +89,7 @@ test('headless Chromium renders the report: a non-blank screenshot and the table
   assert.ok(shot.colours > 20, `screenshot has only ${shot.colours} colours`);
 
   const dom = renderedDom(report.html);
-  for (const id of ['table-comparison', 'table-comparison-by-domain', 'table-cost', 'table-flips', 'table-pool'])
-    assert.match(dom, new RegExp(`<table id="${id}"`));
+  for (const id of TABLE_IDS) assert.match(dom, new RegExp(`<table id="${id}"`));
   assert.match(dom, /<svg[^>]+id="chart-pass1-per-eval"/);
   assert.match(dom, /<svg[^>]+id="chart-pool-difficulty"/);
   assert.match(dom, /<td>pass@1<\/td><td class="num">51\.70%<\/td>/);
@@ -127,6 +137,7 @@ test('episode links: each step, each flipped task (an episode of each side) and 
       evalPoints: [],
       pool: [],
       episodes,
+      training: trainingSpend('c', [], steps),
       domainEvalPoints: [
         { step: 0, domain: 'retail', pass1: 0.5 },
         { step: 0, domain: 'travel', pass1: 0.25 },
@@ -154,6 +165,13 @@ test('episode links: each step, each flipped task (an episode of each side) and 
   const flipRows =
     dom.match(/<section class="table" id="flipped-tasks">[\s\S]*?<\/section>/)![0].match(/<tr><td>/g) ?? [];
   assert.equal(flipRows.length, flipped, 'one row per flipped task');
+  const coverage = written.document.comparison.coverage;
+  assert.ok(coverage.lost.length > 0);
+  const coverageRows =
+    dom.match(/<section class="table" id="coverage-tasks">[\s\S]*?<\/section>/)![0].match(/<tr><td>/g) ?? [];
+  assert.equal(coverageRows.length, coverage.lost.length + coverage.gained.length, 'one row per coverage flip');
+  assert.match(dom, /<table id="table-cost-with-training"/);
+  assert.match(dom, /<table id="table-coverage-entropy"/);
   assert.match(dom, /<svg[^>]+id="chart-approx-kl"/);
   assert.match(dom, /Per domain: retail 50%; travel 25%\./);
   assert.match(fs.readFileSync(written.markdown, 'utf8'), /\[12\/32 passed\]\(episodes\/step-1\.html\)/);

@@ -1,5 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { Trajectory } from '../../../schemas/trajectory.js';
+import type { ArtifactStore } from '../../../storage/artifacts.js';
+import { firstTurnSurprisal } from '../../../stats/first-token-surprisal.js';
 import type { EpisodeLink, ReportEpisodes } from '../../../stats/report/episodes.js';
 import { escapeHtml } from '../../../stats/tables/table.js';
 import type { EpisodeListing, EpisodeStore } from '../episode-store.js';
@@ -16,6 +19,8 @@ export interface EpisodePagesInput {
   /** The report's directory: pages go to `<outDir>/episodes/`, linked relative to the report. */
   outDir: string;
   reportName?: string;
+  /** Where the evaluation episodes' trajectories are read, for their first-token surprisal; absent: not read. */
+  trajectories?: Pick<ArtifactStore, 'read'>;
 }
 
 const failed = (e: Pick<EpisodeListing, 'reward' | 'error'>) => e.error !== null || e.reward === 0;
@@ -97,7 +102,34 @@ export async function writeEpisodePages(store: EpisodeStore, input: EpisodePages
       passed: episodes.filter((e) => !failed(e)).length,
     });
   }
-  return { base: base.map(link), trained: trained.map(link), steps };
+  const surprisal = input.trajectories ? await firstTokenSurprisals([...base, ...trained], input.trajectories) : null;
+  const withSurprisal = (e: EpisodeListing): EpisodeLink => {
+    const values = surprisal?.get(e.episodeId);
+    return values ? { ...link(e), firstTokenSurprisal: values } : link(e);
+  };
+  return { base: base.map(withSurprisal), trained: trained.map(withSurprisal), steps };
+}
+
+/** The first-token surprisal of each episode with an outcome and a stored trajectory, read 16 at a time. */
+async function firstTokenSurprisals(
+  episodes: readonly EpisodeListing[],
+  store: Pick<ArtifactStore, 'read'>,
+): Promise<Map<string, number[]>> {
+  const out = new Map<string, number[]>();
+  const todo = episodes.filter((e) => e.error === null && e.trajectoryUri !== null);
+  for (let i = 0; i < todo.length; i += 16) {
+    await Promise.all(
+      todo.slice(i, i + 16).map(async (e) => {
+        const text = await store.read(e.trajectoryUri!).catch((err: NodeJS.ErrnoException) => {
+          // A trajectory removed from the store leaves its episode unmeasured; the report counts the measured ones.
+          if (err.code === 'ENOENT') return null;
+          throw err;
+        });
+        if (text) out.set(e.episodeId, firstTurnSurprisal(Trajectory.parse(JSON.parse(text.toString('utf8')))));
+      }),
+    );
+  }
+  return out;
 }
 
 function stepIndexHtml(step: number, episodes: EpisodeLink[], reportHref: string): string {
