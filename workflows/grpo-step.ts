@@ -167,6 +167,8 @@ async function train(
     seed: settings.seed >>> 0,
     retention: input.update.retention,
     checkpoints: input.update.checkpoints,
+    // Absent (full fine-tuning) it is left out of the payload: JSON drops undefined.
+    lora: input.update.lora,
     neededExports: input.neededExports ?? [],
   });
   const updateDone = Date.now();
