@@ -86,3 +86,31 @@ def test_target_modules_the_model_lacks_are_refused_before_training(tiny_model_d
     with pytest.raises(UnusableInputError, match=r"lora.targetModules \['c_attn'\]"):
         PolicyUpdater(cpu_groups()).run(json.loads(files[1].read_text()))
     assert not (tmp_path / "ckpt" / "step-000001").exists()
+
+
+def test_the_served_adapter_gives_the_trainers_logprobs(runs, tiny_model_dir):
+    """Step 3's adapter, loaded by the policy server's engine beside the base model, samples with the log-probs the
+    trainer's model (the resumed process's, which wrote it) gives those tokens."""
+    from finalstate.grpo.batch import episodes_to_tensors
+    from finalstate.grpo.trainer import token_log_probs
+    from finalstate.policy_server.engine import Engine, SamplingParams, load_policy
+
+    cpu = torch.device("cpu")
+    engine = Engine(load_policy(tiny_model_dir, 0, cpu), device=cpu, batch_wait_s=0)
+    try:
+        adapter = engine.load_adapter("sharded-v3", runs["root"] / "a" / "ckpt" / "step-000003", 3)
+        prompt = [5, 17, 42, 8]
+        params = SamplingParams(max_tokens=12, temperature=1.0, seed=7, ignore_eos=True, logprobs=0)
+        served = engine.submit(prompt, params, adapter).result(timeout=60)
+        plain = engine.submit(prompt, params).result(timeout=60)
+    finally:
+        engine.close()
+    ids = prompt + served.token_ids
+    episode = {"tokenIds": ids, "lossMask": [0] * len(ids), "rolloutLogprobs": [0.0] * len(ids)}
+    model = runs["resumed"].trainer.model
+    with torch.no_grad():
+        log_prob, _ = token_log_probs(model.eval(), episodes_to_tensors([episode], torch.zeros(1)))
+    expected = log_prob[0, len(prompt) - 1 :].tolist()
+    assert served.policy_version == 3 and plain.policy_version == 0
+    assert served.token_logprobs == pytest.approx(expected, abs=1e-4)
+    assert plain.token_logprobs != pytest.approx(served.token_logprobs, abs=1e-4)
