@@ -1,6 +1,7 @@
 """LoRA adapters on the project's policy server: loaded beside the base model through vLLM's routes, named as the
 completion's model (which pins the version), refused with the reason when unusable while the server keeps serving,
 and unloaded."""
+# ruff: noqa: F811 (the tests' parameter make_server is the fixture imported from test_policy_server)
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import concurrent.futures
 import pytest
 import torch
 from peft import LoraConfig, get_peft_model
-from test_policy_server import PROMPT, call, complete, make_server  # noqa: F401 (make_server is a fixture)
+from test_policy_server import PROMPT, call, complete, make_server  # noqa: F401 (a fixture: the tests take it as a parameter)
 from transformers import AutoModelForCausalLM
 
 ALL_LINEAR = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
