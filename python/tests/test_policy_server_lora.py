@@ -9,24 +9,17 @@ import concurrent.futures
 
 import pytest
 import torch
-from peft import LoraConfig, get_peft_model
+from peft import PeftModel
 from test_policy_server import PROMPT, call, complete, make_server  # noqa: F401 (a fixture: the tests take it as a parameter)
 from transformers import AutoModelForCausalLM
 
-ALL_LINEAR = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
+from finalstate.testing import tiny_adapter
 
 
-def write_adapter(tiny_model_dir, directory, *, rank=4, seed=1, targets=ALL_LINEAR):
-    """A PEFT adapter of the tiny model with random lora_B (so that it changes the function), as save_pretrained writes it."""
-    model = AutoModelForCausalLM.from_pretrained(tiny_model_dir)
-    peft = get_peft_model(model, LoraConfig(r=rank, lora_alpha=2 * rank, target_modules=targets))
-    generator = torch.Generator().manual_seed(seed)
-    with torch.no_grad():
-        for name, parameter in peft.named_parameters():
-            if ".lora_B." in name:
-                parameter.copy_(torch.randn(parameter.shape, generator=generator) * 0.3)
-    peft.save_pretrained(str(directory))
-    return peft.eval()
+def write_adapter(tiny_model_dir, directory, *, rank=4, seed=1):
+    """A PEFT adapter of the tiny model with random lora_B, and the PEFT model that computes with it."""
+    tiny_adapter.write_adapter(str(tiny_model_dir), str(directory), rank=rank, seed=seed)
+    return PeftModel.from_pretrained(AutoModelForCausalLM.from_pretrained(tiny_model_dir), str(directory)).eval()
 
 
 @torch.no_grad()

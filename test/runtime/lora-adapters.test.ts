@@ -1,0 +1,196 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { InfrastructureError } from '../../core/errors.js';
+import { fromRoot } from '../../core/paths.js';
+import { adapterPrefixOf } from '../../core/policy-versions.js';
+import { loadConfig } from '../../workers/config.js';
+import { listedAdapterVersions, publishAdapter } from '../../runtime/clients/adapter-admin.js';
+import { defaultPublishOptions, type PublishOptions } from '../../runtime/clients/policy-admin.js';
+import { PolicyClient } from '../../runtime/clients/policy-client.js';
+import { PolicyClientConfig, type PolicyServerKind } from '../../schemas/clients.js';
+import { freePort, startProcess } from '../helpers/index.js';
+import { buildTinyModel, lockVllm, suiteVllm } from '../helpers/vllm.js';
+
+// LoRA campaigns publish each step as an adapter beside the base model (runtime/clients/adapter-admin.ts), and the
+// episodes name the newest adapter of their window (runtime/clients/policy-client.ts). Against both real servers: the
+// suite's vLLM (CPU build, started with --enable-lora --max-lora-rank 8) and the project's policy server, each serving
+// the tiny model, with rank-8 adapters of it built here with PEFT (python/finalstate/testing/tiny_adapter.py).
+
+interface Target {
+  label: string;
+  kind: PolicyServerKind;
+  url: string;
+  model: string;
+  weightsDir: string;
+  token?: string;
+}
+
+const config = loadConfig();
+const python = fromRoot(config.python.venv, 'bin', 'python');
+const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'finalstate-lora-'));
+const cleanups: Array<() => Promise<unknown>> = [];
+const prefix = adapterPrefixOf('lora-test');
+const PROMPT = [5, 17, 42, 8, 99, 3, 11];
+
+after(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+  fs.rmSync(workDir, { recursive: true, force: true });
+});
+
+function writeAdapter(modelDir: string, name: string, rank = 8, seed = 1): string {
+  const out = path.join(workDir, name);
+  const built = spawnSync(
+    python,
+    ['-m', 'finalstate.testing.tiny_adapter', modelDir, out, '--rank', String(rank), '--seed', String(seed)],
+    { env: { ...process.env, PYTHONPATH: fromRoot('python') }, encoding: 'utf8' },
+  );
+  assert.equal(built.status, 0, built.stderr);
+  return out;
+}
+
+async function vllmTarget(): Promise<Target> {
+  const vllm = await suiteVllm();
+  const { release } = await lockVllm(vllm);
+  cleanups.push(() => vllm.close(), release);
+  return { label: 'vLLM', kind: 'vllm', url: vllm.url, model: vllm.model, weightsDir: vllm.weightsDir };
+}
+
+async function projectTarget(): Promise<Target> {
+  const weightsDir = buildTinyModel(path.join(workDir, 'model'));
+  const port = await freePort();
+  const tokenFile = path.join(workDir, 'admin.token');
+  const server = startProcess(
+    python,
+    ['-m', 'finalstate.policy_server', '--model', weightsDir, '--port', String(port), '--device', 'cpu'].concat([
+      '--served-model-name',
+      'tiny-policy',
+      '--max-lora-rank',
+      '8',
+      '--admin-token-file',
+      tokenFile,
+    ]),
+    /policy server ready/,
+    { PYTHONPATH: fromRoot('python') },
+    180_000,
+  );
+  cleanups.push(() => server.stop());
+  await server.started;
+  const token = fs.readFileSync(tokenFile, 'utf8').trim();
+  return {
+    label: "the project's policy server",
+    kind: 'finalstate',
+    url: `http://127.0.0.1:${port}`,
+    model: 'tiny-policy',
+    weightsDir,
+    token,
+  };
+}
+
+const options = (target: Target): PublishOptions => ({
+  ...defaultPublishOptions,
+  backoffMs: 5,
+  ...(target.token && { token: target.token }),
+});
+
+function client(target: Target, version: number, minVersion = version) {
+  return new PolicyClient(
+    PolicyClientConfig.parse({
+      baseUrl: target.url,
+      model: target.model,
+      serverKind: target.kind,
+      sampling: { maxTokens: 8, temperature: 0, seed: 1 },
+    }),
+    { policyVersion: String(version), minVersion: String(minVersion), adapterPrefix: prefix },
+  );
+}
+
+for (const [label, start] of [
+  ['vLLM', vllmTarget],
+  ["the project's policy server", projectTarget],
+] as const) {
+  describe(`LoRA adapters on ${label}`, () => {
+    let target: Target;
+    let first: string;
+    let second: string;
+    before(async () => {
+      target = await start();
+      first = writeAdapter(target.weightsDir, 'adapter-1', 8, 1);
+      second = writeAdapter(target.weightsDir, 'adapter-2', 8, 2);
+    });
+    after(async () => {
+      // Leave the server as found: none of this test's adapters loaded.
+      for (const version of await listedAdapterVersions(
+        { url: target.url, kind: target.kind },
+        prefix,
+        options(target),
+      ))
+        await fetch(`${target.url}/v1/unload_lora_adapter`, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            ...(target.token && { authorization: `Bearer ${target.token}` }),
+          },
+          body: JSON.stringify({ lora_name: `${prefix}${version}` }),
+        });
+    });
+
+    test('an adapter loads without a pause, serves by name and pins the version; a bad one is refused while the loaded one serves; old ones are unloaded', async () => {
+      const server = { url: target.url, kind: target.kind };
+      const base = await client(target, 0).complete({ promptTokenIds: PROMPT });
+      assert.equal(base.policyVersion, '0');
+
+      const published = await publishAdapter(server, first, 1, { prefix }, options(target));
+      assert.equal(published.version, 1);
+      const v1 = await client(target, 1).complete({ promptTokenIds: PROMPT });
+      assert.equal(v1.policyVersion, '1');
+      assert.equal(v1.model, `${prefix}1`);
+      assert.notDeepEqual(v1.logprobs, base.logprobs, 'the adapter changes what the model computes');
+      // The base model still serves beside it: a window that holds version 0 only gets the base.
+      assert.deepEqual((await client(target, 0).complete({ promptTokenIds: PROMPT })).logprobs, base.logprobs);
+
+      // A truncated adapter file and one of a rank above the server's maximum are refused, naming server and adapter.
+      const corrupt = writeAdapter(target.weightsDir, 'corrupt', 8, 3);
+      const weights = path.join(corrupt, 'adapter_model.safetensors');
+      fs.truncateSync(weights, Math.floor(fs.statSync(weights).size / 2));
+      const wide = writeAdapter(target.weightsDir, 'wide', 16, 4);
+      for (const bad of [corrupt, wide]) {
+        await assert.rejects(publishAdapter(server, bad, 2, { prefix }, options(target)), (err: unknown) => {
+          assert.ok(err instanceof InfrastructureError, String(err));
+          assert.match(
+            err.message,
+            new RegExp(`${target.url}.*could not load LoRA adapter ${prefix}2 .*${path.basename(bad)}`),
+          );
+          return true;
+        });
+        assert.deepEqual(await listedAdapterVersions(server, prefix, options(target)), [1]);
+        const still = await client(target, 1).complete({ promptTokenIds: PROMPT });
+        assert.deepEqual([still.policyVersion, still.logprobs], ['1', v1.logprobs], 'version 1 keeps serving');
+      }
+
+      // Version 2, with the window of K = 1 ([1, 2]): both stay; with keepFrom 2 the first is unloaded.
+      await publishAdapter(server, second, 2, { prefix, keepFrom: 1 }, options(target));
+      assert.deepEqual(await listedAdapterVersions(server, prefix, options(target)), [2, 1]);
+      const windowed = await client(target, 2, 1).complete({ promptTokenIds: PROMPT });
+      assert.equal(windowed.policyVersion, '2', 'the newest of the window the server has loaded');
+      assert.notDeepEqual(windowed.logprobs, v1.logprobs);
+      assert.equal((await client(target, 1).complete({ promptTokenIds: PROMPT })).policyVersion, '1');
+
+      const again = await publishAdapter(server, second, 2, { prefix, keepFrom: 2 }, options(target));
+      assert.deepEqual(
+        again.unloaded,
+        [`${prefix}1`],
+        'a republish loads nothing twice and unloads what is out of every window',
+      );
+      assert.deepEqual(await listedAdapterVersions(server, prefix, options(target)), [2]);
+      await assert.rejects(client(target, 1).complete({ promptTokenIds: PROMPT }), (err: unknown) => {
+        assert.ok(err instanceof InfrastructureError);
+        assert.match(err.message, /no adapter of versions 1\.\.1 loaded/);
+        return true;
+      });
+    });
+  });
+}
