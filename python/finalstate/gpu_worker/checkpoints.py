@@ -116,7 +116,7 @@ class CheckpointStore:
                 if lora:
                     _write_adapter(temporary, trainer.model, export)
                 else:
-                    _write_export(temporary, trainer.model, export, tokenizer, dtype)
+                    write_export(temporary, trainer.model, export, tokenizer, dtype)
                 (temporary / STATE_FILE).write_text(json.dumps({**state, "step": step}, indent=2) + "\n")
                 commit_directory(temporary, final)
             except Exception as err:
@@ -224,7 +224,7 @@ def gather_export(model: torch.nn.Module, dtype: torch.dtype, *, keep: bool, tra
     return export
 
 
-def _write_export(directory: Path, model: torch.nn.Module, full_state: dict, tokenizer, dtype: torch.dtype) -> None:
+def write_export(directory: Path, model: torch.nn.Module, full_state: dict, tokenizer, dtype: torch.dtype) -> None:
     """The consolidated Hugging Face model dir: config, safetensors weights in `dtype`, tokenizer. A tied LM head is
     written under its own name too (a copy: safetensors stores no shared tensors), unlike save_pretrained: vLLM's
     in-place reload_weights reprocesses only the layers the checkpoint names, and on the CPU it would otherwise go on
