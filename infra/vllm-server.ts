@@ -51,6 +51,16 @@ export interface VllmServerOptions {
   extraArgs?: string[];
 }
 
+/** The ranks vLLM 0.32.0 accepts as --max-lora-rank (vllm/config/lora.py MaxLoRARanks). */
+const VLLM_LORA_RANKS = [1, 8, 16, 32, 64, 128, 256, 320, 512];
+
+/** The --max-lora-rank that serves adapters of rank `rank`: the smallest vLLM accepts that is at least it. */
+export function servedLoraRank(rank: number): number {
+  const served = VLLM_LORA_RANKS.find((r) => r >= rank);
+  if (served === undefined) throw new UserError(`update.lora.rank ${rank}: vLLM serves LoRA adapters up to rank 512`);
+  return served;
+}
+
 export interface VllmServer {
   url: string;
   port: number;

@@ -6,6 +6,8 @@ import type { LoadedConfig } from '../../schemas/config.js';
 import type { DemoPreset } from '../../schemas/demo.js';
 import { loadConfig } from '../../workers/config.js';
 import { UserError } from '../../core/errors.js';
+import { adapterName, adapterPrefixOf, versionNumber } from '../../core/policy-versions.js';
+import { servedLoraRank } from '../../infra/vllm-server.js';
 import * as stack from '../../infra/stack/index.js';
 import { uiUrl, workflowUrl } from '../../infra/stack/temporal.js';
 import type { Client } from '@temporalio/client';
@@ -170,7 +172,8 @@ async function startDemoFleet(run: DemoRun, resuming: boolean, onResumed: (state
     policy: async () => {
       const existing = resuming ? await campaignStateOf(client, campaignId) : null;
       onResumed(existing);
-      return existing?.checkpointUri
+      // A LoRA campaign's servers start on the base model; reconcileFleet loads the current adapter beside it.
+      return existing?.checkpointUri && !campaignConfig.update.lora
         ? { checkpointDir: localPathOf(existing.checkpointUri), version: Number(existing.policyVersion ?? 0) }
         : { checkpointDir: base.checkpointDir, version: 0 };
     },
@@ -183,6 +186,7 @@ async function startDemoFleet(run: DemoRun, resuming: boolean, onResumed: (state
     engine: preset.policyServer.engine,
     ...(preset.policyServer.maxModelLen !== undefined ? { maxModelLen: preset.policyServer.maxModelLen } : {}),
     vllmArgs: run.vllmArgs,
+    ...(campaignConfig.update.lora ? { lora: { maxRank: servedLoraRank(campaignConfig.update.lora.rank) } } : {}),
     gpuRanks: preset.gpuWorker.ranks,
     prices: preset.prices,
     log,
@@ -244,9 +248,14 @@ async function showResult(run: DemoRun, fleet: Fleet | undefined): Promise<numbe
   let serving: ServingCheck | undefined;
   if (fleet && preset.policyServer.engine === 'vllm' && state.checkpointUri) {
     const t = performance.now();
+    const lora = run.campaignConfig.update.lora;
     serving = await checkServing(
       config,
-      { url: fleet.policyUrl, model: SERVED_MODEL_NAME },
+      // A LoRA campaign's version is the adapter named after it, served beside the base model.
+      {
+        url: fleet.policyUrl,
+        model: lora ? adapterName(adapterPrefixOf(campaignId), versionNumber(state.policyVersion)) : SERVED_MODEL_NAME,
+      },
       { published: localPathOf(state.checkpointUri), base: base.checkpointDir },
     );
     phases.push({ phase: 'serving check', seconds: seconds(t) });
