@@ -10,7 +10,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from .schemas import load_schema, validate
+from .schemas import load_schema, validate, with_defaults
 
 
 def _ts(name: str) -> Any:
@@ -196,7 +196,7 @@ def loss_config(overrides: dict | None = None) -> LossConfig:
 
 def lora_config(overrides: dict | None = None) -> LoraConfig:
     """A LoraConfig from TypeScript-named `overrides`, the rest from the schema's defaults."""
-    return LoraConfig.from_payload(validate("PolicyUpdateInput", _skeleton() | {"lora": overrides or {}})["lora"])
+    return LoraConfig.from_payload(with_defaults("PolicyUpdateInput", _skeleton() | {"lora": overrides or {}})["lora"])
 
 
 def optimizer_config(overrides: dict | None = None) -> OptimizerConfig:
@@ -209,4 +209,4 @@ def _skeleton() -> dict:
 
 
 def _defaults() -> dict:
-    return validate("PolicyUpdateInput", _skeleton())
+    return with_defaults("PolicyUpdateInput", _skeleton())

@@ -114,7 +114,7 @@ class CheckpointStore:
         if groups.is_rank0:
             try:
                 if lora:
-                    _write_adapter(temporary, trainer.model, export)
+                    write_adapter(temporary, trainer.model, export)
                 else:
                     write_export(temporary, trainer.model, export, tokenizer, dtype)
                 (temporary / STATE_FILE).write_text(json.dumps({**state, "step": step}, indent=2) + "\n")
@@ -244,7 +244,7 @@ def write_export(directory: Path, model: torch.nn.Module, full_state: dict, toke
         tokenizer.save_pretrained(directory)
 
 
-def _write_adapter(directory: Path, model: torch.nn.Module, adapter: dict) -> None:
+def write_adapter(directory: Path, model: torch.nn.Module, adapter: dict) -> None:
     """A LoRA step's export: PEFT's adapter layout (lora.py), which vLLM's /v1/load_lora_adapter and PEFT load."""
     weights = {lora_adapters.exported_name(name): tensor.contiguous() for name, tensor in adapter.items()}
     save_file(weights, str(directory / lora_adapters.ADAPTER_WEIGHTS), metadata={"format": "pt"})

@@ -20,7 +20,6 @@ from pathlib import Path
 import torch
 from torch.distributed.checkpoint.state_dict import StateDictOptions, set_model_state_dict
 from transformers import AutoConfig, AutoModelForCausalLM, GenerationConfig
-from transformers.integrations.accelerate import init_empty_weights
 
 from ..config import FsdpConfig, LoraConfig
 from . import lora as lora_adapters
@@ -40,13 +39,35 @@ class UnloadableModelError(ValueError):
 def meta_model(source: Path) -> torch.nn.Module:
     """The fp32 causal LM of `source`'s config, its parameters on the meta device and its buffers real."""
     config = AutoConfig.from_pretrained(source)
-    with init_empty_weights(include_buffers=False):
+    with parameters_on_meta():
         model = AutoModelForCausalLM.from_config(config, dtype=torch.float32)
-    # Under init_empty_weights every registered parameter is a new meta tensor, tied ones too: tie them again.
+    # Every registered parameter became a new meta tensor, tied ones too: tie them again.
     model.tie_weights()
     with contextlib.suppress(OSError):  # else the one from_config derived from the config
         model.generation_config = GenerationConfig.from_pretrained(source)
     return model
+
+
+@contextlib.contextmanager
+def parameters_on_meta():
+    """Every parameter a module registers meanwhile is moved to the meta device as it is registered (so weight
+    initialisation touches no memory); buffers stay real. What accelerate's init_empty_weights(include_buffers=False)
+    does, here so that it works with transformers 4 and 5 alike (transformers 5.9 and later broke its import path)."""
+    register = torch.nn.Module.register_parameter
+
+    def on_meta(module: torch.nn.Module, name: str, parameter):
+        register(module, name, parameter)
+        if parameter is not None:
+            registered = module._parameters[name]
+            attributes = dict(registered.__dict__)
+            module._parameters[name] = type(registered)(registered.to("meta"), requires_grad=registered.requires_grad)
+            module._parameters[name].__dict__.update(attributes)
+
+    torch.nn.Module.register_parameter = on_meta
+    try:
+        yield
+    finally:
+        torch.nn.Module.register_parameter = register
 
 
 def sharded_meta_model(
