@@ -41,15 +41,21 @@ after(async () => {
   fs.rmSync(workDir, { recursive: true, force: true });
 });
 
-function writeAdapter(modelDir: string, name: string, rank = 8, seed = 1): string {
-  const out = path.join(workDir, name);
+/** PEFT adapters of `modelDir` (name, rank, seed), written by one Python process; their directories. */
+function writeAdapters(modelDir: string, specs: Array<[string, number, number]>): string[] {
+  const dirs = specs.map(([name]) => path.join(workDir, `${path.basename(path.dirname(modelDir))}-${name}`));
   const built = spawnSync(
     python,
-    ['-m', 'finalstate.testing.tiny_adapter', modelDir, out, '--rank', String(rank), '--seed', String(seed)],
+    [
+      '-m',
+      'finalstate.testing.tiny_adapter',
+      modelDir,
+      ...specs.map(([, rank, seed], i) => `${dirs[i]}:${rank}:${seed}`),
+    ],
     { env: { ...process.env, PYTHONPATH: fromRoot('python') }, encoding: 'utf8' },
   );
   assert.equal(built.status, 0, built.stderr);
-  return out;
+  return dirs;
 }
 
 async function vllmTarget(): Promise<Target> {
@@ -116,10 +122,16 @@ for (const [label, start] of [
     let target: Target;
     let first: string;
     let second: string;
+    let corrupt: string;
+    let wide: string;
     before(async () => {
       target = await start();
-      first = writeAdapter(target.weightsDir, 'adapter-1', 8, 1);
-      second = writeAdapter(target.weightsDir, 'adapter-2', 8, 2);
+      [first, second, corrupt, wide] = writeAdapters(target.weightsDir, [
+        ['adapter-1', 8, 1],
+        ['adapter-2', 8, 2],
+        ['corrupt', 8, 3],
+        ['wide', 16, 4],
+      ]) as [string, string, string, string];
     });
     after(async () => {
       // Leave the server as found: none of this test's adapters loaded.
@@ -153,10 +165,8 @@ for (const [label, start] of [
       assert.deepEqual((await client(target, 0).complete({ promptTokenIds: PROMPT })).logprobs, base.logprobs);
 
       // A truncated adapter file and one of a rank above the server's maximum are refused, naming server and adapter.
-      const corrupt = writeAdapter(target.weightsDir, 'corrupt', 8, 3);
       const weights = path.join(corrupt, 'adapter_model.safetensors');
       fs.truncateSync(weights, Math.floor(fs.statSync(weights).size / 2));
-      const wide = writeAdapter(target.weightsDir, 'wide', 16, 4);
       for (const bad of [corrupt, wide]) {
         await assert.rejects(publishAdapter(server, bad, 2, { prefix }, options(target)), (err: unknown) => {
           assert.ok(err instanceof InfrastructureError, String(err));

@@ -1,7 +1,8 @@
 """A LoRA adapter of a model, with random lora_B (so that it changes what the model computes), as PEFT saves it.
 
-`python -m finalstate.testing.tiny_adapter MODEL_DIR OUT_DIR [--rank 8] [--seed 1]` prints {"dir": OUT_DIR}; the
-TypeScript tests load it into vLLM and the project's policy server (test/runtime/lora-adapters.test.ts).
+`python -m finalstate.testing.tiny_adapter MODEL_DIR OUT_DIR:RANK:SEED ...` writes each (one process: the torch
+import is most of the cost) and prints {"dirs": [...]}; the TypeScript tests load them into vLLM and the project's
+policy server (test/runtime/lora-adapters.test.ts).
 """
 
 from __future__ import annotations
@@ -30,12 +31,14 @@ def write_adapter(model_dir: str, out_dir: str, rank: int = 8, seed: int = 1, sc
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("model_dir")
-    parser.add_argument("out_dir")
-    parser.add_argument("--rank", type=int, default=8)
-    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("adapters", nargs="+", metavar="OUT_DIR:RANK:SEED")
     args = parser.parse_args()
-    write_adapter(args.model_dir, args.out_dir, args.rank, args.seed)
-    print(json.dumps({"dir": args.out_dir}))
+    dirs = []
+    for spec in args.adapters:
+        out_dir, rank, seed = spec.rsplit(":", 2)
+        write_adapter(args.model_dir, out_dir, int(rank), int(seed))
+        dirs.append(out_dir)
+    print(json.dumps({"dirs": dirs}))
 
 
 if __name__ == "__main__":
