@@ -100,6 +100,29 @@ export async function publishAdapter(
   return { url: server.url, kind: server.kind, version, attempts, unloaded };
 }
 
+/**
+ * The servers that say, on /v1/models, that they serve LoRA adapters of lower rank than `rank` (the project's server
+ * reports `max_lora_rank`; vLLM 0.32.0 does not, and a rank above its --max-lora-rank is refused at the first publish).
+ * A server that does not answer is left to the campaign's fleet.
+ */
+export async function serversBelowRank(
+  servers: readonly PolicyServerRef[],
+  rank: number,
+  options: PublishOptions,
+): Promise<string[]> {
+  const problems: string[] = [];
+  for (const server of servers) {
+    const root = server.url.replace(/\/+$/, '');
+    const cards = await loadedModels(adminCaller(root, { ...options, attempts: 1 }, {}), 'identify').catch(() => []);
+    const max = (cards[0] as { max_lora_rank?: unknown } | undefined)?.max_lora_rank;
+    if (typeof max === 'number' && max < rank)
+      problems.push(
+        `policy server ${server.url} serves LoRA adapters up to rank ${max} (--max-lora-rank), below update.lora.rank ${rank}`,
+      );
+  }
+  return problems;
+}
+
 /** One token from the adapter: the server answers under its name (it is loaded and serves). */
 async function probe(root: string, name: string, call: Call): Promise<void> {
   const answer = jsonOrUndefined(

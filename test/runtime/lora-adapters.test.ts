@@ -8,7 +8,7 @@ import { InfrastructureError } from '../../core/errors.js';
 import { fromRoot } from '../../core/paths.js';
 import { adapterPrefixOf } from '../../core/policy-versions.js';
 import { loadConfig } from '../../workers/config.js';
-import { listedAdapterVersions, publishAdapter } from '../../runtime/clients/adapter-admin.js';
+import { listedAdapterVersions, publishAdapter, serversBelowRank } from '../../runtime/clients/adapter-admin.js';
 import { defaultPublishOptions, type PublishOptions } from '../../runtime/clients/policy-admin.js';
 import { PolicyClient } from '../../runtime/clients/policy-client.js';
 import { PolicyClientConfig, type PolicyServerKind } from '../../schemas/clients.js';
@@ -148,6 +148,19 @@ for (const [label, start] of [
           },
           body: JSON.stringify({ lora_name: `${prefix}${version}` }),
         });
+    });
+
+    test('a rank above what the server reports serving is caught before a campaign starts (vLLM reports none)', async () => {
+      const server = { url: target.url, kind: target.kind };
+      assert.deepEqual(await serversBelowRank([server], 8, options(target)), []);
+      assert.deepEqual(
+        await serversBelowRank([server], 16, options(target)),
+        target.kind === 'finalstate'
+          ? [
+              `policy server ${target.url} serves LoRA adapters up to rank 8 (--max-lora-rank), below update.lora.rank 16`,
+            ]
+          : [],
+      );
     });
 
     test('an adapter loads without a pause, serves by name and pins the version; a bad one is refused while the loaded one serves; old ones are unloaded', async () => {

@@ -189,6 +189,7 @@ class _Handler(BaseHTTPRequestHandler):
             "created": int(time.time()),
             "owned_by": "finalstate",
             "max_model_len": policy.max_model_len,
+            "max_lora_rank": self.server.engine.max_lora_rank,
             "policy_version": policy.version,
         }
         admin = self.server.guard.authorized(self.headers.get("Authorization"))
