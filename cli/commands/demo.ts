@@ -38,7 +38,7 @@ import { unfinishedTable } from '../../stats/unfinished.js';
 import { judgeCampaignUnfinished } from '../demo/unfinished.js';
 import { campaignStateOf, writeCampaignReport } from './report.js';
 
-const usage = `finalstate demo [--preset five-domain|mini|smoke|real-smoke|FILE] [--pack DIR] [--base-model DIR] [--fresh] [--reprobe-every N [--reprobe-n M]] [--json]
+const usage = `finalstate demo [--preset five-domain|five-domain-lora|mini|smoke|real-smoke|real-smoke-lora|FILE] [--pack DIR] [--base-model DIR] [--fresh] [--reprobe-every N [--reprobe-n M]] [--json]
 
 The main job on embedded defaults, on one machine: starts the stack, builds (or reuses) the tiny base model, starts a
 policy server, the gpu worker (Python) and the control and episode workers, then runs a campaign: probe the training
@@ -48,7 +48,9 @@ evaluate the trained policy, and print base against trained with intervals, the 
   --preset P   five-domain (default; the learning demo on five business domains, two of them out-of-domain), mini
                (retail and travel only), smoke (every phase on tiny counts, a few minutes), or the path of a preset
                file (copy cli/demo/presets/five-domain.json and edit it); real-smoke: the smoke on real parts (vLLM
-               serving a pretrained checkpoint, the gpu worker FSDP2-sharded over 2 gloo ranks); give it --base-model
+               serving a pretrained checkpoint, the gpu worker FSDP2-sharded over 2 gloo ranks); give it --base-model;
+               five-domain-lora and real-smoke-lora: the same with LoRA adapters (update.lora) published beside the
+               base model
   --pack DIR   train and evaluate on a domain pack of your own instead (a built pack directory, e.g. from
                \`finalstate domain init\`): its mini tasks in DIR/tasks (${PACK_DEMO_COUNTS.train} train and ${PACK_DEMO_COUNTS.eval} eval generated when
                absent) are the base model's demonstrations, the training candidates and the held-out set, with the

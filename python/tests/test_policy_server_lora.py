@@ -104,3 +104,17 @@ def test_the_adapter_routes_are_admin_routes(make_server, tiny_model_dir, tmp_pa
     assert status == 401
     status, _, _ = call(base, "/v1/unload_lora_adapter", {"lora_name": "x"}, token="wrong-token-0123456789")
     assert status == 401
+
+
+def test_after_the_last_adapter_is_unloaded_the_base_serves_as_before_and_adapters_load_again(make_server, tiny_model_dir, tmp_path):
+    base = make_server()
+    write_adapter(tiny_model_dir, tmp_path / "a", seed=1)
+    before = complete(base, model="tiny", temperature=0, logprobs=0)["choices"][0]
+    assert load(base, "c-v1", tmp_path / "a")[0] == 200
+    adapted = complete(base, model="c-v1", temperature=0, logprobs=0)["choices"][0]
+    assert call(base, "/v1/unload_lora_adapter", {"lora_name": "c-v1"})[0] == 200
+    after = complete(base, model="tiny", temperature=0, logprobs=0)["choices"][0]
+    assert after["logprobs"]["token_logprobs"] == before["logprobs"]["token_logprobs"]
+    assert load(base, "c-v1", tmp_path / "a")[0] == 200
+    again = complete(base, model="c-v1", temperature=0, logprobs=0)["choices"][0]
+    assert again["logprobs"]["token_logprobs"] == adapted["logprobs"]["token_logprobs"]

@@ -3,7 +3,12 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { createFleetActivities } from '../../activities/fleet.js';
+import { createTrainingActivities } from '../../activities/training.js';
+import type { ArtifactStore } from '../../storage/artifacts.js';
 import { InfrastructureError } from '../../core/errors.js';
 import { fromRoot } from '../../core/paths.js';
 import { adapterPrefixOf } from '../../core/policy-versions.js';
@@ -18,7 +23,8 @@ import { buildTinyModel, lockVllm, suiteVllm } from '../helpers/vllm.js';
 // LoRA campaigns publish each step as an adapter beside the base model (runtime/clients/adapter-admin.ts), and the
 // episodes name the newest adapter of their window (runtime/clients/policy-client.ts). Against both real servers: the
 // suite's vLLM (CPU build, started with --enable-lora --max-lora-rank 8) and the project's policy server, each serving
-// the tiny model, with rank-8 adapters of it built here with PEFT (python/finalstate/testing/tiny_adapter.py).
+// the tiny model (the same weights: seed 0), with adapters of it built here with PEFT
+// (python/finalstate/testing/tiny_adapter.py). vLLM takes rank 8 at most, the project's server 16.
 
 interface Target {
   label: string;
@@ -27,6 +33,7 @@ interface Target {
   model: string;
   weightsDir: string;
   token?: string;
+  tokenFile?: string;
 }
 
 const config = loadConfig();
@@ -75,7 +82,7 @@ async function projectTarget(): Promise<Target> {
       '--served-model-name',
       'tiny-policy',
       '--max-lora-rank',
-      '8',
+      '16',
       '--admin-token-file',
       tokenFile,
     ]),
@@ -93,6 +100,7 @@ async function projectTarget(): Promise<Target> {
     model: 'tiny-policy',
     weightsDir,
     token,
+    tokenFile,
   };
 }
 
@@ -114,50 +122,50 @@ function client(target: Target, version: number, minVersion = version) {
   );
 }
 
-for (const [label, start] of [
-  ['vLLM', vllmTarget],
-  ["the project's policy server", projectTarget],
-] as const) {
+const targets: Target[] = [];
+let first: string;
+let second: string;
+let corrupt: string;
+let wide: string;
+
+before(async () => {
+  targets.push(await vllmTarget(), await projectTarget());
+  [first, second, corrupt, wide] = writeAdapters(targets[1]!.weightsDir, [
+    ['adapter-1', 8, 1],
+    ['adapter-2', 8, 2],
+    ['corrupt', 8, 3],
+    ['wide', 16, 4],
+  ]) as [string, string, string, string];
+  const weights = path.join(corrupt, 'adapter_model.safetensors');
+  fs.truncateSync(weights, Math.floor(fs.statSync(weights).size / 2));
+});
+
+/** Unload every adapter of this test's campaign from `target`: leave the server as found. */
+async function unloadAll(target: Target): Promise<void> {
+  for (const version of await listedAdapterVersions({ url: target.url, kind: target.kind }, prefix, options(target)))
+    await fetch(`${target.url}/v1/unload_lora_adapter`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(target.token && { authorization: `Bearer ${target.token}` }) },
+      body: JSON.stringify({ lora_name: `${prefix}${version}` }),
+    });
+}
+
+for (const [index, label] of ['vLLM', "the project's policy server"].entries()) {
   describe(`LoRA adapters on ${label}`, () => {
     let target: Target;
-    let first: string;
-    let second: string;
-    let corrupt: string;
-    let wide: string;
-    before(async () => {
-      target = await start();
-      [first, second, corrupt, wide] = writeAdapters(target.weightsDir, [
-        ['adapter-1', 8, 1],
-        ['adapter-2', 8, 2],
-        ['corrupt', 8, 3],
-        ['wide', 16, 4],
-      ]) as [string, string, string, string];
+    before(() => {
+      target = targets[index]!;
     });
-    after(async () => {
-      // Leave the server as found: none of this test's adapters loaded.
-      for (const version of await listedAdapterVersions(
-        { url: target.url, kind: target.kind },
-        prefix,
-        options(target),
-      ))
-        await fetch(`${target.url}/v1/unload_lora_adapter`, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            ...(target.token && { authorization: `Bearer ${target.token}` }),
-          },
-          body: JSON.stringify({ lora_name: `${prefix}${version}` }),
-        });
-    });
+    after(() => unloadAll(target));
 
     test('a rank above what the server reports serving is caught before a campaign starts (vLLM reports none)', async () => {
       const server = { url: target.url, kind: target.kind };
-      assert.deepEqual(await serversBelowRank([server], 8, options(target)), []);
+      assert.deepEqual(await serversBelowRank([server], 16, options(target)), []);
       assert.deepEqual(
-        await serversBelowRank([server], 16, options(target)),
+        await serversBelowRank([server], 32, options(target)),
         target.kind === 'finalstate'
           ? [
-              `policy server ${target.url} serves LoRA adapters up to rank 8 (--max-lora-rank), below update.lora.rank 16`,
+              `policy server ${target.url} serves LoRA adapters up to rank 16 (--max-lora-rank), below update.lora.rank 32`,
             ]
           : [],
       );
@@ -178,9 +186,7 @@ for (const [label, start] of [
       assert.deepEqual((await client(target, 0).complete({ promptTokenIds: PROMPT })).logprobs, base.logprobs);
 
       // A truncated adapter file and one of a rank above the server's maximum are refused, naming server and adapter.
-      const weights = path.join(corrupt, 'adapter_model.safetensors');
-      fs.truncateSync(weights, Math.floor(fs.statSync(weights).size / 2));
-      for (const bad of [corrupt, wide]) {
+      for (const bad of target.kind === 'vllm' ? [corrupt, wide] : [corrupt]) {
         await assert.rejects(publishAdapter(server, bad, 2, { prefix }, options(target)), (err: unknown) => {
           assert.ok(err instanceof InfrastructureError, String(err));
           assert.match(
@@ -217,3 +223,49 @@ for (const [label, start] of [
     });
   });
 }
+
+describe('the fleet activities with adapters: reconcile and ejection', () => {
+  const ref = (t: Target) => ({ url: t.url, kind: t.kind, ...(t.tokenFile && { tokenFile: t.tokenFile }) });
+  const publish = { ...defaultPublishOptions, backoffMs: 5 };
+  const { reconcileFleet } = createFleetActivities({ publish });
+  const { publishPolicy } = createTrainingActivities({ artifacts: {} as ArtifactStore, publish });
+  after(() => Promise.all(targets.map(unloadAll)));
+
+  test('reconcileFleet loads the current adapter where it is missing; a failed load ejects a server, the others serve on', async () => {
+    const servers = targets.map(ref);
+    const reconcile = (version: number, dir: string) =>
+      new MockActivityEnvironment().run(reconcileFleet, {
+        servers,
+        current: { checkpointUri: pathToFileURL(dir).href, version },
+        baseModel: targets[0]!.weightsDir,
+        adapterPrefix: prefix,
+      }) as ReturnType<typeof reconcileFleet>;
+    // A server that restarted has no adapter: reconcile loads the current one; a second round finds it there.
+    assert.deepEqual(
+      (await reconcile(1, first)).servers.map((s) => s.action),
+      ['republished', 'republished'],
+    );
+    assert.deepEqual(
+      (await reconcile(1, first)).servers.map((s) => s.action),
+      ['current', 'current'],
+    );
+    // Version 2 is an adapter of rank 16: vLLM (--max-lora-rank 8) refuses it and is ejected naming the adapter; the
+    // project's server loads it, so with fleet.minServers 1 the step goes on, and version 1 is unloaded there.
+    const result = (await new MockActivityEnvironment().run(publishPolicy, {
+      checkpointUri: pathToFileURL(wide).href,
+      version: 2,
+      servers,
+      minServers: 1,
+      adapter: { prefix, keepFrom: 2 },
+    })) as Awaited<ReturnType<typeof publishPolicy>>;
+    assert.deepEqual(
+      result.servers.map((s) => s.url),
+      [targets[1]!.url],
+    );
+    assert.equal(result.ejected.length, 1);
+    assert.equal(result.ejected[0]!.url, targets[0]!.url);
+    assert.match(result.ejected[0]!.reason, new RegExp(`could not load LoRA adapter ${prefix}2 .*goes on serving`));
+    assert.deepEqual(await listedAdapterVersions(servers[1]!, prefix, options(targets[1]!)), [2]);
+    assert.deepEqual(await listedAdapterVersions(servers[0]!, prefix, options(targets[0]!)), [1], 'vLLM serves on');
+  });
+});

@@ -60,7 +60,7 @@ def check_adapter(model: torch.nn.Module, path: Path, max_rank: int) -> int:
         raise AdapterError(f"{path / WEIGHTS} cannot be read: {err}") from err
     if not weights:
         raise AdapterError(f"{path / WEIGHTS} holds no weights")
-    base = model.get_base_model() if hasattr(model, "get_base_model") else model
+    base = model.base_model.model if hasattr(model, "peft_config") else model  # a PeftModel: the model it wraps
     modules = dict(base.named_modules())
     for key, tensor in weights.items():
         match = _KEY.match(key)

@@ -305,7 +305,12 @@ class Engine:
         in_use = {seq.adapter.name for seq in (running.seqs if running else []) if seq.adapter is not None}
         for name in sorted(self._unloads - in_use):
             self._unloads.discard(name)
-            if isinstance(model, PeftModel) and name in model.peft_config:
+            if not (isinstance(model, PeftModel) and name in model.peft_config):
+                continue
+            if len(model.peft_config) == 1:
+                # PEFT leaves a model whose last adapter was deleted pointing at it: unwrap to the plain model instead.
+                self._policy.model = model = model.unload()
+            else:
                 model.delete_adapter(name)
 
     def _loop(self) -> None:
