@@ -11,6 +11,7 @@ import {
 import { readServedVersion } from '../runtime/fleet/probe.js';
 import type { PolicyServerRef } from '../schemas/clients.js';
 import { publishToEach } from './training.js';
+import { listedAdapterVersions, publishAdapter } from '../runtime/clients/adapter-admin.js';
 
 export interface ReconcileFleetInput {
   servers: PolicyServerRef[];
@@ -18,6 +19,8 @@ export interface ReconcileFleetInput {
   current: { checkpointUri: string; version: number };
   /** The weights a server starts with (the base model): what a restarted vLLM whose reload fails is pointed back to. */
   baseModel: string;
+  /** A LoRA campaign: the current version is the adapter `<adapterPrefix><version>` beside the base model. */
+  adapterPrefix?: string;
 }
 
 /** What reconcileFleet found on a server, and did. */
@@ -51,6 +54,12 @@ export function createFleetActivities({
       const weightsPath = localPathOf(current.checkpointUri);
       const outcomes = await publishToEach(input.servers, async (server, _index, onStep) => {
         const token = adminTokenOf(server, adminTokenFile);
+        if (input.adapterPrefix !== undefined)
+          return reconcileAdapter(server, weightsPath, current.version, input.adapterPrefix, {
+            ...publish,
+            onStep,
+            ...(token ? { token } : {}),
+          });
         let reported: string;
         try {
           reported = await readServedVersion(server, {
@@ -92,4 +101,32 @@ export function createFleetActivities({
       };
     },
   };
+}
+
+/**
+ * A LoRA campaign's server: the current version's adapter loaded (a restarted server has none; version 0 is the base
+ * model every server serves). Adapters are loaded beside the base model, so nothing is ever replaced.
+ */
+async function reconcileAdapter(
+  server: PolicyServerRef,
+  adapterPath: string,
+  version: number,
+  prefix: string,
+  options: PublishOptions,
+): Promise<ReconciledServer> {
+  let loaded: number[];
+  try {
+    loaded = await listedAdapterVersions(server, prefix, options);
+  } catch (err) {
+    return { url: server.url, reported: null, action: 'unreachable', detail: (err as Error).message };
+  }
+  const entry = { url: server.url, reported: loaded.length ? String(loaded[0]) : '0' };
+  if (version === 0 || loaded.includes(version))
+    return { ...entry, action: loaded[0]! > version ? 'ahead' : 'current' };
+  try {
+    await publishAdapter(server, adapterPath, version, { prefix }, options);
+    return { ...entry, action: 'republished', detail: `now serves adapter version ${version}` };
+  } catch (err) {
+    return { ...entry, action: 'failed', detail: (err as Error).message };
+  }
 }

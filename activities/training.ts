@@ -16,6 +16,7 @@ import {
   type PublishStep,
 } from '../runtime/clients/policy-admin.js';
 import { adminTokenOf } from '../runtime/clients/admin-token.js';
+import { publishAdapter, type AdapterPublish } from '../runtime/clients/adapter-admin.js';
 import type { PolicyServerRef } from '../schemas/clients.js';
 import { SERVED_FINGERPRINT_FILE, type ServedFingerprints } from '../schemas/policy-api.js';
 import { Trajectory } from '../schemas/trajectory.js';
@@ -60,6 +61,11 @@ export interface PublishPolicyInput {
    * Absent (inputs recorded before the fleet): every server.
    */
   minServers?: number;
+  /**
+   * A LoRA campaign's step: the checkpoint is an adapter, loaded beside the base model under the name
+   * `<prefix><version>` without a pause (runtime/clients/adapter-admin.ts); `keepFrom` unloads the older ones.
+   */
+  adapter?: AdapterPublish;
 }
 
 /** A server whose publish failed: left out of the fleet until reconcileFleet publishes the current version to it. */
@@ -174,8 +180,10 @@ export function createTrainingActivities({
         version: input.previous.version,
       };
       // vLLM releases the weights it serves before it reads new ones: a directory it cannot load must never reach it.
+      // An adapter is checked by the servers themselves, which go on serving what they had when they refuse it.
       try {
-        await checkHfCheckpoint(weightsPath, previous?.weightsPath);
+        if (input.adapter) await checkAdapterFiles(weightsPath);
+        else await checkHfCheckpoint(weightsPath, previous?.weightsPath);
       } catch (err) {
         if (!(err instanceof IncompleteCheckpointError)) throw err;
         throw ApplicationFailure.create({
@@ -185,15 +193,12 @@ export function createTrainingActivities({
           cause: err,
         });
       }
-      const outcomes = await publishToEach(input.servers, (server, index, onStep) =>
-        publishCheckpoint(
-          server,
-          weightsPath,
-          input.version,
-          { ...publish, onStep, ...(tokens[index] && { token: tokens[index] }) },
-          previous,
-        ),
-      );
+      const outcomes = await publishToEach(input.servers, (server, index, onStep) => {
+        const options = { ...publish, onStep, ...(tokens[index] && { token: tokens[index] }) };
+        return input.adapter
+          ? publishAdapter(server, weightsPath, input.version, input.adapter, options)
+          : publishCheckpoint(server, weightsPath, input.version, options, previous);
+      });
       const published: Published[] = [];
       const ejected: EjectedServer[] = [];
       for (const [index, outcome] of outcomes.entries()) {
@@ -258,4 +263,12 @@ async function writeFingerprints(checkpointDir: string, version: number, publish
   const body: ServedFingerprints = { policyVersion: String(version), servers };
   await fs.writeFile(`${file}.${process.pid}.tmp`, `${JSON.stringify(body, null, 2)}\n`);
   await fs.rename(`${file}.${process.pid}.tmp`, file);
+}
+
+/** The two files of a PEFT adapter directory (their content is the servers' to check). */
+export async function checkAdapterFiles(dir: string): Promise<void> {
+  for (const file of ['adapter_config.json', 'adapter_model.safetensors'])
+    await fs.stat(path.join(dir, file)).catch((err: NodeJS.ErrnoException) => {
+      throw new IncompleteCheckpointError(`adapter ${dir}: no ${file} (${err.code ?? err.message})`, dir);
+    });
 }

@@ -46,3 +46,19 @@ export function servedVersionNumber(reported: string): number | undefined {
   if (reported === 'default') return BASE_VERSION;
   return /^\d+$/.test(reported) ? Number(reported) : undefined;
 }
+
+/**
+ * A LoRA campaign (update.lora) serves version n >= 1 as the adapter named `<prefix><n>`, the prefix
+ * `<campaignId>-v`; version 0 is the base model the servers started with. A completion that names the adapter is
+ * served by exactly that version.
+ */
+export const adapterPrefixOf = (campaignId: string): string => `${campaignId}-v`;
+
+export const adapterName = (prefix: string, version: number): string => `${prefix}${version}`;
+
+/** The version an adapter name holds (`<prefix><n>`), else undefined (another campaign's, or not an adapter). */
+export function adapterVersionOf(prefix: string, name: string): number | undefined {
+  if (!name.startsWith(prefix)) return undefined;
+  const rest = name.slice(prefix.length);
+  return /^[1-9]\d*$/.test(rest) ? Number(rest) : undefined;
+}

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fromRoot } from '../core/paths.js';
 import type { GpuWorkerInfo, ModelShape } from '../schemas/training.js';
-import { decoderShape } from './update-memory-table.js';
+import { ALL_LINEAR, decoderShape } from './update-memory-table.js';
 import { planUpdateMemory, type UpdateSettings } from './update-memory.js';
 
 /**
@@ -81,6 +81,8 @@ export interface UpdatePart {
   optimizerOffload: boolean;
   /** Low enough that every step clips. */
   maxGradNorm: number;
+  /** update.lora of the part (absent: full fine-tuning). */
+  lora?: { rank: number; targetModules: string[] };
   steps: number;
   predictedPeakBytes: number | null;
 }
@@ -111,7 +113,7 @@ export function checkPlan(device: 'cuda' | 'cpu'): CheckPlan {
   const worldSize = device === 'cuda' ? 1 : 2;
   const tokensPerEpisode = device === 'cuda' ? 4096 : 64;
   const microBatchTokens = 2 * tokensPerEpisode;
-  const predict = (optimizerOffload: boolean) => {
+  const predict = (optimizerOffload: boolean, lora?: UpdatePart['lora']) => {
     if (device === 'cpu') return null;
     const settings: UpdateSettings = {
       activationCheckpointing: 'auto',
@@ -120,10 +122,17 @@ export function checkPlan(device: 'cuda' | 'cpu'): CheckPlan {
       microBatchTokens,
       microBatchSize: null,
       maxEpisodeTokens: tokensPerEpisode,
+      ...(lora ? { lora } : {}),
     };
     return Math.round(planUpdateMemory(model, ONE_GPU, settings).perGpu.total);
   };
-  const part = (name: string, label: string, optimizerOffload: boolean, maxGradNorm: number): UpdatePart => ({
+  const part = (
+    name: string,
+    label: string,
+    optimizerOffload: boolean,
+    maxGradNorm: number,
+    lora?: UpdatePart['lora'],
+  ): UpdatePart => ({
     name,
     label,
     episodes: device === 'cuda' ? 16 : 4,
@@ -132,7 +141,8 @@ export function checkPlan(device: 'cuda' | 'cpu'): CheckPlan {
     optimizerOffload,
     maxGradNorm,
     steps: device === 'cuda' ? 2 : 1,
-    predictedPeakBytes: predict(optimizerOffload),
+    predictedPeakBytes: predict(optimizerOffload, lora),
+    ...(lora ? { lora } : {}),
   });
   return {
     generatedBy: 'node dist/infra/gpu-check-plan.js (infra/gpu-check-plan.ts)',
@@ -142,9 +152,13 @@ export function checkPlan(device: 'cuda' | 'cpu'): CheckPlan {
     update: [
       part('update', device === 'cuda' ? '(a) FSDP2 update, bf16, NCCL' : '(a) FSDP2 update, fp32, gloo', false, 1.0),
       part('offload', '(b) (a) with optimizer offload, clipped', true, 1e-3),
+      part('lora', '(c) LoRA r16 on all linear layers, (a) otherwise', false, 1.0, {
+        rank: 16,
+        targetModules: ALL_LINEAR,
+      }),
     ],
     load: {
-      label: '(c) sharded load',
+      label: '(d) sharded load',
       fileDtype: 'bfloat16',
       predictedPeakBytes: device === 'cuda' ? Math.round(loadPeakBytes(model, worldSize, 2)) : null,
     },

@@ -10,6 +10,8 @@ export interface PolicyServerOptions {
   maxBatchSize: number;
   batchWaitMs: number;
   threads: number;
+  /** Serve LoRA adapters up to this rank (a campaign with update.lora); absent: the server's default (64). */
+  lora?: { maxRank: number };
 }
 
 /**
@@ -45,6 +47,7 @@ export async function startPolicyServer(
       String(options.threads),
       '--admin-token-file',
       policyAdminTokenFile(config.dataPath),
+      ...(options.lora ? ['--max-lora-rank', String(options.lora.maxRank)] : []),
     ],
     logFile,
   );

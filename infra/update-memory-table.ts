@@ -1,7 +1,15 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CheckpointRetention, type GpuWorkerInfo, type ModelShape } from '../schemas/training.js';
-import { checkpointBytes, gb, planUpdateMemory, type UpdateMemory, type UpdateSettings } from './update-memory.js';
+import {
+  checkpointBytes,
+  gb,
+  gpusNeeded,
+  loraParameters,
+  planUpdateMemory,
+  type UpdateMemory,
+  type UpdateSettings,
+} from './update-memory.js';
 
 /**
  * The memory tables of docs/deploy.md, computed by infra/update-memory.ts (test/project/deploy.test.ts checks that the
@@ -89,6 +97,51 @@ export const REFERENCE_MODELS = {
   }),
 } as const;
 
+const qwen3 = (c: Omit<DecoderWidths, 'qkvBias' | 'qkNorm'>) =>
+  decoderShape('qwen3', { ...c, qkvBias: false, qkNorm: true });
+
+/**
+ * The models of the LoRA table: Qwen3-8B and Qwen3-32B as published, and a dense 27B with Gemma 3 27B's text widths
+ * (the size of docs/examples/cluster.json's model).
+ */
+export const LORA_MODELS = {
+  '8B': qwen3({
+    hidden: 4096,
+    intermediate: 12288,
+    layers: 36,
+    heads: 32,
+    kvHeads: 8,
+    headDim: 128,
+    vocabulary: 151936,
+    tied: false,
+  }),
+  '27B': decoderShape('gemma3_text', {
+    hidden: 5376,
+    intermediate: 21504,
+    layers: 62,
+    heads: 32,
+    kvHeads: 16,
+    headDim: 128,
+    vocabulary: 262208,
+    tied: true,
+    qkvBias: false,
+    qkNorm: true,
+  }),
+  '32B': qwen3({
+    hidden: 5120,
+    intermediate: 25600,
+    layers: 64,
+    heads: 64,
+    kvHeads: 8,
+    headDim: 128,
+    vocabulary: 151936,
+    tied: false,
+  }),
+} as const;
+
+/** update.lora's default target modules: every linear layer of a decoder layer. */
+export const ALL_LINEAR = ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'];
+
 /** 80 GB GPUs (H100/A100 80GB), 8 per node with 1 TiB of host memory. */
 export function h100s(gpus: number): GpuWorkerInfo {
   return {
@@ -157,6 +210,34 @@ export function memoryTable(): string {
   return lines.join('\n');
 }
 
+/**
+ * Full fine-tuning against LoRA on all linear layers: what a step writes (resumable state and export, bf16) and the
+ * memory per GPU on the fewest 80 GB GPUs LoRA fits on, beside the fewest full fine-tuning needs.
+ */
+export function loraTable(): string {
+  const lines = [
+    '| model | rank | adapter parameters | a step writes: LoRA | full | LoRA: GPUs, per GPU | full: per GPU on as many | full: GPUs needed |',
+    '|---|---|---|---|---|---|---|---|',
+  ];
+  const retention = CheckpointRetention.parse({});
+  for (const [name, model] of Object.entries(LORA_MODELS)) {
+    for (const rank of [16, 64]) {
+      const lora = { rank, targetModules: ALL_LINEAR };
+      const adapter = loraParameters(model, lora);
+      const gpus = gpusNeeded(model, h100s(1), { ...DEFAULT_SETTINGS, lora })!;
+      const withLora = planUpdateMemory(model, h100s(gpus), { ...DEFAULT_SETTINGS, lora }).perGpu;
+      const full = planUpdateMemory(model, h100s(gpus), DEFAULT_SETTINGS).perGpu;
+      const fullGpus = gpusNeeded(model, h100s(1), DEFAULT_SETTINGS);
+      const written = (parameters: number) => checkpointBytes(parameters, 2, retention, 1, 1).perStep;
+      lines.push(
+        `| ${name} | ${rank} | ${(adapter / 1e6).toFixed(1)}M | ${(written(adapter) / 1e6).toFixed(0)} MB | ` +
+          `${gb(written(model.parameters))} | ${gpus}, ${num(withLora.total)} GB | ${num(full.total)} GB | ${fullGpus} |`,
+      );
+    }
+  }
+  return lines.join('\n');
+}
+
 export function checkpointTable(steps = 100, evaluateEvery = 5, every = 10): string {
   const retention = CheckpointRetention.parse({});
   const lines = [
@@ -176,5 +257,5 @@ export function checkpointTable(steps = 100, evaluateEvery = 5, every = 10): str
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  console.log(`${memoryTable()}\n\n${checkpointTable()}`);
+  console.log(`${memoryTable()}\n\n${checkpointTable()}\n\n${loraTable()}`);
 }

@@ -20,6 +20,12 @@ import type { CheckpointRetention, GpuWorkerInfo, ModelShape } from '../schemas/
  * - the CUDA context, NCCL's buffers and the allocator's fragmentation: GPU_RESERVED_BYTES and a tenth of the memory.
  * Per node: each rank's process, its share of the offloaded state (16 P / W) and, on rank 0's node, the export
  * gathered for writing (2 P in bf16).
+ *
+ * LoRA (update.lora, `settings.lora`): A adapter parameters (loraParameters) train and P stay frozen in the compute
+ * dtype. The sharded state is (16 A + c P) / W; the root module and the two unsharded layers hold their compute copy
+ * only (no gradient of a frozen weight), the layers' adapters (3 c + 4) A / L; the logits and activations are
+ * counted as above (an upper bound: with adapters on every linear layer a layer saved about 11% less);
+ * the export and the resumable state are the adapter's (python/tests/test_update_memory.py measures the modes).
  */
 
 const M = UPDATE_MEMORY_MODEL;
@@ -45,6 +51,39 @@ export interface UpdateSettings {
   microBatchSize: number | null;
   /** The longest episode (the campaign's limits.maxContextTokens): a pass holds at least one. */
   maxEpisodeTokens: number;
+  /** update.lora: adapters of this rank on these layers; absent: full fine-tuning. */
+  lora?: LoraShape;
+}
+
+export interface LoraShape {
+  rank: number;
+  targetModules: readonly string[];
+}
+
+/**
+ * The adapter's parameters: r (in + out) for each target linear layer of every decoder layer, by the names of Qwen and
+ * Llama decoders (PEFT's count for them). A name outside those counts nothing here.
+ */
+export function loraParameters(model: ModelShape, lora: LoraShape): number {
+  const h = model.hidden;
+  const i = model.intermediate;
+  const q = model.attentionHeads * model.headDim;
+  const kv = model.kvHeads * model.headDim;
+  const widths: Record<string, number> = {
+    q_proj: h + q,
+    k_proj: h + kv,
+    v_proj: h + kv,
+    o_proj: q + h,
+    gate_proj: h + i,
+    up_proj: h + i,
+    down_proj: i + h,
+  };
+  return model.layers * lora.targetModules.reduce((sum, m) => sum + lora.rank * (widths[m] ?? 0), 0);
+}
+
+/** The parameters an update trains, and so what its checkpoints hold: the adapter's with LoRA, else all. */
+export function trainedParameters(model: ModelShape, lora: LoraShape | undefined): number {
+  return lora ? loraParameters(model, lora) : model.parameters;
 }
 
 export interface UpdateMemory {
@@ -104,9 +143,15 @@ function memoryOf(model: ModelShape, worker: GpuWorkerInfo, settings: UpdateSett
   const perLayer = (model.parameters - rootParams) / model.layers;
   const layerActivations = layerActivationBytesPerToken(model, worker.device);
 
-  const shardedState = settings.optimizerOffload ? 0 : (16 * model.parameters) / W;
-  const rootParameters = (2 * c + 4) * rootParams;
-  const layerParameters = (3 * c + 4) * perLayer;
+  const trained = trainedParameters(model, settings.lora);
+  // LoRA: the frozen base in the compute dtype, with no gradient; full fine-tuning: none frozen.
+  const frozen = settings.lora ? c * model.parameters : 0;
+  const sharded = 16 * trained + frozen;
+  const shardedState = settings.optimizerOffload ? 0 : sharded / W;
+  const rootParameters = (settings.lora ? c : 2 * c + 4) * rootParams;
+  const layerParameters = settings.lora
+    ? 2 * c * perLayer + ((3 * c + 4) * trained) / model.layers
+    : (3 * c + 4) * perLayer;
   const logits = 2 * c * T * model.vocabulary + 4 * M.logitChunkBytes;
   const activations = checkpointing
     ? T * model.layers * c * model.hidden + 2 * T * layerActivations
@@ -116,8 +161,8 @@ function memoryOf(model: ModelShape, worker: GpuWorkerInfo, settings: UpdateSett
     worker.gpuMemoryBytes === null ? null : worker.gpuMemoryBytes * (1 - GPU_HEADROOM) - GPU_RESERVED_BYTES;
 
   const ranks = Math.min(worker.ranksPerNode, W);
-  const offloadedState = settings.optimizerOffload ? (ranks * 16 * model.parameters) / W : 0;
-  const exportBytes = exportBytesPerParameter(settings.exportDtype, worker.device) * model.parameters;
+  const offloadedState = settings.optimizerOffload ? (ranks * sharded) / W : 0;
+  const exportBytes = exportBytesPerParameter(settings.exportDtype, worker.device) * trained;
   const processes = ranks * HOST_BYTES_PER_RANK;
   const nodeTotal = processes + offloadedState + exportBytes;
 

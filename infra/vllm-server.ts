@@ -40,9 +40,25 @@ export interface VllmServerOptions {
   seed?: number;
   /** Serve the admin routes the publisher uses (VLLM_SERVER_DEV_MODE=1; default true). */
   devMode?: boolean;
+  /**
+   * Serve LoRA adapters beside the model, loaded and unloaded at run time (`--enable-lora --max-lora-rank`,
+   * VLLM_ALLOW_RUNTIME_LORA_UPDATING=True): what a LoRA campaign publishes through (runtime/clients/adapter-admin.ts).
+   * `maxLoras`: adapters in one batch (vLLM's --max-loras; here default 2, the versions a window of K = 1 spans).
+   */
+  lora?: { maxRank: number; maxLoras?: number };
   /** How long to wait for /health (default 10 minutes: a cold start on a loaded 2-core machine took over 5). */
   readyTimeoutMs?: number;
   extraArgs?: string[];
+}
+
+/** The ranks vLLM 0.32.0 accepts as --max-lora-rank (vllm/config/lora.py MaxLoRARanks). */
+const VLLM_LORA_RANKS = [1, 8, 16, 32, 64, 128, 256, 320, 512];
+
+/** The --max-lora-rank that serves adapters of rank `rank`: the smallest vLLM accepts that is at least it. */
+export function servedLoraRank(rank: number): number {
+  const served = VLLM_LORA_RANKS.find((r) => r >= rank);
+  if (served === undefined) throw new UserError(`update.lora.rank ${rank}: vLLM serves LoRA adapters up to rank 512`);
+  return served;
 }
 
 export interface VllmServer {
@@ -95,6 +111,15 @@ export function vllmCommand(
     String(options.seed ?? 0),
     ...(options.maxModelLen === undefined ? [] : ['--max-model-len', String(options.maxModelLen)]),
     ...((options.enforceEager ?? true) ? ['--enforce-eager'] : []),
+    ...(options.lora
+      ? [
+          '--enable-lora',
+          '--max-lora-rank',
+          String(options.lora.maxRank),
+          '--max-loras',
+          String(options.lora.maxLoras ?? 2),
+        ]
+      : []),
     ...(options.extraArgs ?? []),
   ];
   const env: NodeJS.ProcessEnv = {
@@ -103,6 +128,7 @@ export function vllmCommand(
     VLLM_CPU_KVCACHE_SPACE: String(options.kvCacheGiB ?? 1),
     HF_HUB_OFFLINE: '1',
     VLLM_NO_USAGE_STATS: '1',
+    ...(options.lora ? { VLLM_ALLOW_RUNTIME_LORA_UPDATING: 'True' } : {}),
     DO_NOT_TRACK: '1',
   };
   // The project's own Python path must not shadow the vLLM venv's packages.

@@ -4,6 +4,7 @@ import {
   CheckpointCadence,
   CheckpointRetention,
   FsdpConfig,
+  LoraConfig,
   LossConfig,
   OffPolicyCorrection,
   MicroBatchSize,
@@ -122,6 +123,9 @@ export const UpdateConfig = z
     ),
     checkpoints: CheckpointCadence.prefault({}).describe(
       'How often the resumable state is written (every step by default; the export that serving needs always is).',
+    ),
+    lora: LoraConfig.optional().describe(
+      'Train LoRA adapters instead of every weight, and publish each step as an adapter (vLLM: --enable-lora, /v1/load_lora_adapter). Absent: full fine-tuning. docs/policy-stack.md (LoRA).',
     ),
     maskTruncatedTurns: z
       .boolean()

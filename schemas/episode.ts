@@ -39,6 +39,13 @@ export const PolicyRef = z.discriminatedUnion('kind', [
         .describe(
           'With version: the checkpoint it was published from, whose served-fingerprint.json a vLLM client checks when it cannot read /weight_info.',
         ),
+      adapterPrefix: z
+        .string()
+        .min(1)
+        .optional()
+        .describe(
+          "A LoRA campaign's policy: version n >= 1 is served as the adapter named <adapterPrefix><n> beside the base model (version 0); each completion names the newest adapter of the window the server has loaded, which pins its version.",
+        ),
       servers: z
         .array(RolloutServer)
         .min(1)

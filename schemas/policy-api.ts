@@ -45,6 +45,9 @@ export type CompletionResponse = z.infer<typeof CompletionResponse>;
 
 /** vLLM's GET /weight_info (dev mode): the version label its publisher set, "default" until one was. */
 export const WeightInfoResponse = z.object({ weight_version: z.string() }).loose();
+
+/** GET /v1/models: the base model's card and, with LoRA, one per adapter loaded (its name as `id`). */
+export const ModelsResponse = z.object({ data: z.array(z.object({ id: z.string() }).loose()) }).loose();
 export type WeightInfoResponse = z.infer<typeof WeightInfoResponse>;
 
 /** The log-probs a server gives the tokens of a fixed prompt after the first (runtime/clients/fingerprint.ts). */

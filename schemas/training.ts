@@ -197,6 +197,41 @@ export const FsdpConfig = z
   })
   .strict();
 
+/**
+ * LoRA (PEFT's LoraConfig): train low-rank adapters on the frozen base model instead of every weight. Absent: full
+ * fine-tuning. The defaults follow the peers and "LoRA Without Regret" (Schulman et al. 2025, reproduced in TRL's
+ * docs/source/lora_without_regret.md): adapters on every linear layer of the decoder (attention and MLP), rank 16 and
+ * alpha 32 (prime-rl's defaults; a low rank holds what an RL step teaches), no dropout (RL updates are few and on-
+ * policy: prime-rl and verl train RL adapters without it). Raise the learning rate with it: about 10x full fine-
+ * tuning's (verl docs/advance/ppo_lora.rst, LoRA Without Regret).
+ */
+export const LoraConfig = z
+  .object({
+    rank: z
+      .number()
+      .int()
+      .min(1)
+      .default(16)
+      .describe(
+        "The adapters' rank r (PEFT's r). A vLLM rollout server must be started with --max-lora-rank at least this.",
+      ),
+    alpha: z
+      .number()
+      .positive()
+      .default(32)
+      .describe("Scaling numerator (PEFT's lora_alpha): the adapter's output is scaled by alpha / rank."),
+    dropout: z.number().min(0).lt(1).default(0).describe("Dropout on the adapters' input (PEFT's lora_dropout)."),
+    targetModules: z
+      .array(z.string().regex(/^[A-Za-z0-9_.]+$/, 'a module name: letters, digits, _ and .'))
+      .min(1)
+      .default(['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'])
+      .describe(
+        "Names (PEFT's target_modules: a module whose name ends with one) of the linear layers that get adapters. Default: every linear layer of a Qwen / Llama decoder layer.",
+      ),
+  })
+  .strict();
+export type LoraConfig = z.infer<typeof LoraConfig>;
+
 export const MicroBatchTokens = z
   .number()
   .int()
@@ -273,6 +308,9 @@ export const PolicyUpdateInput = z
     seed: z.number().int().min(0).default(0),
     retention: CheckpointRetention.prefault({}),
     checkpoints: CheckpointCadence.prefault({}),
+    lora: LoraConfig.optional().describe(
+      'Train LoRA adapters on the frozen base model (the checkpoints then hold the adapter only). Absent: full fine-tuning.',
+    ),
     neededExports: z
       .array(z.number().int().min(1))
       .default([])

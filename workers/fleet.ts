@@ -35,6 +35,8 @@ export interface FleetOptions {
   maxModelLen?: number;
   /** More arguments for vLLM. */
   vllmArgs?: string[];
+  /** A LoRA campaign: the policy server serves adapters up to this rank beside the base model. */
+  lora?: { maxRank: number };
   /** Ranks of the gpu worker; above 1 it runs under torchrun (gloo on the CPU). */
   gpuRanks: number;
   prices: ModelPrices;
@@ -100,6 +102,7 @@ export async function startFleet(config: LoadedConfig, options: FleetOptions): P
         weightVersion: String(policy.version),
         ...(options.maxModelLen !== undefined ? { maxModelLen: options.maxModelLen } : {}),
         ...(options.vllmArgs ? { extraArgs: options.vllmArgs } : {}),
+        ...(options.lora ? { lora: options.lora } : {}),
       });
       log(
         `policy server: vLLM ${policyUrl} (pid ${vllm.pid}, policy version ${policy.version}; log ${path.relative(process.cwd(), logs.policyServer)})`,

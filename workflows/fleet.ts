@@ -3,6 +3,7 @@ import type { ControlActivities } from '../activities/index.js';
 import type { ReconcileFleetInput } from '../activities/fleet.js';
 import type { FleetConfig } from '../schemas/campaign.js';
 import type { GrpoStepInput } from '../schemas/pipeline.js';
+import { adapterPrefixOf } from '../core/policy-versions.js';
 
 const { reconcileFleet } = proxyActivities<ControlActivities>({
   startToCloseTimeout: '10 minutes',
@@ -32,6 +33,7 @@ export function stepReconcile(input: GrpoStepInput): FleetReconcile | undefined 
       checkpointUri: version === 0 ? baseModel : (input.previousCheckpointUri ?? baseModel),
     },
     baseModel,
+    ...(input.update.lora ? { adapterPrefix: adapterPrefixOf(input.campaignId) } : {}),
     every: input.fleet.reconcileEvery,
   };
 }

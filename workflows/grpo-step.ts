@@ -7,6 +7,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { ControlActivities } from '../activities/index.js';
+import { adapterPrefixOf, oldestUsableVersion } from '../core/policy-versions.js';
 import { FailureType } from '../core/failure-types.js';
 import type { ChildProgress } from '../schemas/campaign.js';
 import type { GrpoStepInput, GrpoStepResult } from '../schemas/pipeline.js';
@@ -167,6 +168,8 @@ async function train(
     seed: settings.seed >>> 0,
     retention: input.update.retention,
     checkpoints: input.update.checkpoints,
+    // Absent (full fine-tuning) it is left out of the payload: JSON drops undefined.
+    lora: input.update.lora,
     neededExports: input.neededExports ?? [],
   });
   const updateDone = Date.now();
@@ -179,6 +182,15 @@ async function train(
       servers: input.policyServers,
       ...(previous ? { previous: { checkpointUri: previous, version: step - 1 } } : {}),
       ...(input.fleet ? { minServers: input.fleet.minServers } : {}),
+      // LoRA: the step's adapter beside the base model; the older ones no episode can still use are unloaded.
+      ...(input.update.lora
+        ? {
+            adapter: {
+              prefix: adapterPrefixOf(campaignId),
+              keepFrom: oldestUsableVersion(step + 1, input.pipeline?.maxStaleness ?? 0),
+            },
+          }
+        : {}),
     });
   const finished = Date.now();
   const seconds = (from: number, to: number) => (to - from) / 1000;

@@ -1,4 +1,4 @@
-import { oldestUsableVersion, versionNumber } from '../core/policy-versions.js';
+import { adapterPrefixOf, oldestUsableVersion, versionNumber } from '../core/policy-versions.js';
 import type { CampaignConfig, CampaignState, EpisodeCounts, SamplerState } from '../schemas/campaign.js';
 import type { PolicyServerRef } from '../schemas/clients.js';
 import type { PolicyRef } from '../schemas/episode.js';
@@ -26,7 +26,11 @@ export function episodeSettings(config: CampaignConfigWithQueues, policy: Policy
   return {
     policy:
       policy.kind === 'served'
-        ? { ...policy, servers: policyServersOf(config).map(({ url, kind }) => ({ url, kind })) }
+        ? {
+            ...policy,
+            servers: policyServersOf(config).map(({ url, kind }) => ({ url, kind })),
+            ...(config.update.lora ? { adapterPrefix: adapterPrefixOf(config.campaignId) } : {}),
+          }
         : policy,
     user: config.user,
     ...(config.judge ? { judge: config.judge } : {}),

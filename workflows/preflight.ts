@@ -6,6 +6,7 @@ import {
   describeUpdateMemory,
   exportBytesPerParameter,
   planUpdateMemory,
+  trainedParameters,
 } from '../infra/update-memory.js';
 import type { UpdateConfig } from '../schemas/campaign.js';
 import type { UpdateDescription } from '../schemas/training.js';
@@ -15,7 +16,7 @@ export interface UpdatePreflightInput {
   gpuTaskQueue: string;
   update: Pick<
     UpdateConfig,
-    'baseModel' | 'fsdp' | 'microBatchTokens' | 'microBatchSize' | 'retention' | 'checkpoints'
+    'baseModel' | 'fsdp' | 'microBatchTokens' | 'microBatchSize' | 'retention' | 'checkpoints' | 'lora'
   >;
   /** The longest episode: the campaign's limits.maxContextTokens. */
   maxEpisodeTokens: number;
@@ -55,9 +56,10 @@ export async function updatePreflight(input: UpdatePreflightInput): Promise<Upda
     microBatchTokens: input.update.microBatchTokens,
     microBatchSize: input.update.microBatchSize,
     maxEpisodeTokens: input.maxEpisodeTokens,
+    ...(input.update.lora ? { lora: input.update.lora } : {}),
   });
   const bytes = checkpointBytes(
-    model.parameters,
+    trainedParameters(model, input.update.lora),
     exportBytesPerParameter(fsdp.exportDtype, worker.device),
     input.update.retention,
     input.steps,

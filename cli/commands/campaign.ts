@@ -27,7 +27,9 @@ import {
 } from '../../workflows/definitions.js';
 import { CampaignIdKey, StepKey } from '../../workflows/search-attributes.js';
 import { campaignToolSets, checkModel, describeCheck } from '../model/model-check.js';
-import { preflightInput, type CampaignConfigWithQueues } from '../../workflows/inputs.js';
+import { policyServersOf, preflightInput, type CampaignConfigWithQueues } from '../../workflows/inputs.js';
+import { serversBelowRank } from '../../runtime/clients/adapter-admin.js';
+import { defaultPublishOptions } from '../../runtime/clients/policy-admin.js';
 import { updatePreflight } from '../../workflows/preflight.js';
 import { parse, printJson, type Command } from '../command.js';
 import { integerOption } from '../number-option.js';
@@ -245,6 +247,11 @@ export const campaignCommand: Command = {
             served.controlTokens ??= checked.report.addedTokens;
           }
           if (!values.json) console.log(describeCheck(checked));
+        }
+        if (parsed.update.lora) {
+          // A LoRA campaign's adapters must fit its servers: caught here where a server reports its maximum rank.
+          const low = await serversBelowRank(policyServersOf(parsed), parsed.update.lora.rank, defaultPublishOptions);
+          if (low.length > 0) throw new UserError(`campaign ${parsed.campaignId}: ${low.join('; ')}`);
         }
         const id = parsed.campaignId;
         const url = workflowUrl(config, id);

@@ -6,6 +6,8 @@ import type { LoadedConfig } from '../../schemas/config.js';
 import type { DemoPreset } from '../../schemas/demo.js';
 import { loadConfig } from '../../workers/config.js';
 import { UserError } from '../../core/errors.js';
+import { adapterName, adapterPrefixOf, versionNumber } from '../../core/policy-versions.js';
+import { servedLoraRank } from '../../infra/vllm-server.js';
 import * as stack from '../../infra/stack/index.js';
 import { uiUrl, workflowUrl } from '../../infra/stack/temporal.js';
 import type { Client } from '@temporalio/client';
@@ -37,7 +39,7 @@ import { judgeCampaignUnfinished } from '../demo/unfinished.js';
 import { campaignStateOf, writeCampaignReport } from './report.js';
 import { campaignCost, campaignCostLines } from '../campaign-cost.js';
 
-const usage = `finalstate demo [--preset five-domain|mini|smoke|real-smoke|FILE] [--pack DIR] [--base-model DIR] [--fresh] [--reprobe-every N [--reprobe-n M]] [--json]
+const usage = `finalstate demo [--preset five-domain|five-domain-lora|mini|smoke|real-smoke|real-smoke-lora|FILE] [--pack DIR] [--base-model DIR] [--fresh] [--reprobe-every N [--reprobe-n M]] [--json]
 
 The main job on embedded defaults, on one machine: starts the stack, builds (or reuses) the tiny base model, starts a
 policy server, the gpu worker (Python) and the control and episode workers, then runs a campaign: probe the training
@@ -47,7 +49,9 @@ evaluate the trained policy, and print base against trained with intervals, the 
   --preset P   five-domain (default; the learning demo on five business domains, two of them out-of-domain), mini
                (retail and travel only), smoke (every phase on tiny counts, a few minutes), or the path of a preset
                file (copy cli/demo/presets/five-domain.json and edit it); real-smoke: the smoke on real parts (vLLM
-               serving a pretrained checkpoint, the gpu worker FSDP2-sharded over 2 gloo ranks); give it --base-model
+               serving a pretrained checkpoint, the gpu worker FSDP2-sharded over 2 gloo ranks); give it --base-model;
+               five-domain-lora and real-smoke-lora: the same with LoRA adapters (update.lora) published beside the
+               base model
   --pack DIR   train and evaluate on a domain pack of your own instead (a built pack directory, e.g. from
                \`finalstate domain init\`): its mini tasks in DIR/tasks (${PACK_DEMO_COUNTS.train} train and ${PACK_DEMO_COUNTS.eval} eval generated when
                absent) are the base model's demonstrations, the training candidates and the held-out set, with the
@@ -171,7 +175,8 @@ async function startDemoFleet(run: DemoRun, resuming: boolean, onResumed: (state
     policy: async () => {
       const existing = resuming ? await campaignStateOf(client, campaignId) : null;
       onResumed(existing);
-      return existing?.checkpointUri
+      // A LoRA campaign's servers start on the base model; reconcileFleet loads the current adapter beside it.
+      return existing?.checkpointUri && !campaignConfig.update.lora
         ? { checkpointDir: localPathOf(existing.checkpointUri), version: Number(existing.policyVersion ?? 0) }
         : { checkpointDir: base.checkpointDir, version: 0 };
     },
@@ -184,6 +189,7 @@ async function startDemoFleet(run: DemoRun, resuming: boolean, onResumed: (state
     engine: preset.policyServer.engine,
     ...(preset.policyServer.maxModelLen !== undefined ? { maxModelLen: preset.policyServer.maxModelLen } : {}),
     vllmArgs: run.vllmArgs,
+    ...(campaignConfig.update.lora ? { lora: { maxRank: servedLoraRank(campaignConfig.update.lora.rank) } } : {}),
     gpuRanks: preset.gpuWorker.ranks,
     prices: preset.prices,
     log,
@@ -245,9 +251,14 @@ async function showResult(run: DemoRun, fleet: Fleet | undefined): Promise<numbe
   let serving: ServingCheck | undefined;
   if (fleet && preset.policyServer.engine === 'vllm' && state.checkpointUri) {
     const t = performance.now();
+    const lora = run.campaignConfig.update.lora;
     serving = await checkServing(
       config,
-      { url: fleet.policyUrl, model: SERVED_MODEL_NAME },
+      // A LoRA campaign's version is the adapter named after it, served beside the base model.
+      {
+        url: fleet.policyUrl,
+        model: lora ? adapterName(adapterPrefixOf(campaignId), versionNumber(state.policyVersion)) : SERVED_MODEL_NAME,
+      },
       { published: localPathOf(state.checkpointUri), base: base.checkpointDir },
     );
     phases.push({ phase: 'serving check', seconds: seconds(t) });

@@ -3,6 +3,7 @@ import { UserError } from '../../core/errors.js';
 import { loadConfig } from '../../workers/config.js';
 import { buildBaseModel, DEFAULT_EXTRA_SEEDS } from '../model/base-model.js';
 import { importModel } from '../model/model-import.js';
+import { mergeLora } from '../model/merge-lora.js';
 import { ModelAsset } from '../../schemas/model-import.js';
 import { parse, printJson, type Command } from '../command.js';
 import { integerOption, numberOption } from '../number-option.js';
@@ -136,18 +137,57 @@ async function importCommand(argv: string[]): Promise<number> {
   return 0;
 }
 
+const mergeUsage = `finalstate model merge-lora CHECKPOINT --out DIR [--base DIR] [--dtype float32|bfloat16] [--json]
+
+Merges a LoRA checkpoint (a step directory of a campaign with update.lora: adapter_config.json and
+adapter_model.safetensors) into its base model and writes a plain Hugging Face checkpoint to DIR, for a server
+without LoRA. Merged in fp32, so the merged model serves the adapter's log-probs (to 1e-4 on CPU).
+
+  --out DIR       the merged checkpoint directory (must not exist)
+  --base DIR      the base model (default: the one the adapter names, its base_model_name_or_path)
+  --dtype NAME    dtype of the written weights (default float32; bfloat16 halves them)`;
+
+async function mergeCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parse('model merge-lora', argv, {
+    out: { type: 'string' },
+    base: { type: 'string' },
+    dtype: { type: 'string', default: 'float32' },
+  });
+  if (values.help) {
+    console.log(mergeUsage);
+    return 0;
+  }
+  if (positionals.length !== 1 || !values.out)
+    throw new UserError(`finalstate model merge-lora: give one CHECKPOINT and --out DIR\n\n${mergeUsage}`);
+  if (values.dtype !== 'float32' && values.dtype !== 'bfloat16')
+    throw new UserError(
+      `finalstate model merge-lora: --dtype is float32 or bfloat16, not ${JSON.stringify(values.dtype)}`,
+    );
+  const result = await mergeLora(loadConfig(), positionals[0]!, values.out, {
+    ...(values.base ? { baseModel: values.base } : {}),
+    dtype: values.dtype,
+  });
+  if (values.json) printJson(result);
+  else
+    console.log(
+      `merged ${result.adapter} (rank ${result.rank}) into ${result.baseModel}: ${result.dir} (${result.parameters.toLocaleString('en-US')} parameters, ${result.dtype}, ${result.seconds} s)`,
+    );
+  return 0;
+}
+
 export const modelCommand: Command = {
   name: 'model',
   summary:
-    'build the tiny base model (model build-base), import a GGUF checkpoint (model import) and measure a served policy (model pass-rate)',
+    'build the tiny base model (model build-base), import a GGUF checkpoint (model import), merge a LoRA checkpoint (model merge-lora) and measure a served policy (model pass-rate)',
   usage,
   async run(argv) {
     const [sub, ...rest] = argv;
     if (sub === 'build-base') return buildBase(rest);
     if (sub === 'import') return importCommand(rest);
     if (sub === 'pass-rate') return passRate(rest);
+    if (sub === 'merge-lora') return mergeCommand(rest);
     if (sub === undefined || sub === '--help' || sub === '-h') {
-      console.log(`${usage}\n\n${importUsage}\n\n${passRateUsage}`);
+      console.log(`${usage}\n\n${importUsage}\n\n${mergeUsage}\n\n${passRateUsage}`);
       return 0;
     }
     throw new UserError(`finalstate model: unknown subcommand ${JSON.stringify(sub)}\n\n${usage}`);

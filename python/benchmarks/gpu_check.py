@@ -3,16 +3,20 @@ GPU measures, for
   (a) the FSDP2 update, bf16, of a randomly initialised Qwen3-1.7B-shaped model at 4,096 tokens an episode: peak
       memory against infra/update-memory.ts's prediction, tokens/s and MFU;
   (b) the same with optimizer offload, every step clipped (the clipping path for shards in host memory);
-  (c) the sharded load (gpu_worker/loading.py) of that model from a bf16 safetensors file: peak device memory
+  (c) LoRA (update.lora: PEFT, rank 16 on every linear layer, the base frozen in bf16) under FSDP2: peak memory
+      against the preflight's LoRA mode, tokens/s; its adapter is written as a LoRA step writes it;
+  (d) the sharded load (gpu_worker/loading.py) of that model from a bf16 safetensors file: peak device memory
       against the prediction, and the shards equal to the file's weights; beside it the load before (every rank the
-      whole fp32 model), for the host memory.
+      whole fp32 model), for the host memory;
+  (e) the adapter of (c) loaded into vLLM beside the model of (d) and sampled, when the image has vLLM.
 
-  .venv/bin/python python/benchmarks/gpu_check.py          # one CUDA GPU: under 8 minutes on an H100/H200
-  .venv/bin/python python/benchmarks/gpu_check.py --cpu    # the rehearsal: a tiny Qwen3, gloo, 2 ranks (CI)
+  python3 python/benchmarks/gpu_check.py          # one CUDA GPU: under 8 minutes on an H100/H200
+  python3 python/benchmarks/gpu_check.py --cpu    # the rehearsal: a tiny Qwen3, gloo, 2 ranks (CI)
 
 Models, sizes and predictions come from gpu_check_plan.json (written by infra/gpu-check-plan.ts from the same
-arithmetic as the preflight). Nothing is downloaded; only PyTorch and transformers are needed. Each part runs under
-torchrun with a timeout of its own; the exit status is non-zero when a part failed or a check did not hold.
+arithmetic as the preflight). Nothing is downloaded; PyTorch, transformers and PEFT are needed, as a GPU image has
+them (transformers 4.57 and 5.x, torch 2.9 and later; jsonschema is not: nothing here validates). Each part runs
+under torchrun with a timeout of its own; the exit status is non-zero when a part failed or a check did not hold.
 """
 
 from __future__ import annotations
@@ -57,12 +61,14 @@ def torchrun(world: int, script: Path, *args: str, timeout: float) -> tuple[list
 # ---- a part, run by every rank under torchrun -------------------------------------------------------------------
 
 
-def run_update(plan: dict, name: str, device: str) -> None:
+def run_update(plan: dict, name: str, device: str, adapter_dir: str | None = None) -> None:
     import torch
     from policy_update import PEAK_BF16_FLOPS, random_batch
     from transformers import Qwen3Config, Qwen3ForCausalLM
 
-    from finalstate.config import FsdpConfig, loss_config, optimizer_config
+    from finalstate.config import FsdpConfig, lora_config, loss_config, optimizer_config
+    from finalstate.gpu_worker import lora as lora_adapters
+    from finalstate.gpu_worker.checkpoints import gather_export, write_adapter
     from finalstate.gpu_worker.process_group import start_process_groups
     from finalstate.gpu_worker.sharding import shard_model
     from finalstate.grpo import PolicyTrainer
@@ -76,13 +82,16 @@ def run_update(plan: dict, name: str, device: str) -> None:
     if parameters != plan["parameters"]:
         raise SystemExit(f"the model has {parameters} parameters, the plan {plan['parameters']}: regenerate gpu_check_plan.json")
     fsdp = FsdpConfig(enable_gradient_checkpointing="auto", optimizer_offload=part["optimizerOffload"], export_dtype="auto")
-    shard_model(model, groups.device, groups.world_size, fsdp)
+    cuda = groups.device.type == "cuda"
+    if part.get("lora"):
+        lora = lora_config({"rank": part["lora"]["rank"], "targetModules": part["lora"]["targetModules"]})
+        model = lora_adapters.wrap(model, lora, base_model=adapter_dir or "random", frozen_dtype=torch.bfloat16 if cuda else torch.float32)
+    shard_model(model, groups.device, groups.world_size, fsdp, parameters=parameters)
     optimizer = optimizer_config({"lr": 1e-6, "maxGradNorm": part["maxGradNorm"]})
     loss = loss_config({"clipHigh": 0.28})
     trainer = PolicyTrainer(model, optimizer, device=groups.device)
     length = part["tokensPerEpisode"]
     batch = random_batch(part["episodes"], length, length // 4, config.vocab_size, torch.Generator().manual_seed(0))
-    cuda = groups.device.type == "cuda"
     timings, norms = [], []
     for step in range(part["steps"] + 1):  # one warm-up step: AdamW's state exists from its end on
         if cuda:
@@ -94,12 +103,18 @@ def run_update(plan: dict, name: str, device: str) -> None:
         if step > 0:
             timings.append(time.perf_counter() - started)
             norms.append(metrics["gradNorm"])
+    if part.get("lora") and adapter_dir:  # collective: every rank gathers its shards of the adapter
+        adapter = gather_export(model, torch.bfloat16 if cuda else torch.float32, keep=groups.rank == 0, trainable_only=True)
+        if groups.rank == 0:
+            Path(adapter_dir).mkdir(parents=True, exist_ok=True)
+            write_adapter(Path(adapter_dir), model, adapter)
     if groups.rank != 0:
         return
     tokens = part["episodes"] * length
     seconds = sum(timings) / len(timings)
     attention = 12 * config.num_hidden_layers * config.num_attention_heads * config.head_dim * length / 2
-    achieved = tokens * (6 * parameters + attention) / seconds
+    # A frozen weight gets no weight gradient: its backward is one matmul instead of two (4 P flops a token, not 6).
+    achieved = tokens * ((4 if part.get("lora") else 6) * parameters + attention) / seconds
     name_of_device = torch.cuda.get_device_name(groups.device) if cuda else "cpu"
     peak_flops = next((v for k, v in PEAK_BF16_FLOPS.items() if k in name_of_device), None)
     print(json.dumps({
@@ -124,7 +139,7 @@ def save_model(plan: dict, directory: Path) -> None:
 
     torch.manual_seed(0)
     model = Qwen3ForCausalLM(Qwen3Config(max_position_embeddings=4096, **plan["config"])).to(torch.bfloat16)
-    model.save_pretrained(directory, safe_serialization=True)
+    model.save_pretrained(directory)  # safetensors, transformers 4 and 5 alike (5 dropped safe_serialization)
 
 
 def gb(value) -> str:
@@ -135,11 +150,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cpu", action="store_true", help="the rehearsal on the CPU (gloo): a tiny model, 2 ranks")
     parser.add_argument("--part", help=argparse.SUPPRESS)  # run by torchrun: one update part
+    parser.add_argument("--adapter-dir", help=argparse.SUPPRESS)  # where the LoRA part writes its adapter
     args = parser.parse_args()
     device = "cpu" if args.cpu else "cuda"
     plan = json.loads(PLAN.read_text())[device]
     if args.part:
-        run_update(plan, args.part, device)
+        run_update(plan, args.part, device, args.adapter_dir)
         return
 
     if device == "cuda":
@@ -151,9 +167,11 @@ def main() -> None:
     world = plan["worldSize"]
     rows, failures = [], []
     started = time.perf_counter()
+    scratch_dir = tempfile.TemporaryDirectory(prefix="gpu-check-")
+    scratch = Path(scratch_dir.name)
     for part in plan["update"]:
         t0 = time.perf_counter()
-        extra = ["--cpu"] if args.cpu else []
+        extra = (["--cpu"] if args.cpu else []) + (["--adapter-dir", str(scratch / "adapter")] if part.get("lora") else [])
         reports, error = torchrun(world, Path(__file__), "--part", part["name"], *extra, timeout=timeout)
         report = next((r for r in reports if r.get("part") == part["name"]), None)
         checks = []
@@ -167,9 +185,9 @@ def main() -> None:
             failures += [f"{part['label']}: {c}" for c in checks]
         rows.append(row(part["label"], part["predictedPeakBytes"], report and report["peakBytes"], report, time.perf_counter() - t0, error or ", ".join(checks)))
 
-    with tempfile.TemporaryDirectory(prefix="gpu-check-") as scratch:
+    with scratch_dir:
         t0 = time.perf_counter()
-        model_dir = Path(scratch) / "model"
+        model_dir = scratch / "model"
         save_model(plan, model_dir)
         loads = {"full": ([], "not run on the CPU")}
         for loader in ("sharded", "full") if device == "cuda" else ("sharded",):
@@ -189,6 +207,11 @@ def main() -> None:
         device_before = f", device peak before {gb(full[0]['peakDeviceBytes'])}" if full and device == "cuda" else ""
         note = f"host GB added: {host} (before: {host_before}{device_before})"
         rows.append(row(plan["load"]["label"], plan["load"]["predictedPeakBytes"], peak, None, time.perf_counter() - t0, error or ", ".join(checks), note))
+        t0 = time.perf_counter()
+        problem, note = adapter_in_vllm(model_dir, scratch / "adapter", device, timeout)
+        if problem:
+            failures.append(f"(e) adapter in vLLM: {problem}")
+        rows.append(row("(e) the adapter of (c) in vLLM", None, None, None, time.perf_counter() - t0, problem, note))
 
     print(f"\ngpu check on {device} ({world} rank(s)), Qwen3 of {plan['parameters'] / 1e9:.2f}B parameters, {time.perf_counter() - started:.0f} s")
     header = ("part", "predicted peak", "measured peak", "measured/predicted", "tokens/s", "MFU", "seconds", "result")
@@ -199,6 +222,38 @@ def main() -> None:
     for failure in failures:
         print(f"FAILED {failure}", file=sys.stderr)
     sys.exit(1 if failures else 0)
+
+
+VLLM_CHECK = """
+import json, sys
+from vllm import LLM, SamplingParams
+from vllm.lora.request import LoRARequest
+model, adapter = sys.argv[1], sys.argv[2]
+llm = LLM(model=model, enable_lora=True, max_lora_rank=16, max_model_len=256, gpu_memory_utilization=0.3, enforce_eager=True, dtype="bfloat16")
+params = SamplingParams(max_tokens=8, temperature=0, logprobs=0)
+prompt = {"prompt_token_ids": [1, 2, 3, 4, 5]}
+base = llm.generate([prompt], params)[0].outputs[0]
+tuned = llm.generate([prompt], params, lora_request=LoRARequest("check", 1, adapter))[0].outputs[0]
+print(json.dumps({"base": base.cumulative_logprob, "adapter": tuned.cumulative_logprob}))
+"""
+
+
+def adapter_in_vllm(model_dir: Path, adapter_dir: Path, device: str, timeout: float) -> tuple[str, str]:
+    """(problem, note): the LoRA part's adapter served by vLLM beside its base model, when this Python has vLLM."""
+    import importlib.util
+
+    if device != "cuda" or importlib.util.find_spec("vllm") is None:
+        return "", "skipped: no vLLM here" if device == "cuda" else "skipped on the CPU"
+    if not (adapter_dir / "adapter_config.json").is_file():
+        return "the LoRA part wrote no adapter", ""
+    try:
+        done = subprocess.run([sys.executable, "-c", VLLM_CHECK, str(model_dir), str(adapter_dir)], capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return f"timed out after {timeout:.0f} s", ""
+    if done.returncode != 0:
+        return f"exit {done.returncode}: {done.stderr[-800:]}", ""
+    served = json.loads(done.stdout.strip().splitlines()[-1])
+    return "", f"greedy log-prob of 8 tokens: base {served['base']:.3f}, adapter {served['adapter']:.3f}"
 
 
 def row(label, predicted, measured, report, seconds, problem, note="") -> tuple:

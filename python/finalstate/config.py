@@ -10,7 +10,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from .schemas import load_schema, validate
+from .schemas import load_schema, validate, with_defaults
 
 
 def _ts(name: str) -> Any:
@@ -126,6 +126,23 @@ class CheckpointConfig:
 
 
 @dataclass(frozen=True)
+class LoraConfig:
+    """LoRA adapters on the frozen base model (schemas/training.ts LoraConfig), with PEFT's LoraConfig names."""
+
+    r: int = _ts("rank")
+    lora_alpha: float = _ts("alpha")
+    lora_dropout: float = _ts("dropout")
+    target_modules: tuple[str, ...] = _ts("targetModules")
+
+    def __post_init__(self):
+        object.__setattr__(self, "target_modules", tuple(self.target_modules))
+
+    @staticmethod
+    def from_payload(payload: dict) -> LoraConfig:
+        return _from_payload(LoraConfig, payload)
+
+
+@dataclass(frozen=True)
 class PolicyUpdateRequest:
     """One `policyUpdate` call. A forward pass on each rank holds at most micro_batch_tokens padded tokens and
     ppo_micro_batch_size_per_gpu episodes (None: no limit); ppo_mini_batch_size counts groups (verl counts prompts,
@@ -145,6 +162,7 @@ class PolicyUpdateRequest:
     seed: int = _ts("seed")
     retention: RetentionConfig = _ts("retention")
     checkpoints: CheckpointConfig = _ts("checkpoints")
+    lora: LoraConfig | None = _ts("lora")
     needed_exports: tuple[int, ...] = _ts("neededExports")
 
     def __post_init__(self):
@@ -167,6 +185,7 @@ def parse_policy_update_input(raw: Any, *, where: str = "policyUpdate input") ->
         fsdp=FsdpConfig.from_payload(payload["fsdp"]),
         retention=RetentionConfig.from_payload(payload["retention"]),
         checkpoints=CheckpointConfig.from_payload(payload["checkpoints"]),
+        lora=LoraConfig.from_payload(payload["lora"]) if "lora" in payload else None,
     )
 
 
@@ -175,11 +194,19 @@ def loss_config(overrides: dict | None = None) -> LossConfig:
     return LossConfig.from_payload(_defaults()["loss"] | (overrides or {}))
 
 
+def lora_config(overrides: dict | None = None) -> LoraConfig:
+    """A LoraConfig from TypeScript-named `overrides`, the rest from the schema's defaults."""
+    return LoraConfig.from_payload(with_defaults("PolicyUpdateInput", _skeleton() | {"lora": overrides or {}})["lora"])
+
+
 def optimizer_config(overrides: dict | None = None) -> OptimizerConfig:
     """An OptimizerConfig from TypeScript-named `overrides`, the rest from the schema's defaults."""
     return OptimizerConfig.from_payload(_defaults()["optimizer"] | (overrides or {}))
 
 
+def _skeleton() -> dict:
+    return {"campaignId": "x", "step": 1, "batchUri": "x", "checkpointDir": "x", "baseModel": "x"}
+
+
 def _defaults() -> dict:
-    skeleton = {"campaignId": "x", "step": 1, "batchUri": "x", "checkpointDir": "x", "baseModel": "x"}
-    return validate("PolicyUpdateInput", skeleton)
+    return with_defaults("PolicyUpdateInput", _skeleton())

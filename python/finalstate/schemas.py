@@ -1,6 +1,8 @@
 """Validation against the JSON Schemas exported from schemas/*.ts (the one source of every payload shape).
 
-Defaults are filled from the schemas' `default` keywords, so no default is re-declared in Python.
+Defaults are filled from the schemas' `default` keywords, so no default is re-declared in Python. jsonschema is
+imported when something is validated: filling the defaults of a known-good skeleton (config.py's test and benchmark
+configs) needs none of it, so the GPU check runs on an image without it (infra/gpu-check.sh).
 """
 
 from __future__ import annotations
@@ -13,9 +15,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 import numpy as np
-from jsonschema import validators
 
 SCHEMA_DIR = Path(os.environ.get("FINALSTATE_SCHEMA_DIR", Path(__file__).resolve().parents[2] / "schemas" / "json"))
 
@@ -24,7 +24,15 @@ class SchemaError(ValueError):
     """An instance does not match its schema; the message names the schema and the offending path."""
 
 
-def _with_defaults(validator_class):
+@functools.cache
+def _defaulting_validator():
+    import jsonschema
+    from jsonschema import validators
+
+    return _with_defaults(jsonschema.Draft202012Validator, validators)
+
+
+def _with_defaults(validator_class, validators):
     validate_properties = validator_class.VALIDATORS["properties"]
 
     def set_defaults(validator, properties, instance, schema):
@@ -35,9 +43,6 @@ def _with_defaults(validator_class):
         yield from validate_properties(validator, properties, instance, schema)
 
     return validators.extend(validator_class, {"properties": set_defaults})
-
-
-_DefaultingValidator = _with_defaults(jsonschema.Draft202012Validator)
 
 
 @functools.cache
@@ -51,14 +56,32 @@ def load_schema(name: str) -> dict[str, Any]:
 
 def validate(name: str, instance: Any, *, where: str = "") -> Any:
     """Return a deep copy of `instance` with schema defaults filled in; raise SchemaError naming what is wrong."""
+    import jsonschema
+
     filled = copy.deepcopy(instance)
-    validator = _DefaultingValidator(load_schema(name))
+    validator = _defaulting_validator()(load_schema(name))
     error = jsonschema.exceptions.best_match(validator.iter_errors(filled))
     if error is not None:
         location = "/".join(str(p) for p in error.absolute_path) or "(root)"
         origin = f" in {where}" if where else ""
         raise SchemaError(f"{name}{origin} does not match schemas/json/{name}.schema.json at {location}: {error.message}")
     return filled
+
+
+def with_defaults(name: str, instance: dict) -> dict:
+    """A deep copy of `instance` with the schema's defaults filled in, object by object, without validating it: for
+    instances this package builds itself (config.py's defaults), where no input is checked."""
+
+    def fill(schema: dict, value):
+        if isinstance(value, dict):
+            for key, sub in schema.get("properties", {}).items():
+                if key not in value and "default" in sub:
+                    value[key] = copy.deepcopy(sub["default"])
+                if key in value:
+                    fill(sub, value[key])
+        return value
+
+    return fill(load_schema(name), copy.deepcopy(instance))
 
 
 def check_array_items(values: list, item_schema: dict, *, where: str) -> None:

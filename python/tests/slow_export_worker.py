@@ -9,7 +9,7 @@ import time
 import finalstate.gpu_worker.checkpoints as checkpoints
 from finalstate.gpu_worker.__main__ import main
 
-real_write_export = checkpoints._write_export
+real_write_export = checkpoints.write_export
 
 
 def slow_write_export(*args, **kwargs):
@@ -17,7 +17,7 @@ def slow_write_export(*args, **kwargs):
     return real_write_export(*args, **kwargs)
 
 
-checkpoints._write_export = slow_write_export
+checkpoints.write_export = slow_write_export
 
 if __name__ == "__main__":
     main()

@@ -25,9 +25,10 @@ ATOL = 1e-6
 STEPS = (1, 2, 3)
 
 
-def write_inputs(directory, tiny_model_dir, checkpoints, fsdp=None, every=None):
+def write_inputs(directory, tiny_model_dir, checkpoints, fsdp=None, every=None, lora=None):
     """Steps 1-3: step 2 in two mini-batches, step 3 with the off-policy correction; the tokens sampled by the
-    versions one and two behind (the base policy for the first steps). `every`: the checkpoint cadence of each step (default every step resumable)."""
+    versions one and two behind (the base policy for the first steps). `every`: the checkpoint cadence of each step (default every step resumable).
+    `lora`: the update.lora of every step (None: full fine-tuning)."""
     directory.mkdir(parents=True)
     model = AutoModelForCausalLM.from_pretrained(tiny_model_dir)
     files = {}
@@ -48,7 +49,7 @@ def write_inputs(directory, tiny_model_dir, checkpoints, fsdp=None, every=None):
             "retention": {"keepLast": None},  # step 1's export is the reference the steps moved from
             "fsdp": fsdp or {},
             "checkpoints": {"every": (every or {}).get(step, 1)},
-        }
+        } | ({"lora": lora} if lora is not None else {})
         files[step] = directory / f"update-{step}.json"
         files[step].write_text(json.dumps(request))
     return files

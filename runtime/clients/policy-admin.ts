@@ -55,6 +55,9 @@ export interface PublishOptions {
 
 export type PublishStep =
   | 'identify'
+  | 'load_adapter'
+  | 'probe_adapter'
+  | 'unload_adapters'
   | 'pause'
   | 'mark_reloading'
   | 'reload_weights'
@@ -100,14 +103,14 @@ export const reloadingVersion = (version: number) => `reloading-${version}`;
 /** Whether a reported weight version says a publish is under way (or one that failed left the server paused). */
 export const isReloadingVersion = (reported: string) => reported.startsWith('reloading-');
 
-type Call = (
+export type Call = (
   step: PublishStep,
   path: string,
   body: unknown,
   options?: { timeoutMs?: number; accept?: (text: string) => void },
 ) => Promise<string>;
 
-function adminCaller(root: string, options: PublishOptions, attempts: Published['attempts']): Call {
+export function adminCaller(root: string, options: PublishOptions, attempts: Published['attempts']): Call {
   const headers = options.token ? { authorization: `Bearer ${options.token}` } : undefined;
   return async (step, path, body, { timeoutMs = options.requestTimeoutMs, accept } = {}) => {
     options.onStep?.(step);
@@ -164,7 +167,7 @@ export async function resetPrefixCache(url: string, options: PublishOptions = de
  * The kind of server at `root`, from /v1/models' `owned_by`; an EndpointRequestError when it is not `expected`.
  * Returns the name it serves its model under.
  */
-async function checkKind(root: string, expected: PolicyServerKind, call: Call): Promise<string | undefined> {
+export async function checkKind(root: string, expected: PolicyServerKind, call: Call): Promise<string | undefined> {
   const text = await call('identify', '/v1/models', undefined);
   const model = (jsonOrUndefined(text) as { data?: Array<{ owned_by?: unknown; id?: unknown }> } | undefined)
     ?.data?.[0];

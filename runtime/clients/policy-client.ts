@@ -4,6 +4,7 @@ import type { PolicyClientConfig } from '../../schemas/clients.js';
 import {
   CompletionResponse,
   DetokenizeResponse,
+  ModelsResponse,
   ServedFingerprints,
   TokenizeResponse,
   WeightInfoResponse,
@@ -12,7 +13,7 @@ import { localPathOf } from '../../storage/artifacts.js';
 import type { TokenUsage } from '../../schemas/runtime.js';
 import type { Tokenizer } from '../trajectory/tokenizer.js';
 import { InfrastructureError } from '../../core/errors.js';
-import { servedVersionNumber, versionNumber } from '../../core/policy-versions.js';
+import { adapterName, adapterVersionOf, servedVersionNumber, versionNumber } from '../../core/policy-versions.js';
 import { EndpointRequestError } from './errors.js';
 import { FINGERPRINT_TOLERANCE, fingerprintDiff, fingerprintOf, fingerprintRequest } from './fingerprint.js';
 import { jsonOrUndefined, requestJson } from './http.js';
@@ -73,6 +74,12 @@ export interface PolicyClientOptions {
   fingerprintUri?: string;
   /** The rollout fleet's hold on this server, told when the server fails or serves (runtime/fleet/router.ts). */
   reports?: ServerReports;
+  /**
+   * A LoRA campaign (PolicyRef.adapterPrefix): version n >= 1 is the adapter `<adapterPrefix><n>`, version 0 the
+   * base model. Each completion names the newest adapter of the window the server lists on /v1/models, and is
+   * stamped with that version: the name pins it, so no /weight_info or fingerprint is read.
+   */
+  adapterPrefix?: string;
 }
 
 /** What a policy client sends with every request: its API key (apiKeyEnv), when the variable is set. */
@@ -249,15 +256,38 @@ export class PolicyClient implements Tokenizer {
     return this.published;
   }
 
+  /**
+   * A LoRA campaign's completion: the newest version of the window whose adapter the server lists (version 0: the
+   * base model, listed always). None listed: the server restarted or missed a publish, so it is taken out until it
+   * serves the window's oldest version (reconcileFleet loads the current adapter on it again).
+   */
+  private async adapterVersion(prefix: string, signal?: AbortSignal): Promise<number> {
+    const { min, max } = this.window ?? { min: 0, max: Number.MAX_SAFE_INTEGER };
+    const listed = await this.post('/v1/models', undefined, ModelsResponse, signal);
+    const versions = listed.data.flatMap((card) => {
+      const v = card.id === this.config.model ? 0 : adapterVersionOf(prefix, card.id);
+      return v !== undefined && v >= min && v <= max ? [v] : [];
+    });
+    if (versions.length === 0)
+      throw this.takenOut(
+        `policy-server at ${this.root} has no adapter of versions ${min}..${max} loaded (it lists ${listed.data.map((c) => c.id).join(', ') || 'nothing'}): a server that restarted, or missed a publish`,
+        min,
+      );
+    return Math.max(...versions);
+  }
+
   async complete(request: CompletionRequest, signal?: AbortSignal): Promise<SampledCompletion> {
     const sampling = this.config.sampling;
     const url = `${this.root}/v1/completions`;
-    const vllm = this.config.serverKind === 'vllm';
+    const prefix = this.options.adapterPrefix;
+    const adapter = prefix === undefined ? undefined : await this.adapterVersion(prefix, signal);
+    const model = adapter === undefined || adapter === 0 ? this.config.model : adapterName(prefix!, adapter);
+    const vllm = this.config.serverKind === 'vllm' && adapter === undefined;
     const before = vllm ? await this.servedVersion('before', signal) : undefined;
-    const response = await this.post(
+    const sent = this.post(
       '/v1/completions',
       {
-        model: this.config.model,
+        model,
         prompt: request.promptTokenIds,
         max_tokens: request.maxTokens ?? sampling.maxTokens,
         temperature: request.temperature ?? sampling.temperature,
@@ -275,11 +305,20 @@ export class PolicyClient implements Tokenizer {
         // Prefix-cache entries of two versions never mix: salted with the version that serves (vLLM: read just before).
         ...(this.options.policyVersion === undefined
           ? {}
-          : { cache_salt: `policy-${before ?? this.lastServed ?? this.options.policyVersion}` }),
+          : { cache_salt: `policy-${adapter ?? before ?? this.lastServed ?? this.options.policyVersion}` }),
       },
       CompletionResponse,
       signal,
     );
+    const response = await sent.catch((err: unknown) => {
+      // The adapter was unloaded between the listing and the completion: the server moved on, retry elsewhere.
+      if (adapter !== undefined && err instanceof EndpointRequestError && err.status === 404)
+        throw this.takenOut(
+          `policy-server at ${url} no longer serves adapter ${model}: ${err.message}`,
+          this.window?.min,
+        );
+      throw err;
+    });
     const choice = response.choices[0]!;
     const fail = (what: string) => new EndpointRequestError(`policy-server at ${url}: ${what}`, url, 200);
     if (choice.finish_reason === 'abort') {
@@ -290,7 +329,11 @@ export class PolicyClient implements Tokenizer {
     }
     const expected = this.options.policyVersion;
     let served = response.policy_version;
-    if (vllm) {
+    if (adapter !== undefined) {
+      if (response.model !== model)
+        throw fail(`asked for ${model}, the answer names ${JSON.stringify(response.model)} as its model`);
+      served = String(adapter);
+    } else if (vllm) {
       const after = await this.servedVersion('after', signal);
       // A publish pauses with mode=wait: completions in flight finish on the weights they started with, and none
       // starts until the new version is set. So a completion back while the server still reports the publish under

@@ -58,12 +58,15 @@ export function policyFor(request: EpisodeRequest, task: Task, server?: ServerLe
     return new OraclePolicy(task, getRenderer(DEFAULT_CHAT_FAMILY), request.policy.calls);
   if (request.policy.kind === 'chat')
     return new ChatAgentPolicy(new ChatClient(request.policy.endpoint, 'chat-policy'));
-  const { client, version, minVersion, checkpointUri } = request.policy;
+  const { client, version, minVersion, checkpointUri, adapterPrefix } = request.policy;
   return new CompletionsAgentPolicy(
     new PolicyClient(server ? { ...client, baseUrl: server.server.url, serverKind: server.server.kind } : client, {
       ...(version === undefined ? {} : { policyVersion: version }),
       ...(version === undefined || minVersion === undefined ? {} : { minVersion }),
-      ...(checkpointUri === undefined ? {} : { fingerprintUri: servedFingerprintUri(checkpointUri) }),
+      ...(checkpointUri === undefined || adapterPrefix !== undefined
+        ? {}
+        : { fingerprintUri: servedFingerprintUri(checkpointUri) }),
+      ...(adapterPrefix === undefined ? {} : { adapterPrefix }),
       ...(server ? { reports: server } : {}),
     }),
     getRenderer(chatFamily(client)),

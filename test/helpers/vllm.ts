@@ -66,6 +66,9 @@ export async function startTestVllm(modelDir: string, servedModelName = 'tiny-qw
     port: await freePort(),
     logFile: path.join(path.dirname(modelDir), `vllm-${path.basename(modelDir)}.log`),
     weightVersion: '0',
+    // Adapters up to rank 8 beside the model (test/runtime/lora-adapters.test.ts); base-model requests are served as
+    // without it (every other test on this server).
+    lora: { maxRank: 8 },
   });
 }
 

@@ -7,6 +7,7 @@ import {
   describeCheckpoints,
   describeUpdateMemory,
   planUpdateMemory,
+  loraParameters,
   RESUMABLE_BYTES_PER_PARAMETER,
 } from '../../infra/update-memory.js';
 import {
@@ -14,6 +15,9 @@ import {
   DEFAULT_SETTINGS,
   h100s,
   memoryTable,
+  ALL_LINEAR,
+  LORA_MODELS,
+  loraTable,
   OLD_DEFAULT_SETTINGS,
   REFERENCE_MODELS,
 } from '../../infra/update-memory-table.js';
@@ -50,6 +54,7 @@ test("the memory tables of docs/deploy.md are the update's arithmetic", () => {
   // Regenerate with `node dist/infra/update-memory-table.js` after changing infra/update-memory.ts.
   assert.ok(deployDoc.includes(memoryTable()), `docs/deploy.md lacks the memory table:\n${memoryTable()}`);
   assert.ok(deployDoc.includes(checkpointTable()), `docs/deploy.md lacks the checkpoint table:\n${checkpointTable()}`);
+  assert.ok(deployDoc.includes(loraTable()), `docs/deploy.md lacks the LoRA table:\n${loraTable()}`);
 });
 
 test('the reference shapes have the published parameter counts', () => {
@@ -132,5 +137,26 @@ test('campaign start prints per GPU and per node what the update holds, in MB fo
   assert.match(
     describeCheckpoints(checkpointBytes(tiny.parameters, 4, retention, 3, 5), retention, 3),
     /^checkpoints: each step writes 1\.5 MB \(resumable state 1\.1 MB, export 0\.4 MB\); .* keeping the last 1 step whole/,
+  );
+});
+
+test("LoRA's arithmetic: PEFT's adapter count, a frozen bf16 base, the adapter's state and checkpoints", () => {
+  const model = LORA_MODELS['8B'];
+  const lora = { rank: 16, targetModules: ALL_LINEAR };
+  // PEFT's trainable parameters for Qwen3-8B, r 16 on all seven linear layers: 36 x 16 x (8192 + 5120 x 2 + 8192 + 16384 x 3).
+  assert.equal(loraParameters(model, lora), 43_646_976);
+  assert.equal(loraParameters(model, { rank: 16, targetModules: ['q_proj', 'c_attn'] }), 36 * 16 * 8192);
+  const full = planUpdateMemory(model, h100s(4), DEFAULT_SETTINGS).perGpu;
+  const adapted = planUpdateMemory(model, h100s(4), { ...DEFAULT_SETTINGS, lora }).perGpu;
+  assert.equal(adapted.shardedState, (16 * 43_646_976 + 2 * model.parameters) / 4);
+  assert.equal(adapted.rootParameters, full.rootParameters / 4, 'the bf16 copy of the root (2 of 2 + 2 + 4 bytes)');
+  assert.equal(adapted.logits, full.logits);
+  assert.equal(adapted.activations, full.activations);
+  const plan = planUpdateMemory(model, h100s(1), { ...DEFAULT_SETTINGS, lora });
+  assert.equal(plan.perNode.export, 2 * 43_646_976, 'rank 0 gathers the adapter only');
+  assert.deepEqual(plan.problems, []);
+  assert.ok(
+    planUpdateMemory(model, h100s(1), DEFAULT_SETTINGS).problems.length > 0,
+    'full fine-tuning needs more GPUs',
   );
 });

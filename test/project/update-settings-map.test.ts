@@ -189,7 +189,7 @@ function pythonClasses(): Map<string, PyField[]> {
   for (const m of configPy.matchAll(/^class (\w+)[^\n]*:\n([\s\S]*?)(?=^\S|(?![\s\S]))/gm)) {
     const fields = [...m[2]!.matchAll(/^ {4}(\w+): (.+?) = _ts\("(\w+)"\)\s*$/gm)].map((f) => ({
       name: f[1]!,
-      type: f[2]!.trim(),
+      type: f[2]!.replace(/\s*\|\s*None$/, '').trim(), // an optional section (`LoraConfig | None`) is its class
       ts: f[3]!,
     }));
     classes.set(m[1]!, fields);

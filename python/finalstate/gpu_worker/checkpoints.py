@@ -2,9 +2,11 @@
 
 Layout of <checkpointDir>/step-000042/:
 - a Hugging Face model dir (config.json, model.safetensors, tokenizer files): the consolidated weights in the export
-  dtype, which policy servers load;
+  dtype, which policy servers load; with LoRA instead the adapter in PEFT's layout (adapter_config.json,
+  adapter_model.safetensors: lora.py), which servers load beside the base model;
 - sharded/: the fp32 model and AdamW state as torch.distributed.checkpoint wrote them, one file per rank, which a
-  resumed update loads at any world size; written every `checkpoints.every` steps (the steps with resumable state);
+  resumed update loads at any world size (with LoRA: the adapter and its AdamW state only; the frozen base is
+  the base model's); written every `checkpoints.every` steps (the steps with resumable state);
 - trainer_state.json (campaign, step, metrics, the step's whole input: what replaying it takes) and the COMPLETE
   marker.
 Every rank writes its shards into one temporary directory (checkpoint storage is shared by the ranks); the ranks
@@ -35,11 +37,12 @@ import torch
 import torch.distributed as dist
 import torch.distributed.checkpoint as dcp
 from safetensors.torch import save_file
-from torch.distributed.checkpoint.state_dict import get_state_dict, set_state_dict
+from torch.distributed.checkpoint.state_dict import StateDictOptions, get_state_dict, set_state_dict
 from torch.distributed.tensor import DTensor
 
 from ..atomic import begin_directory, commit_directory, fsync_dir, is_complete
 from ..config import RetentionConfig
+from . import lora as lora_adapters
 from .process_group import ProcessGroups
 
 log = logging.getLogger(__name__)
@@ -102,14 +105,18 @@ class CheckpointStore:
         `storage` is the group (ProcessGroups.storage_group) the ranks wait on while the checkpoint is written."""
         final = self.path_for(step)
         temporary = Path(groups.broadcast(str(begin_directory(final)) if groups.is_rank0 else None))
+        lora = lora_adapters.is_lora(trainer.model)
         if resumable:
-            model_state, optimizer_state = get_state_dict(trainer.model, trainer.optimizer)
+            model_state, optimizer_state = _training_state(trainer)
             dcp.save({"model": model_state, "optim": optimizer_state}, checkpoint_id=temporary / SHARDED_DIR, process_group=storage)
-        export = gather_export(trainer.model, dtype, keep=groups.is_rank0)
+        export = gather_export(trainer.model, dtype, keep=groups.is_rank0, trainable_only=lora)
         failure: str | None = None
         if groups.is_rank0:
             try:
-                _write_export(temporary, trainer.model, export, tokenizer, dtype)
+                if lora:
+                    write_adapter(temporary, trainer.model, export)
+                else:
+                    write_export(temporary, trainer.model, export, tokenizer, dtype)
                 (temporary / STATE_FILE).write_text(json.dumps({**state, "step": step}, indent=2) + "\n")
                 commit_directory(temporary, final)
             except Exception as err:
@@ -166,18 +173,45 @@ class CheckpointStore:
     @staticmethod
     def load_training_state(path: Path, trainer, storage) -> None:
         """Collective: load the sharded fp32 model and AdamW state of `path` into `trainer` (already sharded)."""
-        model_state, optimizer_state = get_state_dict(trainer.model, trainer.optimizer)
+        model_state, optimizer_state = _training_state(trainer)
         loaded = {"model": model_state, "optim": optimizer_state}
         dcp.load(loaded, checkpoint_id=path / SHARDED_DIR, process_group=storage)
-        set_state_dict(trainer.model, trainer.optimizer, model_state_dict=loaded["model"], optim_state_dict=loaded["optim"])
+        set_state_dict(
+            trainer.model, trainer.optimizer, model_state_dict=loaded["model"], optim_state_dict=loaded["optim"], options=_state_options(trainer.model)
+        )
 
 
-def gather_export(model: torch.nn.Module, dtype: torch.dtype, *, keep: bool) -> dict[str, torch.Tensor]:
+def is_adapter(path: Path) -> bool:
+    """Whether a step directory holds a LoRA adapter rather than a whole model."""
+    return (path / lora_adapters.ADAPTER_CONFIG).is_file()
+
+
+def _state_options(model: torch.nn.Module) -> StateDictOptions | None:
+    """A LoRA model's resumable state is its adapter only: the frozen base is the base model's, loaded from there."""
+    return StateDictOptions(ignore_frozen_params=True, strict=False) if lora_adapters.is_lora(model) else None
+
+
+def _training_state(trainer) -> tuple[dict, dict]:
+    """The model and optimizer state a resumable checkpoint holds. ignore_frozen_params leaves out frozen parameters
+    by their first name only, so a LoRA model's tied output layer (a second name of the frozen embeddings) is
+    dropped here."""
+    model_state, optimizer_state = get_state_dict(trainer.model, trainer.optimizer, options=_state_options(trainer.model))
+    if lora_adapters.is_lora(trainer.model):
+        trained = {name for name, p in trainer.model.named_parameters() if p.requires_grad}
+        model_state = {name: value for name, value in model_state.items() if name in trained}
+    return model_state, optimizer_state
+
+
+def gather_export(model: torch.nn.Module, dtype: torch.dtype, *, keep: bool, trainable_only: bool = False) -> dict[str, torch.Tensor]:
     """Collective: the full weights in `dtype` on the CPU, one tensor gathered at a time; only where `keep` (rank 0)
-    are they kept (its node holds the export once: 2 bytes per parameter in bf16)."""
+    are they kept (its node holds the export once: 2 bytes per parameter in bf16). `trainable_only`: the weights
+    that train (a LoRA model's adapter)."""
     export: dict[str, torch.Tensor] = {}
     gathered: dict[int, str] = {}  # a tied weight appears under two names: gathered once
+    trainable = {name for name, p in model.named_parameters() if p.requires_grad} if trainable_only else None
     for name, tensor in model.state_dict().items():
+        if trainable is not None and name not in trainable:
+            continue
         if id(tensor) in gathered:
             if keep:
                 export[name] = export[gathered[id(tensor)]]
@@ -190,7 +224,7 @@ def gather_export(model: torch.nn.Module, dtype: torch.dtype, *, keep: bool) -> 
     return export
 
 
-def _write_export(directory: Path, model: torch.nn.Module, full_state: dict, tokenizer, dtype: torch.dtype) -> None:
+def write_export(directory: Path, model: torch.nn.Module, full_state: dict, tokenizer, dtype: torch.dtype) -> None:
     """The consolidated Hugging Face model dir: config, safetensors weights in `dtype`, tokenizer. A tied LM head is
     written under its own name too (a copy: safetensors stores no shared tensors), unlike save_pretrained: vLLM's
     in-place reload_weights reprocesses only the layers the checkpoint names, and on the CPU it would otherwise go on
@@ -208,3 +242,10 @@ def _write_export(directory: Path, model: torch.nn.Module, full_state: dict, tok
         model.generation_config.save_pretrained(directory)
     if tokenizer is not None:
         tokenizer.save_pretrained(directory)
+
+
+def write_adapter(directory: Path, model: torch.nn.Module, adapter: dict) -> None:
+    """A LoRA step's export: PEFT's adapter layout (lora.py), which vLLM's /v1/load_lora_adapter and PEFT load."""
+    weights = {lora_adapters.exported_name(name): tensor.contiguous() for name, tensor in adapter.items()}
+    save_file(weights, str(directory / lora_adapters.ADAPTER_WEIGHTS), metadata={"format": "pt"})
+    model.peft_config[lora_adapters.ADAPTER_NAME].save_pretrained(str(directory))

@@ -20,9 +20,9 @@ from pathlib import Path
 import torch
 from torch.distributed.checkpoint.state_dict import StateDictOptions, set_model_state_dict
 from transformers import AutoConfig, AutoModelForCausalLM, GenerationConfig
-from transformers.integrations.accelerate import init_empty_weights
 
-from ..config import FsdpConfig
+from ..config import FsdpConfig, LoraConfig
+from . import lora as lora_adapters
 from .process_group import ProcessGroups
 from .sharding import shard_model
 
@@ -39,18 +39,46 @@ class UnloadableModelError(ValueError):
 def meta_model(source: Path) -> torch.nn.Module:
     """The fp32 causal LM of `source`'s config, its parameters on the meta device and its buffers real."""
     config = AutoConfig.from_pretrained(source)
-    with init_empty_weights(include_buffers=False):
+    with parameters_on_meta():
         model = AutoModelForCausalLM.from_config(config, dtype=torch.float32)
-    # Under init_empty_weights every registered parameter is a new meta tensor, tied ones too: tie them again.
+    # Every registered parameter became a new meta tensor, tied ones too: tie them again.
     model.tie_weights()
     with contextlib.suppress(OSError):  # else the one from_config derived from the config
         model.generation_config = GenerationConfig.from_pretrained(source)
     return model
 
 
-def sharded_meta_model(source: Path, device: torch.device, world_size: int, fsdp: FsdpConfig) -> torch.nn.Module:
-    """`source`'s model sharded over the ranks, each rank's shards allocated (uninitialised) on its device."""
+@contextlib.contextmanager
+def parameters_on_meta():
+    """Every parameter a module registers meanwhile is moved to the meta device as it is registered (so weight
+    initialisation touches no memory); buffers stay real. What accelerate's init_empty_weights(include_buffers=False)
+    does, here so that it works with transformers 4 and 5 alike (transformers 5.9 and later broke its import path)."""
+    register = torch.nn.Module.register_parameter
+
+    def on_meta(module: torch.nn.Module, name: str, parameter):
+        register(module, name, parameter)
+        if parameter is not None:
+            registered = module._parameters[name]
+            attributes = dict(registered.__dict__)
+            module._parameters[name] = type(registered)(registered.to("meta"), requires_grad=registered.requires_grad)
+            module._parameters[name].__dict__.update(attributes)
+
+    torch.nn.Module.register_parameter = on_meta
+    try:
+        yield
+    finally:
+        torch.nn.Module.register_parameter = register
+
+
+def sharded_meta_model(
+    source: Path, device: torch.device, world_size: int, fsdp: FsdpConfig, lora: LoraConfig | None = None
+) -> torch.nn.Module:
+    """`source`'s model sharded over the ranks, each rank's shards allocated (uninitialised) on its device. With
+    `lora`, wrapped with PEFT adapters first, its base frozen in the compute dtype (lora.py)."""
     model = meta_model(source)
+    if lora is not None:
+        frozen = torch.bfloat16 if device.type == "cuda" else torch.float32
+        model = lora_adapters.wrap(model, lora, base_model=source, frozen_dtype=frozen)
     buffers = {name: buffer.clone() for name, buffer in model.named_buffers()}
     parameters = sum(p.numel() for p in model.parameters())
     shard_model(model, device, world_size, fsdp, parameters=parameters)
@@ -88,15 +116,16 @@ def mapped_safetensors(source: Path) -> dict[str, torch.Tensor]:
     return tensors
 
 
-def load_full_weights(model: torch.nn.Module, source: Path, groups: ProcessGroups) -> None:
+def load_full_weights(model: torch.nn.Module, source: Path, groups: ProcessGroups, *, adapter_seed: int = 0) -> None:
     """Collective: fill the sharded `model` with the weights of the Hugging Face directory `source`, read by rank 0
-    alone and broadcast tensor by tensor (each rank keeps its shard, cast to the model's fp32). Raises
-    UnloadableModelError on every rank when the weights do not fit the model."""
+    alone and broadcast tensor by tensor (each rank keeps its shard, cast to the model's dtype). A LoRA model's
+    adapter gets its starting values (lora.initial_adapter, seeded by `adapter_seed`). Raises UnloadableModelError
+    on every rank when the weights do not fit the model."""
     full: dict[str, torch.Tensor] = {}
     problem = None
     if groups.is_rank0:
         try:
-            full = _full_state(model, source)
+            full = _full_state(model, source, adapter_seed)
         except UnloadableModelError as err:
             problem = str(err)
     problem = groups.broadcast(problem)
@@ -105,9 +134,13 @@ def load_full_weights(model: torch.nn.Module, source: Path, groups: ProcessGroup
     set_model_state_dict(model, full, options=StateDictOptions(full_state_dict=True, broadcast_from_rank0=True))
 
 
-def _full_state(model: torch.nn.Module, source: Path) -> dict[str, torch.Tensor]:
+def _full_state(model: torch.nn.Module, source: Path, adapter_seed: int) -> dict[str, torch.Tensor]:
+    """The model's full state by its own names: the base weights from `source` (by their Hugging Face names, which
+    a LoRA model nests), a LoRA model's adapter from its seeded start."""
     full = mapped_safetensors(source)
-    expected = set(model.state_dict())
+    lora = lora_adapters.is_lora(model)
+    hf_name = {name: lora_adapters.base_name(name) if lora else name for name in model.state_dict()}
+    expected = {hf for hf in hf_name.values() if hf is not None}
     for name in expected - set(full):
         if (tied := _tied_to(model, name)) in full:
             full[name] = full[tied]
@@ -117,7 +150,10 @@ def _full_state(model: torch.nn.Module, source: Path) -> dict[str, torch.Tensor]
             f"{source}: the weights do not match the model of its config.json "
             f"(missing {missing[:5]}{'...' if len(missing) > 5 else ''}, unexpected {unexpected[:5]}{'...' if len(unexpected) > 5 else ''})"
         )
-    return full
+    if not lora:
+        return full
+    adapter = lora_adapters.initial_adapter(model, adapter_seed)
+    return {name: full[hf] if hf is not None else adapter[name] for name, hf in hf_name.items()}
 
 
 def _tied_to(model: torch.nn.Module, name: str) -> str | None:
@@ -125,5 +161,6 @@ def _tied_to(model: torch.nn.Module, name: str) -> str | None:
     if not getattr(model.config, "tie_word_embeddings", False):
         return None
     if name == "lm_head.weight":
-        return next(n for n, p in model.named_parameters() if p is model.get_input_embeddings().weight)
+        embeddings = next(n for n, p in model.named_parameters() if p is model.get_input_embeddings().weight)
+        return lora_adapters.base_name(embeddings) if lora_adapters.is_lora(model) else embeddings
     return None

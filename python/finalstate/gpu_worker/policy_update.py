@@ -26,7 +26,7 @@ from ..config import PolicyUpdateRequest, parse_policy_update_input
 from ..grpo import PolicyTrainer, UnusableBatchError
 from ..grpo.batch import load_batch
 from ..schemas import SchemaError, validate
-from .checkpoints import SHARDED_DIR, STATE_FILE, CheckpointStore, export_dtype
+from .checkpoints import SHARDED_DIR, STATE_FILE, CheckpointStore, export_dtype, is_adapter
 from .loading import UnloadableModelError, load_full_weights, sharded_meta_model
 from .process_group import GroupFailure, ProcessGroups
 
@@ -123,6 +123,12 @@ class PolicyUpdater:
             )
         if step > 0:
             self._check_campaign(store.read_state(step), request, store.path_for(step))
+            if is_adapter(store.path_for(step)) != (request.lora is not None):
+                held, asked = ("a LoRA adapter", "full fine-tuning") if request.lora is None else ("a whole model", "LoRA")
+                raise UnusableInputError(
+                    f"campaign {request.campaign_id}: step {step + 1} asks for {asked}, but the checkpoint of step {step} "
+                    f"({store.path_for(step)}) holds {held}: a campaign keeps update.lora as it started"
+                )
         origin = store.latest_resumable(step)  # None: no resumable state yet, the steps replay from the base model
         replays = tuple(self._replay(store, replayed, request) for replayed in range((origin or 0) + 1, step + 1))
         if origin is not None:
@@ -243,24 +249,26 @@ class PolicyUpdater:
             return current
         self._session = None
         source = Path(plan.source)
+        # A LoRA checkpoint holds the adapter only: the model is always built from, and its base loaded from, the base model.
+        base = Path(request.base_model) if request.lora is not None else source
         log.info("%s: loading policy from %s", self.groups, source)
         try:
-            model = sharded_meta_model(source, self.device, self.groups.world_size, request.fsdp)
+            model = sharded_meta_model(base, self.device, self.groups.world_size, request.fsdp, request.lora)
         except ValueError as err:
             raise UnusableInputError(str(err)) from err
-        parameters = sum(p.numel() for p in model.parameters())
-        export_bytes = export_dtype(request.fsdp.export_dtype, self.device).itemsize * parameters
-        storage = self.groups.storage_group(12 * parameters / self.groups.world_size + export_bytes)
+        trained = sum(p.numel() for p in model.parameters() if p.requires_grad)
+        export_bytes = export_dtype(request.fsdp.export_dtype, self.device).itemsize * trained
+        storage = self.groups.storage_group(12 * trained / self.groups.world_size + export_bytes)
         start = plan.replays[0].request.step - 1 if plan.replays else request.step - 1
         trainer = PolicyTrainer(model, request.optim, step=start, device=self.device)
+        try:
+            if not plan.resume or request.lora is not None:
+                load_full_weights(model, base, self.groups, adapter_seed=request.seed)
+        except UnloadableModelError as err:
+            raise UnusableInputError(str(err)) from err
         if plan.resume:
             CheckpointStore.load_training_state(source, trainer, storage)
-        else:
-            try:
-                load_full_weights(model, source, self.groups)
-            except UnloadableModelError as err:
-                raise UnusableInputError(str(err)) from err
-        self._session = _Session(request.campaign_id, Path(request.checkpoint_dir).resolve(), trainer, _load_tokenizer(source), storage)
+        self._session = _Session(request.campaign_id, Path(request.checkpoint_dir).resolve(), trainer, _load_tokenizer(base), storage)
         return self._session
 
     @staticmethod

@@ -15,7 +15,10 @@ from ..config import FsdpConfig
 
 
 def decoder_layers(model: torch.nn.Module) -> torch.nn.ModuleList:
-    """The decoder stack of a Hugging Face causal LM (Qwen, Llama, Mistral, ...: model.model.layers)."""
+    """The decoder stack of a Hugging Face causal LM (Qwen, Llama, Mistral, ...: model.model.layers), also inside a
+    PEFT (LoRA) wrapper."""
+    if (unwrap := getattr(model, "get_base_model", None)) is not None:
+        model = unwrap()
     layers = getattr(getattr(model, "base_model", None), "layers", None)
     if not isinstance(layers, torch.nn.ModuleList):
         raise ValueError(f"{type(model).__name__} has no decoder layers at model.base_model.layers; cannot shard it per layer")

@@ -37,6 +37,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--policy-version", type=int, default=0)
     parser.add_argument("--device", default=None, help="torch device (default: cuda when available, else cpu)")
     parser.add_argument("--max-batch-size", type=int, default=32)
+    parser.add_argument("--max-lora-rank", type=int, default=64, help="the highest rank of a LoRA adapter it loads (vLLM's flag)")
     parser.add_argument("--batch-wait-ms", type=float, default=5.0, help="how long the scheduler gathers requests into a batch")
     parser.add_argument(
         "--threads",
@@ -56,7 +57,9 @@ def main(argv: list[str] | None = None) -> None:
 
     device = torch.device(args.device or ("cuda" if torch.cuda.is_available() else "cpu"))
     policy = load_policy(args.model, args.policy_version, device)
-    engine = Engine(policy, device=device, max_batch_size=args.max_batch_size, batch_wait_s=args.batch_wait_ms / 1000)
+    engine = Engine(
+        policy, device=device, max_batch_size=args.max_batch_size, batch_wait_s=args.batch_wait_ms / 1000, max_lora_rank=args.max_lora_rank
+    )
     server = PolicyServer(
         (args.host, args.port),
         engine,

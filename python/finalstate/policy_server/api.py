@@ -6,6 +6,10 @@ VLLM_SERVER_DEV_MODE=1 that the orchestrator publishes checkpoints through (one 
   POST /collective_rpc      only {"method": "reload_weights", "kwargs": {"weights_path": DIR, "policy_version": N}};
                             `policy_version` is this server's extension (default: the previous version + 1)
   POST /reset_prefix_cache  an empty 200, as in vLLM (this server keeps no prefix cache)
+  POST /v1/load_lora_adapter {"lora_name", "lora_path"}, /v1/unload_lora_adapter {"lora_name"}: LoRA adapters, as vLLM
+                            serves them with --enable-lora and VLLM_ALLOW_RUNTIME_LORA_UPDATING (adapters.py); a
+                            completion names one as its `model`. An adapter's policy version is its name's `-v<step>`
+                            (`policy_version` in the load request sets another). No pause: sequences in flight go on.
 
 Every route checks Host and Origin, every POST must be application/json, and the admin routes need the bearer
 token (guard.py). /v1/models shows the checkpoint path (`root`) only to a caller with the token.
@@ -33,6 +37,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import unquote, urlparse
 
+from .adapters import AdapterError, version_of
 from .engine import Engine, SamplingParams
 from .guard import Guard, GuardError
 
@@ -164,6 +169,8 @@ class _Handler(BaseHTTPRequestHandler):
             "/resume": self._resume,
             "/collective_rpc": self._collective_rpc,
             "/reset_prefix_cache": self._reset_prefix_cache,
+            "/v1/load_lora_adapter": self._load_lora_adapter,
+            "/v1/unload_lora_adapter": self._unload_lora_adapter,
         })
 
     # --- routes -----------------------------------------------------------------------------------------------
@@ -182,11 +189,44 @@ class _Handler(BaseHTTPRequestHandler):
             "created": int(time.time()),
             "owned_by": "finalstate",
             "max_model_len": policy.max_model_len,
+            "max_lora_rank": self.server.engine.max_lora_rank,
             "policy_version": policy.version,
         }
-        if self.server.guard.authorized(self.headers.get("Authorization")):
+        admin = self.server.guard.authorized(self.headers.get("Authorization"))
+        if admin:
             card["root"] = str(policy.path)
-        self._send(HTTPStatus.OK, {"object": "list", "data": [card]})
+        cards = [card]
+        for adapter in self.server.engine.adapters():
+            lora = {"id": adapter.name, "object": "model", "created": card["created"], "owned_by": "finalstate", "parent": self.server.model_name}
+            lora |= {"max_model_len": policy.max_model_len, "policy_version": adapter.version}
+            cards.append(lora | ({"root": str(adapter.path)} if admin else {}))
+        self._send(HTTPStatus.OK, {"object": "list", "data": cards})
+
+    def _load_lora_adapter(self) -> None:
+        body = self._body()
+        name = _field(body, "lora_name", str, "", check=bool, message="must name the adapter")
+        path = _field(body, "lora_path", str, "", check=bool, message="must name an adapter directory")
+        if path.startswith("file://"):
+            path = unquote(urlparse(path).path)
+        version = _field(body, "policy_version", int, None, check=lambda v: v >= 0, message="must be a non-negative integer")
+        if name == self.server.model_name:
+            raise RequestError(f"the adapter name {name!r} is the base model's", param="lora_name")
+        try:
+            adapter = self.server.engine.load_adapter(name, path, version if version is not None else version_of(name, self.server.engine.policy.version))
+        except FileNotFoundError as err:
+            raise RequestError(f"No adapter found for {name!r}: {err}", HTTPStatus.NOT_FOUND, "lora_path") from err
+        except AdapterError as err:
+            raise RequestError(f"cannot load adapter {name!r}: {err}", param="lora_path") from err
+        self._send(HTTPStatus.OK, {"status": "loaded", "lora_name": name, "rank": adapter.rank}, version=adapter.version)
+
+    def _unload_lora_adapter(self) -> None:
+        body = self._body()
+        name = _field(body, "lora_name", str, "", check=bool, message="must name the adapter")
+        try:
+            self.server.engine.unload_adapter(name)
+        except KeyError:
+            raise RequestError(f"The lora adapter '{name}' cannot be found.", HTTPStatus.NOT_FOUND, "lora_name") from None
+        self._send(HTTPStatus.OK, {"status": "unloaded", "lora_name": name})
 
     def _tokenize(self) -> None:
         body = self._body()
@@ -243,7 +283,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.server.serving.wait()
         engine = self.server.engine
         model = body.get("model")
-        if model is not None and model != self.server.model_name:
+        adapter = engine.adapter(model) if isinstance(model, str) else None
+        if model is not None and model != self.server.model_name and adapter is None:
             raise RequestError(f"The model `{model}` does not exist.", HTTPStatus.NOT_FOUND, "model")
         prompt = body.get("prompt")
         if isinstance(prompt, str):
@@ -278,7 +319,7 @@ class _Handler(BaseHTTPRequestHandler):
                 f"{params['max_tokens']} in the completion).",
                 param="max_tokens",
             )
-        futures = [engine.submit(prompt_ids, SamplingParams(seed=None if seed is None else seed + i, **params)) for i in range(n)]
+        futures = [engine.submit(prompt_ids, SamplingParams(seed=None if seed is None else seed + i, **params), adapter) for i in range(n)]
         completions = [f.result() for f in futures]
         return_ids = _field(body, "return_token_ids", bool, False)
         choices = []
@@ -298,7 +339,7 @@ class _Handler(BaseHTTPRequestHandler):
                 "id": f"cmpl-{uuid.uuid4().hex}",
                 "object": "text_completion",
                 "created": int(time.time()),
-                "model": self.server.model_name,
+                "model": adapter.name if adapter is not None else self.server.model_name,
                 "choices": choices,
                 "usage": {"prompt_tokens": len(prompt_ids), "completion_tokens": generated, "total_tokens": len(prompt_ids) + generated},
             },

@@ -6,7 +6,8 @@ running batch's KV cache, decodes one token for every sequence in flight, and re
 stops. A request never waits for a longer one to finish (with static batches, every request of a batch waited for
 the longest, and requests arriving meanwhile waited for the whole batch).
 Reloading swaps the model once the sequences in flight have finished (new ones are held back meanwhile); every result
-carries the policy version that produced it.
+carries the policy version that produced it. LoRA adapters (adapters.py) load beside the model without a pause: the
+scheduler wraps the model with PEFT between two decode steps, and each sequence names the adapter it samples with.
 """
 
 from __future__ import annotations
@@ -21,8 +22,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import torch
+from peft import PeftModel
 from transformers import AutoModelForCausalLM, AutoTokenizer, DynamicCache
 
+from .adapters import BASE_ROWS, Adapter, AdapterError, check_adapter
 from .sampling import choose_token
 
 log = logging.getLogger(__name__)
@@ -64,6 +67,7 @@ class _Sequence:
     text: str = ""
     finish_reason: str | None = None
     batch_size: int = 1  # sequences in flight when it was admitted
+    adapter: Adapter | None = None  # the LoRA adapter it samples with (None: the base model)
 
 
 # Put in the queue to wake the scheduler (a reload waits for it); never a request.
@@ -144,11 +148,17 @@ def load_policy(path: str | Path, version: int, device: torch.device) -> LoadedP
 
 
 class Engine:
-    def __init__(self, policy: LoadedPolicy, *, device: torch.device, max_batch_size: int = 32, batch_wait_s: float = 0.005):
+    def __init__(
+        self, policy: LoadedPolicy, *, device: torch.device, max_batch_size: int = 32, batch_wait_s: float = 0.005, max_lora_rank: int = 64
+    ):
         self.device = device
         self.max_batch_size = max_batch_size
         self.batch_wait_s = batch_wait_s
+        self.max_lora_rank = max_lora_rank
         self._policy = policy
+        self._adapters: dict[str, Adapter] = {}  # what requests may name; guarded by _swap_lock
+        self._tasks: queue.Queue[tuple[object, Future]] = queue.Queue()  # model changes, run by the scheduler between steps
+        self._unloads: set[str] = set()  # adapters unloaded while a sequence in flight still samples with them
         self._pending: queue.Queue[_Sequence | None] = queue.Queue()
         self._swap_lock = threading.Lock()  # guards the reloaded policy waiting to be swapped in
         self._next_policy: tuple[LoadedPolicy, threading.Event] | None = None
@@ -174,12 +184,54 @@ class Engine:
     def vocab_size(self) -> int:
         return int(self._policy.model.get_input_embeddings().weight.shape[0])
 
-    def submit(self, prompt_ids: list[int], params: SamplingParams) -> Future:
+    def submit(self, prompt_ids: list[int], params: SamplingParams, adapter: Adapter | None = None) -> Future:
         seed = params.seed if params.seed is not None else secrets.randbits(63)
         future: Future = Future()
         generator = torch.Generator().manual_seed(seed)
-        self._pending.put(_Sequence(list(prompt_ids), params, future, generator))
+        self._pending.put(_Sequence(list(prompt_ids), params, future, generator, adapter=adapter))
         return future
+
+    # --- LoRA adapters ------------------------------------------------------------------------------------------
+    def adapters(self) -> list[Adapter]:
+        with self._swap_lock:
+            return list(self._adapters.values())
+
+    def adapter(self, name: str) -> Adapter | None:
+        with self._swap_lock:
+            return self._adapters.get(name)
+
+    def load_adapter(self, name: str, path: str | Path, version: int) -> Adapter:
+        """Check the adapter (adapters.check_adapter: FileNotFoundError or AdapterError, nothing changed), then have
+        the scheduler load it between two decode steps; from then on requests may name it."""
+        path = Path(path)
+        if self.adapter(name) is not None:
+            raise AdapterError(f"the adapter {name!r} is already loaded")
+        rank = check_adapter(self._policy.model, path, self.max_lora_rank)
+        self._on_scheduler(lambda: self._inject(name, path))
+        adapter = Adapter(name, path, rank, version)
+        with self._swap_lock:
+            self._adapters[name] = adapter
+        log.info("serving adapter %s (rank %d, policy version %d) from %s", name, rank, version, path)
+        return adapter
+
+    def unload_adapter(self, name: str) -> None:
+        """Requests may no longer name it (KeyError: not loaded); its weights go once no sequence in flight uses them."""
+        with self._swap_lock:
+            del self._adapters[name]
+        self._on_scheduler(lambda: self._unloads.add(name))
+
+    def _on_scheduler(self, change) -> None:
+        done: Future = Future()
+        self._tasks.put((change, done))
+        self._pending.put(_WAKE)
+        done.result()
+
+    def _inject(self, name: str, path: Path) -> None:
+        policy = self._policy
+        if isinstance(policy.model, PeftModel):
+            policy.model.load_adapter(str(path), adapter_name=name)
+        else:
+            policy.model = PeftModel.from_pretrained(policy.model, str(path), adapter_name=name).eval()
 
     def reload(self, path: str | Path, version: int | None = None) -> LoadedPolicy:
         """Load a checkpoint beside the serving one; the scheduler swaps it in once the sequences in flight finish."""
@@ -207,6 +259,8 @@ class Engine:
                 return True
             (fresh, swapped), self._next_policy = self._next_policy, None
             old, self._policy = self._policy, fresh
+            self._adapters.clear()  # adapters of the old weights; a publish loads the new ones' again
+            self._unloads.clear()
         del old
         swapped.set()
         return False
@@ -236,9 +290,33 @@ class Engine:
             taken.append(item)
         return taken
 
+    def _run_tasks(self, running: "_Batch | None") -> None:
+        """Model changes asked for by load_adapter / unload_adapter, between two decode steps."""
+        while True:
+            try:
+                change, done = self._tasks.get_nowait()
+            except queue.Empty:
+                break
+            try:
+                done.set_result(change())
+            except BaseException as err:
+                done.set_exception(err)
+        model = self._policy.model
+        in_use = {seq.adapter.name for seq in (running.seqs if running else []) if seq.adapter is not None}
+        for name in sorted(self._unloads - in_use):
+            self._unloads.discard(name)
+            if not (isinstance(model, PeftModel) and name in model.peft_config):
+                continue
+            if len(model.peft_config) == 1:
+                # PEFT leaves a model whose last adapter was deleted pointing at it: unwrap to the plain model instead.
+                self._policy.model = model = model.unload()
+            else:
+                model.delete_adapter(name)
+
     def _loop(self) -> None:
         running: _Batch | None = None
         while True:
+            self._run_tasks(running)
             holding = self._swap_if_due(running)
             room = 0 if holding else self.max_batch_size - (len(running.seqs) if running else 0)
             new = self._take(room, block=running is None) if room > 0 or running is None else []
@@ -251,7 +329,8 @@ class Engine:
                 with torch.no_grad():
                     if new:
                         running = self._admit(policy, running, new)
-                        self.batch_sizes.append(len(running.seqs))
+                        if running is not None:
+                            self.batch_sizes.append(len(running.seqs))
                     if running is not None:
                         running = self._step(policy, running)
             except BaseException as err:  # a failed step fails the requests in flight, not the server
@@ -265,9 +344,15 @@ class Engine:
             if not seq.future.done():
                 seq.future.set_exception(err)
 
-    def _admit(self, policy: LoadedPolicy, running: "_Batch | None", new: list[_Sequence]) -> "_Batch":
+    def _admit(self, policy: LoadedPolicy, running: "_Batch | None", new: list[_Sequence]) -> "_Batch | None":
         """Prefill the new prompts together, left-padded, and merge them into the running batch."""
         model, tokenizer = policy.model, policy.tokenizer
+        # Accepted while its adapter was loaded, admitted after its weights went (a reload of the base model).
+        gone = [seq for seq in new if not _serves(model, seq.adapter)]
+        self._fail(gone, AdapterError("the adapter it names was unloaded with its base model's reload before it started"))
+        new = [seq for seq in new if seq not in gone]
+        if not new:
+            return running
         pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
         width = max(len(s.prompt_ids) for s in new)
         input_ids = torch.full((len(new), width), pad_id, dtype=torch.long)
@@ -278,7 +363,9 @@ class Engine:
         input_ids, attention = input_ids.to(self.device), attention.to(self.device)
         positions = (attention.cumsum(-1) - 1).clamp(min=0)
         cache = DynamicCache()
-        logits = model(input_ids=input_ids, attention_mask=attention, position_ids=positions, past_key_values=cache, use_cache=True).logits[:, -1]
+        logits = model(
+            input_ids=input_ids, attention_mask=attention, position_ids=positions, past_key_values=cache, use_cache=True, **_adapter_rows(model, new)
+        ).logits[:, -1]
         admitted = _Batch(list(new), cache, attention, positions[:, -1].clone(), logits, set(_eos_ids(model, tokenizer)), pad_id)
         if running is None:
             for seq in new:
@@ -295,7 +382,15 @@ class Engine:
         for seq in batch.seqs:
             if seq.finish_reason is not None:
                 seq.future.set_result(
-                    Completion(seq.token_ids, seq.token_logprobs, seq.top_logprobs, seq.text, seq.finish_reason, policy.version, seq.batch_size)
+                    Completion(
+                        seq.token_ids,
+                        seq.token_logprobs,
+                        seq.top_logprobs,
+                        seq.text,
+                        seq.finish_reason,
+                        seq.adapter.version if seq.adapter is not None else policy.version,
+                        seq.batch_size,
+                    )
                 )
         if not keep:
             return None
@@ -304,7 +399,12 @@ class Engine:
         batch.attention = torch.cat([batch.attention, torch.ones((len(batch.seqs), 1), dtype=torch.long, device=self.device)], dim=1)
         batch.last_positions = batch.last_positions + 1
         batch.logits = policy.model(
-            input_ids=step_ids, attention_mask=batch.attention, position_ids=batch.last_positions[:, None], past_key_values=batch.cache, use_cache=True
+            input_ids=step_ids,
+            attention_mask=batch.attention,
+            position_ids=batch.last_positions[:, None],
+            past_key_values=batch.cache,
+            use_cache=True,
+            **_adapter_rows(policy.model, batch.seqs),
         ).logits[:, -1]
         return batch
 
@@ -341,3 +441,14 @@ def _eos_ids(model, tokenizer) -> list[int]:
     if found is None:
         return []
     return list(found) if isinstance(found, (list, tuple)) else [found]
+
+
+def _serves(model, adapter: Adapter | None) -> bool:
+    return adapter is None or (isinstance(model, PeftModel) and adapter.name in model.peft_config)
+
+
+def _adapter_rows(model, seqs: list[_Sequence]) -> dict:
+    """PEFT's mixed batch: each row's adapter (the base model's rows by BASE_ROWS); nothing for a model without any."""
+    if not isinstance(model, PeftModel):
+        return {}
+    return {"adapter_names": [seq.adapter.name if seq.adapter is not None else BASE_ROWS for seq in seqs]}

@@ -30,7 +30,9 @@ from pathlib import Path
 from ..schemas import load_schema
 
 TOKEN_ENV = "FINALSTATE_POLICY_ADMIN_TOKEN"
-ADMIN_ROUTES = frozenset({"/pause", "/resume", "/is_paused", "/collective_rpc", "/reset_prefix_cache"})
+ADMIN_ROUTES = frozenset(
+    {"/pause", "/resume", "/is_paused", "/collective_rpc", "/reset_prefix_cache", "/v1/load_lora_adapter", "/v1/unload_lora_adapter"}
+)
 LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
 WILDCARD = ("", "0.0.0.0", "::")
 

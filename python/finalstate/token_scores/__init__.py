@@ -1,9 +1,14 @@
 """Log-probs of a token sequence under a checkpoint, as the trainer computes them: the reference that served
-log-probs are compared with once a checkpoint is published."""
+log-probs are compared with once a checkpoint is published. A LoRA checkpoint (adapter_config.json) is applied to
+the base model it names, as PEFT computes it."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import torch
+from peft import PeftModel
 from transformers import AutoModelForCausalLM
 
 from finalstate.grpo.batch import EpisodeTensors
@@ -11,7 +16,13 @@ from finalstate.grpo.trainer import token_log_probs
 
 
 def score(request: dict) -> dict:
-    model = AutoModelForCausalLM.from_pretrained(request["checkpointDir"], dtype=torch.float32)
+    checkpoint = Path(request["checkpointDir"])
+    adapter = checkpoint / "adapter_config.json"
+    if adapter.is_file():
+        base = AutoModelForCausalLM.from_pretrained(json.loads(adapter.read_text())["base_model_name_or_path"], dtype=torch.float32)
+        model = PeftModel.from_pretrained(base, str(checkpoint))
+    else:
+        model = AutoModelForCausalLM.from_pretrained(checkpoint, dtype=torch.float32)
     model.eval()
     ids = torch.tensor([request["tokenIds"]], dtype=torch.long)
     zeros = torch.zeros(ids.shape[0], ids.shape[1] - 1)
