@@ -9,12 +9,14 @@ import { localPathOf } from '../../storage/artifacts.js';
 import type { LoadedConfig } from '../../schemas/config.js';
 import { connectClient } from '../../workers/temporal-client.js';
 import { fromRoot } from '../../core/paths.js';
-import type { CampaignConfig, CampaignState } from '../../schemas/campaign.js';
+import { CampaignConfig, type CampaignState } from '../../schemas/campaign.js';
 import { EpisodeLimits } from '../../schemas/episode.js';
 import { evaluation } from '../../workflows/evaluation.js';
 import { DemoPreset } from '../../schemas/demo.js';
 import { freePort } from '../helpers/index.js';
 import { TcpProxy } from '../helpers/tcp-proxy.js';
+import { FaultProxy } from '../helpers/fault-proxy.js';
+import { progressQuery } from '../../workflows/definitions.js';
 import { CHAOS_CLOCK_MS, due, inject, type FiredFault, type Moment, type PlannedFault } from './faults.js';
 import { chaosFleet, type ChaosFleet } from './processes.js';
 import { startChaosStack, type ChaosStack } from './stack.js';
@@ -35,9 +37,9 @@ function turnsDone(payload: proto.temporal.api.common.v1.IPayload | undefined): 
  * The chaos campaign: the smoke preset's tiny served model and task counts, several GRPO steps, retries tuned so a
  * dead process is noticed in seconds (an operator's setting; the defaults are minutes), one replacement round so a
  * group whose episode exhausts its retries is refilled rather than failing the step, evaluation only before the
- * first and after the last step.
+ * first and after the last step. Synchronous steps (maxStaleness 0) unless the asynchronous run asks for K.
  */
-export function chaosPreset(steps: number, policyPort: number): DemoPreset {
+export function chaosPreset(steps: number, policyPort: number, maxStaleness = 0): DemoPreset {
   const { preset } = loadPreset('smoke');
   return DemoPreset.parse({
     ...preset,
@@ -47,6 +49,7 @@ export function chaosPreset(steps: number, policyPort: number): DemoPreset {
     campaign: {
       ...preset.campaign,
       steps,
+      async: { maxStaleness },
       limits: { ...preset.campaign.limits, timeoutMs: CHAOS_CLOCK_MS },
       maxReplacementRounds: 1,
       evaluation: { ...preset.campaign.evaluation, everySteps: steps },
@@ -131,6 +134,8 @@ export interface CampaignRun {
   stack: ChaosStack;
   client: Client;
   fleet: ChaosFleet;
+  /** The campaign's rollout servers as it reaches them (policyServers): the second through the fault proxy. */
+  fleetUrls: string[];
   state: CampaignState | null;
   status: string;
   /** When the campaign started (epoch ms): slot times count from here. */
@@ -155,40 +160,108 @@ function slotOf(phase: string, step: number, inUpdate: boolean): string {
   }
 }
 
-async function moment(
+/** The activities of a step's update (batch, policy update, publish); its rollouts also store rows and reconcile. */
+const UPDATE_ACTIVITIES = new Set(['buildBatch', 'policyUpdate', 'publishPolicy']);
+
+/** The pending activities of a child workflow, as the fault triggers read them, and when it started (epoch ms). */
+async function pendingOf(
   client: Client,
-  campaignId: string,
-  stepInUpdate: Set<number>,
-): Promise<(Moment & { phase: string }) | null> {
+  workflowId: string,
+): Promise<{ pending: Moment['pending']; since: number | undefined }> {
+  const described = await client.workflow
+    .getHandle(workflowId)
+    .describe()
+    .catch(() => null);
+  const pending = (described?.raw.pendingActivities ?? []).map((a) => ({
+    type: a.activityType?.name ?? '',
+    started: a.state === STARTED,
+    // an episode heartbeats from its start; it has "heartbeated" (a turn is done) once its details say so
+    heartbeated:
+      a.activityType?.name === 'runEpisode'
+        ? turnsDone(a.heartbeatDetails?.payloads?.[0]) > 0
+        : (a.heartbeatDetails?.payloads?.length ?? 0) > 0,
+    beat: (a.heartbeatDetails?.payloads?.length ?? 0) > 0,
+    worker: a.lastWorkerIdentity ?? '',
+  }));
+  return { pending, since: described?.startTime.getTime() };
+}
+
+/** The campaign at one poll: its phase, and one moment per slot running (one, for synchronous steps). */
+interface Moments {
+  phase: string;
+  moments: Moment[];
+}
+
+/** A synchronous campaign: one child at a time, status's currentChild. */
+async function moment(client: Client, campaignId: string, stepInUpdate: Set<number>): Promise<Moments | null> {
   const s = await campaignStatus(client, campaignId).catch(() => null);
   if (!s) return null;
-  let pending: Moment['pending'] = [];
-  if (s.currentChild) {
-    const described = await client.workflow
-      .getHandle(s.currentChild)
-      .describe()
-      .catch(() => null);
-    pending = (described?.raw.pendingActivities ?? []).map((a) => ({
-      type: a.activityType?.name ?? '',
-      started: a.state === STARTED,
-      // an episode heartbeats from its start; it has "heartbeated" (a turn is done) once its details say so
-      heartbeated:
-        a.activityType?.name === 'runEpisode'
-          ? turnsDone(a.heartbeatDetails?.payloads?.[0]) > 0
-          : (a.heartbeatDetails?.payloads?.length ?? 0) > 0,
-      beat: (a.heartbeatDetails?.payloads?.length ?? 0) > 0,
-      worker: a.lastWorkerIdentity ?? '',
-    }));
-  }
-  if (s.phase === 'train' && pending.some((p) => p.type !== 'runEpisode' && p.type !== 'listTasks'))
-    stepInUpdate.add(s.step + 1);
+  const pending = s.currentChild ? (await pendingOf(client, s.currentChild)).pending : [];
+  if (s.phase === 'train' && pending.some((p) => UPDATE_ACTIVITIES.has(p.type))) stepInUpdate.add(s.step + 1);
   return {
     phase: s.phase,
-    slot: slotOf(s.phase, s.step, stepInUpdate.has(s.step + 1)),
-    done: s.child?.done ?? 0,
-    inFlight: s.child?.inFlight ?? 0,
-    pending,
+    moments: [
+      {
+        slot: slotOf(s.phase, s.step, stepInUpdate.has(s.step + 1)),
+        done: s.child?.done ?? 0,
+        inFlight: s.child?.inFlight ?? 0,
+        pending,
+      },
+    ],
   };
+}
+
+/** The slot of a child workflow of the campaign, by its id ("<id>/step-3", "<id>/step-3-replay-1", "<id>/eval-step-0"). */
+function childSlot(campaignId: string, workflowId: string, stepInUpdate: Set<number>): string | undefined {
+  const name = workflowId.slice(campaignId.length + 1);
+  const step = /^step-(\d+)(-replay-\d+)?$/.exec(name);
+  if (step) return `step-${step[1]}/${stepInUpdate.has(Number(step[1])) ? 'update' : 'episodes'}`;
+  const evaluation = /^eval-step-(\d+)$/.exec(name);
+  if (evaluation) return evaluation[1] === '0' ? 'base-eval' : `eval-${evaluation[1]}`;
+  return name === 'probe' ? 'probe' : undefined;
+}
+
+/**
+ * An asynchronous campaign: the children in flight (the step that trains and publishes, the one that collects beside
+ * it, an evaluation), read from the campaign's pending children, each its own slot; status's currentChild names only
+ * the newest. A step is in its update from its first update activity on (its wait for the previous step's publish
+ * counts to its rollouts). Between children, the phase (select, done).
+ */
+async function asyncMoments(client: Client, campaignId: string, stepInUpdate: Set<number>): Promise<Moments | null> {
+  const s = await campaignStatus(client, campaignId).catch(() => null);
+  if (!s) return null;
+  const described = await client.workflow
+    .getHandle(campaignId)
+    .describe()
+    .catch(() => null);
+  const children = (described?.raw.pendingChildren ?? []).map((c) => c.workflowId ?? '').sort();
+  const moments: Moment[] = [];
+  for (const child of children) {
+    const { pending, since } = await pendingOf(client, child);
+    const step = /\/step-(\d+)(-replay-\d+)?$/.exec(child);
+    if (step && pending.some((p) => UPDATE_ACTIVITIES.has(p.type))) stepInUpdate.add(Number(step[1]));
+    const slot = childSlot(campaignId, child, stepInUpdate);
+    if (!slot) continue;
+    const progress = await client.workflow
+      .getHandle(child)
+      .query(progressQuery)
+      .catch(() => null);
+    // a child's rollouts or evaluation begin with it; its update, when first seen
+    const began = since !== undefined && !slot.endsWith('/update') ? { since } : {};
+    moments.push({ slot, ...began, done: progress?.done ?? 0, inFlight: progress?.inFlight ?? 0, pending });
+  }
+  if (moments.length === 0 && s.phase !== 'train') moments.push({ slot: s.phase, done: 0, inFlight: 0, pending: [] });
+  return { phase: s.phase, moments };
+}
+
+/** Resolves once the campaign has recorded step `step`, or ended (a step that failed is not waited for). */
+async function stepRecorded(client: Client, campaignId: string, step: number): Promise<void> {
+  for (const deadline = Date.now() + 600_000; ;) {
+    if (Date.now() > deadline) throw new Error(`step ${step} of ${campaignId} not recorded after 10 minutes`);
+    const s = await campaignStatus(client, campaignId).catch(() => null);
+    if (s && (s.step >= step || ['done', 'step-failed', 'stopped'].includes(s.phase))) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
 }
 
 export interface CampaignOptions {
@@ -202,7 +275,18 @@ export interface CampaignOptions {
   policyDownMs: number;
   timeoutMs: number;
   log: (line: string) => void;
+  /**
+   * Asynchronous steps with this K on a rollout fleet of two of the project's policy servers, the second behind a
+   * FaultProxy (what the fleet faults hit); absent: synchronous steps on one policy server.
+   */
+  maxStaleness?: number;
 }
+
+/**
+ * How often the asynchronous run's fleet is reconciled while rollouts run: an operator's setting for a fleet that must
+ * see a restarted or ejected server back within a step of seconds (the default, 30 s, suits steps of minutes).
+ */
+export const CHAOS_RECONCILE_EVERY = '3s';
 
 /** Brings up a private stack and fleet, runs the campaign to its end while injecting the planned faults. */
 export async function runCampaign(options: CampaignOptions): Promise<CampaignRun> {
@@ -215,21 +299,37 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRun
     throw err;
   });
   const baseModelDir = options.baseModelDir();
-  const preset = chaosPreset(options.steps, await freePort());
-  const config = campaignConfigOf(preset, options.campaignId, baseModelDir);
+  const isAsync = options.maxStaleness !== undefined;
+  const preset = chaosPreset(options.steps, await freePort(), options.maxStaleness ?? 0);
+  const policyPorts = [preset.policyServer.port, ...(isAsync ? [await freePort()] : [])];
+  // the second rollout server is reached through this proxy, which the fleet faults make fail its publish
+  const rolloutProxy = isAsync ? await new FaultProxy(`http://127.0.0.1:${policyPorts[1]}`).start() : undefined;
+  const presetConfig = campaignConfigOf(preset, options.campaignId, baseModelDir);
+  const config: CampaignConfig = rolloutProxy
+    ? CampaignConfig.parse({
+        ...presetConfig,
+        policyServers: [`http://127.0.0.1:${policyPorts[0]}`, rolloutProxy.url].map((url) => ({
+          url,
+          kind: preset.policyServer.engine,
+        })),
+        fleet: { minServers: 1, reconcileEvery: CHAOS_RECONCILE_EVERY },
+      })
+    : presetConfig;
   const client = await connectClient(stack.config);
   // the first episode worker reaches Temporal through this proxy, which the partition fault cuts
   const proxy = await TcpProxy.start(stack.config.temporal.address);
   const fleet = chaosFleet(stack.config, stack.env, {
     episodesTemporalAddress: proxy.address,
     queues: config.taskQueues!,
-    policyPort: preset.policyServer.port,
+    policyPorts,
     episodeConcurrency: preset.episodeConcurrency,
     servedModelName: SERVED_MODEL_NAME,
     policyServer: preset.policyServer,
-    // The supervisor restarts a policy server on what the campaign last published, as `finalstate demo` does.
+    // The supervisor restarts a policy server on what the campaign last published, as `finalstate demo` does; a
+    // rollout server of the fleet on the base model, as vLLM's supervisor restarts it with its command line: the
+    // fleet's reconcile publishes the current version to it.
     policy: async () => {
-      const state = await campaignStateOf(client, options.campaignId).catch(() => null);
+      const state = isAsync ? null : await campaignStateOf(client, options.campaignId).catch(() => null);
       return state?.checkpointUri
         ? { checkpointDir: localPathOf(state.checkpointUri), version: Number(state.policyVersion ?? 0) }
         : { checkpointDir: baseModelDir, version: 0 };
@@ -238,6 +338,7 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRun
   const close = async () => {
     const t = performance.now();
     for (const p of [...fleet.all].reverse()) await p.stop(5000).catch(() => undefined);
+    await rolloutProxy?.stop();
     await proxy.close();
     await client.connection.close().catch(() => undefined);
     await stack.down();
@@ -278,28 +379,41 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRun
           await p.start();
         }
       }
-      const m = await moment(client, options.campaignId, stepInUpdate);
-      if (m) {
-        const last = slots.at(-1);
-        if (last?.slot !== m.slot) {
-          if (last) last.end = now();
-          slots.push({ slot: m.slot, start: now(), end: now() });
-        } else last.end = now();
-        if (['done', 'step-failed', 'stopped'].includes(m.phase)) final = m.phase;
+      const polled = await (isAsync ? asyncMoments : moment)(client, options.campaignId, stepInUpdate);
+      if (polled) {
+        for (const m of polled.moments) {
+          // one slot at a time follows the last; slots that run beside each other each span first to last seen
+          const last = isAsync ? slots.find((s) => s.slot === m.slot) : slots.at(-1);
+          if (last?.slot !== m.slot) {
+            if (last) last.end = now();
+            const since = m.since === undefined ? now() : Math.max(0, Math.round((m.since - startedAt) / 100) / 10);
+            slots.push({ slot: m.slot, start: Math.min(since, now()), end: now() });
+          } else last.end = now();
+        }
+        if (['done', 'step-failed', 'stopped'].includes(polled.phase)) final = polled.phase;
         const next = options.faults.find(
           (f) =>
             !fired.some((x) => x.kind === f.kind && x.slot === f.slot) &&
-            due(f, m, { episodeWorkerPid: fleet.episodes.pid }),
+            due(f, polled.moments, { episodeWorkerPid: fleet.episodes.pid }),
         );
-        if (next && !injecting) {
+        const m = polled.moments.find((x) => x.slot === next?.slot);
+        if (next && m && !injecting) {
           const at = now();
-          log(`  fault ${next.kind} at ${at} s (${m.slot}: ${m.done} episodes done, ${m.inFlight} in flight)`);
+          const beside = polled.moments
+            .filter((x) => x !== m)
+            .map((x) => `; ${x.slot}: ${x.done} done, ${x.inFlight} in flight`);
+          log(
+            `  fault ${next.kind} at ${at} s (${m.slot}: ${m.done} episodes done, ${m.inFlight} in flight${beside.join('')})`,
+          );
           const record: FiredFault = { kind: next.kind, slot: m.slot, at, outageSeconds: 0, detail: '' };
           fired.push(record);
           injecting = inject(next.kind, stack, fleet, {
             policyDownMs: options.policyDownMs,
             isolateMs: EPISODE_HEARTBEAT_TIMEOUT_MS + 10_000,
             proxy,
+            ...(rolloutProxy ? { rolloutProxy } : {}),
+            stepRecorded: (step) => stepRecorded(client, options.campaignId, step),
+            slot: m.slot,
           }).then(
             (r) => {
               Object.assign(record, r);
@@ -329,6 +443,7 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRun
       stack,
       client,
       fleet,
+      fleetUrls: config.policyServers?.map((p) => p.url) ?? fleet.policyUrls,
       state,
       status: final,
       startedAt,

@@ -8,12 +8,22 @@ import { fromRoot } from '../../core/paths.js';
 import * as stack from '../../infra/stack/index.js';
 import { loadPreset } from '../../cli/demo/preset.js';
 import { oracleId, runCampaign, type CampaignRun } from './campaign.js';
-import { FAULT_KINDS, type FaultKind, type PlannedFault } from './faults.js';
-import { checkInvariants, scoredRewards, type InvariantReport, type SlotOf } from './invariants.js';
+import { FAULT_KINDS, FLEET_FAULT_KINDS, type FaultKind, type PlannedFault } from './faults.js';
+import { fleetChanges, rejoins } from './fleet-report.js';
+import { checkInvariants, scoredRewards, type InvariantReport, type ScoredEpisode, type SlotOf } from './invariants.js';
 import { renderTable, verdicts, type ChaosResult } from './table.js';
 
-const usage = `node dist/test/chaos/chaos.js [--short] [--json] [--dir DIR] [--fault KIND@SLOT ... --steps N]
-  (npm run chaos [-- --short])
+/**
+ * GRPO steps of the asynchronous run: a fault per pair of slots that run beside each other, a free pair between the
+ * rollout server's kill and the failing publish (a server restarts in half a minute on a loaded machine), and the
+ * step after the failing publish's next, whose rollouts' reconcile brings the ejected server back.
+ */
+export const ASYNC_STEPS = 6;
+/** K of the asynchronous run. */
+export const ASYNC_MAX_STALENESS = 1;
+
+const usage = `node dist/test/chaos/chaos.js [--short | --async] [--json] [--dir DIR] [--fault KIND@SLOT ... --steps N]
+  (npm run chaos [-- --short | --async])
 
 Runs a small GRPO campaign (the smoke preset's tiny served model, several steps) on a private stack (its own
 PostgreSQL cluster and Temporal dev server under DIR, default .data/chaos, on free ports) with the real worker
@@ -27,6 +37,9 @@ docs/reliability.md and exits 1 if an invariant fails.
 
   --short   CI mode: one step, no baseline, an episode-worker SIGKILL, a PostgreSQL restart and a cancelled grading
             statement (about 2 minutes)
+  --async   asynchronous steps (async.maxStaleness ${ASYNC_MAX_STALENESS}, ${ASYNC_STEPS} steps) on a rollout fleet of two policy servers,
+            with a baseline: SIGKILL the gpu worker during an update while the next step's rollouts run, SIGKILL a
+            rollout server mid-step, fail a publish on one of the two servers (with --fault: only those named)
   --json    print the result as JSON instead of the table
   --fault   instead of the full list, inject only this fault (repeatable), e.g. --fault policy-server-stall@eval-1;
             KIND is one of ${FAULT_KINDS.join(', ')}, SLOT one of probe, base-eval, step-N/episodes, step-N/update,
@@ -49,6 +62,12 @@ export const FULL_FAULTS: PlannedFault[] = [
   { kind: 'grading-postgres-restart', slot: 'step-5/update' },
   { kind: 'episode-sessions-freeze', slot: 'step-6/episodes' },
   { kind: 'policy-server-stall', slot: 'eval-6' },
+];
+/** One fault per pair of slots that run beside each other: step n's update and step n+1's rollouts. */
+export const ASYNC_FAULTS: PlannedFault[] = [
+  { kind: 'gpu-worker-sigkill-overlapped', slot: 'step-1/update' },
+  { kind: 'rollout-server-sigkill', slot: 'step-3/episodes' },
+  { kind: 'rollout-publish-fail', slot: 'step-4/update' },
 ];
 export const SHORT_FAULTS: PlannedFault[] = [
   { kind: 'episode-worker-sigkill', slot: 'probe' },
@@ -87,16 +106,29 @@ async function clearDir(dir: string): Promise<{ removed: Promise<void> }> {
   return { removed: removeTree(aside) };
 }
 
-/** The phase (slot) of the run an episode was scheduled in. */
-function slotOfRun(run: CampaignRun): SlotOf {
+/**
+ * The phase (slot) of the run an episode was scheduled in; with asynchronous steps, every slot it ran in, from its
+ * scheduling to its end (step n's update and step n+1's rollouts run beside each other), and a step's episodes are in
+ * its rollouts' slot in any case.
+ */
+function slotOfRun(run: CampaignRun, overlapping: boolean): SlotOf {
   return (a) => {
     const at = (a.scheduledAt - run.startedAt) / 1000;
-    return run.slots.find((s) => s.start <= at && at <= s.end)?.slot;
+    if (overlapping) {
+      const until = (a.closedAt - run.startedAt) / 1000;
+      const step = /\/step-(\d+)(-replay-\d+)?$/.exec(a.child)?.[1];
+      const slots = run.slots.filter((s) => s.start <= until && at <= s.end).map((s) => s.slot);
+      return step === undefined ? slots : [...new Set([...slots, `step-${step}/episodes`])];
+    }
+    const slot = run.slots.find((s) => s.start <= at && at <= s.end)?.slot;
+    return slot === undefined ? [] : [slot];
   };
 }
 
 export interface ChaosOptions {
   short: boolean;
+  /** Asynchronous steps on a rollout fleet of two servers (the fleet faults), with a baseline; not with short. */
+  async?: boolean;
   dir: string;
   log: (line: string) => void;
   /** A chosen list of faults in a campaign of `steps` steps, with a baseline, instead of the full list (not short). */
@@ -107,9 +139,13 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   const { log } = options;
   const started = performance.now();
   const removals = [(await clearDir(options.dir)).removed];
-  const steps = options.short ? 1 : (options.only?.steps ?? FULL_STEPS);
-  const faults = options.short ? SHORT_FAULTS : (options.only?.faults ?? FULL_FAULTS);
-  const campaignId = `chaos-${options.short ? 'short' : 'full'}`;
+  const mode = options.short ? 'short' : options.async ? 'async' : 'full';
+  const steps = options.short ? 1 : (options.only?.steps ?? (options.async ? ASYNC_STEPS : FULL_STEPS));
+  const faults = options.short ? SHORT_FAULTS : (options.only?.faults ?? (options.async ? ASYNC_FAULTS : FULL_FAULTS));
+  const misplaced = faults.filter((f) => FLEET_FAULT_KINDS.includes(f.kind) && !options.async);
+  if (misplaced.length)
+    throw new Error(`${misplaced.map((f) => f.kind).join(', ')}: needs the rollout fleet of --async`);
+  const campaignId = `chaos-${mode}`;
   const { preset } = loadPreset('smoke');
   let baseModelDir = '';
   // The smoke preset's base model, in the shared data dir's cache (where `finalstate demo --preset smoke` keeps it).
@@ -125,9 +161,16 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       `base model: ${built.checkpointDir}${built.cached ? ' (cached)' : ''} (${((performance.now() - t) / 1000).toFixed(1)} s)`,
     );
   };
-  const common = { campaignId, steps, policyDownMs: 5000, timeoutMs: (options.short ? 4 : 12) * 60_000, log };
+  const common = {
+    campaignId,
+    steps,
+    policyDownMs: 5000,
+    timeoutMs: (options.short ? 4 : 12) * 60_000,
+    log,
+    ...(options.async ? { maxStaleness: ASYNC_MAX_STALENESS } : {}),
+  };
 
-  let baseline: { run: CampaignRun; rewards: Map<string, number> } | null = null;
+  let baseline: { run: CampaignRun; rewards: Map<string, ScoredEpisode> } | null = null;
   if (!options.short) {
     log(`baseline: campaign ${campaignId}, ${steps} steps, no faults`);
     const run = await runCampaign({
@@ -156,6 +199,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     baseModelDir: () => baseModelDir,
   });
   let invariants: InvariantReport;
+  let fleet: ChaosResult['fleet'] = null;
   try {
     log(`faulted: ${run.status} in ${run.seconds} s; checking invariants`);
     const t = performance.now();
@@ -165,8 +209,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       campaignId,
       { campaignId: oracleId(campaignId), workflows: run.oracleWorkflows },
       baseline?.rewards ?? null,
-      slotOfRun(run),
+      slotOfRun(run, options.async === true),
     );
+    if (options.async)
+      fleet = rejoins(run.fired, await fleetChanges(run.client, campaignId, run.startedAt), run.fleetUrls[1]!);
     log(`invariants checked (${((performance.now() - t) / 1000).toFixed(1)} s)`);
   } finally {
     await run.close();
@@ -174,9 +220,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     removals.push(removeTree(path.join(run.stack.config.dataPath, 'pg')));
   }
   const result: ChaosResult = {
-    mode: options.short ? 'short' : 'full',
+    mode,
     campaignId,
     steps,
+    maxStaleness: options.async ? ASYNC_MAX_STALENESS : 0,
+    fleet,
     stepsCompleted: run.state?.steps.length ?? 0,
     finished: run.status === 'done' && run.state?.phase === 'done',
     seconds: run.seconds,
@@ -216,6 +264,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === new URL(import.meta.url
   const { values } = parseArgs({
     options: {
       short: { type: 'boolean', default: false },
+      async: { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
       dir: { type: 'string' },
       fault: { type: 'string', multiple: true },
@@ -227,10 +276,22 @@ if (process.argv[1] && path.resolve(process.argv[1]) === new URL(import.meta.url
     console.log(usage);
     process.exit(0);
   }
+  if (values.short && values.async) {
+    console.error('--short and --async: choose one (the asynchronous run has a baseline; CI runs --short)');
+    process.exit(2);
+  }
+  const misplaced = (values.fault ?? []).map(plannedFault).filter((f) => FLEET_FAULT_KINDS.includes(f.kind));
+  if (misplaced.length && !values.async) {
+    console.error(
+      `--fault ${misplaced[0]!.kind}@${misplaced[0]!.slot}: needs --async (a rollout fleet of two servers)`,
+    );
+    process.exit(2);
+  }
   process.env.FINALSTATE_LOG_LEVEL ??= 'WARN';
   const log = (line: string) => process.stderr.write(`${line}\n`);
   const result = await runChaos({
     short: values.short!,
+    async: values.async!,
     dir: path.resolve(values.dir ?? fromRoot('.data', 'chaos')),
     log,
     ...(values.fault ? { only: { faults: values.fault.map(plannedFault), steps: stepsOf(values.steps ?? '1') } } : {}),

@@ -74,7 +74,16 @@ test('the effects check finds a tool effect applied twice from the captured fina
   for (const request of requests) {
     const outcome = await runtime.runner.run(request);
     assert.equal(outcome.reward, 1);
-    activities.push({ child: campaignId, request, outcome, failed: false, attempts: 1, scheduledAt: Date.now() });
+    const now = Date.now();
+    activities.push({
+      child: campaignId,
+      request,
+      outcome,
+      failed: false,
+      attempts: 1,
+      scheduledAt: now,
+      closedAt: now,
+    });
   }
   await runtime.backend.flushDrops();
   for (const request of requests) {

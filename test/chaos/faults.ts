@@ -1,4 +1,5 @@
 import type { TcpProxy } from '../helpers/tcp-proxy.js';
+import type { FaultProxy } from '../helpers/fault-proxy.js';
 import { gradingInFlight } from './grading-faults.js';
 import type { ChaosStack } from './stack.js';
 import type { ChaosFleet } from './processes.js';
@@ -18,27 +19,43 @@ export const FAULT_KINDS = [
   'grading-postgres-restart',
   'policy-server-stall',
   'episode-sessions-freeze',
+  'gpu-worker-sigkill-overlapped',
+  'rollout-server-sigkill',
+  'rollout-publish-fail',
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
+
+/** The faults that need the rollout fleet of an asynchronous run (`--async`): two servers, one behind a FaultProxy. */
+export const FLEET_FAULT_KINDS: readonly FaultKind[] = [
+  'gpu-worker-sigkill-overlapped',
+  'rollout-server-sigkill',
+  'rollout-publish-fail',
+];
 
 /**
  * Where in the campaign a fault lands: `probe`, `base-eval`, `step-<n>/episodes` (the step's rollouts),
  * `step-<n>/update` (batch, policy update, publish), `eval-<n>`. Each fault gets its own slot, so the wall time a
- * slot took beyond the fault-free baseline's is the time that fault added.
+ * slot took beyond the fault-free baseline's is the time that fault added. With asynchronous steps two slots run at
+ * once (`step-<n>/update` beside `step-<n+1>/episodes`): a fault's slot is where it lands, the other one runs beside.
  */
 export interface PlannedFault {
   kind: FaultKind;
   slot: string;
 }
 
-/** What the running campaign looks like at one poll: enough to decide whether a fault's moment has come. */
+/**
+ * What one slot of the running campaign looks like at one poll: enough to decide whether a fault's moment has come.
+ * A synchronous campaign has one at a time; an asynchronous one, one per child in flight.
+ */
 export interface Moment {
   slot: string;
-  /** Episodes of the current child done so far, and in flight. */
+  /** When the slot began (epoch ms), where the poll knows it: a child's rollouts or evaluation begin with the child. */
+  since?: number;
+  /** Episodes of the slot's child done so far, and in flight. */
   done: number;
   inFlight: number;
   /**
-   * Pending activities of the current child: type, started, whether it has heartbeated (an episode: a turn done),
+   * Pending activities of the slot's child: type, started, whether it has heartbeated (an episode: a turn done),
    * whether Temporal holds any heartbeat of it (an episode sends its first one as it starts; the SDK throttles the
    * later ones, so a short episode's turn count may never reach the server), and the identity of the worker that runs
    * it ("<pid>@<host>").
@@ -56,13 +73,25 @@ export interface FiredFault {
   detail: string;
 }
 
+/** "step-<n>/update" -> "step-<n+1>/episodes": the rollouts an asynchronous step's update runs beside. */
+export function nextRollouts(slot: string): string | undefined {
+  const m = /^step-(\d+)\/update$/.exec(slot);
+  return m ? `step-${Number(m[1]) + 1}/episodes` : undefined;
+}
+
+const updateHeartbeated = (m: Moment) => m.pending.some((p) => p.type === 'policyUpdate' && p.started && p.heartbeated);
+
 /**
- * Whether now is the moment: mid-episode for episode kills, mid-episode on the first episode worker for its pause and
- * partition (the second worker takes the retries), mid-update for the gpu kill, at once for the grading faults (they
- * wait for a grading themselves; the oracle companion grades an episode every few seconds), mid-fan-out for the rest.
+ * Whether now is the moment, given every slot running (`now`): mid-episode for episode kills, mid-episode on the first
+ * episode worker for its pause and partition (the second worker takes the retries), mid-update for the gpu kill, and
+ * for the overlapped one also mid-episode in the next step, at once for the grading faults (they wait for a grading
+ * themselves; the oracle companion grades an episode every few seconds), before the publish for a failing publish
+ * (once the batch or the update runs), once episodes run for a rollout server's kill (which then waits for a completion
+ * in flight on it), mid-fan-out for the rest.
  */
-export function due(fault: PlannedFault, m: Moment, fleet: { episodeWorkerPid: number | undefined }): boolean {
-  if (fault.slot !== m.slot) return false;
+export function due(fault: PlannedFault, now: Moment[], fleet: { episodeWorkerPid: number | undefined }): boolean {
+  const m = now.find((x) => x.slot === fault.slot);
+  if (!m) return false;
   const episodes = m.pending.filter((p) => p.type === 'runEpisode');
   switch (fault.kind) {
     case 'episode-worker-sigkill':
@@ -76,7 +105,20 @@ export function due(fault: PlannedFault, m: Moment, fleet: { episodeWorkerPid: n
     case 'grading-postgres-restart':
       return true;
     case 'gpu-worker-sigkill':
-      return m.pending.some((p) => p.type === 'policyUpdate' && p.started && p.heartbeated);
+      return updateHeartbeated(m);
+    case 'gpu-worker-sigkill-overlapped': {
+      const next = now.find((x) => x.slot === nextRollouts(fault.slot));
+      return updateHeartbeated(m) && !!next?.pending.some((p) => p.type === 'runEpisode' && p.started);
+    }
+    case 'rollout-server-sigkill':
+      // episodes under way (the injection then waits for a completion in flight on the server)
+      return episodes.some((p) => p.started);
+    case 'rollout-publish-fail':
+      // the update under way and the publish not yet begun
+      return (
+        m.pending.some((p) => p.type === 'buildBatch' || p.type === 'policyUpdate') &&
+        !m.pending.some((p) => p.type === 'publishPolicy')
+      );
     case 'control-worker-sigkill':
       // Only episodes pending: a control activity in flight has no heartbeat and would wait out its start-to-close
       // timeout (10 minutes) before Temporal retried it (see docs/reliability.md, limits).
@@ -94,6 +136,12 @@ export interface InjectOptions {
   isolateMs: number;
   /** The proxy between the first episode worker and Temporal. */
   proxy: TcpProxy;
+  /** The asynchronous run's fleet: the proxy in front of its second rollout server (the one the fleet faults hit). */
+  rolloutProxy?: FaultProxy;
+  /** Resolves once the campaign has recorded step `step` (its publish over) or ended. */
+  stepRecorded?: (step: number) => Promise<void>;
+  /** The slot the fault landed in. */
+  slot?: string;
 }
 /**
  * The agent's clock of the chaos campaign's episodes (limits.timeoutMs): its tool calls take well under a second, so
@@ -120,6 +168,10 @@ export async function inject(
   options: InjectOptions,
 ): Promise<{ outageSeconds: number; detail: string }> {
   const { policyDownMs, isolateMs, proxy } = options;
+  const fleetProxy = () => {
+    if (!options.rolloutProxy) throw new Error(`${kind} needs the rollout fleet of an asynchronous run (--async)`);
+    return options.rolloutProxy;
+  };
   const t = performance.now();
   const restart = async (what: 'episodes' | 'control' | 'gpu') => {
     const p = fleet[what];
@@ -192,6 +244,38 @@ export async function inject(
       await new Promise((resolve) => setTimeout(resolve, policyDownMs));
       await fleet.policyServer.start();
       detail = `SIGTERM pid ${pid}, ${policyDownMs / 1000} s down, restarted on the last published checkpoint`;
+      break;
+    }
+    case 'gpu-worker-sigkill-overlapped':
+      detail = await restart('gpu');
+      break;
+    case 'rollout-server-sigkill': {
+      const rollouts = fleetProxy();
+      const server = fleet.policyServers[1]!;
+      const waited = performance.now();
+      for (; rollouts.inFlight('/v1/completions') === 0; await sleep(20))
+        if (performance.now() - waited > 60_000)
+          throw new Error('no completion in flight on the second rollout server for 60 s');
+      const inFlight = rollouts.inFlight('/v1/completions');
+      const pid = server.pid;
+      await server.kill('SIGKILL');
+      await server.start();
+      detail = `SIGKILL pid ${pid} with ${inFlight} completion${inFlight === 1 ? '' : 's'} in flight on it, restarted on the base model (version 0, as a vLLM restarts): back only through the fleet's reconcile`;
+      break;
+    }
+    case 'rollout-publish-fail': {
+      const rollouts = fleetProxy();
+      const step = Number(/^step-(\d+)\//.exec(options.slot ?? '')?.[1]);
+      if (!options.stepRecorded || !Number.isInteger(step)) throw new Error(`${kind} lands in a step-<n>/update slot`);
+      const before = rollouts.requests.length;
+      rollouts.block('/collective_rpc', 500);
+      try {
+        await options.stepRecorded(step);
+      } finally {
+        rollouts.unblock('/collective_rpc');
+      }
+      const failed = rollouts.requests.slice(before).filter((r) => r.injected).length;
+      detail = `every POST /collective_rpc to the second rollout server answered 500 (${failed} of them) until step ${step} was recorded`;
       break;
     }
   }

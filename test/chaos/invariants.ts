@@ -21,8 +21,9 @@ export interface EpisodeActivity {
   outcome: EpisodeOutcome | null;
   failed: boolean;
   attempts: number;
-  /** When it was scheduled (epoch ms), to tell which phase of the campaign it belongs to. */
+  /** When it was scheduled and when its last attempt ended (epoch ms), to tell which phases of the campaign it ran in. */
   scheduledAt: number;
+  closedAt: number;
 }
 
 /**
@@ -46,10 +47,18 @@ export async function episodeActivities(
     for (const e of await eventsOfAllRuns(client, child)) {
       const id = String(e.eventId);
       const s = e.activityTaskScheduledEventAttributes;
+      const time = Number(e.eventTime?.seconds ?? 0) * 1000 + Math.floor((e.eventTime?.nanos ?? 0) / 1e6);
       if (s?.activityType?.name === 'runEpisode') {
         const request = defaultPayloadConverter.fromPayload<EpisodeRequest>(s.input!.payloads![0]!);
-        const scheduledAt = Number(e.eventTime?.seconds ?? 0) * 1000 + Math.floor((e.eventTime?.nanos ?? 0) / 1e6);
-        const activity: EpisodeActivity = { child, request, outcome: null, failed: false, attempts: 1, scheduledAt };
+        const activity: EpisodeActivity = {
+          child,
+          request,
+          outcome: null,
+          failed: false,
+          attempts: 1,
+          scheduledAt: time,
+          closedAt: time,
+        };
         scheduled.set(id, activity);
         activities.push(activity);
       }
@@ -57,15 +66,20 @@ export async function episodeActivities(
       if (started && scheduled.has(String(started.scheduledEventId)))
         scheduled.get(String(started.scheduledEventId))!.attempts = started.attempt ?? 1;
       const completed = e.activityTaskCompletedEventAttributes;
-      if (completed && scheduled.has(String(completed.scheduledEventId)))
-        scheduled.get(String(completed.scheduledEventId))!.outcome =
-          defaultPayloadConverter.fromPayload<EpisodeOutcome>(completed.result!.payloads![0]!);
+      const done = completed && scheduled.get(String(completed.scheduledEventId));
+      if (done) {
+        done.outcome = defaultPayloadConverter.fromPayload<EpisodeOutcome>(completed.result!.payloads![0]!);
+        done.closedAt = time;
+      }
       const ended =
         e.activityTaskFailedEventAttributes ??
         e.activityTaskTimedOutEventAttributes ??
         e.activityTaskCanceledEventAttributes;
-      if (ended && scheduled.has(String(ended.scheduledEventId)))
-        scheduled.get(String(ended.scheduledEventId))!.failed = true;
+      const gone = ended && scheduled.get(String(ended.scheduledEventId));
+      if (gone) {
+        gone.failed = true;
+        gone.closedAt = time;
+      }
     }
   }
   return { children, activities };
@@ -90,8 +104,19 @@ export interface InvariantReport {
   oracleEpisodes: number;
   /** Infrastructure failures scored as task failures: must be 0. */
   infraScored: string[];
-  /** Rewards compared with the fault-free baseline run (same campaign id, same seeds): equal / compared. */
-  baseline: { compared: number; equal: number; retriedCompared: number; retriedEqual: number; lower: string[] } | null;
+  /**
+   * Rewards compared with the fault-free baseline run (same campaign id, same seeds): equal / compared. Only an
+   * episode whose turns the same policy versions sampled as in the baseline is compared; with asynchronous steps which
+   * version a turn meets depends on timing, and `otherVersions` counts those left out.
+   */
+  baseline: {
+    compared: number;
+    equal: number;
+    retriedCompared: number;
+    retriedEqual: number;
+    lower: string[];
+    otherVersions: number;
+  } | null;
   /** The same, per phase of the campaign (see `slotOf`): what each fault's row in the table reports. */
   bySlot: Record<string, SlotInvariants>;
 }
@@ -107,8 +132,11 @@ export interface SlotInvariants {
   equal: number;
 }
 
-/** Which phase of the campaign an episode belongs to (by when it was scheduled); undefined outside every phase. */
-export type SlotOf = (activity: EpisodeActivity) => string | undefined;
+/**
+ * Which phases of the campaign an episode belongs to: by when it was scheduled, one or none; with asynchronous steps,
+ * every phase it ran in (two run beside each other).
+ */
+export type SlotOf = (activity: EpisodeActivity) => string[];
 
 interface StoredRow {
   result_set: string;
@@ -138,14 +166,22 @@ export async function storedEpisodes(pool: pg.Pool, campaignIds: string[]): Prom
   ).rows;
 }
 
-/** The reward of every scored row, by episode id: what the baseline comparison reads. */
-export async function scoredRewards(config: LoadedConfig, campaignId: string): Promise<Map<string, number>> {
+/** What the baseline comparison reads of one scored episode: its reward and the policy versions that sampled it. */
+export interface ScoredEpisode {
+  reward: number;
+  /** EpisodeOutcome.policyVersion: the versions of its turns ("2" or "2,3"); empty for the oracle. */
+  versions: string;
+}
+
+/** Every scored row's reward and its episode's policy versions, by episode id. */
+export async function scoredRewards(config: LoadedConfig, campaignId: string): Promise<Map<string, ScoredEpisode>> {
   return withClient(config, undefined, async (c) => {
-    const rows = await c.query<StoredRow>(
-      'SELECT episode_id, reward FROM campaign_result_rows WHERE campaign_id = $1 AND error IS NULL',
+    const rows = await c.query<StoredRow & { versions: string | null }>(
+      `SELECT episode_id, reward, row->>'policyVersion' AS versions
+       FROM campaign_result_rows WHERE campaign_id = $1 AND error IS NULL`,
       [campaignId],
     );
-    return new Map(rows.rows.map((r) => [r.episode_id, r.reward]));
+    return new Map(rows.rows.map((r) => [r.episode_id, { reward: r.reward, versions: r.versions ?? '' }]));
   });
 }
 
@@ -159,8 +195,8 @@ export async function checkInvariants(
   client: Client,
   campaignId: string,
   oracle: { campaignId: string; workflows: string[] },
-  baseline: Map<string, number> | null,
-  slotOf: SlotOf = () => undefined,
+  baseline: Map<string, ScoredEpisode> | null,
+  slotOf: SlotOf = () => [],
 ): Promise<InvariantReport> {
   const { activities } = await episodeActivities(client, campaignId, oracle.workflows);
   const ids = [campaignId, oracle.campaignId];
@@ -222,42 +258,45 @@ export async function checkInvariants(
     duplicated.push(...effects.problems);
 
     const bySlot: Record<string, SlotInvariants> = {};
-    const slotOfId = new Map<string, string>();
+    const slotsOfId = new Map<string, string[]>();
     for (const a of activities) {
-      const slot = slotOf(a);
-      if (slot === undefined) continue;
-      slotOfId.set(a.request.episodeId, slot);
-      const counts = (bySlot[slot] ??= {
-        episodes: 0,
-        retried: 0,
-        lost: 0,
-        duplicated: 0,
-        misScored: 0,
-        compared: 0,
-        equal: 0,
-      });
-      counts.episodes += 1;
-      if (a.attempts > 1) counts.retried += 1;
+      const slots = slotOf(a);
+      slotsOfId.set(a.request.episodeId, slots);
+      for (const slot of slots) {
+        const counts = (bySlot[slot] ??= {
+          episodes: 0,
+          retried: 0,
+          lost: 0,
+          duplicated: 0,
+          misScored: 0,
+          compared: 0,
+          equal: 0,
+        });
+        counts.episodes += 1;
+        if (a.attempts > 1) counts.retried += 1;
+      }
     }
     /** Problems name their episode first ("<id>: ..."). */
     const countBySlot = (problems: string[], key: 'lost' | 'duplicated' | 'misScored') => {
-      for (const p of problems) {
-        const slot = slotOfId.get(p.slice(0, p.indexOf(':')));
-        if (slot !== undefined) bySlot[slot]![key] += 1;
-      }
+      for (const p of problems)
+        for (const slot of slotsOfId.get(p.slice(0, p.indexOf(':'))) ?? []) bySlot[slot]![key] += 1;
     };
 
     let comparison: InvariantReport['baseline'] = null;
     if (baseline) {
-      comparison = { compared: 0, equal: 0, retriedCompared: 0, retriedEqual: 0, lower: [] };
+      comparison = { compared: 0, equal: 0, retriedCompared: 0, retriedEqual: 0, lower: [], otherVersions: 0 };
       for (const a of activities) {
-        const expected = baseline.get(a.request.episodeId);
-        if (!a.outcome || expected === undefined) continue;
+        const scored = baseline.get(a.request.episodeId);
+        if (!a.outcome || scored === undefined) continue;
+        if ((a.outcome.policyVersion ?? '') !== scored.versions) {
+          comparison.otherVersions += 1;
+          continue;
+        }
+        const expected = scored.reward;
         const touched = a.attempts > 1 || (recordOf.get(a.request.episodeId)?.resumed ?? 0) > 0;
         comparison.compared += 1;
         if (a.outcome.reward === expected) comparison.equal += 1;
-        const slot = slotOfId.get(a.request.episodeId);
-        if (slot !== undefined) {
+        for (const slot of slotsOfId.get(a.request.episodeId) ?? []) {
           bySlot[slot]!.compared += 1;
           if (a.outcome.reward === expected) bySlot[slot]!.equal += 1;
         }

@@ -104,9 +104,10 @@ const script = (name: string) => fileURLToPath(new URL(`./${name}.js`, import.me
 
 export interface ChaosFleetOptions {
   queues: { control: string; episodes: string; gpu: string };
-  policyPort: number;
+  /** One policy server per port: the rollout fleet (one port: the single policy server of a synchronous campaign). */
+  policyPorts: number[];
   episodeConcurrency: number;
-  /** The checkpoint and version the policy server serves when it (re)starts: the campaign's last published one. */
+  /** The checkpoint and version a policy server serves when it (re)starts. */
   policy: () => Promise<{ checkpointDir: string; version: number }>;
   policyServer: { maxBatchSize: number; batchWaitMs: number; threads: number };
   servedModelName: string;
@@ -124,8 +125,11 @@ export interface ChaosFleet {
   /** A second episode worker on the same queue, where Temporal retries what the first one can no longer run. */
   episodes2: Supervised;
   gpu: Supervised;
+  /** The first policy server (the only one of a synchronous campaign). */
   policyServer: Supervised;
-  policyUrl: string;
+  /** Every policy server, in the order of `policyPorts`, and the URL of each. */
+  policyServers: Supervised[];
+  policyUrls: string[];
   all: Supervised[];
 }
 
@@ -139,7 +143,6 @@ export function chaosFleet(config: LoadedConfig, env: Record<string, string>, op
   };
   const logs = path.join(config.dataPath, 'logs');
   const python = fromRoot(config.python.venv, 'bin', 'python');
-  const policyUrl = `http://127.0.0.1:${options.policyPort}`;
   const node = (name: string, args: string[]) => async () => ({
     file: process.execPath,
     args: [script(name), ...args],
@@ -174,46 +177,51 @@ export function chaosFleet(config: LoadedConfig, env: Record<string, string>, op
     path.join(logs, 'chaos-gpu-worker.log'),
     { line: new RegExp(`gpu worker ready on task queue ${options.queues.gpu}`) },
   );
-  const policyServer = new Supervised(
-    'policy server',
-    async () => {
-      const policy = await options.policy();
-      const s = options.policyServer;
-      return {
-        file: python,
-        args: [
-          '-m',
-          'finalstate.policy_server',
-          '--model',
-          policy.checkpointDir,
-          '--port',
-          String(options.policyPort),
-          '--served-model-name',
-          options.servedModelName,
-          '--policy-version',
-          String(policy.version),
-          '--max-batch-size',
-          String(s.maxBatchSize),
-          '--batch-wait-ms',
-          String(s.batchWaitMs),
-          '--threads',
-          String(s.threads),
-          '--admin-token-file',
-          policyAdminTokenFile(config.dataPath),
-        ],
-      };
-    },
-    childEnv,
-    path.join(logs, 'chaos-policy-server.log'),
-    { probe: async () => (await fetch(`${policyUrl}/health`, { signal: AbortSignal.timeout(2000) })).ok },
-  );
+  const policyServerAt = (port: number, index: number) => {
+    const url = `http://127.0.0.1:${port}`;
+    return new Supervised(
+      index === 0 ? 'policy server' : `policy server ${index + 1}`,
+      async () => {
+        const policy = await options.policy();
+        const s = options.policyServer;
+        return {
+          file: python,
+          args: [
+            '-m',
+            'finalstate.policy_server',
+            '--model',
+            policy.checkpointDir,
+            '--port',
+            String(port),
+            '--served-model-name',
+            options.servedModelName,
+            '--policy-version',
+            String(policy.version),
+            '--max-batch-size',
+            String(s.maxBatchSize),
+            '--batch-wait-ms',
+            String(s.batchWaitMs),
+            '--threads',
+            String(s.threads),
+            '--admin-token-file',
+            policyAdminTokenFile(config.dataPath),
+          ],
+        };
+      },
+      childEnv,
+      path.join(logs, index === 0 ? 'chaos-policy-server.log' : `chaos-policy-server-${index + 1}.log`),
+      { probe: async () => (await fetch(`${url}/health`, { signal: AbortSignal.timeout(2000) })).ok },
+    );
+  };
+  const policyServers = options.policyPorts.map(policyServerAt);
   return {
     control,
     episodes,
     episodes2,
     gpu,
-    policyServer,
-    policyUrl,
-    all: [control, policyServer, gpu, episodes, episodes2],
+    policyServer: policyServers[0]!,
+    policyServers,
+    policyUrls: options.policyPorts.map((port) => `http://127.0.0.1:${port}`),
+    all: [control, ...policyServers, gpu, episodes, episodes2],
   };
 }

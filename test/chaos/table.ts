@@ -1,11 +1,16 @@
 import type { SlotTime } from './campaign.js';
 import type { FaultKind, FiredFault, PlannedFault } from './faults.js';
 import type { InvariantReport } from './invariants.js';
+import type { Rejoin } from './fleet-report.js';
 
 export interface ChaosResult {
-  mode: 'full' | 'short';
+  mode: 'full' | 'short' | 'async';
   campaignId: string;
   steps: number;
+  /** async.maxStaleness K of the campaign (0: synchronous steps). */
+  maxStaleness: number;
+  /** The asynchronous run: how each server a fleet fault took out came back. */
+  fleet: Rejoin[] | null;
   stepsCompleted: number;
   finished: boolean;
   seconds: number;
@@ -32,11 +37,26 @@ const FAULT_LABELS: Record<FaultKind, string> = {
   'grading-postgres-restart': 'restart PostgreSQL during grading',
   'policy-server-stall': 'stall policy server past the episode clock',
   'episode-sessions-freeze': 'freeze episode database sessions (hung tools)',
+  'gpu-worker-sigkill-overlapped': "SIGKILL gpu worker during an update, the next step's rollouts running",
+  'rollout-server-sigkill': 'SIGKILL a rollout server mid-step (one of two)',
+  'rollout-publish-fail': 'publish fails on one of two rollout servers',
 };
 
-/** "step-2/update" -> step 2, phase update; "probe" -> step 0, phase probe. */
-function stepPhase(slot: string): string {
+/** A fault's label; with asynchronous steps, its K. */
+const labelOf = (r: ChaosResult, kind: FaultKind) =>
+  `${FAULT_LABELS[kind]}${r.maxStaleness > 0 ? ` (K = ${r.maxStaleness})` : ''}`;
+
+/**
+ * "step-2/update" -> step 2, phase update; "probe" -> step 0, phase probe. With asynchronous steps, also the slot
+ * that ran beside it (step n's update beside step n+1's rollouts).
+ */
+function stepPhase(slot: string, overlapping = false): string {
   const m = /^step-(\d+)\/(\w+)$/.exec(slot);
+  if (m && overlapping) {
+    const n = Number(m[1]);
+    if (m[2] === 'update') return `step ${n}, policy update, beside step ${n + 1}'s rollouts`;
+    return n > 1 ? `step ${n}, rollouts, beside step ${n - 1}'s update` : `step ${n}, rollouts`;
+  }
   if (m) return `step ${m[1]}, ${m[2] === 'update' ? 'policy update' : 'rollouts'}`;
   const e = /^eval-(\d+)$/.exec(slot);
   if (e) return `after step ${e[1]}, evaluation`;
@@ -82,6 +102,22 @@ export function verdicts(r: ChaosResult): { name: string; value: string; require
       required: '0',
       ok: inv.duplicated.length === 0,
     },
+    ...(r.fleet
+      ? [
+          {
+            name: 'rollout servers back through the fleet (reconcile or publish), never by hand',
+            value: `${r.fleet.filter((j) => j.by && j.ejected !== false).length}/${r.fleet.length}${r.fleet
+              .filter((j) => !j.by || j.ejected === false)
+              .map(
+                (j) =>
+                  ` (${j.kind} in ${j.slot}: ${j.ejected === false ? 'not ejected by the publish' : 'never back'})`,
+              )
+              .join('')}`,
+            required: 'all',
+            ok: r.fleet.every((j) => j.by && j.ejected !== false),
+          },
+        ]
+      : []),
     {
       name: 'infrastructure failures scored as task failures',
       value: `${inv.infraScored.length + (inv.baseline?.lower.length ?? 0)}${inv.baseline ? ` (retried episodes scoring below the baseline: ${inv.baseline.lower.length})` : ''}`,
@@ -94,7 +130,7 @@ export function verdicts(r: ChaosResult): { name: string; value: string; require
 export function renderTable(r: ChaosResult): string {
   const inv = r.invariants;
   const lines = [
-    `chaos run (${r.mode}): campaign ${r.campaignId}, ${r.steps} GRPO steps; faulted run ${r.seconds.toFixed(0)} s${r.baselineSeconds !== null ? `, fault-free baseline ${r.baselineSeconds.toFixed(0)} s` : ''}; command ${r.totalSeconds} s in all`,
+    `chaos run (${r.mode}): campaign ${r.campaignId}, ${r.steps} GRPO steps${r.maxStaleness > 0 ? ` (async.maxStaleness ${r.maxStaleness}, two rollout servers)` : ''}; faulted run ${r.seconds.toFixed(0)} s${r.baselineSeconds !== null ? `, fault-free baseline ${r.baselineSeconds.toFixed(0)} s` : ''}; command ${r.totalSeconds} s in all`,
     '',
     '| fault | when (step, phase) | at | outage | phase took | baseline | added |',
     '|---|---|---|---|---|---|---|',
@@ -105,7 +141,7 @@ export function renderTable(r: ChaosResult): string {
     const added =
       took !== null && base !== null ? `${took - base >= 0 ? '+' : ''}${(took - base).toFixed(1)} s` : 'n/a';
     lines.push(
-      `| ${FAULT_LABELS[f.kind]} | ${stepPhase(f.slot)} | ${secs(f.at)} | ${secs(f.outageSeconds)} | ${secs(took)} | ${secs(base)} | ${added} |`,
+      `| ${labelOf(r, f.kind)} | ${stepPhase(f.slot, r.maxStaleness > 0)} | ${secs(f.at)} | ${secs(f.outageSeconds)} | ${secs(took)} | ${secs(base)} | ${added} |`,
     );
   }
   lines.push(
@@ -116,12 +152,12 @@ export function renderTable(r: ChaosResult): string {
   for (const f of r.fired) {
     const s = inv.bySlot[f.slot];
     if (!s) {
-      lines.push(`| ${FAULT_LABELS[f.kind]} | 0 | | | | |`);
+      lines.push(`| ${labelOf(r, f.kind)} | 0 | | | | |`);
       continue;
     }
     const equal = inv.baseline ? `${s.equal}/${s.compared}` : 'n/a (no baseline)';
     lines.push(
-      `| ${FAULT_LABELS[f.kind]} | ${s.episodes} (${s.retried}) | ${s.lost} | ${s.duplicated} | ${s.misScored} | ${equal} |`,
+      `| ${labelOf(r, f.kind)} | ${s.episodes} (${s.retried}) | ${s.lost} | ${s.duplicated} | ${s.misScored} | ${equal} |`,
     );
   }
   lines.push('', '| check | value | required |', '|---|---|---|');
@@ -131,7 +167,11 @@ export function renderTable(r: ChaosResult): string {
   );
   if (inv.baseline)
     lines.push(
-      `| rewards equal to the fault-free baseline | ${inv.baseline.equal}/${inv.baseline.compared} (retried episodes: ${inv.baseline.retriedEqual}/${inv.baseline.retriedCompared}) | |`,
+      `| rewards equal to the fault-free baseline | ${inv.baseline.equal}/${inv.baseline.compared} (retried episodes: ${inv.baseline.retriedEqual}/${inv.baseline.retriedCompared})${inv.baseline.otherVersions > 0 ? `; ${inv.baseline.otherVersions} not compared: other policy versions sampled them than in the baseline` : ''} | |`,
+    );
+  for (const j of r.fleet ?? [])
+    lines.push(
+      `| ${FAULT_LABELS[j.kind]}: server back | ${j.by ? `${j.by.kind === 'republished' ? "the fleet's reconcile" : 'a publish'} (${j.by.child.slice(j.by.child.lastIndexOf('/') + 1)}) made it serve version ${j.by.version} at ${secs(j.by.at)}` : 'never'}${j.ejected ? `, after the step's publish ejected it` : ''} | |`,
     );
   const problems = [
     ...r.crashes.map((c) => `crash: ${c}`),

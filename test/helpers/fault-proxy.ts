@@ -50,6 +50,16 @@ export class FaultProxy {
     this.blocked.set(route, status);
   }
 
+  /** Requests to `route` reach the server again. */
+  unblock(route: string): void {
+    this.blocked.delete(route);
+  }
+
+  /** Requests to `route` forwarded to the server and not answered yet. */
+  inFlight(route: string): number {
+    return this.requests.filter((r) => r.status === 0 && r.path.split('?', 1)[0] === route).length;
+  }
+
   /** Requests to `route` reach the server only once `until` settles (a slow call the test decides the end of). */
   hold(route: string, until: Promise<unknown>): void {
     this.held.set(route, until);
@@ -85,7 +95,10 @@ export class FaultProxy {
     try {
       const response = await fetch(`${this.target}${path}`, {
         method: req.method,
-        headers: { 'content-type': req.headers['content-type'] ?? 'application/json' },
+        headers: {
+          'content-type': req.headers['content-type'] ?? 'application/json',
+          ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}),
+        },
         ...(raw.length ? { body: raw } : {}),
       });
       record.status = response.status;
