@@ -42,6 +42,8 @@ function hashDomainContent(domain: DomainDefinition): string {
 }
 
 const SQLSTATE_DUPLICATE_OBJECT = '42710';
+/** Two sessions creating the same role at once: the loser violates pg_authid's unique name index instead. */
+const SQLSTATE_UNIQUE_VIOLATION = '23505';
 
 /** The two shared NOLOGIN roles: the episode roles' group and the owner of the internal tables. */
 export async function ensureGroupRole(admin: pg.ClientBase): Promise<void> {
@@ -51,7 +53,8 @@ export async function ensureGroupRole(admin: pg.ClientBase): Promise<void> {
     try {
       await admin.query(`CREATE ROLE ${ident(role)} NOLOGIN`);
     } catch (err) {
-      if ((err as { code?: string }).code !== SQLSTATE_DUPLICATE_OBJECT) throw err;
+      const code = (err as { code?: string }).code;
+      if (code !== SQLSTATE_DUPLICATE_OBJECT && code !== SQLSTATE_UNIQUE_VIOLATION) throw err;
     }
   }
   // a non-superuser admin must be a member of the owner role to hand the internal tables to it
