@@ -112,7 +112,15 @@ lint() {
 # the servers: 2 at a time took the tier from 1160 s (one at a time) to 600 s on a 2-core machine, and kept it passing.
 # own: two lanes side by side (test/tiers.json), one file at a time each; a lane's lines are prefixed with its number.
 unit_tier() { run_tier unit --test-concurrency=2 --test-timeout=300000; }
-stack_tier() { run_tier stack --test-concurrency=2 --test-timeout=600000; }
+stack_tier() { run_tier stack --test-concurrency=2 --test-timeout=600000 || { vllm_log_tail; return 1; }; }
+# vllm_log_tail: what the shared vLLM logged last (its routes' requests and errors; not the metrics polls), for a
+# failed stack tier, whose vLLM tests' failures often start on the server
+vllm_log_tail() {
+  local log="$vllm_dir/vllm-model.log"
+  [ -f "$log" ] || return 0
+  echo "== the shared vLLM's log, last 120 lines without /metrics ($log)"
+  grep -v 'GET /metrics' "$log" | grep -v 'multiproc_executor.py:[0-9]*\]   \|core.py:[0-9]*\]   ' | tail -120 | cut -c1-400
+}
 own_lane() { run_tier "own:$1" --test-concurrency=1 --test-timeout=1800000 2>&1 | sed -u "s/^/[own $1] /"; }
 own_tier() {
   own_lane 1 &

@@ -120,6 +120,14 @@ export async function lockVllm(target: VllmTarget): Promise<{ release(): Promise
       else await sleep(200);
     }
   }
+  // A holder that failed between a pause and its resume leaves every later request waiting: say so, and serve again.
+  const paused = (await fetch(`${target.url}/is_paused`)
+    .then((r) => r.json())
+    .catch(() => ({}))) as { is_paused?: boolean };
+  if (paused.is_paused) {
+    process.stderr.write(`lockVllm: ${target.url} was left paused by the previous holder; resuming it\n`);
+    await fetch(`${target.url}/resume`, { method: 'POST' });
+  }
   return {
     release: async () => {
       try {
