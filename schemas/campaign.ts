@@ -10,6 +10,7 @@ import {
   MicroBatchTokens,
   MiniBatchGroups,
   OptimizerConfig,
+  Packing,
 } from './training.js';
 import { ChatEndpointConfig, JudgeConfig, PolicyServerRef, UserSimulatorConfig } from './clients.js';
 import { EpisodeLimits, PolicyRef } from './episode.js';
@@ -111,6 +112,7 @@ export const UpdateConfig = z
     microBatchTokens: MicroBatchTokens,
     microBatchSize: MicroBatchSize,
     miniBatchGroups: MiniBatchGroups,
+    packing: Packing,
     retention: CheckpointRetention.prefault({}).describe(
       'Which checkpoints stay on disk; `finalstate campaign start` prints the bytes each step writes and what stays.',
     ),

@@ -24,7 +24,7 @@ from transformers.integrations.accelerate import init_empty_weights
 
 from ..config import FsdpConfig
 from .process_group import ProcessGroups
-from .sharding import shard_model
+from .sharding import Meshes, shard_model
 
 _DTYPES = {
     "F64": torch.float64, "F32": torch.float32, "F16": torch.float16, "BF16": torch.bfloat16,
@@ -48,14 +48,14 @@ def meta_model(source: Path) -> torch.nn.Module:
     return model
 
 
-def sharded_meta_model(source: Path, device: torch.device, world_size: int, fsdp: FsdpConfig) -> torch.nn.Module:
-    """`source`'s model sharded over the ranks, each rank's shards allocated (uninitialised) on its device."""
+def sharded_meta_model(source: Path, meshes: Meshes, fsdp: FsdpConfig) -> torch.nn.Module:
+    """`source`'s model sharded over `meshes`, each rank's shards allocated (uninitialised) on its device."""
     model = meta_model(source)
     buffers = {name: buffer.clone() for name, buffer in model.named_buffers()}
     parameters = sum(p.numel() for p in model.parameters())
-    shard_model(model, device, world_size, fsdp, parameters=parameters)
+    shard_model(model, meshes, fsdp, parameters=parameters)
     # to_empty allocates every parameter shard and buffer on its device; the buffers get their values back.
-    model.to_empty(device=torch.device("cpu") if fsdp.optimizer_offload else device)
+    model.to_empty(device=torch.device("cpu") if fsdp.optimizer_offload else meshes.ranks.device)
     with torch.no_grad():
         for name, buffer in model.named_buffers():
             buffer.copy_(buffers[name])
