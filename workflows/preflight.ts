@@ -15,7 +15,7 @@ export interface UpdatePreflightInput {
   gpuTaskQueue: string;
   update: Pick<
     UpdateConfig,
-    'baseModel' | 'fsdp' | 'microBatchTokens' | 'microBatchSize' | 'retention' | 'checkpoints'
+    'baseModel' | 'fsdp' | 'microBatchTokens' | 'microBatchSize' | 'packing' | 'retention' | 'checkpoints'
   >;
   /** The longest episode: the campaign's limits.maxContextTokens. */
   maxEpisodeTokens: number;
@@ -55,6 +55,10 @@ export async function updatePreflight(input: UpdatePreflightInput): Promise<Upda
     microBatchTokens: input.update.microBatchTokens,
     microBatchSize: input.update.microBatchSize,
     maxEpisodeTokens: input.maxEpisodeTokens,
+    // Inputs recorded before these settings existed carry none: the schema's defaults.
+    packing: input.update.packing ?? true,
+    sequenceParallel: fsdp.sequenceParallel ?? 1,
+    replicateAcrossNodes: fsdp.replicateAcrossNodes ?? false,
   });
   const bytes = checkpointBytes(
     model.parameters,
