@@ -4,7 +4,9 @@
 #   (a) the FSDP2 update, bf16, NCCL, of a randomly initialised Qwen3-1.7B-shaped model at 4,096 tokens an episode:
 #       peak memory against the preflight's prediction (infra/update-memory.ts), tokens/s and MFU;
 #   (b) the same with optimizer offload, every step clipped;
-#   (c) the sharded load of that model from a bf16 safetensors file: peak device memory, and the load before.
+#   (c) the update of episodes whose lengths spread as real ones do, packed into passes (update.packing), through the
+#       chunked log-prob head (no logits kept), sequence parallelism 1: peak memory, tokens/s and MFU (issue 36);
+#   (d) the sharded load of that model from a bf16 safetensors file: peak device memory, and the load before.
 # Nothing is downloaded (PyTorch and transformers only); the predictions travel in python/benchmarks/gpu_check_plan.json.
 # The project's package also needs jsonschema (finalstate/schemas.py fills the configs' defaults from the exported
 # schemas): on a machine without it, `infra/gpu-check.sh --wheels` run beforehand where pip can reach PyPI saves the

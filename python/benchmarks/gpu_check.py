@@ -3,7 +3,10 @@ GPU measures, for
   (a) the FSDP2 update, bf16, of a randomly initialised Qwen3-1.7B-shaped model at 4,096 tokens an episode: peak
       memory against infra/update-memory.ts's prediction, tokens/s and MFU;
   (b) the same with optimizer offload, every step clipped (the clipping path for shards in host memory);
-  (c) the sharded load (gpu_worker/loading.py) of that model from a bf16 safetensors file: peak device memory
+  (c) the update of episodes whose lengths spread as real ones do, packed into passes (grpo/passes.py), attention
+      per episode (grpo/attention.py) and the chunked log-prob head (grpo/log_probs.py) on CUDA, sequence
+      parallelism 1 (the CPU rehearsal: 2, its two ranks sharing each pass): peak memory, tokens/s and MFU;
+  (d) the sharded load (gpu_worker/loading.py) of that model from a bf16 safetensors file: peak device memory
       against the prediction, and the shards equal to the file's weights; beside it the load before (every rank the
       whole fp32 model), for the host memory.
 
@@ -59,12 +62,12 @@ def torchrun(world: int, script: Path, *args: str, timeout: float) -> tuple[list
 
 def run_update(plan: dict, name: str, device: str) -> None:
     import torch
-    from policy_update import PEAK_BF16_FLOPS, random_batch
+    from policy_update import PEAK_BF16_FLOPS, batch_of_lengths
     from transformers import Qwen3Config, Qwen3ForCausalLM
 
-    from finalstate.config import FsdpConfig, loss_config, optimizer_config
+    from finalstate.config import fsdp_config, loss_config, optimizer_config
     from finalstate.gpu_worker.process_group import start_process_groups
-    from finalstate.gpu_worker.sharding import shard_model
+    from finalstate.gpu_worker.sharding import make_meshes, shard_model
     from finalstate.grpo import PolicyTrainer
 
     part = next(p for p in plan["update"] if p["name"] == name)
@@ -75,13 +78,13 @@ def run_update(plan: dict, name: str, device: str) -> None:
     parameters = sum(p.numel() for p in model.parameters())
     if parameters != plan["parameters"]:
         raise SystemExit(f"the model has {parameters} parameters, the plan {plan['parameters']}: regenerate gpu_check_plan.json")
-    fsdp = FsdpConfig(enable_gradient_checkpointing="auto", optimizer_offload=part["optimizerOffload"], export_dtype="auto")
-    shard_model(model, groups.device, groups.world_size, fsdp)
+    fsdp = fsdp_config({"optimizerOffload": part["optimizerOffload"], "sequenceParallel": part["sequenceParallel"]})
+    meshes = make_meshes(groups.device, groups.world_size, groups.local_world_size, fsdp)
+    shard_model(model, meshes, fsdp)
     optimizer = optimizer_config({"lr": 1e-6, "maxGradNorm": part["maxGradNorm"]})
     loss = loss_config({"clipHigh": 0.28})
-    trainer = PolicyTrainer(model, optimizer, device=groups.device)
-    length = part["tokensPerEpisode"]
-    batch = random_batch(part["episodes"], length, length // 4, config.vocab_size, torch.Generator().manual_seed(0))
+    trainer = PolicyTrainer(model, optimizer, device=groups.device, ranks=meshes.ranks)
+    batch = batch_of_lengths(part["lengths"], 0.25, config.vocab_size, torch.Generator().manual_seed(0))
     cuda = groups.device.type == "cuda"
     timings, norms = [], []
     for step in range(part["steps"] + 1):  # one warm-up step: AdamW's state exists from its end on
@@ -90,16 +93,19 @@ def run_update(plan: dict, name: str, device: str) -> None:
             if step == 1:
                 torch.cuda.reset_peak_memory_stats(groups.device)
         started = time.perf_counter()
-        metrics = trainer.train_step(batch, loss_config=loss, optimizer_config=optimizer, micro_batch_tokens=part["microBatchTokens"])
+        metrics = trainer.train_step(
+            batch, loss_config=loss, optimizer_config=optimizer, micro_batch_tokens=part["microBatchTokens"], packed=part["packing"]
+        )
         if step > 0:
             timings.append(time.perf_counter() - started)
             norms.append(metrics["gradNorm"])
     if groups.rank != 0:
         return
-    tokens = part["episodes"] * length
+    tokens = sum(part["lengths"])
     seconds = sum(timings) / len(timings)
-    attention = 12 * config.num_hidden_layers * config.num_attention_heads * config.head_dim * length / 2
-    achieved = tokens * (6 * parameters + attention) / seconds
+    # Causal attention within each episode: 12 x layers x heads x head_dim x its length / 2 per token.
+    attention = sum(12 * config.num_hidden_layers * config.num_attention_heads * config.head_dim * n * n / 2 for n in part["lengths"])
+    achieved = (tokens * 6 * parameters + attention) / seconds
     name_of_device = torch.cuda.get_device_name(groups.device) if cuda else "cpu"
     peak_flops = next((v for k, v in PEAK_BF16_FLOPS.items() if k in name_of_device), None)
     print(json.dumps({

@@ -1,5 +1,6 @@
 """The CPU rehearsal of the GPU proof (infra/gpu-check.sh): python/benchmarks/gpu_check.py --cpu runs every part on a
-tiny Qwen3 with gloo at 2 ranks, and prints the one table the GPU run prints."""
+tiny Qwen3 with gloo at 2 ranks (the packed part with its two ranks sharing each pass), and prints the one table the
+GPU run prints."""
 
 from __future__ import annotations
 
@@ -18,7 +19,12 @@ def test_every_part_of_the_gpu_check_runs_on_the_cpu_and_prints_one_table():
     print(done.stdout)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     rows = [line for line in done.stdout.splitlines() if line.startswith("| (")]
-    assert [row.split(" | ")[0] for row in rows] == ["| (a) FSDP2 update, fp32, gloo", "| (b) (a) with optimizer offload, clipped", "| (c) sharded load"]
+    assert [row.split(" | ")[0] for row in rows] == [
+        "| (a) FSDP2 update, fp32, gloo",
+        "| (b) (a) with optimizer offload, clipped",
+        "| (c) packed passes of real-length episodes, chunked head, sequence parallel 2, gloo",
+        "| (d) sharded load",
+    ]
     assert all(row.split(" | ")[-1].startswith("ok") for row in rows), rows
 
 

@@ -21,5 +21,14 @@ test('the GPU check builds a 1-2B Qwen3 whose update and load fit one 80 GB GPU'
     offload!.optimizerOffload && offload!.predictedPeakBytes! < plain!.predictedPeakBytes! - 16 * plan.parameters + 1e9,
   );
   assert.ok(plan.load.predictedPeakBytes! < 4 * plan.parameters + 1e9);
+  // (c): packed passes of episodes of spread lengths through the chunked head, sequence parallelism 1 on one GPU.
+  const packed = plan.update.find((part) => part.name === 'packed')!;
+  assert.ok(packed.packing && packed.sequenceParallel === 1);
+  assert.ok(
+    Math.min(...packed.lengths) < packed.tokensPerEpisode / 4 &&
+      Math.max(...packed.lengths) === packed.tokensPerEpisode,
+  );
+  assert.equal(checkPlan('cpu').update.find((part) => part.name === 'packed')!.sequenceParallel, 2);
+  assert.equal(checkPlan('cpu').update[0]!.predictedPeakBytes, null, 'no memory statistics on the CPU');
   assert.equal(checkPlan('cpu').update[0]!.predictedPeakBytes, null, 'no memory statistics on the CPU');
 });
