@@ -12,7 +12,7 @@ import type { CheckpointRetention, GpuWorkerInfo, ModelShape } from '../schemas/
  * - the root module (input embeddings, output layer, final norm), which FSDP2 keeps unsharded through the forward
  *   and backward passes: its compute copy c, its gradient c and that gradient in fp32 for the reduce-scatter 4,
  *   per root parameter (the log-prob head sums the output layer's gradient in fp32 before that copy exists, in the
- *   same 4 bytes);
+ *   same 4 bytes, each chunk's product in c before the gradient exists, in its c bytes);
  * - two decoder layers unsharded (the one computing and the one prefetched), one layer's gradient in c and in fp32;
  * - activations kept through the pass: per token and layer, what a layer saves for its backward pass
  *   (UPDATE_MEMORY_MODEL's coefficients, measured by python/tests/test_update_memory.py) for every layer, or with

@@ -7,8 +7,9 @@ for a pass of T tokens costs c T V bytes, their gradient as much again, and an f
 positions, keeps the chunk's log-prob of its targets, entropy and log-sum-exp (4 bytes each per position), and drops
 the chunk; the backward computes the chunk's logits again from the hidden states it kept and turns them straight
 into the gradients of the hidden states and of the output layer. What stays per position is its hidden state
-(c h bytes), never a vocabulary row; the scratch is a few chunks of `CHUNK_BYTES` (infra/update-memory.ts counts
-exactly that). The output layer's gradient is summed over the chunks in fp32.
+(c h bytes), never a vocabulary row; the scratch is two chunks of `CHUNK_BYTES` (infra/update-memory.ts counts
+exactly that). The output layer's gradient is summed over the chunks in fp32 (4 bytes per output-layer parameter
+while the head's backward runs, which the arithmetic counts with the root module's fp32 gradient).
 """
 
 from __future__ import annotations
@@ -66,10 +67,14 @@ class _LinearLogProbs(torch.autograd.Function):
             # d log p(t) / d z = onehot(t) - softmax(z), times the incoming gradient: in place of the chunk's logits.
             d = (h @ w.T).float().sub_(normaliser[start:end, None]).exp_().mul_(-g)
             d.scatter_add_(-1, targets[start:end, None], g)
+            d = d.to(ctx.dtype)  # both matmuls in the compute dtype (bf16 on CUDA: tensor cores)
             if want_hidden:
-                grad_hidden[start:end] = (d.to(ctx.dtype) @ w).to(hidden.dtype)
+                grad_hidden[start:end] = (d @ w).to(hidden.dtype)
             if want_weight:
-                grad_weight.addmm_(d.T, h.float())
+                if d.dtype == torch.float32:
+                    grad_weight.addmm_(d.T, h)
+                else:  # each chunk's product accumulates in fp32 inside the matmul, and the chunks add up in fp32
+                    grad_weight.add_(d.T @ h)
             del d
         return grad_hidden, None if grad_weight is None else grad_weight.to(weight.dtype), None, None, None
 
