@@ -3,8 +3,11 @@
  * that the Python trainer chunks its logits by the same figure and its tests check the same coefficients.
  */
 export const UPDATE_MEMORY_MODEL = {
-  /** fp32 scratch of one chunk of logit rows in the trainer's log-prob and entropy (python/finalstate/grpo/log_probs.py). */
-  logitChunkBytes: 64 * 2 ** 20,
+  /**
+   * fp32 scratch of one chunk of logit rows in the trainer's log-prob head (python/finalstate/grpo/log_probs.py): at a
+   * 152k vocabulary 441 positions, enough rows for the output layer's gradient matmul of each chunk to run at speed.
+   */
+  logitChunkBytes: 256 * 2 ** 20,
   /**
    * Bytes per token that one decoder layer keeps for its backward pass in bf16, as sums of coefficients times the
    * layer's widths: the hidden size, the MLP's intermediate size, the query width (heads x head dim), the key/value

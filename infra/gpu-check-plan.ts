@@ -76,8 +76,13 @@ export interface UpdatePart {
   name: string;
   label: string;
   episodes: number;
+  /** The longest episode. */
   tokensPerEpisode: number;
+  /** Every episode's tokens. */
+  lengths: number[];
   microBatchTokens: number;
+  packing: boolean;
+  sequenceParallel: number;
   optimizerOffload: boolean;
   /** Low enough that every step clips. */
   maxGradNorm: number;
@@ -107,13 +112,22 @@ const ONE_GPU: GpuWorkerInfo = {
   collectiveTimeoutS: 600,
 };
 
+/**
+ * Episode lengths spread as real demo episodes are (bench/data/turn-profile.json: from a sixth of the longest to the
+ * longest, most in between): `count` episodes up to `longest` tokens.
+ */
+export function spreadLengths(count: number, longest: number): number[] {
+  return Array.from({ length: count }, (_, i) => Math.round(longest * (1 - (5 / 6) * (i / (count - 1)) ** 1.5)));
+}
+
 export function checkPlan(device: 'cuda' | 'cpu'): CheckPlan {
   const config = device === 'cuda' ? QWEN3_1_7B : QWEN3_TINY;
   const model = qwen3Shape(config);
   const worldSize = device === 'cuda' ? 1 : 2;
   const tokensPerEpisode = device === 'cuda' ? 4096 : 64;
   const microBatchTokens = 2 * tokensPerEpisode;
-  const predict = (optimizerOffload: boolean, lora?: UpdatePart['lora']) => {
+  const episodes = device === 'cuda' ? 16 : 4;
+  const predict = (optimizerOffload: boolean, packing: boolean, sequenceParallel: number, lora?: UpdatePart['lora']) => {
     if (device === 'cpu') return null;
     const settings: UpdateSettings = {
       activationCheckpointing: 'auto',
@@ -122,6 +136,9 @@ export function checkPlan(device: 'cuda' | 'cpu'): CheckPlan {
       microBatchTokens,
       microBatchSize: null,
       maxEpisodeTokens: tokensPerEpisode,
+      packing,
+      sequenceParallel,
+      replicateAcrossNodes: false,
       ...(lora ? { lora } : {}),
     };
     return Math.round(planUpdateMemory(model, ONE_GPU, settings).perGpu.total);
@@ -131,19 +148,29 @@ export function checkPlan(device: 'cuda' | 'cpu'): CheckPlan {
     label: string,
     optimizerOffload: boolean,
     maxGradNorm: number,
+    layout: { lengths: number[]; packing: boolean; sequenceParallel: number } = {
+      lengths: Array<number>(episodes).fill(tokensPerEpisode),
+      packing: false,
+      sequenceParallel: 1,
+    },
     lora?: UpdatePart['lora'],
   ): UpdatePart => ({
     name,
     label,
-    episodes: device === 'cuda' ? 16 : 4,
+    episodes: layout.lengths.length,
     tokensPerEpisode,
+    lengths: layout.lengths,
     microBatchTokens,
+    packing: layout.packing,
+    sequenceParallel: layout.sequenceParallel,
     optimizerOffload,
     maxGradNorm,
     steps: device === 'cuda' ? 2 : 1,
-    predictedPeakBytes: predict(optimizerOffload, lora),
+    predictedPeakBytes: predict(optimizerOffload, layout.packing, layout.sequenceParallel, lora),
     ...(lora ? { lora } : {}),
   });
+  // One GPU has no sequence-parallel peer; the CPU rehearsal's two ranks share each pass.
+  const packed = { lengths: spreadLengths(3 * episodes, tokensPerEpisode), packing: true, sequenceParallel: worldSize };
   return {
     generatedBy: 'node dist/infra/gpu-check-plan.js (infra/gpu-check-plan.ts)',
     config,
@@ -152,13 +179,22 @@ export function checkPlan(device: 'cuda' | 'cpu'): CheckPlan {
     update: [
       part('update', device === 'cuda' ? '(a) FSDP2 update, bf16, NCCL' : '(a) FSDP2 update, fp32, gloo', false, 1.0),
       part('offload', '(b) (a) with optimizer offload, clipped', true, 1e-3),
-      part('lora', '(c) LoRA r16 on all linear layers, (a) otherwise', false, 1.0, {
+      part('lora', '(c) LoRA r16 on all linear layers, (a) otherwise', false, 1.0, undefined, {
         rank: 16,
         targetModules: ALL_LINEAR,
       }),
+      part(
+        'packed',
+        device === 'cuda'
+          ? '(d) packed passes of real-length episodes, chunked head, bf16'
+          : '(d) packed passes of real-length episodes, chunked head, sequence parallel 2, gloo',
+        false,
+        1.0,
+        packed,
+      ),
     ],
     load: {
-      label: '(d) sharded load',
+      label: '(e) sharded load',
       fileDtype: 'bfloat16',
       predictedPeakBytes: device === 'cuda' ? Math.round(loadPeakBytes(model, worldSize, 2)) : null,
     },

@@ -6,8 +6,10 @@
 #       peak memory against the preflight's prediction (infra/update-memory.ts), tokens/s and MFU;
 #   (b) the same with optimizer offload, every step clipped;
 #   (c) the same with LoRA (PEFT, rank 16 on every linear layer, the base frozen in bf16), its adapter written;
-#   (d) the sharded load of that model from a bf16 safetensors file: peak device memory, and the load before;
-#   (e) the adapter of (c) loaded into vLLM beside that model and sampled, when the image has vLLM.
+#   (d) the update of episodes whose lengths spread as real ones do, packed into passes (update.packing), through the
+#       chunked log-prob head (no logits kept), sequence parallelism 1: peak memory, tokens/s and MFU (issue 36);
+#   (e) the sharded load of that model from a bf16 safetensors file: peak device memory, and the load before;
+#   (f) the adapter of (c) loaded into vLLM beside that model and sampled, when the image has vLLM.
 # Nothing is downloaded; the predictions travel in python/benchmarks/gpu_check_plan.json. It runs on a GPU image's
 # own Python (python3: no .venv there) with the image's PyTorch, transformers and PEFT (torch 2.11, transformers 5.x
 # on the device image docs/deploy.md names): nothing it runs needs jsonschema, which such an image lacks

@@ -11,6 +11,7 @@ import {
   MicroBatchTokens,
   MiniBatchGroups,
   OptimizerConfig,
+  Packing,
 } from './training.js';
 import {
   ChatEndpointConfig,
@@ -118,6 +119,7 @@ export const UpdateConfig = z
     microBatchTokens: MicroBatchTokens,
     microBatchSize: MicroBatchSize,
     miniBatchGroups: MiniBatchGroups,
+    packing: Packing,
     retention: CheckpointRetention.prefault({}).describe(
       'Which checkpoints stay on disk; `finalstate campaign start` prints the bytes each step writes and what stays.',
     ),

@@ -194,6 +194,20 @@ export const FsdpConfig = z
       .describe(
         'dtype of the consolidated Hugging Face export that policy servers load. auto: bfloat16 when the update runs on CUDA, float32 on CPU (the dtype the policy computes in).',
       ),
+    sequenceParallel: z
+      .number()
+      .int()
+      .min(1)
+      .default(1)
+      .describe(
+        "Ranks that share one forward/backward pass, each holding a contiguous slice of its tokens through the whole model (Ulysses: an all-to-all around attention trades the slice for all tokens of 1/S of the heads). It divides an episode's activations by S, so episodes longer than one GPU holds can train. S consecutive ranks on one node form a group; it must divide the ranks per node and the model's attention heads. 1: off.",
+      ),
+    replicateAcrossNodes: z
+      .boolean()
+      .default(false)
+      .describe(
+        "HSDP: shard the parameters, gradients and AdamW state within each node and keep one replica per node, so the per-layer all-gathers and reduce-scatters stay on the node's fast links and only a gradient all-reduce crosses nodes. Each GPU then holds 16 bytes per parameter / GPUs per node instead of / all GPUs.",
+      ),
   })
   .strict();
 
@@ -238,8 +252,18 @@ export const MicroBatchTokens = z
   .min(1)
   .default(8192)
   .describe(
-    'Padded tokens (episodes x the longest of them) per forward/backward pass on each rank: the memory of a pass ' +
-      'grows with its tokens. An episode longer than this is a pass of its own.',
+    'Tokens per forward/backward pass on each rank: the memory of a pass grows with its tokens. Padded passes count ' +
+      'episodes x the longest of them, packed ones (packing) the sum of their lengths. With fsdp.sequenceParallel S ' +
+      'the S ranks of a group share a pass of up to S times this. An episode longer than that is a pass of its own.',
+  );
+
+export const Packing = z
+  .boolean()
+  .default(true)
+  .describe(
+    'Pack the episodes of a pass back to back into one sequence, each with positions from 0 and attention that ' +
+      "never crosses into another (verl's use_remove_padding), instead of right-padding each to the longest: no " +
+      'compute or memory is spent on padding. The same loss and gradients either way (docs/policy-stack.md).',
   );
 
 export const MicroBatchSize = CountOrNull.describe(
@@ -305,6 +329,7 @@ export const PolicyUpdateInput = z
     microBatchTokens: MicroBatchTokens,
     microBatchSize: MicroBatchSize,
     miniBatchGroups: MiniBatchGroups,
+    packing: Packing,
     seed: z.number().int().min(0).default(0),
     retention: CheckpointRetention.prefault({}),
     checkpoints: CheckpointCadence.prefault({}),

@@ -165,6 +165,7 @@ async function train(
     microBatchTokens: input.update.microBatchTokens,
     microBatchSize: input.update.microBatchSize,
     miniBatchGroups: input.update.miniBatchGroups,
+    packing: input.update.packing,
     seed: settings.seed >>> 0,
     retention: input.update.retention,
     checkpoints: input.update.checkpoints,

@@ -16,7 +16,7 @@ export interface UpdatePreflightInput {
   gpuTaskQueue: string;
   update: Pick<
     UpdateConfig,
-    'baseModel' | 'fsdp' | 'microBatchTokens' | 'microBatchSize' | 'retention' | 'checkpoints' | 'lora'
+    'baseModel' | 'fsdp' | 'microBatchTokens' | 'microBatchSize' | 'packing' | 'retention' | 'checkpoints' | 'lora'
   >;
   /** The longest episode: the campaign's limits.maxContextTokens. */
   maxEpisodeTokens: number;
@@ -56,6 +56,10 @@ export async function updatePreflight(input: UpdatePreflightInput): Promise<Upda
     microBatchTokens: input.update.microBatchTokens,
     microBatchSize: input.update.microBatchSize,
     maxEpisodeTokens: input.maxEpisodeTokens,
+    // Inputs recorded before these settings existed carry none: the schema's defaults.
+    packing: input.update.packing ?? true,
+    sequenceParallel: fsdp.sequenceParallel ?? 1,
+    replicateAcrossNodes: fsdp.replicateAcrossNodes ?? false,
     ...(input.update.lora ? { lora: input.update.lora } : {}),
   });
   const bytes = checkpointBytes(

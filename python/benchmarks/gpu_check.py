@@ -5,10 +5,13 @@ GPU measures, for
   (b) the same with optimizer offload, every step clipped (the clipping path for shards in host memory);
   (c) LoRA (update.lora: PEFT, rank 16 on every linear layer, the base frozen in bf16) under FSDP2: peak memory
       against the preflight's LoRA mode, tokens/s; its adapter is written as a LoRA step writes it;
-  (d) the sharded load (gpu_worker/loading.py) of that model from a bf16 safetensors file: peak device memory
+  (d) the update of episodes whose lengths spread as real ones do, packed into passes (grpo/passes.py), attention
+      per episode (grpo/attention.py) and the chunked log-prob head (grpo/log_probs.py) on CUDA, sequence
+      parallelism 1 (the CPU rehearsal: 2, its two ranks sharing each pass): peak memory, tokens/s and MFU;
+  (e) the sharded load (gpu_worker/loading.py) of that model from a bf16 safetensors file: peak device memory
       against the prediction, and the shards equal to the file's weights; beside it the load before (every rank the
       whole fp32 model), for the host memory;
-  (e) the adapter of (c) loaded into vLLM beside the model of (d) and sampled, when the image has vLLM.
+  (f) the adapter of (c) loaded into vLLM beside the model of (e) and sampled, when the image has vLLM.
 
   python3 python/benchmarks/gpu_check.py          # one CUDA GPU: under 8 minutes on an H100/H200
   python3 python/benchmarks/gpu_check.py --cpu    # the rehearsal: a tiny Qwen3, gloo, 2 ranks (CI)
@@ -63,14 +66,14 @@ def torchrun(world: int, script: Path, *args: str, timeout: float) -> tuple[list
 
 def run_update(plan: dict, name: str, device: str, adapter_dir: str | None = None) -> None:
     import torch
-    from policy_update import PEAK_BF16_FLOPS, random_batch
+    from policy_update import PEAK_BF16_FLOPS, batch_of_lengths
     from transformers import Qwen3Config, Qwen3ForCausalLM
 
-    from finalstate.config import FsdpConfig, lora_config, loss_config, optimizer_config
+    from finalstate.config import fsdp_config, lora_config, loss_config, optimizer_config
     from finalstate.gpu_worker import lora as lora_adapters
     from finalstate.gpu_worker.checkpoints import gather_export, write_adapter
     from finalstate.gpu_worker.process_group import start_process_groups
-    from finalstate.gpu_worker.sharding import shard_model
+    from finalstate.gpu_worker.sharding import make_meshes, shard_model
     from finalstate.grpo import PolicyTrainer
 
     part = next(p for p in plan["update"] if p["name"] == name)
@@ -81,17 +84,17 @@ def run_update(plan: dict, name: str, device: str, adapter_dir: str | None = Non
     parameters = sum(p.numel() for p in model.parameters())
     if parameters != plan["parameters"]:
         raise SystemExit(f"the model has {parameters} parameters, the plan {plan['parameters']}: regenerate gpu_check_plan.json")
-    fsdp = FsdpConfig(enable_gradient_checkpointing="auto", optimizer_offload=part["optimizerOffload"], export_dtype="auto")
+    fsdp = fsdp_config({"optimizerOffload": part["optimizerOffload"], "sequenceParallel": part["sequenceParallel"]})
     cuda = groups.device.type == "cuda"
     if part.get("lora"):
         lora = lora_config({"rank": part["lora"]["rank"], "targetModules": part["lora"]["targetModules"]})
         model = lora_adapters.wrap(model, lora, base_model=adapter_dir or "random", frozen_dtype=torch.bfloat16 if cuda else torch.float32)
-    shard_model(model, groups.device, groups.world_size, fsdp, parameters=parameters)
+    meshes = make_meshes(groups.device, groups.world_size, groups.local_world_size, fsdp)
+    shard_model(model, meshes, fsdp, parameters=parameters)
     optimizer = optimizer_config({"lr": 1e-6, "maxGradNorm": part["maxGradNorm"]})
     loss = loss_config({"clipHigh": 0.28})
-    trainer = PolicyTrainer(model, optimizer, device=groups.device)
-    length = part["tokensPerEpisode"]
-    batch = random_batch(part["episodes"], length, length // 4, config.vocab_size, torch.Generator().manual_seed(0))
+    trainer = PolicyTrainer(model, optimizer, device=groups.device, ranks=meshes.ranks)
+    batch = batch_of_lengths(part["lengths"], 0.25, config.vocab_size, torch.Generator().manual_seed(0))
     timings, norms = [], []
     for step in range(part["steps"] + 1):  # one warm-up step: AdamW's state exists from its end on
         if cuda:
@@ -99,7 +102,9 @@ def run_update(plan: dict, name: str, device: str, adapter_dir: str | None = Non
             if step == 1:
                 torch.cuda.reset_peak_memory_stats(groups.device)
         started = time.perf_counter()
-        metrics = trainer.train_step(batch, loss_config=loss, optimizer_config=optimizer, micro_batch_tokens=part["microBatchTokens"])
+        metrics = trainer.train_step(
+            batch, loss_config=loss, optimizer_config=optimizer, micro_batch_tokens=part["microBatchTokens"], packed=part["packing"]
+        )
         if step > 0:
             timings.append(time.perf_counter() - started)
             norms.append(metrics["gradNorm"])
@@ -110,11 +115,12 @@ def run_update(plan: dict, name: str, device: str, adapter_dir: str | None = Non
             write_adapter(Path(adapter_dir), model, adapter)
     if groups.rank != 0:
         return
-    tokens = part["episodes"] * length
+    tokens = sum(part["lengths"])
     seconds = sum(timings) / len(timings)
-    attention = 12 * config.num_hidden_layers * config.num_attention_heads * config.head_dim * length / 2
+    # Causal attention within each episode: 12 x layers x heads x head_dim x its length / 2 per token.
+    attention = sum(12 * config.num_hidden_layers * config.num_attention_heads * config.head_dim * n * n / 2 for n in part["lengths"])
     # A frozen weight gets no weight gradient: its backward is one matmul instead of two (4 P flops a token, not 6).
-    achieved = tokens * ((4 if part.get("lora") else 6) * parameters + attention) / seconds
+    achieved = (tokens * (4 if part.get("lora") else 6) * parameters + attention) / seconds
     name_of_device = torch.cuda.get_device_name(groups.device) if cuda else "cpu"
     peak_flops = next((v for k, v in PEAK_BF16_FLOPS.items() if k in name_of_device), None)
     print(json.dumps({
@@ -210,8 +216,8 @@ def main() -> None:
         t0 = time.perf_counter()
         problem, note = adapter_in_vllm(model_dir, scratch / "adapter", device, timeout)
         if problem:
-            failures.append(f"(e) adapter in vLLM: {problem}")
-        rows.append(row("(e) the adapter of (c) in vLLM", None, None, None, time.perf_counter() - t0, problem, note))
+            failures.append(f"(f) adapter in vLLM: {problem}")
+        rows.append(row("(f) the adapter of (c) in vLLM", None, None, None, time.perf_counter() - t0, problem, note))
 
     print(f"\ngpu check on {device} ({world} rank(s)), Qwen3 of {plan['parameters'] / 1e9:.2f}B parameters, {time.perf_counter() - started:.0f} s")
     header = ("part", "predicted peak", "measured peak", "measured/predicted", "tokens/s", "MFU", "seconds", "result")

@@ -17,7 +17,7 @@ import time
 import torch
 from transformers import Qwen3Config, Qwen3ForCausalLM
 
-from finalstate.config import FsdpConfig, loss_config, optimizer_config
+from finalstate.config import fsdp_config, loss_config, optimizer_config
 from finalstate.grpo import PolicyTrainer
 
 PRESETS = {
@@ -32,14 +32,20 @@ PRESETS = {
 PEAK_BF16_FLOPS = {"H200": 989e12, "H100": 989e12, "A100": 312e12}
 
 
-def random_batch(episodes: int, length: int, prompt: int, vocab: int, generator: torch.Generator) -> list[dict]:
+def batch_of_lengths(lengths: list[int], prompt_share: float, vocab: int, generator: torch.Generator) -> list[dict]:
+    """Random episodes of the given lengths, the first `prompt_share` of each a prompt (no loss), in groups of 8."""
     batch = []
-    for i in range(episodes):
+    for i, length in enumerate(lengths):
+        prompt = max(1, int(length * prompt_share))
         ids = torch.randint(0, vocab, (length,), generator=generator).tolist()
         mask = [0] * prompt + [1] * (length - prompt)
         logprobs = [0.0] * prompt + (-torch.rand(length - prompt, generator=generator) * 5 - 5).tolist()
         batch.append({"episodeId": f"e{i}", "taskId": "t", "groupId": f"g{i // 8}", "tokenIds": ids, "lossMask": mask, "rolloutLogprobs": logprobs, "reward": float(i % 2)})
     return batch
+
+
+def random_batch(episodes: int, length: int, prompt: int, vocab: int, generator: torch.Generator) -> list[dict]:
+    return batch_of_lengths([length] * episodes, prompt / length, vocab, generator)
 
 
 def main() -> None:
@@ -64,18 +70,20 @@ def main() -> None:
     non_embedding = params - model.get_input_embeddings().weight.numel()
     optimizer = optimizer_config({"lr": 1e-6})
     loss = loss_config({"clipHigh": 0.28})
-    rank, world = 0, 1
+    rank, world, ranks = 0, 1, None
     if args.sharded:
         from finalstate.gpu_worker.process_group import start_process_groups
-        from finalstate.gpu_worker.sharding import shard_model
+        from finalstate.gpu_worker.sharding import make_meshes, shard_model
 
         groups = start_process_groups(args.device)
         device, rank, world = groups.device, groups.rank, groups.world_size
-        fsdp = FsdpConfig(enable_gradient_checkpointing=args.gradient_checkpointing, optimizer_offload=args.optimizer_offload, export_dtype="auto")
-        shard_model(model, device, world, fsdp)
+        fsdp = fsdp_config({"activationCheckpointing": args.gradient_checkpointing, "optimizerOffload": args.optimizer_offload})
+        meshes = make_meshes(device, world, groups.local_world_size, fsdp)
+        shard_model(model, meshes, fsdp)
+        ranks = meshes.ranks
     elif args.gradient_checkpointing:
         model.gradient_checkpointing_enable()
-    trainer = PolicyTrainer(model, optimizer, device=device)
+    trainer = PolicyTrainer(model, optimizer, device=device, ranks=ranks)
     generator = torch.Generator().manual_seed(0)
     batch = random_batch(args.episodes, args.length, args.prompt, config.vocab_size, generator)
     tokens = args.episodes * args.length

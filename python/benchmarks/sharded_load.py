@@ -47,15 +47,15 @@ def make_model(directory: Path, preset: str, dtype: str) -> None:
 
 def load_full(directory: Path, groups, fsdp):
     """The path before: every rank holds the whole fp32 model, on the device, before sharding it."""
-    from torch.distributed.device_mesh import init_device_mesh
     from torch.distributed.fsdp import fully_shard
     from transformers import AutoModelForCausalLM
 
-    from finalstate.gpu_worker.sharding import decoder_layers, mixed_precision
+    from finalstate.gpu_worker.sharding import decoder_layers, make_meshes, mixed_precision
 
     model = AutoModelForCausalLM.from_pretrained(directory, dtype=torch.float32)
     model.to(groups.device)
-    options = dict(mesh=init_device_mesh(groups.device.type, (groups.world_size,)), mp_policy=mixed_precision(groups.device))
+    meshes = make_meshes(groups.device, groups.world_size, groups.local_world_size, fsdp)
+    options = dict(mesh=meshes.fsdp, mp_policy=mixed_precision(groups.device))
     for layer in decoder_layers(model):
         fully_shard(layer, **options)
     fully_shard(model, **options)
@@ -64,8 +64,9 @@ def load_full(directory: Path, groups, fsdp):
 
 def load_sharded(directory: Path, groups, fsdp):
     from finalstate.gpu_worker.loading import load_full_weights, sharded_meta_model
+    from finalstate.gpu_worker.sharding import make_meshes
 
-    model = sharded_meta_model(directory, groups.device, groups.world_size, fsdp)
+    model = sharded_meta_model(directory, make_meshes(groups.device, groups.world_size, groups.local_world_size, fsdp), fsdp)
     load_full_weights(model, directory, groups)
     return model
 
@@ -84,13 +85,13 @@ def main() -> None:
         make_model(args.make_model, args.preset, args.dtype)
         return
 
-    from finalstate.config import FsdpConfig
+    from finalstate.config import fsdp_config
     from finalstate.gpu_worker.checkpoints import gather_export
     from finalstate.gpu_worker.loading import mapped_safetensors
     from finalstate.gpu_worker.process_group import start_process_groups
 
     groups = start_process_groups(args.device)
-    fsdp = FsdpConfig(enable_gradient_checkpointing=False, optimizer_offload=args.offload, export_dtype="float32")
+    fsdp = fsdp_config({"activationCheckpointing": False, "optimizerOffload": args.offload, "exportDtype": "float32"})
     cuda = groups.device.type == "cuda"
     torch.distributed.barrier()
     before = status_bytes("VmRSS:")

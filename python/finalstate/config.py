@@ -80,11 +80,15 @@ class LossConfig:
 @dataclass(frozen=True)
 class FsdpConfig:
     """How the update is sharded and what it saves (verl: actor.fsdp_config.optimizer_offload,
-    model.enable_gradient_checkpointing, which may be "auto": on from a model size, see `gradient_checkpointing_for`)."""
+    model.enable_gradient_checkpointing, which may be "auto": on from a model size, see `gradient_checkpointing_for`;
+    actor.ulysses_sequence_parallel_size). `replicate_across_nodes` is HSDP: verl's fsdp_config.fsdp_size set to the
+    GPUs of a node."""
 
     enable_gradient_checkpointing: bool | str = _ts("activationCheckpointing")
     optimizer_offload: bool = _ts("optimizerOffload")
     export_dtype: str = _ts("exportDtype")
+    ulysses_sequence_parallel_size: int = _ts("sequenceParallel")
+    replicate_across_nodes: bool = _ts("replicateAcrossNodes")
 
     @staticmethod
     def from_payload(payload: dict) -> FsdpConfig:
@@ -144,9 +148,9 @@ class LoraConfig:
 
 @dataclass(frozen=True)
 class PolicyUpdateRequest:
-    """One `policyUpdate` call. A forward pass on each rank holds at most micro_batch_tokens padded tokens and
-    ppo_micro_batch_size_per_gpu episodes (None: no limit); ppo_mini_batch_size counts groups (verl counts prompts,
-    and a group is one prompt's rollouts)."""
+    """One `policyUpdate` call. A forward pass on each rank holds at most micro_batch_tokens tokens and
+    ppo_micro_batch_size_per_gpu episodes (None: no limit), packed into one sequence with use_remove_padding, else
+    padded; ppo_mini_batch_size counts groups (verl counts prompts, and a group is one prompt's rollouts)."""
 
     campaign_id: str = _ts("campaignId")
     step: int = _ts("step")
@@ -159,6 +163,7 @@ class PolicyUpdateRequest:
     micro_batch_tokens: int = _ts("microBatchTokens")
     ppo_micro_batch_size_per_gpu: int | None = _ts("microBatchSize")
     ppo_mini_batch_size: int | None = _ts("miniBatchGroups")
+    use_remove_padding: bool = _ts("packing")
     seed: int = _ts("seed")
     retention: RetentionConfig = _ts("retention")
     checkpoints: CheckpointConfig = _ts("checkpoints")
@@ -202,6 +207,11 @@ def lora_config(overrides: dict | None = None) -> LoraConfig:
 def optimizer_config(overrides: dict | None = None) -> OptimizerConfig:
     """An OptimizerConfig from TypeScript-named `overrides`, the rest from the schema's defaults."""
     return OptimizerConfig.from_payload(_defaults()["optimizer"] | (overrides or {}))
+
+
+def fsdp_config(overrides: dict | None = None) -> FsdpConfig:
+    """An FsdpConfig from TypeScript-named `overrides`, the rest from the schema's defaults."""
+    return FsdpConfig.from_payload(_defaults()["fsdp"] | (overrides or {}))
 
 
 def _skeleton() -> dict:

@@ -1,5 +1,6 @@
 """The CPU rehearsal of the GPU proof (infra/gpu-check.sh): python/benchmarks/gpu_check.py --cpu runs every part on a
-tiny Qwen3 with gloo at 2 ranks, and prints the one table the GPU run prints."""
+tiny Qwen3 with gloo at 2 ranks (the packed part with its two ranks sharing each pass), and prints the one table the
+GPU run prints."""
 
 from __future__ import annotations
 
@@ -22,8 +23,9 @@ def test_every_part_of_the_gpu_check_runs_on_the_cpu_and_prints_one_table():
         "| (a) FSDP2 update, fp32, gloo",
         "| (b) (a) with optimizer offload, clipped",
         "| (c) LoRA r16 on all linear layers, (a) otherwise",
-        "| (d) sharded load",
-        "| (e) the adapter of (c) in vLLM",
+        "| (d) packed passes of real-length episodes, chunked head, sequence parallel 2, gloo",
+        "| (e) sharded load",
+        "| (f) the adapter of (c) in vLLM",
     ]
     assert all(row.split(" | ")[-1].startswith("ok") for row in rows), rows
 

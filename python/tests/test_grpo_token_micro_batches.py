@@ -1,4 +1,4 @@
-"""Micro-batches cut by tokens, the chunked log-prob head and gradient clipping of the update (CPU, fp32)."""
+"""Micro-batches cut by tokens and gradient clipping of the update (CPU, fp32); the log-prob head: test_log_prob_head.py."""
 
 import copy
 from dataclasses import replace
@@ -8,7 +8,6 @@ import torch
 
 from finalstate.grpo import PolicyTrainer
 from finalstate.grpo.clipping import clip_grad_norm
-from finalstate.grpo.log_probs import next_token_log_probs
 from finalstate.grpo.mini_batches import pass_count, plan_micro_batches
 from finalstate.grpo.ranks import Ranks
 
@@ -66,32 +65,6 @@ def test_token_budgets_give_the_gradient_and_loss_of_one_pass(model, aggregation
         for key in ("loss", "clipFraction", "entropy", "approxKl"):
             assert budget_metrics[key] == pytest.approx(full_metrics[key], abs=1e-6), (budget, key)
         assert budget_metrics["tokens"] == full_metrics["tokens"]
-
-
-@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
-def test_the_chunked_head_gives_log_softmax_values_entropies_and_gradients(dtype, monkeypatch):
-    import finalstate.grpo.log_probs as log_probs
-
-    monkeypatch.setattr(log_probs, "CHUNK_BYTES", 4 * 50 * 3)  # three rows a chunk: 13 rows make five chunks
-    generator = torch.Generator().manual_seed(0)
-    logits = (torch.randn(2, 7, 50, generator=generator) * 3).to(dtype).requires_grad_()
-    ids = torch.randint(0, 50, (2, 7), generator=generator)
-    weights = torch.randn(2, 6, generator=generator)
-
-    log_prob, entropy = next_token_log_probs(logits, ids)
-    (log_prob * weights).sum().backward()
-    ours = logits.grad.clone()
-
-    logits.grad = None
-    reference_all = torch.log_softmax(logits[:, :-1].float(), dim=-1)
-    reference = reference_all.gather(-1, ids[:, 1:, None]).squeeze(-1)
-    (reference * weights).sum().backward()
-    tolerance = 1e-6 if dtype == torch.float32 else 1e-2
-    assert torch.allclose(log_prob, reference, atol=1e-5)
-    assert torch.allclose(entropy, -(reference_all.exp() * reference_all).sum(-1).detach(), atol=1e-5)
-    assert not entropy.requires_grad
-    assert ours.dtype == dtype
-    assert torch.allclose(ours.float(), logits.grad.float(), atol=tolerance)
 
 
 def test_clipping_matches_torch_and_leaves_small_gradients_alone(model):

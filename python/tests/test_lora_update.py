@@ -91,7 +91,7 @@ def test_target_modules_the_model_lacks_are_refused_before_training(tiny_model_d
 def test_the_served_adapter_gives_the_trainers_logprobs(runs, tiny_model_dir):
     """Step 3's adapter, loaded by the policy server's engine beside the base model, samples with the log-probs the
     trainer's model (the resumed process's, which wrote it) gives those tokens."""
-    from finalstate.grpo.batch import episodes_to_tensors
+    from finalstate.grpo.passes import pass_tensors
     from finalstate.grpo.trainer import token_log_probs
     from finalstate.policy_server.engine import Engine, SamplingParams, load_policy
 
@@ -109,8 +109,8 @@ def test_the_served_adapter_gives_the_trainers_logprobs(runs, tiny_model_dir):
     episode = {"tokenIds": ids, "lossMask": [0] * len(ids), "rolloutLogprobs": [0.0] * len(ids)}
     model = runs["resumed"].trainer.model
     with torch.no_grad():
-        log_prob, _ = token_log_probs(model.eval(), episodes_to_tensors([episode], torch.zeros(1)))
-    expected = log_prob[0, len(prompt) - 1 :].tolist()
+        log_prob, _ = token_log_probs(model.eval(), pass_tensors([episode], torch.zeros(1), packed=False))
+    expected = log_prob[0, len(prompt) - 1 : len(ids) - 1].tolist()
     assert served.policy_version == 3 and plain.policy_version == 0
     assert served.token_logprobs == pytest.approx(expected, abs=1e-4)
     assert plain.token_logprobs != pytest.approx(served.token_logprobs, abs=1e-4)

@@ -12,47 +12,14 @@ from safetensors.torch import load_file
 from transformers import AutoModelForCausalLM
 
 from finalstate.gpu_worker.policy_update import PolicyUpdater
-from finalstate.grpo.batch import write_batch
 
-from episodes import toy_batch
-from sharded import cpu_groups, training_state
+from sharded import STEPS, cpu_groups, training_state, write_inputs
 from torchrun import kill_group, start_torchrun, torchrun_command, worker_env
 
 # Float sums over 2 ranks run in another order than in one process; over three AdamW steps the weights then
 # differ by a few ulps of the update. Adam's eps of 1e-4 keeps its step continuous in the gradient (see
 # test_grpo_update.py), so those ulps stay ulps instead of flipping the sign of a near-zero step.
 ATOL = 1e-6
-STEPS = (1, 2, 3)
-
-
-def write_inputs(directory, tiny_model_dir, checkpoints, fsdp=None, every=None, lora=None):
-    """Steps 1-3: step 2 in two mini-batches, step 3 with the off-policy correction; the tokens sampled by the
-    versions one and two behind (the base policy for the first steps). `every`: the checkpoint cadence of each step (default every step resumable).
-    `lora`: the update.lora of every step (None: full fine-tuning)."""
-    directory.mkdir(parents=True)
-    model = AutoModelForCausalLM.from_pretrained(tiny_model_dir)
-    files = {}
-    for step in STEPS:
-        batch = directory / f"batch-{step}.json"
-        episodes = toy_batch(model, model.config.vocab_size, seed=step)
-        write_batch(batch, [{**e, "rolloutVersions": [max(step - 2 - t % 2, 0) if m else -1 for t, m in enumerate(e["lossMask"])]} for e in episodes])
-        request = {
-            "campaignId": "sharded",
-            "step": step,
-            "batchUri": batch.as_uri(),
-            "checkpointDir": str(checkpoints),
-            "baseModel": str(tiny_model_dir),
-            "optimizer": {"lr": 1e-3, "eps": 1e-4},
-            "loss": {"clipHigh": 0.28, "offPolicyCorrection": "tis" if step == 3 else "none"},
-            "microBatchSize": 2,
-            "miniBatchGroups": 1 if step == 2 else None,  # step 2 takes two AdamW steps
-            "retention": {"keepLast": None},  # step 1's export is the reference the steps moved from
-            "fsdp": fsdp or {},
-            "checkpoints": {"every": (every or {}).get(step, 1)},
-        } | ({"lora": lora} if lora is not None else {})
-        files[step] = directory / f"update-{step}.json"
-        files[step].write_text(json.dumps(request))
-    return files
 
 
 def run_torchrun(nproc, files, timeout=240):
@@ -175,7 +142,7 @@ def test_the_other_ranks_wait_for_a_slow_export_beyond_the_collective_timeout(ti
 def test_the_sharded_export_serves_the_trainers_logprobs(runs, tiny_model_dir):
     """The consolidated HF export of the 2-rank run, loaded by the policy server's engine, samples with the
     logprobs that the trainer's own fp32 state (the sharded checkpoint) gives those tokens."""
-    from finalstate.grpo.batch import episodes_to_tensors
+    from finalstate.grpo.passes import pass_tensors
     from finalstate.grpo.trainer import token_log_probs
     from finalstate.policy_server.engine import Engine, SamplingParams, load_policy
 
@@ -193,8 +160,8 @@ def test_the_sharded_export_serves_the_trainers_logprobs(runs, tiny_model_dir):
     ids = prompt + completion.token_ids
     episode = {"tokenIds": ids, "lossMask": [0] * len(ids), "rolloutLogprobs": [0.0] * len(ids)}
     with torch.no_grad():
-        log_prob, _ = token_log_probs(trained.eval(), episodes_to_tensors([episode], torch.zeros(1)))
-    expected = log_prob[0, len(prompt) - 1 :].tolist()
+        log_prob, _ = token_log_probs(trained.eval(), pass_tensors([episode], torch.zeros(1), packed=False))
+    expected = log_prob[0, len(prompt) - 1 : len(ids) - 1].tolist()
     assert len(completion.token_logprobs) == 12
     assert completion.token_logprobs == pytest.approx(expected, abs=1e-4)
     base = load_file(str(tiny_model_dir / "model.safetensors"))

@@ -1,29 +1,38 @@
 """The memory the update's arithmetic (infra/update-memory.ts) counts, measured on the CPU.
 
 The coefficients come from schemas/json/UpdateMemoryModel.schema.json, the constants the TypeScript arithmetic uses:
-- a decoder layer's activations: the bytes autograd saves per token for a Qwen3 layer in bf16, measured with saved
-  tensor hooks (parameters excluded), against the fitted coefficients; with activation checkpointing, the layer input;
-- the log-prob head: the peak resident memory of its forward and backward on bf16 logits, against the gradient of
-  the logits plus the chunk scratch, and against the full-vocabulary fp32 log-softmax it replaced;
+- a decoder layer's activations: the bytes autograd saves per token for a Qwen3 layer in bf16 with the trainer's
+  attention (grpo/attention.py), measured with saved tensor hooks (parameters excluded), against the fitted
+  coefficients; with activation checkpointing, the layer input;
+- the log-prob head (grpo/log_probs.py): the peak resident memory of its forward and backward, against what it keeps
+  per token (the hidden states and their gradient) and two chunks of scratch, and against the logits it no longer
+  keeps;
+- a whole pass of the trainer: python/benchmarks/update_memory.py's small rows, measured against the prediction
+  memory_check_plan.json carries (infra/memory-check-plan.ts: the same arithmetic as the preflight);
 - LoRA's mode: a layer with adapters on every linear layer saves at most what the coefficients say plus r values a
-  token per adapter (about 11% less: the full mode's figure is the preflight's upper bound), and after an AdamW step the adapter holds 16 bytes a parameter (weight, gradient, two moments) and the
-  frozen base its weights alone, the adapter counted as r (in + out) per target layer (infra/update-memory.ts
+  token per adapter (about 11% less: the full mode's figure is the preflight's upper bound), and after an AdamW step
+  the adapter holds 16 bytes a parameter (weight, gradient, two moments) and the frozen base its weights alone, the adapter counted as r (in + out) per target layer (infra/update-memory.ts
   loraParameters).
 """
 
 from __future__ import annotations
 
-import gc
+import sys
 
 import pytest
 import torch
 from peft import LoraConfig, get_peft_model
 from transformers import Qwen3Config, Qwen3ForCausalLM
 
-from finalstate.grpo.core_algos import compute_policy_loss
-from finalstate.grpo.log_probs import CHUNK_BYTES, next_token_log_probs
+from finalstate.grpo.attention import use_trainer_attention
+from finalstate.grpo.log_probs import CHUNK_BYTES, linear_log_probs
 from finalstate.schemas import load_schema
 from finalstate.testing.tiny_adapter import ALL_LINEAR
+
+from torchrun import PACKAGE_ROOT
+
+sys.path.insert(0, str(PACKAGE_ROOT / "benchmarks"))
+from update_memory import peak_added_bytes, run  # the benchmarks are not a package: on the path above
 
 MODEL = {k: v.get("const", v.get("properties")) for k, v in load_schema("UpdateMemoryModel")["properties"].items()}
 ACTIVATION = {k: v["const"] for k, v in MODEL["activationBytesPerToken"].items()}
@@ -45,6 +54,7 @@ def saved_bytes_per_token_per_layer(
     model = Qwen3ForCausalLM(config).to(torch.bfloat16).train()
     if lora_rank is not None:
         model = get_peft_model(model, LoraConfig(r=lora_rank, target_modules=ALL_LINEAR)).to(torch.bfloat16).base_model.model
+    use_trainer_attention(model)
     if checkpointing:
         model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
     parameters = {p.untyped_storage().data_ptr() for p in model.parameters()}
@@ -81,55 +91,50 @@ def test_a_decoder_layer_saves_what_the_activation_coefficients_say(shape):
     assert saved_bytes_per_token_per_layer(*shape, checkpointing=True) == 2 * shape[0]
 
 
-def _peak_bytes(run) -> int:
-    """Peak resident memory `run` adds (VmHWM after resetting it). Large tensors are mmapped by glibc and returned
-    to the system when freed, so the peak is what was live at once."""
-    gc.collect()
+def test_the_log_prob_head_keeps_hidden_states_not_logits():
+    """At a 65,536-token vocabulary in bf16, 4,096 and then 8,192 positions (four and eight chunks of rows): the head
+    keeps the hidden states, makes their gradient and sums the output layer's gradient in fp32, and its scratch is
+    two chunks, so the 4,096 more positions add their per-token bytes only, where the logits and their gradient
+    would add 1.07 GB."""
+    hidden, vocabulary = 64, 65536
+    generator = torch.Generator().manual_seed(0)
+    weight = (torch.randn(vocabulary, hidden, generator=generator) * 0.05).to(torch.bfloat16).requires_grad_()
+    per_token = 2 * 2 * hidden + 12
+    peaks = {}
+    for tokens in (4096, 8192):
+        states = torch.randn(tokens, hidden, generator=generator).to(torch.bfloat16).requires_grad_()
+        targets = torch.randint(0, vocabulary, (tokens,), generator=generator)
 
-    def status(key: str) -> int:
-        with open("/proc/self/status") as handle:
-            return next(int(line.split()[1]) * 1024 for line in handle if line.startswith(key))
+        def run(states=states, targets=targets):
+            log_prob, entropy = linear_log_probs(states, weight, targets)
+            log_prob.sum().backward()
+            float(entropy.sum())
 
-    with open("/proc/self/clear_refs", "w") as handle:
-        handle.write("5")
-    base = status("VmRSS:")
-    run()
-    return status("VmHWM:") - base
-
-
-def _head(logits, ids, *, chunked: bool):
-    tokens = ids.shape[1] - 1
-    mask = torch.ones(1, tokens)
-    old = torch.full((1, tokens), -5.0)
-    advantages = torch.ones(1, tokens)
-    if chunked:
-        log_prob, entropy = next_token_log_probs(logits, ids)
-    else:  # the full-vocabulary fp32 log-softmax, kept for the entropy metric
-        log_probs_all = torch.log_softmax(logits[:, :-1].float(), dim=-1)
-        log_prob = log_probs_all.gather(-1, ids[:, 1:, None]).squeeze(-1)
-    loss, _, _ = compute_policy_loss(old, log_prob, advantages, mask)
-    loss.backward()
-    with torch.no_grad():
-        if chunked:
-            float(entropy[mask.bool()].sum())
-        else:
-            float((-(log_probs_all[mask.bool()].exp() * log_probs_all[mask.bool()]).sum(-1)).sum())
+        peaks[tokens] = peak_added_bytes(run)
+        weight.grad = None
+        print(f"{tokens} positions: the head's peak {peaks[tokens] / 1e6:.0f} MB (two chunks {2 * CHUNK_BYTES / 1e6:.0f} MB, per token {tokens * per_token / 1e6:.1f} MB)")
+        assert peaks[tokens] <= tokens * per_token + 4 * vocabulary * hidden + 2 * CHUNK_BYTES + 16 * 2**20
+    logits_and_gradient = 2 * 2 * 4096 * vocabulary
+    assert peaks[8192] - peaks[4096] <= 4096 * per_token + 8 * 2**20, f"4,096 more positions added {peaks[8192] - peaks[4096]} bytes, the logits would add {logits_and_gradient}"
 
 
-def test_the_log_prob_head_keeps_the_logit_gradient_and_one_chunk_of_scratch():
-    tokens, vocabulary = 1024, 65536
-    cells = tokens * vocabulary
-    measured = {}
-    for chunked in (True, False):
-        torch.manual_seed(0)
-        logits = torch.randn(1, tokens, vocabulary, dtype=torch.bfloat16).requires_grad_()
-        ids = torch.randint(0, vocabulary, (1, tokens))
-        measured[chunked] = _peak_bytes(lambda logits=logits, ids=ids, chunked=chunked: _head(logits, ids, chunked=chunked))
-        del logits
-    print(f"bytes per token per vocabulary entry beside the bf16 logits: chunked {measured[True] / cells:.2f}, full fp32 log-softmax {measured[False] / cells:.2f}")
-    # The logits' bf16 gradient (2 bytes a cell) and at most four chunks of fp32 scratch (infra/update-memory.ts).
-    assert measured[True] <= 2 * cells + 4 * CHUNK_BYTES + 16 * 2**20
-    assert measured[False] >= 12 * cells, "the old head kept fp32 copies of every logit"
+def test_the_memory_model_predicts_the_peak_of_a_pass_on_the_cpu():
+    """python/benchmarks/update_memory.py --rows test: one pass at 1k and 4k tokens, packed and padded, through
+    the chunked head and, to compare, through the logits as the trainer kept them before (with the arithmetic it
+    had then). Stated tolerance: the prediction is an upper bound, and through the chunked head within 20% of the
+    measured peak; the old arithmetic, within 2x."""
+    results = run("test")
+    for r in results:
+        ratio = r["measured"] / r["predicted"]
+        print(f"{r['label']}: predicted {r['predicted'] / 1e6:.0f} MB, measured {r['measured'] / 1e6:.0f} MB ({ratio:.2f})")
+    assert len(results) == 6
+    for r in results:
+        loosest = 0.8 if "chunked head" in r["label"] else 0.5
+        assert loosest * r["predicted"] <= r["measured"] <= r["predicted"], r
+    by_label = {r["label"]: r["measured"] for r in results}
+    # Packing computes the pass's 4k tokens where padding computes 8k; the logits add 8k rows of 8,192 entries.
+    assert by_label["4k tokens, packed, chunked head"] < 0.6 * by_label["4k tokens, padded, chunked head"]
+    assert by_label["4k tokens, padded, chunked head"] < by_label["4k tokens, padded, logits"]
 
 
 @pytest.mark.parametrize("shape", SHAPES[:2])

@@ -77,3 +77,18 @@ def kill_group(process: subprocess.Popen) -> None:
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
     process.wait()
+
+
+def node_commands(nodes: int, nproc: int, *worker_args: str) -> list[list[str]]:
+    """One torchrun agent per simulated node, all on this machine (static rendezvous on one port): each agent's
+    ranks see LOCAL_WORLD_SIZE `nproc`, as on `nodes` machines."""
+    port = str(free_port())
+
+    def agent(node: int) -> list[str]:
+        return [
+            sys.executable, "-m", "torch.distributed.run", "--nnodes", str(nodes), "--node-rank", str(node),
+            "--nproc-per-node", str(nproc), "--master-addr", "127.0.0.1", "--master-port", port, "--max-restarts", "0",
+            "-m", "finalstate.gpu_worker", "--device", "cpu", *worker_args,
+        ]  # fmt: skip
+
+    return [agent(node) for node in range(nodes)]

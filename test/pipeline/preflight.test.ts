@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, test } from 'node:test';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { h100s, REFERENCE_MODELS } from '../../infra/update-memory-table.js';
+import { h100s, REFERENCE_MODELS, REFERENCE_RUN } from '../../infra/update-memory-table.js';
 import { runCliAsync } from './cli.js';
 import { startPipeline, task, workflowFailure, type Pipeline } from '../../testkit/pipeline/harness.js';
 
@@ -37,12 +37,9 @@ test('campaign start refuses the old defaults at 7B with the numbers and the set
   assert.match(refused.stderr, new RegExp(`campaign ${config.campaignId}: the policy update will not fit:`));
   assert.match(
     refused.stderr,
-    /per GPU: 542\.7 GB of 75\.2 GB usable on a 85\.9 GB GPU \(.*logits 40\.1 GB, activations 476\.3 GB at 65536 tokens a pass\)/,
+    /per GPU: 502\.5 GB of 75\.2 GB usable on a 85\.9 GB GPU \(.*activations 459\.8 GB and the larger of a layer's backward 16\.4 GB and the log-prob head 1\.5 GB at 65536 tokens a pass on each GPU\)/,
   );
-  assert.match(
-    refused.stderr,
-    /lower update\.microBatchSize \(8 episodes of up to 8192 tokens: .*\) or set update\.microBatchTokens; or turn on update\.fsdp\.activationCheckpointing/,
-  );
+  assert.match(refused.stderr, /it fits with turn on update\.fsdp\.activationCheckpointing \(per GPU 72\.3 GB\)/);
   assert.match(refused.stderr, /update memory: qwen2 of 7\.62B parameters on 8 x NVIDIA H100 80GB HBM3/);
   await assert.rejects(p.client.workflow.getHandle(config.campaignId).describe(), WorkflowNotFoundError);
 
@@ -51,7 +48,7 @@ test('campaign start refuses the old defaults at 7B with the numbers and the set
   assert.equal(now.status, 0, now.stderr);
   const printed = JSON.parse(now.stdout) as { started: boolean; preflight: string[] };
   assert.ok(printed.started);
-  assert.match(printed.preflight[1]!, /^ {2}per GPU: 37\.3 GB of 75\.2 GB usable/);
+  assert.match(printed.preflight[1]!, /^ {2}per GPU: 32\.0 GB of 75\.2 GB usable/);
   assert.match(printed.preflight[3]!, /^checkpoints: each step writes 106\.6 GB/);
   await p.client.workflow.getHandle(`${config.campaignId}-now`).terminate('the preflight is all this test needs');
   fs.rmSync(dir, { recursive: true, force: true });
@@ -69,7 +66,46 @@ test('the campaign workflow refuses the old defaults at 7B before it probes, wit
   const failure = failed!.workflowExecutionFailedEventAttributes!.failure!;
   assert.equal(failure.applicationFailureInfo?.type, 'UserError');
   assert.equal(failure.applicationFailureInfo?.nonRetryable, true);
-  assert.match(failure.message ?? '', /per GPU: 542\.7 GB of 75\.2 GB usable/);
+  assert.match(failure.message ?? '', /per GPU: 502\.5 GB of 75\.2 GB usable/);
   await assert.rejects(p.client.workflow.getHandle(`${config.campaignId}/probe`).describe(), WorkflowNotFoundError);
   assert.equal(p.gpu.calls.length, 0, 'no policy update ran');
+});
+
+test("campaign start accepts the reference run's shape and prints its memory term by term; without sequence parallelism it names 4", async () => {
+  const described = p.gpu.described.value;
+  p.gpu.described.value = { worker: h100s(REFERENCE_RUN.gpus), model: REFERENCE_MODELS[REFERENCE_RUN.model] };
+  const dir = fs.mkdtempSync(`${p.artifacts.root}-reference-`);
+  const file = `${dir}/campaign.json`;
+  const reference = (fsdp: object) =>
+    p.campaignConfig({
+      limits: { maxContextTokens: REFERENCE_RUN.settings.maxEpisodeTokens },
+      update: { baseModel: '/nonexistent/base-model', fsdp },
+    });
+  try {
+    const single = reference({ optimizerOffload: true });
+    fs.writeFileSync(file, JSON.stringify(single));
+    const refused = await runCliAsync(['campaign', 'start', file, '--skip-base-model-check']);
+    assert.equal(refused.status, 2, refused.stdout + refused.stderr);
+    assert.match(
+      refused.stderr,
+      /activations 87\.2 GB and the larger of a layer's backward 79\.1 GB and the log-prob head 3\.3 GB at 133120 tokens a pass on each GPU with activation checkpointing\)/,
+    );
+    assert.match(refused.stderr, /it fits with set update\.fsdp\.sequenceParallel to 4 \(per GPU 59\.1 GB\)/);
+
+    const config = reference({ optimizerOffload: true, sequenceParallel: 4 });
+    fs.writeFileSync(file, JSON.stringify(config));
+    const started = await runCliAsync(['campaign', 'start', file, '--skip-base-model-check', '--json']);
+    assert.equal(started.status, 0, started.stderr);
+    const printed = JSON.parse(started.stdout) as { started: boolean; preflight: string[] };
+    assert.ok(printed.started);
+    assert.deepEqual(printed.preflight.slice(0, 3), [
+      'update memory: qwen3 of 23.37B parameters on 24 x NVIDIA H100 80GB HBM3 (8 per node), 33280 packed tokens a pass on each GPU, sequence parallelism 4, activation checkpointing on',
+      "  per GPU: 59.1 GB of 75.2 GB usable (sharded state 0.0 MB, embeddings and output layer 12.4 GB, two layers 3.4 GB, activations 21.8 GB, the larger of a layer's backward 21.4 GB and the log-prob head 1.2 GB)",
+      "  per node: 203.4 GB of host memory (8 ranks x 4.0 GB, offloaded state 124.6 GB, the export gathered on rank 0's node 46.7 GB)",
+    ]);
+    await p.client.workflow.getHandle(config.campaignId).terminate('the preflight is all this test needs');
+  } finally {
+    p.gpu.described.value = described;
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });

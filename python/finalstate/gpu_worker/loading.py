@@ -24,7 +24,7 @@ from transformers import AutoConfig, AutoModelForCausalLM, GenerationConfig
 from ..config import FsdpConfig, LoraConfig
 from . import lora as lora_adapters
 from .process_group import ProcessGroups
-from .sharding import shard_model
+from .sharding import Meshes, shard_model
 
 _DTYPES = {
     "F64": torch.float64, "F32": torch.float32, "F16": torch.float16, "BF16": torch.bfloat16,
@@ -70,20 +70,18 @@ def parameters_on_meta():
         torch.nn.Module.register_parameter = register
 
 
-def sharded_meta_model(
-    source: Path, device: torch.device, world_size: int, fsdp: FsdpConfig, lora: LoraConfig | None = None
-) -> torch.nn.Module:
-    """`source`'s model sharded over the ranks, each rank's shards allocated (uninitialised) on its device. With
+def sharded_meta_model(source: Path, meshes: Meshes, fsdp: FsdpConfig, lora: LoraConfig | None = None) -> torch.nn.Module:
+    """`source`'s model sharded over `meshes`, each rank's shards allocated (uninitialised) on its device. With
     `lora`, wrapped with PEFT adapters first, its base frozen in the compute dtype (lora.py)."""
     model = meta_model(source)
     if lora is not None:
-        frozen = torch.bfloat16 if device.type == "cuda" else torch.float32
+        frozen = torch.bfloat16 if meshes.ranks.device.type == "cuda" else torch.float32
         model = lora_adapters.wrap(model, lora, base_model=source, frozen_dtype=frozen)
     buffers = {name: buffer.clone() for name, buffer in model.named_buffers()}
     parameters = sum(p.numel() for p in model.parameters())
-    shard_model(model, device, world_size, fsdp, parameters=parameters)
+    shard_model(model, meshes, fsdp, parameters=parameters)
     # to_empty allocates every parameter shard and buffer on its device; the buffers get their values back.
-    model.to_empty(device=torch.device("cpu") if fsdp.optimizer_offload else device)
+    model.to_empty(device=torch.device("cpu") if fsdp.optimizer_offload else meshes.ranks.device)
     with torch.no_grad():
         for name, buffer in model.named_buffers():
             buffer.copy_(buffers[name])

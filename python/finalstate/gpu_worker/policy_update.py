@@ -29,6 +29,7 @@ from ..schemas import SchemaError, validate
 from .checkpoints import SHARDED_DIR, STATE_FILE, CheckpointStore, export_dtype, is_adapter
 from .loading import UnloadableModelError, load_full_weights, sharded_meta_model
 from .process_group import GroupFailure, ProcessGroups
+from .sharding import make_meshes
 
 log = logging.getLogger(__name__)
 Heartbeat = Callable[[dict], None]  # reports the phase the update is in (activity.py heartbeats the latest)
@@ -253,14 +254,15 @@ class PolicyUpdater:
         base = Path(request.base_model) if request.lora is not None else source
         log.info("%s: loading policy from %s", self.groups, source)
         try:
-            model = sharded_meta_model(base, self.device, self.groups.world_size, request.fsdp, request.lora)
+            meshes = make_meshes(self.device, self.groups.world_size, self.groups.local_world_size, request.fsdp)
+            model = sharded_meta_model(base, meshes, request.fsdp, request.lora)
         except ValueError as err:
             raise UnusableInputError(str(err)) from err
         trained = sum(p.numel() for p in model.parameters() if p.requires_grad)
         export_bytes = export_dtype(request.fsdp.export_dtype, self.device).itemsize * trained
         storage = self.groups.storage_group(12 * trained / self.groups.world_size + export_bytes)
         start = plan.replays[0].request.step - 1 if plan.replays else request.step - 1
-        trainer = PolicyTrainer(model, request.optim, step=start, device=self.device)
+        trainer = PolicyTrainer(model, request.optim, step=start, device=self.device, ranks=meshes.ranks)
         try:
             if not plan.resume or request.lora is not None:
                 load_full_weights(model, base, self.groups, adapter_seed=request.seed)
@@ -308,6 +310,7 @@ def _train(trainer: PolicyTrainer, request: PolicyUpdateRequest, episodes: list[
         micro_batch_tokens=request.micro_batch_tokens,
         micro_batch_size=request.ppo_micro_batch_size_per_gpu,
         mini_batch_groups=request.ppo_mini_batch_size,
+        packed=request.use_remove_padding,
         shuffle_seed=request.shuffle_seed,
         progress=progress,
     )

@@ -1,9 +1,8 @@
-"""Loading a TrainingBatch file (schemas/training.ts) and turning its episodes into padded tensors."""
+"""Loading a TrainingBatch file (schemas/training.ts) and checking its episodes (the tensors of a pass: passes.py)."""
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
@@ -110,53 +109,8 @@ def check_episodes(episodes: list[dict], *, where: str, vocab_size: int | None =
         raise UnusableBatchError(f"{where}: the loss mask is empty (no episode has a token with lossMask 1)")
 
 
-@dataclass
-class EpisodeTensors:
-    """Right-padded [batch, tokens] tensors, each position describing the prediction of token i from tokens < i."""
-
-    input_ids: torch.Tensor
-    attention_mask: torch.Tensor
-    response_mask: torch.Tensor  # [batch, tokens-1]: 1 where token i+1 is trained on
-    old_log_prob: torch.Tensor  # [batch, tokens-1]: the ratio's reference, π_old (OLD_LOG_PROBS) or the rollout's
-    advantages: torch.Tensor  # [batch, tokens-1], the episode's advantage on every position
-    rollout_log_prob: torch.Tensor  # [batch, tokens-1]: what the sampler returned (old_log_prob itself without π_old)
-
-    def to(self, device: torch.device) -> EpisodeTensors:
-        moved = {name: getattr(self, name).to(device) for name in ("input_ids", "attention_mask", "response_mask", "old_log_prob", "advantages")}
-        rollout = moved["old_log_prob"] if self.rollout_log_prob is self.old_log_prob else self.rollout_log_prob.to(device)
-        return EpisodeTensors(**moved, rollout_log_prob=rollout)
-
-
 # The key under which the trainer adds π_old's log-probs to an episode (aligned with tokenIds, as rolloutLogprobs).
 OLD_LOG_PROBS = "oldLogprobs"
-
-
-def episodes_to_tensors(episodes: list[dict], advantages: torch.Tensor) -> EpisodeTensors:
-    length = max(len(e["tokenIds"]) for e in episodes)
-    size = (len(episodes), length)
-    input_ids = torch.zeros(size, dtype=torch.long)
-    attention_mask = torch.zeros(size, dtype=torch.long)
-    loss_mask = torch.zeros(size, dtype=torch.float32)
-    rollout_log_prob = torch.zeros(size, dtype=torch.float32)
-    recomputed = all(OLD_LOG_PROBS in e for e in episodes)
-    old_log_prob = torch.zeros(size, dtype=torch.float32) if recomputed else rollout_log_prob
-    for row, episode in enumerate(episodes):
-        n = len(episode["tokenIds"])
-        input_ids[row, :n] = torch.from_numpy(np.array(episode["tokenIds"], dtype=np.int64))
-        attention_mask[row, :n] = 1
-        loss_mask[row, :n] = torch.from_numpy(np.array(episode["lossMask"], dtype=np.float32))
-        rollout_log_prob[row, :n] = torch.from_numpy(np.array(episode["rolloutLogprobs"], dtype=np.float32))
-        if recomputed:
-            old_log_prob[row, :n] = torch.from_numpy(np.asarray(episode[OLD_LOG_PROBS], dtype=np.float32))
-    old = old_log_prob[:, 1:]
-    return EpisodeTensors(
-        input_ids=input_ids,
-        attention_mask=attention_mask,
-        response_mask=loss_mask[:, 1:],
-        old_log_prob=old,
-        advantages=advantages.to(torch.float32)[:, None].expand(-1, length - 1).contiguous(),
-        rollout_log_prob=rollout_log_prob[:, 1:] if recomputed else old,
-    )
 
 
 def episode_advantages(episodes: list[dict], *, eps: float, norm_adv_by_std_in_grpo: bool) -> torch.Tensor:

@@ -12,18 +12,23 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 import torch
-from torch.distributed.tensor import DTensor, Shard
+from torch.distributed.tensor import DTensor, Replicate, Shard
 
 from .ranks import Ranks
 
 
-def _local(grad: torch.Tensor) -> tuple[torch.Tensor, bool]:
-    """The part of `grad` this rank holds, and whether the ranks' parts are disjoint (their squares add up)."""
+def _local(grad: torch.Tensor) -> tuple[torch.Tensor, int | None]:
+    """The part of `grad` this rank holds, and how many ranks hold that same part (None: not sharded, every rank
+    holds the whole). Shards are disjoint; a replicated mesh dimension (HSDP: one replica per node) repeats them."""
     if isinstance(grad, DTensor):
-        if not all(isinstance(p, Shard) for p in grad.placements):
-            raise ValueError(f"clip_grad_norm: a gradient with placements {grad.placements} is not sharded across every rank")
-        return grad.to_local(), True
-    return grad, False
+        copies = 1
+        for size, placement in zip(grad.device_mesh.shape, grad.placements):
+            if isinstance(placement, Replicate):
+                copies *= size
+            elif not isinstance(placement, Shard):
+                raise ValueError(f"clip_grad_norm: a gradient with placements {grad.placements} is neither sharded nor replicated")
+        return grad.to_local(), copies
+    return grad, None
 
 
 def clip_grad_norm(parameters: Iterable[torch.nn.Parameter], max_norm: float, ranks: Ranks) -> float:
@@ -33,9 +38,10 @@ def clip_grad_norm(parameters: Iterable[torch.nn.Parameter], max_norm: float, ra
     if not grads:
         return 0.0
     parts = [_local(g) for g in grads]
-    sharded = {is_sharded for _, is_sharded in parts}
-    if len(sharded) > 1:
-        raise ValueError("clip_grad_norm: some gradients are sharded and others are not")
+    copies = {n for _, n in parts}
+    if len(copies) > 1:
+        raise ValueError("clip_grad_norm: the gradients are not all sharded alike")
+    (replicas,) = copies
     by_device: dict[tuple[torch.device, torch.dtype], list[torch.Tensor]] = defaultdict(list)
     for local, _ in parts:
         if local.numel() > 0:
@@ -44,7 +50,7 @@ def clip_grad_norm(parameters: Iterable[torch.nn.Parameter], max_norm: float, ra
     for tensors in by_device.values():
         norms = torch._foreach_norm(tensors, 2.0)
         squares += torch.stack(norms).double().square().sum().to(ranks.device)
-    total_squares = ranks.sum([float(squares)])[0] if sharded == {True} else float(squares)
+    total_squares = float(squares) if replicas is None else ranks.sum([float(squares) / replicas])[0]
     total = total_squares**0.5
     if not torch.isfinite(torch.tensor(total)):
         return total

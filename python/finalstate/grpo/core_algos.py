@@ -38,18 +38,27 @@ class AggNormaliser:
 
 
 def agg_loss(
-    loss_mat: torch.Tensor, loss_mask: torch.Tensor, loss_agg_mode: str, normaliser: AggNormaliser | None = None
+    loss_mat: torch.Tensor,
+    loss_mask: torch.Tensor,
+    loss_agg_mode: str,
+    normaliser: AggNormaliser | None = None,
+    sequence_tokens: torch.Tensor | None = None,
 ) -> torch.Tensor:
     """Aggregate per-token values to a scalar.
 
     token-mean: sum over all masked tokens / number of masked tokens (long sequences weigh more).
     seq-mean-token-mean: mean over sequences of each sequence's masked-token mean (every sequence weighs the same).
     With `normaliser` (from the whole batch), the denominators are the batch's, so micro-batch results add up.
+    Each row is one sequence, unless `sequence_tokens` gives every position the masked-token count of its whole
+    sequence (a packed row holds several; a sequence-parallel rank holds part of one): then each token weighs
+    1 / (its sequence's tokens x the sequences), which adds up to the same mean over any split of the positions.
     """
     mask = loss_mask.to(loss_mat.dtype)
     normaliser = normaliser or AggNormaliser.of(loss_mask)
     if loss_agg_mode == "token-mean":
         return (loss_mat * mask).sum() / max(normaliser.tokens, 1.0)
+    if loss_agg_mode == "seq-mean-token-mean" and sequence_tokens is not None:
+        return (loss_mat * mask / sequence_tokens.clamp(min=1.0)).sum() / max(normaliser.sequences, 1.0)
     if loss_agg_mode == "seq-mean-token-mean":
         per_seq_tokens = mask.sum(dim=-1)
         seq_means = (loss_mat * mask).sum(dim=-1) / per_seq_tokens.clamp(min=1.0)
@@ -73,6 +82,7 @@ def compute_policy_loss(
     loss_agg_mode: str = "token-mean",
     normaliser: AggNormaliser | None = None,
     rollout_is_weights: torch.Tensor | None = None,
+    sequence_tokens: torch.Tensor | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """PPO clipped surrogate of π_θ against `old_log_prob`: the rollout log-probs, or the recomputed π_old.
 
@@ -80,6 +90,7 @@ def compute_policy_loss(
     the active (larger) one, and the mean of old - new log-prob (k1 KL estimate) on masked tokens.
     `advantages` is [batch, tokens] (an outcome advantage broadcast over each sequence's tokens). `rollout_is_weights`
     (compute_rollout_is_weights), when given, multiplies each token's clipped term: the off-policy correction.
+    `sequence_tokens`: see agg_loss.
     """
     negative_approx_kl = torch.clamp(log_prob - old_log_prob, min=-20.0, max=20.0)
     ratio = torch.exp(negative_approx_kl)
@@ -88,7 +99,7 @@ def compute_policy_loss(
     pg_losses = torch.maximum(pg_losses1, pg_losses2)
     if rollout_is_weights is not None:
         pg_losses = pg_losses * rollout_is_weights
-    pg_loss = agg_loss(pg_losses, response_mask, loss_agg_mode, normaliser)
+    pg_loss = agg_loss(pg_losses, response_mask, loss_agg_mode, normaliser, sequence_tokens)
     pg_clipfrac = masked_mean(torch.gt(pg_losses2, pg_losses1).float(), response_mask)
     ppo_kl = masked_mean(-negative_approx_kl, response_mask)
     return pg_loss, pg_clipfrac, ppo_kl

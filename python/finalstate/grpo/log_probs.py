@@ -1,10 +1,15 @@
-"""Token log-probabilities and entropies from the logits, a chunk of positions at a time.
+"""The log-prob head: token log-probabilities and entropies from the final hidden states, a chunk of positions at a
+time, without the logits of the whole pass ("fused linear cross-entropy").
 
-`log_softmax(logits.float())` over a whole micro-batch keeps an fp32 copy of every logit for the backward pass and
-makes two more in it (about 16 bytes per token per vocabulary entry next to the bf16 logits): at a 152k vocabulary
-and 8k tokens that is 20 GB. Here the fp32 values exist for one chunk of positions at a time, in the forward pass and
-again in the backward pass; what stays per token and vocabulary entry is the logits and their gradient, in the
-compute dtype (infra/update-memory.ts counts exactly that, plus the chunk).
+A causal LM's output layer turns each position's hidden state (h values) into a row of V logits. Materialising them
+for a pass of T tokens costs c T V bytes, their gradient as much again, and an fp32 log-softmax 16 T V more: at a
+152k vocabulary one 110k-token episode would hold some 67 GB. Here the forward computes the logits of a chunk of
+positions, keeps the chunk's log-prob of its targets, entropy and log-sum-exp (4 bytes each per position), and drops
+the chunk; the backward computes the chunk's logits again from the hidden states it kept and turns them straight
+into the gradients of the hidden states and of the output layer. What stays per position is its hidden state
+(c h bytes), never a vocabulary row; the scratch is two chunks of `CHUNK_BYTES` (infra/update-memory.ts counts
+exactly that). The output layer's gradient is summed over the chunks in fp32 (4 bytes per output-layer parameter
+while the head's backward runs, which the arithmetic counts with the root module's fp32 gradient).
 """
 
 from __future__ import annotations
@@ -22,47 +27,65 @@ def chunk_rows(vocabulary: int) -> int:
     return max(1, CHUNK_BYTES // (4 * vocabulary))
 
 
-class _TargetLogProbs(torch.autograd.Function):
-    """(log p(target), entropy) per row of [rows, vocabulary] logits; only the log-probs carry a gradient."""
+class _LinearLogProbs(torch.autograd.Function):
+    """(log p(target), entropy) of each row of `hidden` [N, h] under the output layer `weight` [V, h]; the logits are
+    computed in `dtype` (the compute dtype of the output layer) and normalised in fp32. Only the log-probs carry a
+    gradient."""
 
     @staticmethod
-    def forward(ctx, logits: torch.Tensor, targets: torch.Tensor, rows: int):
-        count = logits.shape[0]
-        log_prob = torch.empty(count, dtype=torch.float32, device=logits.device)
+    def forward(ctx, hidden: torch.Tensor, weight: torch.Tensor, targets: torch.Tensor, rows: int, dtype: torch.dtype):
+        count = hidden.shape[0]
+        log_prob = torch.empty(count, dtype=torch.float32, device=hidden.device)
         entropy = torch.empty_like(log_prob)
+        normaliser = torch.empty_like(log_prob)  # log-sum-exp of each row, for the backward
+        w = weight.to(dtype)
         for start in range(0, count, rows):
             end = min(start + rows, count)
-            z = logits[start:end].float()
-            z = z - torch.logsumexp(z, dim=-1, keepdim=True)  # log-softmax
+            z = (hidden[start:end].to(dtype) @ w.T).float()
+            lse = torch.logsumexp(z, dim=-1)
+            z.sub_(lse[:, None])  # the log-softmax, in place
             log_prob[start:end] = z.gather(-1, targets[start:end, None]).squeeze(-1)
-            entropy[start:end] = -(z.exp() * z).sum(dim=-1)
-        ctx.save_for_backward(logits, targets)
-        ctx.rows = rows
+            entropy[start:end] = -z.exp().mul_(z).sum(dim=-1)
+            normaliser[start:end] = lse
+            del z
+        ctx.save_for_backward(hidden, weight, targets, normaliser)
+        ctx.rows, ctx.dtype = rows, dtype
         ctx.mark_non_differentiable(entropy)
         return log_prob, entropy
 
     @staticmethod
     def backward(ctx, grad_log_prob: torch.Tensor, _grad_entropy: torch.Tensor):
-        logits, targets = ctx.saved_tensors
-        grad = torch.empty_like(logits)
-        for start in range(0, logits.shape[0], ctx.rows):
-            end = min(start + ctx.rows, logits.shape[0])
+        hidden, weight, targets, normaliser = ctx.saved_tensors
+        want_hidden, want_weight = ctx.needs_input_grad[0], ctx.needs_input_grad[1]
+        grad_hidden = torch.empty_like(hidden) if want_hidden else None
+        grad_weight = torch.zeros(weight.shape, dtype=torch.float32, device=weight.device) if want_weight else None
+        w = weight.to(ctx.dtype)
+        for start in range(0, hidden.shape[0], ctx.rows):
+            end = min(start + ctx.rows, hidden.shape[0])
+            h = hidden[start:end].to(ctx.dtype)
             g = grad_log_prob[start:end, None].float()
-            # d log p(t) / d z = onehot(t) - softmax(z)
-            chunk = torch.softmax(logits[start:end].float(), dim=-1).mul_(-g)
-            chunk.scatter_add_(-1, targets[start:end, None], g)
-            grad[start:end] = chunk
-        return grad, None, None
+            # d log p(t) / d z = onehot(t) - softmax(z), times the incoming gradient: in place of the chunk's logits.
+            d = (h @ w.T).float().sub_(normaliser[start:end, None]).exp_().mul_(-g)
+            d.scatter_add_(-1, targets[start:end, None], g)
+            d = d.to(ctx.dtype)  # both matmuls in the compute dtype (bf16 on CUDA: tensor cores)
+            if want_hidden:
+                grad_hidden[start:end] = (d @ w).to(hidden.dtype)
+            if want_weight:
+                if d.dtype == torch.float32:
+                    grad_weight.addmm_(d.T, h)
+                else:  # each chunk's product accumulates in fp32 inside the matmul, and the chunks add up in fp32
+                    grad_weight.add_(d.T @ h)
+            del d
+        return grad_hidden, None if grad_weight is None else grad_weight.to(weight.dtype), None, None, None
 
 
-def next_token_log_probs(logits: torch.Tensor, input_ids: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """log p(token i+1 | tokens <= i) and the entropy of position i's distribution, both fp32 [batch, tokens-1].
+def linear_log_probs(hidden: torch.Tensor, weight: torch.Tensor, targets: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """log p(targets[i] | position i) and the entropy of position i's distribution, both fp32, for hidden states
+    [..., h] and targets [...] of the same leading shape, under the output layer `weight` [V, h].
 
-    `logits` is the model's [batch, tokens, vocabulary] output in any float dtype (the softmax runs in fp32). Every
-    position is computed, the last one against a dummy target and then dropped, so that the logits are used as they
-    are: slicing them first would copy them."""
-    targets = torch.zeros_like(input_ids)
-    targets[:, :-1] = input_ids[:, 1:]
-    flat = logits.reshape(-1, logits.shape[-1])
-    log_prob, entropy = _TargetLogProbs.apply(flat, targets.reshape(-1), chunk_rows(flat.shape[-1]))
-    return log_prob.view(targets.shape)[:, :-1], entropy.view(targets.shape)[:, :-1]
+    The logits are computed in the autocast dtype where autocast is on (a plain model on CUDA), else in the hidden
+    states' dtype (the compute dtype of an FSDP2 model), as the output layer itself would."""
+    dtype = torch.get_autocast_dtype(hidden.device.type) if torch.is_autocast_enabled(hidden.device.type) else hidden.dtype
+    flat = hidden.reshape(-1, hidden.shape[-1])
+    log_prob, entropy = _LinearLogProbs.apply(flat, weight, targets.reshape(-1), chunk_rows(weight.shape[0]), dtype)
+    return log_prob.view(targets.shape), entropy.view(targets.shape)

@@ -30,13 +30,17 @@ def any_loss_tokens(episodes: list[dict], indices: list[int]) -> bool:
     return any(np.any(episodes[i]["lossMask"]) for i in indices)
 
 
-def plan_micro_batches(lengths: list[int], ranks: int, *, max_tokens: int | None, max_episodes: int | None) -> list[list[list[int]]]:
+def plan_micro_batches(
+    lengths: list[int], ranks: int, *, max_tokens: int | None, max_episodes: int | None, packed: bool = False
+) -> list[list[list[int]]]:
     """Episode indices per rank, per forward/backward pass: `plan[rank][pass]`.
 
     The longest episodes are dealt first, each to the rank with the fewest tokens so far, so that the ranks' work is
-    even. Each rank then packs its episodes, longest first, into passes of at most `max_tokens` padded tokens (rows
-    times the longest row) and `max_episodes` episodes; an episode longer than `max_tokens` makes a pass alone.
-    None lifts a limit. Every rank computes the same plan from the same lengths, so no rank has to ask another."""
+    even. Each rank then fills passes of at most `max_tokens` tokens and `max_episodes` episodes, longest first:
+    padded (rows times the longest row), the next episode joins the current pass or opens the next; packed (the sum
+    of the lengths, grpo/passes.py), it joins the first pass it fits in. An episode longer than `max_tokens` makes a
+    pass alone. None lifts a limit. Every rank computes the same plan from the same lengths, so no rank has to ask
+    another."""
     if max_tokens is not None and max_tokens < 1:
         raise ValueError(f"micro-batch tokens must be at least 1, not {max_tokens}")
     if max_episodes is not None and max_episodes < 1:
@@ -48,19 +52,22 @@ def plan_micro_batches(lengths: list[int], ranks: int, *, max_tokens: int | None
         rank = min(range(ranks), key=lambda r: (loads[r], r))
         shares[rank].append(index)
         loads[rank] += lengths[index]
+
+    def fits(members: list[int], index: int) -> bool:
+        rows = len(members) + 1
+        tokens = sum(lengths[i] for i in members) + lengths[index] if packed else rows * lengths[members[0]]
+        return (max_tokens is None or tokens <= max_tokens) and (max_episodes is None or rows <= max_episodes)
+
     plan = []
     for share in shares:
         passes: list[list[int]] = []
         for index in share:
-            current = passes[-1] if passes else None
-            if current is not None:
-                rows = len(current) + 1
-                fits_tokens = max_tokens is None or rows * lengths[current[0]] <= max_tokens
-                fits_rows = max_episodes is None or rows <= max_episodes
-                if fits_tokens and fits_rows:
-                    current.append(index)
-                    continue
-            passes.append([index])
+            candidates = passes if packed else passes[-1:]
+            target = next((members for members in candidates if fits(members, index)), None)
+            if target is None:
+                passes.append([index])
+            else:
+                target.append(index)
         plan.append(passes)
     return plan
 

@@ -1,11 +1,15 @@
 """The ranks an update runs on, and the few sums they agree on (which episodes each trains on: mini_batches.py).
 
 Without a process group (tests, benchmarks, a plain model) it is one rank and every collective is the identity.
+With sequence parallelism the ranks form groups of `sequence_parallel` consecutive ranks (gpu_worker/sharding.py
+makes them): a group trains on the same episodes, each rank on its slice of their positions, so the episodes are
+dealt to `data_size` groups, not to every rank.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import torch
 import torch.distributed as dist
@@ -16,6 +20,22 @@ class Ranks:
     rank: int
     size: int
     device: torch.device
+    sequence_parallel: int = 1
+    sequence_group: Any = None  # this rank's sequence-parallel group (None without sequence parallelism)
+
+    @property
+    def data_rank(self) -> int:
+        """Which share of the episodes this rank trains on: its sequence-parallel group's."""
+        return self.rank // self.sequence_parallel
+
+    @property
+    def data_size(self) -> int:
+        return self.size // self.sequence_parallel
+
+    @property
+    def sequence_rank(self) -> int:
+        """Which slice of a pass's positions this rank holds."""
+        return self.rank % self.sequence_parallel
 
     @staticmethod
     def current(device: torch.device) -> Ranks:

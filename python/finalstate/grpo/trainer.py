@@ -1,9 +1,12 @@
 """The update of one GRPO step: one AdamW step per mini-batch, each computed in micro-batches whose accumulated
 gradient equals the mini-batch gradient. Under a process group (FSDP2, gpu_worker/sharding.py) each rank trains on
 its share of every mini-batch and the loss is normalised over the whole mini-batch, so W ranks compute the
-gradient one process would. Micro-batches are cut by padded tokens (and optionally by episodes): the memory of a
-pass grows with its tokens, not its episodes. With the off-policy correction (loss offPolicyCorrection 'tis') the
-update first recomputes π_old, the log-probs of its starting weights, without gradients (core_algos.py)."""
+gradient one process would. Micro-batches are cut by tokens (and optionally by episodes): the memory of a pass grows
+with its tokens, not its episodes; a pass is padded or packed (grpo/passes.py), and with sequence parallelism a
+group of ranks shares each pass, every rank holding a slice of its positions (grpo/attention.py). The log-probs come
+from the final hidden states through the chunked head (grpo/log_probs.py): no pass holds its logits. With the
+off-policy correction (loss offPolicyCorrection 'tis') the update first recomputes π_old, the log-probs of its
+starting weights, without gradients (core_algos.py)."""
 
 from __future__ import annotations
 
@@ -11,18 +14,20 @@ import contextlib
 import math
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
-import numpy as np
 import torch
 from torch.distributed.fsdp import FSDPModule
 
 from ..config import LossConfig, OptimizerConfig
-from .batch import OLD_LOG_PROBS, EpisodeTensors, UnusableBatchError, check_episodes, episode_advantages, episodes_to_tensors
+from .attention import AttentionLayout, use_trainer_attention
+from .batch import OLD_LOG_PROBS, UnusableBatchError, check_episodes, episode_advantages
 from .batch import loss_tokens as count_loss_tokens
 from .clipping import clip_grad_norm
 from .core_algos import AggNormaliser, agg_loss, compute_policy_loss, compute_rollout_is_weights, kl_penalty_k3
-from .log_probs import next_token_log_probs
+from .log_probs import linear_log_probs
 from .mini_batches import any_loss_tokens, pass_count, plan_micro_batches, split_mini_batches
+from .passes import PassTensors, pass_tensors, write_back
 from .ranks import Ranks
 from .staleness import staleness_histogram, staleness_metrics
 
@@ -37,10 +42,35 @@ def autocast_for(device: torch.device, model: torch.nn.Module):
     return contextlib.nullcontext()
 
 
-def token_log_probs(model: torch.nn.Module, batch: EpisodeTensors) -> tuple[torch.Tensor, torch.Tensor]:
-    """(log p(token i+1 | tokens <= i), the entropy of position i's distribution), both fp32 [batch, tokens-1]."""
-    logits = model(input_ids=batch.input_ids, attention_mask=batch.attention_mask, use_cache=False).logits
-    return next_token_log_probs(logits, batch.input_ids)
+def token_log_probs(model: torch.nn.Module, batch: PassTensors, ranks: Ranks | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    """(log p(target of position i | its episode's tokens <= i), the entropy of position i's distribution), both fp32
+    and shaped like the pass's tensors. `batch` is this rank's share of the pass (PassTensors.shard) when `ranks`
+    are sequence-parallel.
+
+    The model runs without its output layer: a hook hands the output layer the final hidden states of no position
+    and keeps them all for the chunked head, which computes the logits chunk by chunk (grpo/log_probs.py). The model
+    itself still runs whole, so that FSDP2 gathers and reduces its root parameters (the output layer among them)
+    as it does for any forward."""
+    use_trainer_attention(model)
+    head = model.get_output_embeddings()
+    kept: list[torch.Tensor] = []
+
+    def keep_hidden(_module, args):
+        kept.append(args[0])
+        return (args[0][..., :0, :], *args[1:])
+
+    sequence = ranks if ranks is not None and ranks.sequence_parallel > 1 else None
+    layout = AttentionLayout(
+        segments=batch.segments,
+        group=sequence.sequence_group if sequence else None,
+        size=sequence.sequence_parallel if sequence else 1,
+    )
+    hook = head.register_forward_pre_hook(keep_hidden)
+    try:
+        model(input_ids=batch.input_ids, position_ids=batch.position_ids, use_cache=False, attention_layout=layout)
+    finally:
+        hook.remove()
+    return linear_log_probs(kept[0], head.weight, batch.targets)
 
 
 def build_optimizer(model: torch.nn.Module, config: OptimizerConfig) -> torch.optim.AdamW:
@@ -65,14 +95,33 @@ def _without_loss(episode: dict) -> dict:
     return {**episode, "lossMask": [0] * n, "rolloutLogprobs": [0.0] * n}
 
 
+@dataclass(frozen=True)
+class _Plan:
+    """The passes of a mini-batch: episode indices per data-parallel group, per pass; and their layout."""
+
+    passes: list[list[list[int]]]
+    packed: bool
+
+
 class PolicyTrainer:
     """A causal LM and its AdamW optimizer, kept in memory across steps; `step` counts completed updates."""
 
-    def __init__(self, model: torch.nn.Module, optimizer_config: OptimizerConfig, *, step: int = 0, device: torch.device | None = None):
+    def __init__(
+        self,
+        model: torch.nn.Module,
+        optimizer_config: OptimizerConfig,
+        *,
+        step: int = 0,
+        device: torch.device | None = None,
+        ranks: Ranks | None = None,
+    ):
+        """`ranks`: the ranks and their sequence-parallel groups (gpu_worker/sharding.py); default every rank of the
+        process group, without sequence parallelism."""
         self.device = device or next(model.parameters()).device
         self.model = model if isinstance(model, FSDPModule) else model.to(self.device)
+        use_trainer_attention(self.model)
         self.optimizer = build_optimizer(self.model, optimizer_config)
-        self.ranks = Ranks.current(self.device)
+        self.ranks = ranks or Ranks.current(self.device)
         self.step = step
 
     def train_step(
@@ -84,6 +133,7 @@ class PolicyTrainer:
         micro_batch_tokens: int | None = None,
         micro_batch_size: int | None = None,
         mini_batch_groups: int | None = None,
+        packed: bool = False,
         shuffle_seed: str = "0",
         progress: Progress | None = None,
     ) -> dict:
@@ -91,8 +141,9 @@ class PolicyTrainer:
         plus "stalenessHistogram" when the batch records versions.
 
         Every rank is given the whole batch and trains on its share. A forward/backward pass holds at most
-        `micro_batch_tokens` padded tokens and `micro_batch_size` episodes (None: no limit); an episode longer than
-        the token limit is a pass of its own. With `mini_batch_groups` unset the whole batch is one AdamW step.
+        `micro_batch_tokens` tokens on each rank (padded, or `packed`: grpo/passes.py) and `micro_batch_size`
+        episodes (None: no limit); an episode longer than the token limit is a pass of its own. With sequence
+        parallelism S ranks share a pass, which then holds up to S x `micro_batch_tokens` tokens. With `mini_batch_groups` unset the whole batch is one AdamW step.
         Otherwise the groups are shuffled (seeded by `shuffle_seed`, so a replayed step repeats its update exactly)
         and cut into mini-batches of that many whole groups, one AdamW step each, as verl's ppo_mini_batch_size
         does: later mini-batches are off-policy and the clipped ratio bounds how far they move. Advantages are
@@ -107,8 +158,8 @@ class PolicyTrainer:
         started = time.perf_counter()
         advantages = self._checked_advantages(episodes, loss_config)
         mini_batches = [m for m in split_mini_batches(episodes, mini_batch_groups, shuffle_seed) if any_loss_tokens(episodes, m)]
-        plans = [self._plan([episodes[i] for i in m], micro_batch_tokens, micro_batch_size) for m in mini_batches]
-        training_passes = sum(pass_count(plan) for plan in plans)
+        plans = [self._plan([episodes[i] for i in m], micro_batch_tokens, micro_batch_size, packed) for m in mini_batches]
+        training_passes = sum(pass_count(plan.passes) for plan in plans)
         recompute = loss_config.recomputes_old_log_prob
         micro_total = training_passes * (2 if recompute else 1)
         micro_done = 0
@@ -145,7 +196,7 @@ class PolicyTrainer:
                 raise err
             self.optimizer.step()
             self.optimizer.zero_grad(set_to_none=True)
-            micro_done += pass_count(plan)
+            micro_done += pass_count(plan.passes)
             if measure_drift:
                 off_policy = {"samplerDriftMean": metrics["drift"] / max(metrics["tokens"], 1), "samplerDriftMax": metrics["driftMax"]}
             # Token-weighted over the whole batch, so one mini-batch gives the same figures as before mini-batches.
@@ -181,43 +232,49 @@ class PolicyTrainer:
         loss_config: LossConfig,
         micro_batch_tokens: int | None = None,
         micro_batch_size: int | None = None,
+        packed: bool = False,
         progress: Progress | None = None,
     ) -> dict:
         """Leave in .grad the gradient of the whole batch's loss, computed micro-batch by micro-batch (after the
         recompute of π_old, with the off-policy correction)."""
         advantages = self._checked_advantages(episodes, loss_config)
-        plan = self._plan(episodes, micro_batch_tokens, micro_batch_size)
+        plan = self._plan(episodes, micro_batch_tokens, micro_batch_size, packed)
         if loss_config.recomputes_old_log_prob:
             episodes, _ = self._recompute_old_log_prob(episodes, [list(range(len(episodes)))], [plan], loss_config)
         return self._accumulate(episodes, advantages, plan, loss_config=loss_config, progress=progress)
 
-    def _plan(self, episodes: list[dict], micro_batch_tokens: int | None, micro_batch_size: int | None) -> list[list[list[int]]]:
+    def _plan(self, episodes: list[dict], micro_batch_tokens: int | None, micro_batch_size: int | None, packed: bool) -> _Plan:
+        """The passes of each sequence-parallel group (of each rank without sequence parallelism): a group's pass
+        holds sequence_parallel x micro_batch_tokens tokens, split between its ranks."""
         lengths = [len(e["tokenIds"]) for e in episodes]
-        return plan_micro_batches(lengths, self.ranks.size, max_tokens=micro_batch_tokens, max_episodes=micro_batch_size)
+        budget = None if micro_batch_tokens is None else micro_batch_tokens * self.ranks.sequence_parallel
+        passes = plan_micro_batches(lengths, self.ranks.data_size, max_tokens=budget, max_episodes=micro_batch_size, packed=packed)
+        return _Plan(passes, packed)
 
     def _checked_advantages(self, episodes: list[dict], loss_config: LossConfig) -> torch.Tensor:
         """Reject a batch the model cannot train on, then compute each episode's advantage within its group."""
         check_episodes(episodes, where="batch", vocab_size=self.model.get_input_embeddings().weight.shape[0])
         return episode_advantages(episodes, eps=loss_config.epsilon, norm_adv_by_std_in_grpo=loss_config.norm_adv_by_std_in_grpo)
 
-    def _passes(self, episodes: list[dict], plan: list[list[list[int]]]):
-        """This rank's passes over `episodes` (indices into it) in `plan`: (members, chunk) per pass, every rank making
-        the common number of passes (FSDP gathers the parameters in each); a pass past this rank's share trains on a
-        copy of the shortest episode without loss tokens."""
-        mine = plan[self.ranks.rank]
-        for index in range(pass_count(plan)):
+    def _passes(self, episodes: list[dict], plan: _Plan, advantages: torch.Tensor | None = None):
+        """This rank's passes over `episodes` in `plan`: (members: indices into `episodes`, the episodes, this rank's
+        PassTensors on the device) per pass, every rank making the common number of passes (FSDP gathers the
+        parameters in each); a pass past this group's share trains on a copy of the shortest episode without loss
+        tokens. `advantages`: one per episode of `episodes` (None: zeros, for a pass without a loss)."""
+        mine = plan.passes[self.ranks.data_rank]
+        for index in range(pass_count(plan.passes)):
             members = mine[index] if index < len(mine) else []
-            if members:
-                yield members, [episodes[i] for i in members]
-            else:
-                yield members, [_without_loss(min(episodes, key=lambda e: len(e["tokenIds"])))]
+            chunk = [episodes[i] for i in members] or [_without_loss(min(episodes, key=lambda e: len(e["tokenIds"])))]
+            chunk_adv = advantages[members] if members and advantages is not None else torch.zeros(len(chunk))
+            batch = pass_tensors(chunk, chunk_adv, packed=plan.packed).shard(self.ranks.sequence_rank, self.ranks.sequence_parallel)
+            yield members, chunk, batch.to(self.device)
 
     @torch.no_grad()
     def _recompute_old_log_prob(
         self,
         episodes: list[dict],
         mini_batches: list[list[int]],
-        plans: list[list[list[list[int]]]],
+        plans: list[_Plan],
         loss_config: LossConfig,
         progress: Progress | None = None,
     ) -> tuple[list[dict], dict]:
@@ -225,20 +282,19 @@ class PolicyTrainer:
         (OLD_LOG_PROBS), and the figures of the correction (PolicyUpdateMetrics samplerDrift*, isWeight*).
 
         Each rank computes its own episodes in the passes that will train them (the same plan, model mode and
-        padding), so the training forward of the first mini-batch gives exactly these numbers, and no rank needs
-        another rank's."""
+        layout; with sequence parallelism, its own slice of their positions), so the training forward of the first
+        mini-batch gives exactly these numbers, and no rank needs another rank's."""
         self.model.train()
         with_old = list(episodes)
         threshold = loss_config.rollout_is_threshold
         sums = {"drift": 0.0, "ratio": 0.0, "truncated": 0.0}
         maxima = {"drift": 0.0, "ratio": 0.0}
-        done, total = 0, sum(pass_count(plan) for plan in plans)
+        done, total = 0, sum(pass_count(plan.passes) for plan in plans)
         for mini_batch, plan in zip(mini_batches, plans):
             part = [episodes[i] for i in mini_batch]
-            for members, chunk in self._passes(part, plan):
-                batch = episodes_to_tensors(chunk, torch.zeros(len(chunk))).to(self.device)
+            for members, chunk, batch in self._passes(part, plan):
                 with autocast_for(self.device, self.model):
-                    log_prob, _ = token_log_probs(self.model, batch)
+                    log_prob, _ = token_log_probs(self.model, batch, self.ranks)
                 mask = batch.response_mask.bool()
                 if mask.any():
                     _, ratio = compute_rollout_is_weights(log_prob, batch.rollout_log_prob, batch.response_mask, rollout_is_threshold=threshold)
@@ -248,12 +304,8 @@ class PolicyTrainer:
                     sums["truncated"] += float((ratio[mask] > threshold).sum())
                     maxima["drift"] = max(maxima["drift"], float(drift.max()))
                     maxima["ratio"] = max(maxima["ratio"], float(ratio[mask].max()))
-                values = log_prob.cpu().numpy()
-                for row, member in enumerate(members):
-                    index = mini_batch[member]
-                    column = np.zeros(len(episodes[index]["tokenIds"]), dtype=np.float32)
-                    column[1:] = values[row, : len(column) - 1]
-                    with_old[index] = {**episodes[index], OLD_LOG_PROBS: column}
+                for member, episode in zip(members, write_back(log_prob, batch, chunk, OLD_LOG_PROBS)):
+                    with_old[mini_batch[member]] = episode
                 del log_prob
                 done += 1
                 if progress:
@@ -273,13 +325,13 @@ class PolicyTrainer:
         self,
         episodes: list[dict],
         advantages: torch.Tensor,
-        plan: list[list[list[int]]],
+        plan: _Plan,
         *,
         loss_config: LossConfig,
         progress: Progress | None = None,
         measure_drift: bool = False,
     ) -> dict:
-        passes = pass_count(plan)
+        passes = pass_count(plan.passes)
         # The denominators of all of `episodes` (every rank's share), so that the micro-batch losses add up to their loss.
         whole = AggNormaliser(
             tokens=float(sum(map(count_loss_tokens, episodes))),
@@ -290,12 +342,10 @@ class PolicyTrainer:
         self.optimizer.zero_grad(set_to_none=True)
         totals = {"loss": 0.0, "clipped": 0.0, "entropy": 0.0, "kl": 0.0, "tokens": 0.0, "drift": 0.0}
         drift_max = 0.0
-        for index, (members, chunk) in enumerate(self._passes(episodes, plan)):
+        for index, (members, _chunk, batch) in enumerate(self._passes(episodes, plan, advantages)):
             filler = not members
-            chunk_adv = advantages[members] if members else torch.zeros(1)
-            batch = episodes_to_tensors(chunk, chunk_adv).to(self.device)
             with autocast_for(self.device, self.model):
-                log_prob, entropy = token_log_probs(self.model, batch)
+                log_prob, entropy = token_log_probs(self.model, batch, self.ranks)
             rollout_is_weights = None
             if loss_config.recomputes_old_log_prob:
                 rollout_is_weights, _ = compute_rollout_is_weights(
@@ -311,11 +361,12 @@ class PolicyTrainer:
                 loss_agg_mode=loss_config.loss_agg_mode,
                 normaliser=whole,
                 rollout_is_weights=rollout_is_weights,
+                sequence_tokens=batch.sequence_tokens,
             )
             kl = kl_penalty_k3(log_prob, batch.old_log_prob)
             loss = pg_loss
             if loss_config.kl_loss_coef > 0:
-                loss = loss + loss_config.kl_loss_coef * agg_loss(kl, batch.response_mask, loss_config.loss_agg_mode, whole)
+                loss = loss + loss_config.kl_loss_coef * agg_loss(kl, batch.response_mask, loss_config.loss_agg_mode, whole, batch.sequence_tokens)
             if not self.ranks.all_true(bool(torch.isfinite(loss))):
                 self.optimizer.zero_grad(set_to_none=True)
                 raise UnusableBatchError(f"the loss of micro-batch {index} is not finite on some rank (here {loss.item()}); no update applied")
@@ -328,7 +379,7 @@ class PolicyTrainer:
                 totals["kl"] += float(kl[mask].sum())
                 totals["entropy"] += float(entropy[mask].sum())
                 if not filler:
-                    totals["tokens"] += float(batch.attention_mask.sum())
+                    totals["tokens"] += float(batch.real.sum())
                 if measure_drift and mask.any():
                     drift = (log_prob.detach() - batch.rollout_log_prob)[mask].abs()
                     totals["drift"] += float(drift.sum())

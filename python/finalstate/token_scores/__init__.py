@@ -11,7 +11,7 @@ import torch
 from peft import PeftModel
 from transformers import AutoModelForCausalLM
 
-from finalstate.grpo.batch import EpisodeTensors
+from finalstate.grpo.passes import pass_tensors
 from finalstate.grpo.trainer import token_log_probs
 
 
@@ -24,10 +24,9 @@ def score(request: dict) -> dict:
     else:
         model = AutoModelForCausalLM.from_pretrained(checkpoint, dtype=torch.float32)
     model.eval()
-    ids = torch.tensor([request["tokenIds"]], dtype=torch.long)
-    zeros = torch.zeros(ids.shape[0], ids.shape[1] - 1)
-    batch = EpisodeTensors(ids, torch.ones_like(ids), zeros, zeros, zeros, zeros)
+    n = len(request["tokenIds"])
+    episode = {"tokenIds": request["tokenIds"], "lossMask": [0] * n, "rolloutLogprobs": [0.0] * n}
     with torch.no_grad():
-        logprobs, _ = token_log_probs(model, batch)
-    # logprobs[i] scores token i + 1: the completion starts at token promptTokens.
-    return {"logprobs": logprobs[0, request["promptTokens"] - 1 :].tolist()}
+        logprobs, _ = token_log_probs(model, pass_tensors([episode], torch.zeros(1), packed=False))
+    # logprobs[i] scores token i + 1 (the last position predicts nothing): the completion starts at token promptTokens.
+    return {"logprobs": logprobs[0, request["promptTokens"] - 1 : n - 1].tolist()}
