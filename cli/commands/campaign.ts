@@ -29,6 +29,7 @@ import { CampaignIdKey, StepKey } from '../../workflows/search-attributes.js';
 import { campaignToolSets, checkModel, describeCheck } from '../model/model-check.js';
 import { policyServersOf, preflightInput, type CampaignConfigWithQueues } from '../../workflows/inputs.js';
 import { serversBelowRank } from '../../runtime/clients/adapter-admin.js';
+import { serversShorterThan } from '../../runtime/fleet/serving-plan.js';
 import { defaultPublishOptions } from '../../runtime/clients/policy-admin.js';
 import { updatePreflight } from '../../workflows/preflight.js';
 import { parse, printJson, type Command } from '../command.js';
@@ -43,7 +44,9 @@ const usage = `finalstate campaign <subcommand> [--json]
                            workflow id and Temporal UI link. Starting a campaign that is running reports it instead.
                            First the base model (update.baseModel) is checked: a Hugging Face causal-LM directory
                            whose chat template, if it has one, renders as the interpreter does (--skip-base-model-check:
-                           for pipeline checks whose gpu worker never reads it). Then the memory preflight: the gpu
+                           for pipeline checks whose gpu worker never reads it). A policy server whose context
+                           (max_model_len) is shorter than limits.maxContextTokens is refused, naming both settings.
+                           Then the memory preflight: the gpu
                            worker describes its ranks and the model, and an update that will not fit its GPUs or
                            nodes is refused with the numbers and the setting to change; it prints what one GPU and
                            one node will hold and the bytes each step's checkpoint writes (if no gpu worker answers
@@ -248,6 +251,8 @@ export const campaignCommand: Command = {
           }
           if (!values.json) console.log(describeCheck(checked));
         }
+        const short = await serversShorterThan(policyServersOf(parsed), parsed.limits.maxContextTokens);
+        if (short.length > 0) throw new UserError(`campaign ${parsed.campaignId}: ${short.join('; ')}`);
         if (parsed.update.lora) {
           // A LoRA campaign's adapters must fit its servers: caught here where a server reports its maximum rank.
           const low = await serversBelowRank(policyServersOf(parsed), parsed.update.lora.rank, defaultPublishOptions);

@@ -23,6 +23,7 @@ import type { ArtifactStore } from '../../storage/artifacts.js';
 import { FaultProxy } from '../helpers/fault-proxy.js';
 import { buildTinyModel, lockVllm, requestsRunning, suiteVllm, type VllmTarget } from '../helpers/vllm.js';
 import { FakeVllmServer, IM_END_ID } from './fake-vllm-server.js';
+import { maxModelLength, serversShorterThan } from '../../runtime/fleet/serving-plan.js';
 
 // The policy client against real vLLM (the suite's CPU build, a tiny random Qwen3, test/helpers/vllm.ts), through a
 // proxy that records each request and answer and injects 5xx and 429 answers.
@@ -491,4 +492,17 @@ test("behind a gateway without /weight_info and without the version's fingerprin
       err.message.includes(`the fingerprint of version 1 cannot be read from ${missing} (ENOENT)`),
   );
   assert.equal(completions().length, 0, 'nothing sampled');
+});
+
+test("campaign start's context check: vLLM's max_model_len below limits.maxContextTokens is named, with both settings to change", async () => {
+  const server = { url: vllm.url, kind: 'vllm' as const };
+  const length = await maxModelLength(server);
+  assert.equal(length, 512, "the suite's tiny model: 512 positions");
+  assert.deepEqual(await serversShorterThan([server], 512), []);
+  const [problem, ...rest] = await serversShorterThan([server, { url: 'http://127.0.0.1:9', kind: 'vllm' }], 8192);
+  assert.deepEqual(rest, [], 'a server that does not answer is left to the fleet');
+  assert.equal(
+    problem,
+    `policy server ${vllm.url} holds 512 tokens of context (max_model_len), below limits.maxContextTokens 8192: lower limits.maxContextTokens to 512 or start the server with --max-model-len 8192 or more`,
+  );
 });
