@@ -197,6 +197,16 @@ export const FleetConfig = z
     reconcileEvery: Duration.default('30s').describe(
       'How often, while a step\'s rollouts run, every server\'s version is read and the current version published to each one that is reachable and behind (a restarted vLLM reports "default").',
     ),
+    servingSpeed: z
+      .object({
+        prefillTokensPerSecond: z.number().positive().finite(),
+        decodeTokensPerSecond: z.number().positive().finite(),
+      })
+      .strict()
+      .optional()
+      .describe(
+        "One request's speed on an idle rollout server: prompt tokens read and tokens sampled per second. `campaign start` derives the waits a turn and an episode need from it and the token limits (policy.client.timeoutMs, episodes.startToCloseTimeout, episodes.heartbeatTimeout, where the file does not state them), and refuses stated ones that are too short. Absent: measured on the first rollout server that answers.",
+      ),
   })
   .strict();
 export type FleetConfig = z.infer<typeof FleetConfig>;

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import {
   ApplicationFailure,
   TimeoutFailure,
@@ -29,7 +30,7 @@ import { CampaignIdKey, StepKey } from '../../workflows/search-attributes.js';
 import { campaignToolSets, checkModel, describeCheck } from '../model/model-check.js';
 import { policyServersOf, preflightInput, type CampaignConfigWithQueues } from '../../workflows/inputs.js';
 import { serversBelowRank } from '../../runtime/clients/adapter-admin.js';
-import { serversShorterThan } from '../../runtime/fleet/serving-plan.js';
+import { measureSpeed, planWaits, serversShorterThan, type ServingSpeed } from '../../runtime/fleet/serving-plan.js';
 import { defaultPublishOptions } from '../../runtime/clients/policy-admin.js';
 import { updatePreflight } from '../../workflows/preflight.js';
 import { parse, printJson, type Command } from '../command.js';
@@ -237,7 +238,7 @@ export const campaignCommand: Command = {
     switch (sub) {
       case 'start': {
         const [file] = requireArgs(rest, ['CONFIG'], sub);
-        const parsed = readJsonConfig(file!, CampaignConfig, 'campaign config');
+        let parsed = readJsonConfig(file!, CampaignConfig, 'campaign config');
         if (!values['skip-base-model-check']) {
           // The model check picks the chat format from the checkpoint's own template; the campaign runs with it.
           const served = parsed.policy.kind === 'served' ? parsed.policy.client : undefined;
@@ -253,6 +254,17 @@ export const campaignCommand: Command = {
         }
         const short = await serversShorterThan(policyServersOf(parsed), parsed.limits.maxContextTokens);
         if (short.length > 0) throw new UserError(`campaign ${parsed.campaignId}: ${short.join('; ')}`);
+        const speed = parsed.fleet.servingSpeed ?? (await measuredSpeed(parsed));
+        if (speed) {
+          const planned = planWaits(parsed, JSON.parse(fs.readFileSync(file!, 'utf8')) as unknown, speed);
+          if (planned.problems.length > 0)
+            throw new UserError(`campaign ${parsed.campaignId}: ${planned.problems.join('; ')}`);
+          parsed = planned.config;
+          if (!values.json)
+            console.log(
+              `episode waits at ${Math.round(speed.prefillTokensPerSecond)} prompt and ${Math.round(speed.decodeTokensPerSecond)} sampled tokens/s a request: a policy call up to ${Math.round(planned.waits.perCallMs / 1000)} s, an attempt up to ${Math.round(planned.waits.attemptMs / 1000)} s${planned.derived.length ? `; derived ${planned.derived.join(', ')}` : ''}`,
+            );
+        }
         if (parsed.update.lora) {
           // A LoRA campaign's adapters must fit its servers: caught here where a server reports its maximum rank.
           const low = await serversBelowRank(policyServersOf(parsed), parsed.update.lora.rank, defaultPublishOptions);
@@ -338,3 +350,13 @@ export const campaignCommand: Command = {
     }
   },
 };
+
+/** One request's speed on the first rollout server that answers, or undefined (the waits stay as configured). */
+async function measuredSpeed(config: CampaignConfig): Promise<ServingSpeed | undefined> {
+  if (config.policy.kind !== 'served') return undefined;
+  for (const server of policyServersOf(config)) {
+    const speed = await measureSpeed(server, config.policy.client.model).catch(() => undefined);
+    if (speed) return speed;
+  }
+  return undefined;
+}

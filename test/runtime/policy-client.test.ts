@@ -23,7 +23,7 @@ import type { ArtifactStore } from '../../storage/artifacts.js';
 import { FaultProxy } from '../helpers/fault-proxy.js';
 import { buildTinyModel, lockVllm, requestsRunning, suiteVllm, type VllmTarget } from '../helpers/vllm.js';
 import { FakeVllmServer, IM_END_ID } from './fake-vllm-server.js';
-import { maxModelLength, serversShorterThan } from '../../runtime/fleet/serving-plan.js';
+import { maxModelLength, measureSpeed, serversShorterThan } from '../../runtime/fleet/serving-plan.js';
 
 // The policy client against real vLLM (the suite's CPU build, a tiny random Qwen3, test/helpers/vllm.ts), through a
 // proxy that records each request and answer and injects 5xx and 429 answers.
@@ -505,4 +505,10 @@ test("campaign start's context check: vLLM's max_model_len below limits.maxConte
     problem,
     `policy server ${vllm.url} holds 512 tokens of context (max_model_len), below limits.maxContextTokens 8192: lower limits.maxContextTokens to 512 or start the server with --max-model-len 8192 or more`,
   );
+});
+
+test('the serving speed campaign start measures: a prefill and a decode rate from two greedy completions', async () => {
+  const speed = await measureSpeed({ url: vllm.url, kind: 'vllm' }, vllm.model, { promptTokens: 64, decodeTokens: 8 });
+  assert.ok(speed.prefillTokensPerSecond > 0 && Number.isFinite(speed.prefillTokensPerSecond), JSON.stringify(speed));
+  assert.ok(speed.decodeTokensPerSecond > 0 && Number.isFinite(speed.decodeTokensPerSecond), JSON.stringify(speed));
 });
