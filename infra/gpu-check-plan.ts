@@ -127,7 +127,12 @@ export function checkPlan(device: 'cuda' | 'cpu'): CheckPlan {
   const tokensPerEpisode = device === 'cuda' ? 4096 : 64;
   const microBatchTokens = 2 * tokensPerEpisode;
   const episodes = device === 'cuda' ? 16 : 4;
-  const predict = (optimizerOffload: boolean, packing: boolean, sequenceParallel: number, lora?: UpdatePart['lora']) => {
+  const predict = (
+    optimizerOffload: boolean,
+    packing: boolean,
+    sequenceParallel: number,
+    lora?: UpdatePart['lora'],
+  ) => {
     if (device === 'cpu') return null;
     const settings: UpdateSettings = {
       activationCheckpointing: 'auto',

@@ -122,7 +122,11 @@ test('the tutorial, step by step: an external pack builds, generates, validates,
   ok(demo, 'finalstate demo --pack .');
   const out = JSON.parse(demo.stdout) as { campaignId: string; trainedStep: number; poolSize: number; report: string };
   assert.match(out.campaignId, /^demo-smoke-bike-rental-[0-9a-f]{10}-r\d+$/);
-  assert.equal(out.trainedStep, loadPreset('smoke').preset.campaign.steps, "every step of the smoke preset, which --pack runs");
+  assert.equal(
+    out.trainedStep,
+    loadPreset('smoke').preset.campaign.steps,
+    'every step of the smoke preset, which --pack runs',
+  );
   assert.ok(out.poolSize > 0, "the probe of the pack's training tasks froze a pool");
   assert.match(fs.readFileSync(out.report, 'utf8'), /bike_rental/, "the report shows the pack's domain");
   const client = await connectClient(loadConfig({ env }));
