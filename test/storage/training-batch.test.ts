@@ -4,7 +4,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
+import { createTrainingActivities } from '../../activities/training.js';
 import { fromRoot } from '../../core/paths.js';
+import { LocalArtifactStore } from '../../storage/artifacts.js';
 import { readTrainingBatch, TrainingBatchWriter, writeTrainingBatch } from '../../storage/training-batch.js';
 import { loadConfig } from '../../workers/config.js';
 
@@ -162,4 +164,65 @@ test('256 episodes × 110,000 tokens (above the JSON string limit) build with bo
   assert.equal(loaded.lastLogprob, Math.fround(expected.rolloutLogprobs[65]!));
   assert.deepEqual(loaded.lastVersions, [-1, 3, 4]);
   assert.equal(loaded.memmapped, true, 'the columns are views of the memory-mapped arrays');
+});
+
+test("an episode of the reference run's length (26,624 + 103,376 tokens) goes from its trajectory into a batch: small payloads, bounded memory", async () => {
+  // The trajectory is an artifact (what runEpisode stores); buildBatch's input and result, the Temporal payloads,
+  // carry its URI and counts only, however long the episode.
+  const artifacts = new LocalArtifactStore(path.join(dir, 'artifacts'));
+  const prompt = 26_624;
+  const tokens = 130_000;
+  const trajectoryOf = (i: number) => {
+    const row = episode(i, tokens);
+    return {
+      tokenIds: row.tokenIds,
+      lossMask: row.tokenIds.map((_, k) => (k < prompt ? 0 : 1)),
+      rolloutLogprobs: row.tokenIds.map((_, k) => (k < prompt ? 0 : -((k % 97) + 1) / 100)),
+      segments: [
+        { kind: 'observation', start: 0, end: prompt, textStart: 0, textEnd: prompt * 4 },
+        {
+          kind: 'sample',
+          start: prompt,
+          end: tokens,
+          textStart: prompt * 4,
+          textEnd: tokens * 4,
+          policyVersion: '3',
+          finishReason: 'stop',
+        },
+      ],
+      policyVersions: ['3'],
+      drift: null,
+      trainable: true,
+    };
+  };
+  const episodes = [];
+  for (const i of [0, 1]) {
+    const trajectoryUri = await artifacts.put(`long/step-1/ep-${i}.trajectory.json`, JSON.stringify(trajectoryOf(i)));
+    episodes.push({ episodeId: `ep-${i}`, reward: i as 0 | 1, trajectoryUri, trainable: true });
+  }
+  const input = { campaignId: 'long', step: 1, groups: [{ groupId: 'g0', taskId: 't0', episodes }] };
+  const rssBefore = process.memoryUsage().rss;
+  const result = await createTrainingActivities({ artifacts }).buildBatch(input);
+  const grewMb = (process.memoryUsage().rss - rssBefore) / 2 ** 20;
+  const payloads = [JSON.stringify(input).length, JSON.stringify(result).length];
+  console.log(
+    `two ${tokens}-token episodes: payloads ${payloads.join(' and ')} characters, RSS +${grewMb.toFixed(0)} MiB`,
+  );
+  assert.ok(
+    payloads.every((n) => n < 2048),
+    `payloads of ${payloads.join(', ')} characters`,
+  );
+  assert.equal(result.episodes, 2);
+  // One trajectory's JSON (about 3 MB) parsed at a time, and its columns: far below what 2 x 130k tokens of JSON
+  // strings held at once would take.
+  assert.ok(grewMb < 256, `buildBatch grew RSS by ${grewMb.toFixed(0)} MiB`);
+  const manifest = new URL(result.batchUri).pathname;
+  const fromPython = loadInPython(
+    manifest,
+    'print(json.dumps([[len(e["tokenIds"]), loss_tokens(e), int(e["rolloutVersions"][-1])] for e in episodes]))',
+  );
+  assert.deepEqual(fromPython, [
+    [tokens, tokens - prompt, 3],
+    [tokens, tokens - prompt, 3],
+  ]);
 });
