@@ -352,6 +352,19 @@ export const CampaignConfig = CampaignConfigFields.superRefine((config, ctx) => 
       path: ['policy', 'servers'],
       message: 'a campaign routes its episodes to policyServers: list the rollout servers there, not in policy.servers',
     });
+  const k = config.update.loss.passAtK;
+  if (k !== null && k > config.rolloutsPerGroup)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['update', 'loss', 'passAtK'],
+      message: `update.loss.passAtK is ${k}, above rolloutsPerGroup ${config.rolloutsPerGroup}: a group has no subset of ${k} episodes`,
+    });
+  if (k !== null && config.update.truncationPenalty > 0)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['update', 'truncationPenalty'],
+      message: `update.truncationPenalty is ${config.update.truncationPenalty} with update.loss.passAtK ${k}: the pass@k advantage needs 0/1 training rewards; set one of them to 0 or null`,
+    });
   const servers = config.policyServers?.length ?? (config.policy.kind === 'served' ? 1 : 0);
   if (servers > 0 && config.fleet.minServers > servers)
     ctx.addIssue({

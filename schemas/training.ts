@@ -126,6 +126,19 @@ export const LossConfig = z
       ),
     normalizeStd: z.boolean().default(true).describe('Divide group-centred rewards by the group std.'),
     eps: z.number().positive().default(1e-6).describe('Added to the group std.'),
+    passAtK: z
+      .number()
+      .int()
+      .min(1)
+      .nullable()
+      .default(null)
+      .describe(
+        'null: GRPO advantages. k: the analytic pass@k advantage (Chen et al., arXiv 2508.10751): a k-subset of a ' +
+          'group scores 1 when any of its episodes passed, and each episode gets the mean advantage of the subsets ' +
+          'holding it. It credits a group for solving a task at least once and stops pushing a task the group ' +
+          'solves in every k-subset, to keep coverage (pass@k) while pass@1 rises; k = 1 is GRPO with the ' +
+          'population std. At most campaign.rolloutsPerGroup (docs/policy-stack.md).',
+      ),
     aggregation: z.enum(['token-mean', 'seq-mean-token-mean']).default('token-mean'),
     offPolicyCorrection: OffPolicyCorrection.default('none').describe(
       'none: the ratio of the clipped loss is against the rollout log-probs (what the sampler returned). tis: the ' +

@@ -26,14 +26,25 @@ export interface ScoredGroup {
 /** A group's fate once all its episodes are back. */
 export type GroupFate = { kind: 'scored'; scored: ScoredGroup } | { kind: 'infra' } | { kind: 'malformed' };
 
-export function fateOf(group: number, taskId: string, attempts: readonly EpisodeAttempt[]): GroupFate {
+/**
+ * Informative: the update learns from the group. Under GRPO its rewards differ; under the pass@k advantage
+ * (update.loss.passAtK k) it also needs k failures, or every k-subset holds a pass and each advantage is 0.
+ */
+export function fateOf(
+  group: number,
+  taskId: string,
+  attempts: readonly EpisodeAttempt[],
+  passAtK: number | null = null,
+): GroupFate {
   if (attempts.some((a) => a.kind === 'malformed')) return { kind: 'malformed' };
   const outcomes: EpisodeOutcome[] = [];
   for (const a of attempts) {
     if (a.kind !== 'outcome') return { kind: 'infra' };
     outcomes.push(a.outcome);
   }
-  const informative = outcomes.some((o) => o.reward !== outcomes[0]!.reward);
+  const failures = outcomes.filter((o) => o.reward !== 1).length;
+  const informative =
+    outcomes.some((o) => o.reward !== outcomes[0]!.reward) && (passAtK === null || failures >= passAtK);
   return { kind: 'scored', scored: { group, taskId, outcomes, informative } };
 }
 
@@ -206,7 +217,7 @@ class GroupStream {
   /** Counts a finished group's fate and keeps it when usable; says why it must be replaced, if it must. */
   private judge(entry: InFlight, attempts: EpisodeAttempt[]): Replacement | undefined {
     const { counts, input } = this;
-    const fate = fateOf(entry.group, entry.taskId, attempts);
+    const fate = fateOf(entry.group, entry.taskId, attempts, input.update.loss.passAtK);
     if (fate.kind === 'infra') {
       counts.infraGroups += 1;
       return 'refill';

@@ -63,6 +63,7 @@ class LossConfig:
     kl_loss_coef: float = _ts("klCoef")
     norm_adv_by_std_in_grpo: bool = _ts("normalizeStd")
     epsilon: float = _ts("eps")
+    pass_at_k: int | None = _ts("passAtK")
     loss_agg_mode: str = _ts("aggregation")
     rollout_is: str = _ts("offPolicyCorrection")
     rollout_is_threshold: float = _ts("isCap")

@@ -6,7 +6,7 @@ import { fixedTrialsPlanner } from '../../workflows/evaluation.js';
 import { oldestUsableVersion, oldestVersionOf, rolloutsMayStart, versionNumber } from '../../core/policy-versions.js';
 import { CampaignConfig } from '../../schemas/campaign.js';
 import type { EpisodeOutcome } from '../../schemas/episode.js';
-import { isStale } from '../../workflows/groups.js';
+import { fateOf, isStale } from '../../workflows/groups.js';
 import { pipelinedStepInput, policyAt } from '../../workflows/inputs.js';
 import { probePlanner } from '../../workflows/probe.js';
 import { drawTasks } from '../../workflows/sampling.js';
@@ -224,4 +224,52 @@ test('asynchronous steps: the window of step u is [u - 1 - K, u - 1]; episodes a
   assert.ok(!isStale([outcome('1'), outcome('1,2')], 1));
   assert.ok(isStale([outcome('1'), outcome('0,2')], 1), 'one turn of version 0 in a group of step 3 (K = 1)');
   assert.ok(!isStale([outcome('0')], undefined), 'the synchronous step has no window');
+});
+
+test('update.loss.passAtK: refused above rolloutsPerGroup or with a truncation penalty; carried into the step; a group informative with k failures', () => {
+  const campaign = (passAtK: number, truncationPenalty = 0) =>
+    CampaignConfig.safeParse({
+      campaignId: 'c',
+      policy: { kind: 'served', client: { baseUrl: 'http://127.0.0.1:1', model: 'm' } },
+      tasks: { train: { taskSet: 't', split: 'train' }, eval: { taskSet: 't', split: 'eval' } },
+      steps: 5,
+      rolloutsPerGroup: 8,
+      update: { baseModel: '/m', loss: { passAtK }, truncationPenalty },
+    });
+  const refused = campaign(9);
+  assert.ok(!refused.success);
+  assert.deepEqual(refused.error.issues[0]!.path, ['update', 'loss', 'passAtK']);
+  assert.match(refused.error.issues[0]!.message, /passAtK is 9, above rolloutsPerGroup 8/);
+  const penalised = campaign(4, 0.2);
+  assert.ok(!penalised.success);
+  assert.match(penalised.error.issues[0]!.message, /the pass@k advantage needs 0\/1 training rewards/);
+  const accepted = campaign(4);
+  assert.ok(accepted.success);
+  const config = { ...accepted.data, taskQueues: { control: 'c', episodes: 'e', gpu: 'g' } };
+  const state = { pool: ['a'], sampler: { epoch: 0, cursor: 0 }, policyVersion: '1', checkpointUri: 'file:///c/1' };
+  const step = pipelinedStepInput(config, state, 2, { sampler: { epoch: 0, cursor: 0 }, awaitPrevious: false });
+  assert.equal(step.update.loss.passAtK, 4);
+  assert.equal(
+    CampaignConfig.parse({ ...config, update: { baseModel: '/m' } }).update.loss.passAtK,
+    null,
+    'GRPO by default',
+  );
+
+  const group = (passes: number) =>
+    Array.from({ length: 8 }, (_, i) => ({
+      kind: 'outcome' as const,
+      outcome: { reward: i < passes ? 1 : 0 } as EpisodeOutcome,
+    }));
+  const informative = (passes: number, k: number | null) => {
+    const fate = fateOf(0, 't', group(passes), k);
+    return fate.kind === 'scored' && fate.scored.informative;
+  };
+  assert.deepEqual(
+    [0, 1, 4, 5, 7, 8].map((p) => informative(p, null)),
+    [false, true, true, true, true, false],
+  );
+  assert.deepEqual(
+    [0, 1, 4, 5, 7, 8].map((p) => informative(p, 4)),
+    [false, true, true, false, false, false],
+  );
 });

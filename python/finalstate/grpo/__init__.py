@@ -1,6 +1,6 @@
 """GRPO for finalstate: group advantages, the clipped token-mean policy loss, and the micro-batched update."""
 
-from .advantages import compute_grpo_outcome_advantage
+from .advantages import compute_grpo_outcome_advantage, compute_pass_at_k_advantage
 from .core_algos import agg_loss, compute_policy_loss, entropy_from_logprobs, kl_penalty_k3
 from .trainer import PolicyTrainer, UnusableBatchError
 
@@ -9,6 +9,7 @@ __all__ = [
     "UnusableBatchError",
     "agg_loss",
     "compute_grpo_outcome_advantage",
+    "compute_pass_at_k_advantage",
     "compute_policy_loss",
     "entropy_from_logprobs",
     "kl_penalty_k3",

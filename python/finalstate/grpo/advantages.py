@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from math import comb, sqrt
 
 import torch
 
@@ -28,4 +29,46 @@ def compute_grpo_outcome_advantage(
         group_rewards = rewards[idx]
         centred = group_rewards - group_rewards.mean()
         advantages[idx] = centred / (group_rewards.std() + eps) if norm_adv_by_std_in_grpo else centred
+    return advantages.to(torch.float32)
+
+
+def compute_pass_at_k_advantage(
+    rewards: torch.Tensor, group_ids: Sequence[str], *, k: int, eps: float = 1e-6, norm_adv_by_std_in_grpo: bool = True
+) -> torch.Tensor:
+    """Per-episode advantage of pass@k training in its analytic form (Chen et al., "Pass@k Training for Adaptively
+    Balancing Exploration and Exploitation of Large Reasoning Models", arXiv 2508.10751): the reward of a k-subset of a
+    group is whether any of its episodes passed, and an episode's advantage is the mean advantage of the subsets that
+    hold it. For a group of N episodes with N_neg failures:
+
+        R = 1 - C(N_neg, k) / C(N, k)                  the group's expected pass@k, sigma = sqrt(R (1 - R))
+        A_pass = (1 - R) / (sigma + eps)
+        A_fail = (1 - R - C(N_neg - 1, k - 1) / C(N - 1, k - 1)) / (sigma + eps)
+
+    (without dividing by sigma + eps when `norm_adv_by_std_in_grpo` is off). k = 1 is GRPO with the population std. A
+    group where every k-subset holds a pass (N_neg < k), or none does, gets advantage 0: pass@k stops pushing a task
+    the policy solves often enough, which is how it keeps the rest of the group's probability for other answers.
+    Rewards must be 0 or 1. A group left with fewer than k episodes (some were not trainable) has no k-subset: 0."""
+    if rewards.dim() != 1 or rewards.shape[0] != len(group_ids):
+        raise ValueError(f"rewards has shape {tuple(rewards.shape)} but there are {len(group_ids)} group ids")
+    if k < 1:
+        raise ValueError(f"pass@k advantage: k is {k}, not a positive count")
+    if not bool(((rewards == 0) | (rewards == 1)).all()):
+        raise ValueError("pass@k advantage: every reward must be 0 or 1 (the final-state check's)")
+    advantages = torch.zeros(rewards.shape[0], dtype=torch.float64)
+    members: dict[str, list[int]] = {}
+    for index, group in enumerate(group_ids):
+        members.setdefault(group, []).append(index)
+    for indices in members.values():
+        n = len(indices)
+        if n < max(2, k):
+            continue
+        passed = [float(rewards[i]) == 1.0 for i in indices]
+        failures = passed.count(False)
+        expected = 1.0 - comb(failures, k) / comb(n, k)
+        scale = (sqrt(expected * (1.0 - expected)) + eps) if norm_adv_by_std_in_grpo else 1.0
+        if expected in (0.0, 1.0):
+            continue
+        fail_share = comb(failures - 1, k - 1) / comb(n - 1, k - 1) if failures >= 1 else 0.0
+        for i, ok in zip(indices, passed):
+            advantages[i] = ((1.0 - expected) if ok else (1.0 - expected - fail_share)) / scale
     return advantages.to(torch.float32)

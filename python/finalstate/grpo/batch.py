@@ -10,7 +10,7 @@ import numpy as np
 import torch
 
 from ..schemas import SchemaError, check_array_items, load_schema, validate
-from .advantages import compute_grpo_outcome_advantage
+from .advantages import compute_grpo_outcome_advantage, compute_pass_at_k_advantage
 
 
 class UnusableBatchError(ValueError):
@@ -113,9 +113,15 @@ def check_episodes(episodes: list[dict], *, where: str, vocab_size: int | None =
 OLD_LOG_PROBS = "oldLogprobs"
 
 
-def episode_advantages(episodes: list[dict], *, eps: float, norm_adv_by_std_in_grpo: bool) -> torch.Tensor:
+def episode_advantages(
+    episodes: list[dict], *, eps: float, norm_adv_by_std_in_grpo: bool, pass_at_k: int | None = None
+) -> torch.Tensor:
+    """Each episode's advantage within its group: GRPO's, or with `pass_at_k` set the analytic pass@k advantage."""
     rewards = torch.tensor([float(e["reward"]) for e in episodes], dtype=torch.float64)
-    return compute_grpo_outcome_advantage(rewards, [e["groupId"] for e in episodes], eps=eps, norm_adv_by_std_in_grpo=norm_adv_by_std_in_grpo)
+    groups = [e["groupId"] for e in episodes]
+    if pass_at_k is not None:
+        return compute_pass_at_k_advantage(rewards, groups, k=pass_at_k, eps=eps, norm_adv_by_std_in_grpo=norm_adv_by_std_in_grpo)
+    return compute_grpo_outcome_advantage(rewards, groups, eps=eps, norm_adv_by_std_in_grpo=norm_adv_by_std_in_grpo)
 
 
 ARRAY_FILES = {
