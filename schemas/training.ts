@@ -124,6 +124,15 @@ export const LossConfig = z
       .describe(
         "Weight of the k3 KL estimate to the ratio's reference: the rollout policy, or with offPolicyCorrection 'tis' the starting weights.",
       ),
+    entropyCoef: z
+      .number()
+      .min(0)
+      .default(0)
+      .describe(
+        "Weight of an entropy bonus (verl's actor.entropy_coeff): the loss subtracts entropyCoef x the loss tokens' " +
+          'mean entropy (aggregated as the policy loss), so the update resists the entropy collapse that narrows ' +
+          'coverage. 0: off (docs/policy-stack.md).',
+      ),
     normalizeStd: z.boolean().default(true).describe('Divide group-centred rewards by the group std.'),
     eps: z.number().positive().default(1e-6).describe('Added to the group std.'),
     passAtK: z

@@ -53,7 +53,7 @@ class OptimizerConfig:
 
 @dataclass(frozen=True)
 class LossConfig:
-    """The clipped policy loss and the group advantages (verl: actor.clip_ratio_*, loss_agg_mode, kl_loss_coef,
+    """The clipped policy loss and the group advantages (verl: actor.clip_ratio_*, loss_agg_mode, kl_loss_coef, entropy_coeff,
     algorithm.norm_adv_by_std_in_grpo; `epsilon` is the std offset of compute_grpo_outcome_advantage), and the
     off-policy correction (verl: algorithm.rollout_correction.rollout_is, rollout_is_threshold; here `rollout_is` is
     "none", or "tis": verl's rollout_is "token" in its decoupled mode, which truncates)."""
@@ -61,6 +61,7 @@ class LossConfig:
     clip_ratio_low: float = _ts("clipLow")
     clip_ratio_high: float = _ts("clipHigh")
     kl_loss_coef: float = _ts("klCoef")
+    entropy_coeff: float = _ts("entropyCoef")
     norm_adv_by_std_in_grpo: bool = _ts("normalizeStd")
     epsilon: float = _ts("eps")
     pass_at_k: int | None = _ts("passAtK")

@@ -113,3 +113,19 @@ def test_kl_coefficient_adds_the_k3_term_to_the_loss(model):
     assert plain["approxKl"] == pytest.approx(k3, rel=1e-4)
     assert with_kl["loss"] == pytest.approx(plain["loss"] + 0.5 * k3, rel=1e-4)
     assert plain["clipFraction"] > 0  # ratio 1.35 > 1.2: tokens with positive advantage are clipped
+
+
+def test_the_entropy_bonus_subtracts_the_mean_entropy_and_raises_it(model):
+    # Zero advantages: the policy loss is 0 and has no gradient, so whatever moves is the entropy bonus's.
+    episodes = [{**e, "reward": 0.5} for e in toy_batch(model, model.config.vocab_size)]
+    bonus = replace(DEFAULT_LOSS, entropy_coeff=0.1)
+    measured = PolicyTrainer(copy.deepcopy(model), DEFAULT_OPTIMIZER).accumulate_gradients(episodes, loss_config=bonus, micro_batch_size=4)
+    assert measured["loss"] == pytest.approx(-0.1 * measured["entropy"], rel=1e-5)
+    # A small step: the tiny model's entropy is near its maximum, ln 300 = 5.70, where AdamW at 1e-2 overshoots.
+    trainer = PolicyTrainer(copy.deepcopy(model), replace(DEFAULT_OPTIMIZER, lr=1e-3))
+    first = trainer.train_step(episodes, loss_config=bonus, optimizer_config=replace(DEFAULT_OPTIMIZER, lr=1e-3), micro_batch_size=4)
+    second = trainer.train_step(episodes, loss_config=bonus, optimizer_config=replace(DEFAULT_OPTIMIZER, lr=1e-3), micro_batch_size=4)
+    assert first["gradNorm"] > 0
+    assert second["entropy"] > first["entropy"], (first["entropy"], second["entropy"])
+    plain = PolicyTrainer(copy.deepcopy(model), DEFAULT_OPTIMIZER).train_step(episodes, loss_config=DEFAULT_LOSS, optimizer_config=DEFAULT_OPTIMIZER, micro_batch_size=4)
+    assert plain["gradNorm"] == 0.0, "without the bonus nothing moves"

@@ -24,30 +24,37 @@ def reference(logits: torch.Tensor, targets: torch.Tensor) -> tuple[torch.Tensor
     return all_log_probs.gather(-1, targets[..., None]).squeeze(-1), -(all_log_probs.exp() * all_log_probs).sum(-1)
 
 
+@pytest.mark.parametrize("entropy_bonus", [False, True])
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
-def test_the_head_gives_the_log_softmax_values_entropies_and_gradients_chunk_by_chunk(dtype, monkeypatch):
+def test_the_head_gives_the_log_softmax_values_entropies_and_gradients_chunk_by_chunk(dtype, entropy_bonus, monkeypatch):
     monkeypatch.setattr(log_probs, "CHUNK_BYTES", 4 * 50 * 3)  # three rows a chunk: 14 rows make five chunks
     generator = torch.Generator().manual_seed(0)
     hidden = torch.randn(2, 7, 16, generator=generator).to(dtype).requires_grad_()
     weight = (torch.randn(50, 16, generator=generator) * 0.5).to(dtype).requires_grad_()
     targets = torch.randint(0, 50, (2, 7), generator=generator)
     upstream = torch.randn(2, 7, generator=generator)
+    # An entropy bonus (loss.entropyCoef) puts a gradient on the entropies too; without one they get none.
+    upstream_entropy = torch.randn(2, 7, generator=generator) if entropy_bonus else torch.zeros(2, 7)
+
+    def objective(log_prob, entropy):
+        return (log_prob * upstream).sum() + ((entropy * upstream_entropy).sum() if entropy_bonus else 0)
 
     log_prob, entropy = linear_log_probs(hidden, weight, targets)
-    (log_prob * upstream).sum().backward()
+    objective(log_prob, entropy).backward()
     ours = hidden.grad.clone(), weight.grad.clone()
     hidden.grad = weight.grad = None
 
     expected, expected_entropy = reference(hidden @ weight.T, targets)
-    (expected * upstream).sum().backward()
+    objective(expected, expected_entropy).backward()
     tolerance = 1e-6 if dtype == torch.float32 else 2e-2
     assert log_prob.dtype == entropy.dtype == torch.float32 and log_prob.shape == targets.shape
     assert torch.allclose(log_prob, expected, atol=tolerance, rtol=0)
     assert torch.allclose(entropy, expected_entropy.detach(), atol=tolerance, rtol=0)
-    assert not entropy.requires_grad
     assert ours[0].dtype == ours[1].dtype == dtype
-    assert torch.allclose(ours[0].float(), hidden.grad.float(), atol=tolerance, rtol=0)
-    assert torch.allclose(ours[1].float(), weight.grad.float(), atol=tolerance, rtol=0)
+    for got, want in zip(ours, (hidden.grad, weight.grad)):
+        # with the entropy's terms (larger, |log p + H| p), relative to the gradient's largest entry
+        scale = max(1.0, float(want.float().abs().max())) if entropy_bonus else 1.0
+        assert torch.allclose(got.float(), want.float(), atol=tolerance * scale, rtol=0), float((got.float() - want.float()).abs().max())
 
 
 def _loss_and_grads(model, episodes, upstream, *, ours: bool):

@@ -29,8 +29,8 @@ def chunk_rows(vocabulary: int) -> int:
 
 class _LinearLogProbs(torch.autograd.Function):
     """(log p(target), entropy) of each row of `hidden` [N, h] under the output layer `weight` [V, h]; the logits are
-    computed in `dtype` (the compute dtype of the output layer) and normalised in fp32. Only the log-probs carry a
-    gradient."""
+    computed in `dtype` (the compute dtype of the output layer) and normalised in fp32. Both carry a gradient; the
+    entropy's (an entropy bonus, loss.entropyCoef) costs nothing when the loss does not use it."""
 
     @staticmethod
     def forward(ctx, hidden: torch.Tensor, weight: torch.Tensor, targets: torch.Tensor, rows: int, dtype: torch.dtype):
@@ -48,14 +48,14 @@ class _LinearLogProbs(torch.autograd.Function):
             entropy[start:end] = -z.exp().mul_(z).sum(dim=-1)
             normaliser[start:end] = lse
             del z
-        ctx.save_for_backward(hidden, weight, targets, normaliser)
+        ctx.save_for_backward(hidden, weight, targets, normaliser, entropy)
         ctx.rows, ctx.dtype = rows, dtype
-        ctx.mark_non_differentiable(entropy)
+        ctx.set_materialize_grads(False)  # an output the loss does not use has no gradient: None, not zeros
         return log_prob, entropy
 
     @staticmethod
-    def backward(ctx, grad_log_prob: torch.Tensor, _grad_entropy: torch.Tensor):
-        hidden, weight, targets, normaliser = ctx.saved_tensors
+    def backward(ctx, grad_log_prob: torch.Tensor | None, grad_entropy: torch.Tensor | None):
+        hidden, weight, targets, normaliser, entropy = ctx.saved_tensors
         want_hidden, want_weight = ctx.needs_input_grad[0], ctx.needs_input_grad[1]
         grad_hidden = torch.empty_like(hidden) if want_hidden else None
         grad_weight = torch.zeros(weight.shape, dtype=torch.float32, device=weight.device) if want_weight else None
@@ -63,10 +63,20 @@ class _LinearLogProbs(torch.autograd.Function):
         for start in range(0, hidden.shape[0], ctx.rows):
             end = min(start + ctx.rows, hidden.shape[0])
             h = hidden[start:end].to(ctx.dtype)
-            g = grad_log_prob[start:end, None].float()
-            # d log p(t) / d z = onehot(t) - softmax(z), times the incoming gradient: in place of the chunk's logits.
-            d = (h @ w.T).float().sub_(normaliser[start:end, None]).exp_().mul_(-g)
-            d.scatter_add_(-1, targets[start:end, None], g)
+            g = None if grad_log_prob is None else grad_log_prob[start:end, None].float()
+            z = (h @ w.T).float().sub_(normaliser[start:end, None])  # the chunk's log-softmax
+            if grad_entropy is None:
+                # d log p(t) / d z = onehot(t) - softmax(z), times the incoming gradient: in place of the logits.
+                d = z.exp_().mul_(-g)
+            else:
+                # d H / d z_j = -p_j (log p_j + H); with the log-prob's term, two chunks of scratch in all.
+                p = z.exp()
+                d = z.add_(entropy[start:end, None]).mul_(p).mul_(-grad_entropy[start:end, None].float())
+                if g is not None:
+                    d.sub_(p.mul_(g))
+                del p
+            if g is not None:
+                d.scatter_add_(-1, targets[start:end, None], g)
             d = d.to(ctx.dtype)  # both matmuls in the compute dtype (bf16 on CUDA: tensor cores)
             if want_hidden:
                 grad_hidden[start:end] = (d @ w).to(hidden.dtype)
@@ -75,7 +85,7 @@ class _LinearLogProbs(torch.autograd.Function):
                     grad_weight.addmm_(d.T, h)
                 else:  # each chunk's product accumulates in fp32 inside the matmul, and the chunks add up in fp32
                     grad_weight.add_(d.T @ h)
-            del d
+            del d, z
         return grad_hidden, None if grad_weight is None else grad_weight.to(weight.dtype), None, None, None
 
 

@@ -369,6 +369,8 @@ class PolicyTrainer:
             loss = pg_loss
             if loss_config.kl_loss_coef > 0:
                 loss = loss + loss_config.kl_loss_coef * agg_loss(kl, batch.response_mask, loss_config.loss_agg_mode, whole, batch.sequence_tokens)
+            if loss_config.entropy_coeff > 0:
+                loss = loss - loss_config.entropy_coeff * agg_loss(entropy, batch.response_mask, loss_config.loss_agg_mode, whole, batch.sequence_tokens)
             if not self.ranks.all_true(bool(torch.isfinite(loss))):
                 self.optimizer.zero_grad(set_to_none=True)
                 raise UnusableBatchError(f"the loss of micro-batch {index} is not finite on some rank (here {loss.item()}); no update applied")
