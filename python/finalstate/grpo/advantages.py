@@ -8,6 +8,16 @@ from math import comb, sqrt
 import torch
 
 
+def _group_members(rewards: torch.Tensor, group_ids: Sequence[str]) -> list[list[int]]:
+    """The indices of each group's episodes, groups in order of first appearance (one reward per group id)."""
+    if rewards.dim() != 1 or rewards.shape[0] != len(group_ids):
+        raise ValueError(f"rewards has shape {tuple(rewards.shape)} but there are {len(group_ids)} group ids")
+    members: dict[str, list[int]] = {}
+    for index, group in enumerate(group_ids):
+        members.setdefault(group, []).append(index)
+    return list(members.values())
+
+
 def compute_grpo_outcome_advantage(
     rewards: torch.Tensor, group_ids: Sequence[str], *, eps: float = 1e-6, norm_adv_by_std_in_grpo: bool = True
 ) -> torch.Tensor:
@@ -15,14 +25,9 @@ def compute_grpo_outcome_advantage(
 
     std is the unbiased sample std (torch.std), as in verl; a group of one episode gets advantage 0.
     """
-    if rewards.dim() != 1 or rewards.shape[0] != len(group_ids):
-        raise ValueError(f"rewards has shape {tuple(rewards.shape)} but there are {len(group_ids)} group ids")
     rewards = rewards.to(torch.float64)
     advantages = torch.zeros_like(rewards)
-    members: dict[str, list[int]] = {}
-    for index, group in enumerate(group_ids):
-        members.setdefault(group, []).append(index)
-    for indices in members.values():
+    for indices in _group_members(rewards, group_ids):
         if len(indices) < 2:
             continue
         idx = torch.tensor(indices)
@@ -48,26 +53,22 @@ def compute_pass_at_k_advantage(
     group where every k-subset holds a pass (N_neg < k), or none does, gets advantage 0: pass@k stops pushing a task
     the policy solves often enough, which is how it keeps the rest of the group's probability for other answers.
     Rewards must be 0 or 1. A group left with fewer than k episodes (some were not trainable) has no k-subset: 0."""
-    if rewards.dim() != 1 or rewards.shape[0] != len(group_ids):
-        raise ValueError(f"rewards has shape {tuple(rewards.shape)} but there are {len(group_ids)} group ids")
+    members = _group_members(rewards, group_ids)
     if k < 1:
         raise ValueError(f"pass@k advantage: k is {k}, not a positive count")
     if not bool(((rewards == 0) | (rewards == 1)).all()):
         raise ValueError("pass@k advantage: every reward must be 0 or 1 (the final-state check's)")
     advantages = torch.zeros(rewards.shape[0], dtype=torch.float64)
-    members: dict[str, list[int]] = {}
-    for index, group in enumerate(group_ids):
-        members.setdefault(group, []).append(index)
-    for indices in members.values():
+    for indices in members:
         n = len(indices)
         if n < max(2, k):
             continue
         passed = [float(rewards[i]) == 1.0 for i in indices]
         failures = passed.count(False)
         expected = 1.0 - comb(failures, k) / comb(n, k)
-        scale = (sqrt(expected * (1.0 - expected)) + eps) if norm_adv_by_std_in_grpo else 1.0
         if expected in (0.0, 1.0):
             continue
+        scale = (sqrt(expected * (1.0 - expected)) + eps) if norm_adv_by_std_in_grpo else 1.0
         fail_share = comb(failures - 1, k - 1) / comb(n - 1, k - 1) if failures >= 1 else 0.0
         for i, ok in zip(indices, passed):
             advantages[i] = ((1.0 - expected) if ok else (1.0 - expected - fail_share)) / scale
