@@ -1,5 +1,7 @@
+import type { EpisodeRequest } from '../../schemas/episode.js';
 import type { ModelPrices, TokenUsage } from '../../schemas/runtime.js';
 import { usageCost } from '../../stats/cost.js';
+import { adapterVersionOf } from '../../core/policy-versions.js';
 
 export interface PricedUsage {
   model: string;
@@ -13,11 +15,36 @@ export interface EpisodeCost {
   unpriced: string[];
 }
 
+/**
+ * A LoRA campaign's adapters: the completion names the adapter `<prefix><n>`, which runs on the base model's servers
+ * at the base model's price.
+ */
+export interface AdapterPricing {
+  prefix: string;
+  baseModel: string;
+}
+
+/** How an episode's policy is priced: a LoRA campaign's served policy names adapters of its client's base model. */
+export function adapterPricingOf(policy: EpisodeRequest['policy']): AdapterPricing | undefined {
+  return policy.kind === 'served' && policy.adapterPrefix !== undefined
+    ? { prefix: policy.adapterPrefix, baseModel: policy.client.model }
+    : undefined;
+}
+
+/** The price table's key for a model an episode called: an adapter of `adapters` is priced as its base model. */
+export function priceKeyOf(model: string, adapters?: AdapterPricing): string {
+  return adapters && adapterVersionOf(adapters.prefix, model) !== undefined ? adapters.baseModel : model;
+}
+
 /** The cost of an episode from the usage of every model it called and a configurable price table. */
-export function episodeCost(entries: readonly PricedUsage[], prices: ModelPrices): EpisodeCost {
+export function episodeCost(
+  entries: readonly PricedUsage[],
+  prices: ModelPrices,
+  adapters?: AdapterPricing,
+): EpisodeCost {
   const cost: EpisodeCost = { totalUsd: 0, byModel: {}, unpriced: [] };
   for (const { model, usage } of entries) {
-    const price = prices[model];
+    const price = prices[priceKeyOf(model, adapters)];
     const spent = usage.inputTokens + usage.outputTokens > 0;
     if (!price) {
       if (spent && !cost.unpriced.includes(model)) cost.unpriced.push(model);

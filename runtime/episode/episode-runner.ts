@@ -17,7 +17,7 @@ import { LlmUserSimulator } from '../clients/llm-user.js';
 import { PolicyClient, requestHeadersOf } from '../clients/policy-client.js';
 import { ScriptedUserSimulator } from '../clients/scripted-user.js';
 import type { UserSimulator } from '../clients/user-simulator.js';
-import { episodeCost } from '../cost/cost-model.js';
+import { adapterPricingOf, episodeCost } from '../cost/cost-model.js';
 import { getRenderer } from '../interpreter/index.js';
 import type { AgentPolicy } from '../policy/agent-policy.js';
 import { CompletionsAgentPolicy } from '../policy/completions-policy.js';
@@ -138,7 +138,7 @@ export class DatabaseEpisodeRunner implements EpisodeRunner {
       });
       const gradingMs = performance.now() - gradingStarted;
 
-      const cost = this.costOf(played.loop, score);
+      const cost = this.costOf(request, played.loop, score);
       const outcome = this.outcomeOf(request, task, played, score, cost.totalUsd);
       const record = recordOf(request, outcome, played, score, cost.unpriced, {
         ...played.loop.timings,
@@ -216,7 +216,7 @@ export class DatabaseEpisodeRunner implements EpisodeRunner {
     }
   }
 
-  private costOf(loop: LoopResult, score: EpisodeScore) {
+  private costOf(request: EpisodeRequest, loop: LoopResult, score: EpisodeScore) {
     const agentModel = loop.agentTurns[0]?.model ?? 'unknown';
     return episodeCost(
       [
@@ -225,6 +225,7 @@ export class DatabaseEpisodeRunner implements EpisodeRunner {
         ...(score.judgeModel ? [{ model: score.judgeModel, usage: score.judgeUsage }] : []),
       ],
       this.deps.prices ?? {},
+      adapterPricingOf(request.policy),
     );
   }
 

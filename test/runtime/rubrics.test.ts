@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { ChatClient } from '../../runtime/clients/chat-client.js';
-import { episodeCost } from '../../runtime/cost/cost-model.js';
+import { adapterPricingOf, episodeCost } from '../../runtime/cost/cost-model.js';
+import { adapterPrefixOf } from '../../core/policy-versions.js';
+import { PolicyRef } from '../../schemas/episode.js';
 import { usageCost } from '../../stats/cost.js';
 import { evaluateRubrics } from '../../runtime/rubrics/evaluate.js';
 import { LlmJudge, parseJudgeAnswer } from '../../runtime/rubrics/judge.js';
@@ -122,4 +124,32 @@ test('cost: uncached input, cached input and output at their prices per million;
   assert.ok(Math.abs(cost.totalUsd - (2000 * 2 + 1000 * 0.5 + 100 * 8) / 1e6) < 1e-12);
   assert.deepEqual(Object.keys(cost.byModel), ['gpt-x']);
   assert.deepEqual(cost.unpriced, ['local-policy']);
+});
+
+test("cost: a LoRA campaign's adapters are priced as the base model they run on, another campaign's are not", () => {
+  const price = { input: 1, cachedInput: 0.5, output: 4 };
+  const usage = { inputTokens: 3000, cachedInputTokens: 1000, outputTokens: 200 };
+  const served = (lora: boolean) =>
+    PolicyRef.parse({
+      kind: 'served',
+      client: { baseUrl: 'http://127.0.0.1:1', model: 'policy' },
+      version: '3',
+      ...(lora ? { adapterPrefix: adapterPrefixOf('camp') } : {}),
+    });
+  const adapters = adapterPricingOf(served(true));
+  assert.deepEqual(adapters, { prefix: 'camp-v', baseModel: 'policy' });
+  assert.equal(adapterPricingOf(served(false)), undefined, 'a full-weights campaign names its model directly');
+  assert.equal(adapterPricingOf(PolicyRef.parse({ kind: 'oracle' })), undefined);
+
+  const expected = (2000 * 1 + 1000 * 0.5 + 200 * 4) / 1e6;
+  for (const model of ['policy', 'camp-v3', 'camp-v12']) {
+    const cost = episodeCost([{ model, usage }], { policy: price }, adapters);
+    assert.ok(Math.abs(cost.totalUsd - expected) < 1e-15, `${model}: ${cost.totalUsd}`);
+    assert.deepEqual(cost.unpriced, []);
+  }
+  for (const model of ['other-v3', 'camp-v0', 'camp-vx']) {
+    const cost = episodeCost([{ model, usage }], { policy: price }, adapters);
+    assert.deepEqual([cost.totalUsd, cost.unpriced], [0, [model]], `${model} is not this campaign's adapter`);
+  }
+  assert.deepEqual(episodeCost([{ model: 'camp-v3', usage }], { policy: price }).unpriced, ['camp-v3']);
 });
