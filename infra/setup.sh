@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs everything finalstate needs on a fresh machine, idempotently and fast when nothing changed:
-# PostgreSQL server binaries (apt-get), node_modules (npm ci), the Python venv (pinned requirements) and, at the same
-# time, the CPU build of vLLM in its own venv (infra/setup-vllm.sh), the build.
+# PostgreSQL server binaries (apt-get), node_modules (npm ci), Temporal's time-skipping test server (Maven), the
+# Python venv (pinned requirements) and, at the same time, the CPU build of vLLM in its own venv
+# (infra/setup-vllm.sh), the build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -31,6 +32,19 @@ for extra in ${FINALSTATE_APT_EXTRA:-}; do command -v "$extra" >/dev/null 2>&1 |
 phase "node modules"
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   npm ci --no-audit --no-fund --loglevel=error
+fi
+
+phase "temporal test server"
+# Temporal's time-skipping test server, the Java SDK's build from Maven Central (infra/temporal-test-server/pom.xml),
+# for the tests of Temporal's own timeouts and retries; what it needs is written to .temporal-test-server/.
+ts_pom=infra/temporal-test-server/pom.xml
+want_ts=$(sha256sum "$ts_pom" | cut -d' ' -f1)
+if [ "$(cat .temporal-test-server/.pom.sha256 2>/dev/null)" != "$want_ts" ]; then
+  command -v java >/dev/null 2>&1 || apt_install default-jre-headless
+  command -v mvn >/dev/null 2>&1 || apt_install maven
+  mkdir -p .temporal-test-server
+  mvn -q -B -f "$ts_pom" dependency:build-classpath -Dmdep.outputFile="$PWD/.temporal-test-server/classpath.txt"
+  echo "$want_ts" > .temporal-test-server/.pom.sha256
 fi
 
 phase "python venvs"
