@@ -365,6 +365,13 @@ export const CampaignConfig = CampaignConfigFields.superRefine((config, ctx) => 
       path: ['update', 'truncationPenalty'],
       message: `update.truncationPenalty is ${config.update.truncationPenalty} with update.loss.passAtK ${k}: the pass@k advantage needs 0/1 training rewards; set one of them to 0 or null`,
     });
+  if (config.update.loss.klReference === 'base' && config.update.loss.klCoef === 0)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['update', 'loss', 'klReference'],
+      message:
+        "update.loss.klReference is 'base' with klCoef 0: the KL to the base policy would weigh nothing; set klCoef above 0",
+    });
   const servers = config.policyServers?.length ?? (config.policy.kind === 'served' ? 1 : 0);
   if (servers > 0 && config.fleet.minServers > servers)
     ctx.addIssue({

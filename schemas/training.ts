@@ -121,8 +121,17 @@ export const LossConfig = z
       .number()
       .min(0)
       .default(0)
+      .describe("Weight of the k3 KL estimate to klReference's log-probs, added to the loss. 0: off."),
+    klReference: z
+      .enum(['ratio', 'base'])
+      .default('ratio')
       .describe(
-        "Weight of the k3 KL estimate to the ratio's reference: the rollout policy, or with offPolicyCorrection 'tis' the starting weights.",
+        "What klCoef's KL is measured against. ratio: the ratio's reference (the rollout policy, or with " +
+          "offPolicyCorrection 'tis' the starting weights), a trust region around each step's start. base: the " +
+          'base policy the campaign started from, recomputed by the trainer every step without gradients (a ' +
+          'frozen copy of update.baseModel, or with LoRA the model with its adapter disabled), so the policy stays ' +
+          'near the base over the whole campaign: the KL penalty to the reference policy of PPO-style RLHF ' +
+          '(docs/policy-stack.md).',
       ),
     entropyCoef: z
       .number()

@@ -61,6 +61,7 @@ class LossConfig:
     clip_ratio_low: float = _ts("clipLow")
     clip_ratio_high: float = _ts("clipHigh")
     kl_loss_coef: float = _ts("klCoef")
+    kl_reference: str = _ts("klReference")
     entropy_coeff: float = _ts("entropyCoef")
     norm_adv_by_std_in_grpo: bool = _ts("normalizeStd")
     epsilon: float = _ts("eps")
@@ -68,6 +69,11 @@ class LossConfig:
     loss_agg_mode: str = _ts("aggregation")
     rollout_is: str = _ts("offPolicyCorrection")
     rollout_is_threshold: float = _ts("isCap")
+
+    @property
+    def kl_to_base(self) -> bool:
+        """Whether the KL term is to the base policy (its log-probs recomputed every step), not the ratio's reference."""
+        return self.kl_reference == "base" and self.kl_loss_coef > 0
 
     @property
     def recomputes_old_log_prob(self) -> bool:

@@ -273,3 +273,25 @@ test('update.loss.passAtK: refused above rolloutsPerGroup or with a truncation p
     [false, true, true, false, false, false],
   );
 });
+
+test("update.loss.klReference 'base': refused with klCoef 0 (it would weigh nothing); carried into the step's payload", () => {
+  const campaign = (loss: Record<string, unknown>) =>
+    CampaignConfig.safeParse({
+      campaignId: 'c',
+      policy: { kind: 'served', client: { baseUrl: 'http://127.0.0.1:1', model: 'm' } },
+      tasks: { train: { taskSet: 't', split: 'train' }, eval: { taskSet: 't', split: 'eval' } },
+      steps: 5,
+      update: { baseModel: '/m', loss },
+    });
+  const refused = campaign({ klReference: 'base' });
+  assert.ok(!refused.success);
+  assert.deepEqual(refused.error.issues[0]!.path, ['update', 'loss', 'klReference']);
+  assert.match(refused.error.issues[0]!.message, /klReference is 'base' with klCoef 0/);
+  const held = campaign({ klReference: 'base', klCoef: 0.05 });
+  assert.ok(held.success);
+  const config = { ...held.data, taskQueues: { control: 'c', episodes: 'e', gpu: 'g' } };
+  const state = { pool: ['a'], sampler: { epoch: 0, cursor: 0 }, policyVersion: '1', checkpointUri: 'file:///c/1' };
+  const step = pipelinedStepInput(config, state, 2, { sampler: { epoch: 0, cursor: 0 }, awaitPrevious: false });
+  assert.deepEqual([step.update.loss.klReference, step.update.loss.klCoef], ['base', 0.05]);
+  assert.ok(campaign({}).success && campaign({}).data!.update.loss.klReference === 'ratio', 'the default: as before');
+});

@@ -20,10 +20,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import torch
 from transformers import AutoTokenizer
 
 from ..config import PolicyUpdateRequest, parse_policy_update_input
-from ..grpo import PolicyTrainer, UnusableBatchError
+from ..grpo import BasePolicy, PolicyTrainer, UnusableBatchError
 from ..grpo.batch import load_batch
 from ..schemas import SchemaError, validate
 from .checkpoints import SHARDED_DIR, STATE_FILE, CheckpointStore, export_dtype, is_adapter
@@ -266,12 +267,24 @@ class PolicyUpdater:
         try:
             if not plan.resume or request.lora is not None:
                 load_full_weights(model, base, self.groups, adapter_seed=request.seed)
+            if request.loss.kl_to_base:
+                trainer.base_policy = self._base_policy(request, model, meshes)
         except UnloadableModelError as err:
             raise UnusableInputError(str(err)) from err
         if plan.resume:
             CheckpointStore.load_training_state(source, trainer, storage)
         self._session = _Session(request.campaign_id, Path(request.checkpoint_dir).resolve(), trainer, _load_tokenizer(base), storage)
         return self._session
+
+    def _base_policy(self, request: PolicyUpdateRequest, model: torch.nn.Module, meshes) -> BasePolicy:
+        """The base policy of a loss with klReference "base": with LoRA the trained model's own base (its adapter
+        disabled), else a frozen copy of update.baseModel sharded as the trained model is."""
+        if request.lora is not None:
+            return BasePolicy(adapters_of=model)
+        log.info("%s: loading the base policy for the KL to it from %s", self.groups, request.base_model)
+        frozen = sharded_meta_model(Path(request.base_model), meshes, request.fsdp)
+        load_full_weights(frozen, Path(request.base_model), self.groups)
+        return BasePolicy(frozen=frozen)
 
     @staticmethod
     def _holds(session: _Session, request: PolicyUpdateRequest, step: int) -> bool:

@@ -2,9 +2,11 @@
 
 from .advantages import compute_grpo_outcome_advantage, compute_pass_at_k_advantage
 from .core_algos import agg_loss, compute_policy_loss, entropy_from_logprobs, kl_penalty_k3
+from .reference import BasePolicy
 from .trainer import PolicyTrainer, UnusableBatchError
 
 __all__ = [
+    "BasePolicy",
     "PolicyTrainer",
     "UnusableBatchError",
     "agg_loss",

@@ -109,8 +109,10 @@ def check_episodes(episodes: list[dict], *, where: str, vocab_size: int | None =
         raise UnusableBatchError(f"{where}: the loss mask is empty (no episode has a token with lossMask 1)")
 
 
-# The key under which the trainer adds π_old's log-probs to an episode (aligned with tokenIds, as rolloutLogprobs).
+# The keys under which the trainer adds π_old's and the base policy's log-probs to an episode (aligned with tokenIds,
+# as rolloutLogprobs).
 OLD_LOG_PROBS = "oldLogprobs"
+REF_LOG_PROBS = "refLogprobs"
 
 
 def episode_advantages(

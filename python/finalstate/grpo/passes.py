@@ -8,7 +8,7 @@ the same episode. Two layouts:
   (`segments`, grpo/attention.py): no padding at all.
 The last position of each episode (and every padding position) has no target: its mask is 0. `episode` and `token`
 say where each position comes from, so that per-token results can be written back to the episodes (the recomputed
-π_old) and the sequence-mean aggregation can divide by each episode's loss tokens (`sequence_tokens`).
+π_old, the base policy's log-probs) and the sequence-mean aggregation can divide by each episode's loss tokens (`sequence_tokens`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from dataclasses import dataclass, fields, replace
 import numpy as np
 import torch
 
-from .batch import OLD_LOG_PROBS
+from .batch import OLD_LOG_PROBS, REF_LOG_PROBS
 
 
 @dataclass(frozen=True)
@@ -34,6 +34,7 @@ class PassTensors:
     episode: torch.Tensor  # index of the position's episode in the pass, -1 on padding
     token: torch.Tensor  # index of the position's token in its episode
     segments: tuple[int, ...] | None = None  # packed: the lengths of the episodes along the row, in order
+    ref_log_prob: torch.Tensor | None = None  # the base policy's (REF_LOG_PROBS), when the episodes carry them
 
     @property
     def real(self) -> torch.Tensor:
@@ -62,14 +63,14 @@ class PassTensors:
             return tensor[:, rank * step : (rank + 1) * step]
 
         fills = {"episode": -1, "position_ids": 0}
-        sliced = {f.name: part(getattr(self, f.name), fills.get(f.name, 0)) for f in fields(self) if f.name != "segments"}
+        sliced = {f.name: part(getattr(self, f.name), fills.get(f.name, 0)) for f in fields(self) if isinstance(getattr(self, f.name), torch.Tensor)}
         if self.rollout_log_prob is self.old_log_prob:
             sliced["rollout_log_prob"] = sliced["old_log_prob"]
         segments = self.segments if self.segments is None or not extra else (*self.segments, extra)
         return replace(self, **sliced, segments=segments)
 
 
-def _columns(episode: dict, index: int, advantage: float, recomputed: bool) -> dict[str, np.ndarray]:
+def _columns(episode: dict, index: int, advantage: float, recomputed: bool, referenced: bool) -> dict[str, np.ndarray]:
     """One episode's positions: position j predicts token j + 1."""
     ids = np.asarray(episode["tokenIds"], dtype=np.int64)
     n = len(ids)
@@ -93,13 +94,16 @@ def _columns(episode: dict, index: int, advantage: float, recomputed: bool) -> d
     }
     if recomputed:
         columns["old_log_prob"] = shifted(episode[OLD_LOG_PROBS], np.float32)
+    if referenced:
+        columns["ref_log_prob"] = shifted(episode[REF_LOG_PROBS], np.float32)
     return columns
 
 
 def pass_tensors(episodes: list[dict], advantages: torch.Tensor, *, packed: bool) -> PassTensors:
     """The pass of `episodes` (each with its advantage), packed into one row or padded one episode a row."""
     recomputed = all(OLD_LOG_PROBS in e for e in episodes)
-    per_episode = [_columns(e, i, float(a), recomputed) for i, (e, a) in enumerate(zip(episodes, advantages.tolist()))]
+    referenced = all(REF_LOG_PROBS in e for e in episodes)
+    per_episode = [_columns(e, i, float(a), recomputed, referenced) for i, (e, a) in enumerate(zip(episodes, advantages.tolist()))]
     lengths = [len(c["input_ids"]) for c in per_episode]
     names = per_episode[0].keys()
     if packed:

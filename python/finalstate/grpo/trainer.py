@@ -21,7 +21,7 @@ from torch.distributed.fsdp import FSDPModule
 
 from ..config import LossConfig, OptimizerConfig
 from .attention import AttentionLayout, use_trainer_attention
-from .batch import OLD_LOG_PROBS, UnusableBatchError, check_episodes, episode_advantages
+from .batch import OLD_LOG_PROBS, REF_LOG_PROBS, UnusableBatchError, check_episodes, episode_advantages
 from .batch import loss_tokens as count_loss_tokens
 from .clipping import clip_grad_norm
 from .core_algos import AggNormaliser, agg_loss, compute_policy_loss, compute_rollout_is_weights, kl_penalty_k3
@@ -29,6 +29,7 @@ from .log_probs import linear_log_probs
 from .mini_batches import any_loss_tokens, pass_count, plan_micro_batches, split_mini_batches
 from .passes import PassTensors, pass_tensors, write_back
 from .ranks import Ranks
+from .reference import BasePolicy
 from .staleness import staleness_histogram, staleness_metrics
 
 Progress = Callable[[int, int], None]
@@ -114,15 +115,18 @@ class PolicyTrainer:
         step: int = 0,
         device: torch.device | None = None,
         ranks: Ranks | None = None,
+        base_policy: BasePolicy | None = None,
     ):
         """`ranks`: the ranks and their sequence-parallel groups (gpu_worker/sharding.py); default every rank of the
-        process group, without sequence parallelism."""
+        process group, without sequence parallelism. `base_policy`: what a loss with klReference "base" keeps the
+        policy near (grpo/reference.py)."""
         self.device = device or next(model.parameters()).device
         self.model = model if isinstance(model, FSDPModule) else model.to(self.device)
         use_trainer_attention(self.model)
         self.optimizer = build_optimizer(self.model, optimizer_config)
         self.ranks = ranks or Ranks.current(self.device)
         self.step = step
+        self.base_policy = base_policy
 
     def train_step(
         self,
@@ -161,7 +165,7 @@ class PolicyTrainer:
         plans = [self._plan([episodes[i] for i in m], micro_batch_tokens, micro_batch_size, packed) for m in mini_batches]
         training_passes = sum(pass_count(plan.passes) for plan in plans)
         recompute = loss_config.recomputes_old_log_prob
-        micro_total = training_passes * (2 if recompute else 1)
+        micro_total = training_passes * (1 + recompute + loss_config.kl_to_base)
         micro_done = 0
 
         def micro_progress(done: int, _total: int) -> None:
@@ -174,6 +178,9 @@ class PolicyTrainer:
         if recompute:
             episodes, off_policy = self._recompute_old_log_prob(episodes, mini_batches, plans, loss_config, progress=micro_progress)
             micro_done = training_passes
+        if loss_config.kl_to_base:
+            episodes = self._base_log_probs(episodes, mini_batches, plans, progress=micro_progress)
+            micro_done += training_passes
         totals = {"loss": 0.0, "clipFraction": 0.0, "entropy": 0.0, "approxKl": 0.0, "gradNorm": 0.0}
         all_tokens = 0
         for index, (members, plan) in enumerate(zip(mini_batches, plans)):
@@ -241,6 +248,8 @@ class PolicyTrainer:
         plan = self._plan(episodes, micro_batch_tokens, micro_batch_size, packed)
         if loss_config.recomputes_old_log_prob:
             episodes, _ = self._recompute_old_log_prob(episodes, [list(range(len(episodes)))], [plan], loss_config)
+        if loss_config.kl_to_base:
+            episodes = self._base_log_probs(episodes, [list(range(len(episodes)))], [plan])
         return self._accumulate(episodes, advantages, plan, loss_config=loss_config, progress=progress)
 
     def _plan(self, episodes: list[dict], micro_batch_tokens: int | None, micro_batch_size: int | None, packed: bool) -> _Plan:
@@ -271,7 +280,40 @@ class PolicyTrainer:
             batch = pass_tensors(chunk, chunk_adv, packed=plan.packed).shard(self.ranks.sequence_rank, self.ranks.sequence_parallel)
             yield members, chunk, batch.to(self.device)
 
-    @torch.no_grad()
+    def _write_per_pass(
+        self, episodes: list[dict], mini_batches: list[list[int]], plans: list[_Plan], key: str, compute, progress: Progress | None = None
+    ) -> list[dict]:
+        """Copies of `episodes` with `key` a per-token column of `compute(batch)` (computed without gradients), for
+        each episode this rank trains on, in the passes that will train them: the same plan, model mode and layout,
+        and with sequence parallelism this rank's own slice of their positions, so no rank needs another rank's."""
+        written = list(episodes)
+        done, total = 0, sum(pass_count(plan.passes) for plan in plans)
+        for mini_batch, plan in zip(mini_batches, plans):
+            part = [episodes[i] for i in mini_batch]
+            for members, chunk, batch in self._passes(part, plan):
+                with torch.no_grad():
+                    values = compute(batch)
+                for member, episode in zip(members, write_back(values, batch, chunk, key)):
+                    written[mini_batch[member]] = episode
+                del values
+                done += 1
+                if progress:
+                    progress(done, total)
+        return written
+
+    def _base_log_probs(self, episodes: list[dict], mini_batches: list[list[int]], plans: list[_Plan], progress: Progress | None = None) -> list[dict]:
+        """The base policy's log-probs (REF_LOG_PROBS) added to each episode this rank trains on, for the KL to the
+        base (loss klReference "base")."""
+        if self.base_policy is None:
+            raise ValueError('the loss has klReference "base" but the trainer was given no base policy (grpo/reference.py)')
+        base = self.base_policy
+
+        def log_probs_of(model: torch.nn.Module, batch: PassTensors) -> torch.Tensor:
+            with autocast_for(self.device, model):
+                return token_log_probs(model, batch, self.ranks)[0]
+
+        return self._write_per_pass(episodes, mini_batches, plans, REF_LOG_PROBS, lambda batch: base.log_probs(batch, log_probs_of), progress)
+
     def _recompute_old_log_prob(
         self,
         episodes: list[dict],
@@ -281,37 +323,29 @@ class PolicyTrainer:
         progress: Progress | None = None,
     ) -> tuple[list[dict], dict]:
         """π_old: the log-probs of the weights the update starts from, added to each episode this rank trains on
-        (OLD_LOG_PROBS), and the figures of the correction (PolicyUpdateMetrics samplerDrift*, isWeight*).
-
-        Each rank computes its own episodes in the passes that will train them (the same plan, model mode and
-        layout; with sequence parallelism, its own slice of their positions), so the training forward of the first
-        mini-batch gives exactly these numbers, and no rank needs another rank's."""
+        (OLD_LOG_PROBS), and the figures of the correction (PolicyUpdateMetrics samplerDrift*, isWeight*). Computed
+        in the passes that will train them, so the training forward of the first mini-batch gives exactly these
+        numbers."""
         self.model.train()
-        with_old = list(episodes)
         threshold = loss_config.rollout_is_threshold
         sums = {"drift": 0.0, "ratio": 0.0, "truncated": 0.0}
         maxima = {"drift": 0.0, "ratio": 0.0}
-        done, total = 0, sum(pass_count(plan.passes) for plan in plans)
-        for mini_batch, plan in zip(mini_batches, plans):
-            part = [episodes[i] for i in mini_batch]
-            for members, chunk, batch in self._passes(part, plan):
-                with autocast_for(self.device, self.model):
-                    log_prob, _ = token_log_probs(self.model, batch, self.ranks)
-                mask = batch.response_mask.bool()
-                if mask.any():
-                    _, ratio = compute_rollout_is_weights(log_prob, batch.rollout_log_prob, batch.response_mask, rollout_is_threshold=threshold)
-                    drift = (log_prob - batch.rollout_log_prob).abs()[mask]
-                    sums["drift"] += float(drift.sum())
-                    sums["ratio"] += float(ratio[mask].sum())
-                    sums["truncated"] += float((ratio[mask] > threshold).sum())
-                    maxima["drift"] = max(maxima["drift"], float(drift.max()))
-                    maxima["ratio"] = max(maxima["ratio"], float(ratio[mask].max()))
-                for member, episode in zip(members, write_back(log_prob, batch, chunk, OLD_LOG_PROBS)):
-                    with_old[mini_batch[member]] = episode
-                del log_prob
-                done += 1
-                if progress:
-                    progress(done, total)
+
+        def old_log_prob(batch: PassTensors) -> torch.Tensor:
+            with autocast_for(self.device, self.model):
+                log_prob, _ = token_log_probs(self.model, batch, self.ranks)
+            mask = batch.response_mask.bool()
+            if mask.any():
+                _, ratio = compute_rollout_is_weights(log_prob, batch.rollout_log_prob, batch.response_mask, rollout_is_threshold=threshold)
+                drift = (log_prob - batch.rollout_log_prob).abs()[mask]
+                sums["drift"] += float(drift.sum())
+                sums["ratio"] += float(ratio[mask].sum())
+                sums["truncated"] += float((ratio[mask] > threshold).sum())
+                maxima["drift"] = max(maxima["drift"], float(drift.max()))
+                maxima["ratio"] = max(maxima["ratio"], float(ratio[mask].max()))
+            return log_prob
+
+        with_old = self._write_per_pass(episodes, mini_batches, plans, OLD_LOG_PROBS, old_log_prob, progress)
         drift_sum, ratio_sum, truncated = self.ranks.sum([sums["drift"], sums["ratio"], sums["truncated"]])
         drift_max, ratio_max = self.ranks.max([maxima["drift"], maxima["ratio"]])
         tokens = max(float(sum(map(count_loss_tokens, episodes))), 1.0)
@@ -365,7 +399,8 @@ class PolicyTrainer:
                 rollout_is_weights=rollout_is_weights,
                 sequence_tokens=batch.sequence_tokens,
             )
-            kl = kl_penalty_k3(log_prob, batch.old_log_prob)
+            # To the base: KL(π_θ || π_base) on tokens π_θ's sampler drew, r = π_base / π_θ (verl's low_var_kl).
+            kl = kl_penalty_k3(batch.ref_log_prob, log_prob) if loss_config.kl_to_base else kl_penalty_k3(log_prob, batch.old_log_prob)
             loss = pg_loss
             if loss_config.kl_loss_coef > 0:
                 loss = loss + loss_config.kl_loss_coef * agg_loss(kl, batch.response_mask, loss_config.loss_agg_mode, whole, batch.sequence_tokens)
