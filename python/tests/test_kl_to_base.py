@@ -80,11 +80,9 @@ def test_with_lora_the_base_is_the_model_with_its_adapter_disabled(model):
     batch = pass_tensors(episodes, torch.zeros(len(episodes)), packed=False)
     mask = batch.response_mask.bool()
 
-    def log_probs_of(m, b):
-        return token_log_probs(m, b)[0]
-
-    of_base = BasePolicy(adapters_of=adapted).log_probs(batch, log_probs_of)
     with torch.no_grad():
+        with BasePolicy(adapters_of=adapted).model() as base_model:
+            of_base = token_log_probs(base_model, batch)[0]
         plain_base = token_log_probs(base, batch)[0]
         with_adapter = token_log_probs(adapted, batch)[0]
     torch.testing.assert_close(of_base[mask], plain_base[mask], rtol=1e-5, atol=1e-5)

@@ -7,29 +7,30 @@ model's mode (train), as the π_old recompute does, so at a campaign's first ste
 
 from __future__ import annotations
 
-import torch
+import contextlib
+from collections.abc import Iterator
 
-from .passes import PassTensors
+import torch
 
 
 class BasePolicy:
     def __init__(self, *, frozen: torch.nn.Module | None = None, adapters_of: torch.nn.Module | None = None):
         if (frozen is None) == (adapters_of is None):
             raise ValueError("BasePolicy: give either a frozen base model or the adapter model whose base it is")
+        if adapters_of is not None and not hasattr(adapters_of, "disable_adapter"):
+            raise ValueError("BasePolicy: the model has no adapter to disable (not a PEFT model)")
         if frozen is not None:
             frozen.requires_grad_(False)
         self.frozen = frozen
         self.adapters_of = adapters_of
 
-    @torch.no_grad()
-    def log_probs(self, batch: PassTensors, log_probs_of) -> torch.Tensor:
-        """The base policy's log-prob of each position's target; `log_probs_of(model, batch)` is the trainer's own
-        forward (trainer.token_log_probs with its ranks and autocast), so both sides compute alike."""
+    @contextlib.contextmanager
+    def model(self) -> Iterator[torch.nn.Module]:
+        """The module that computes the base policy inside the with-block: the frozen copy, or the adapter model
+        with its adapter disabled."""
         if self.frozen is not None:
             self.frozen.train()
-            return log_probs_of(self.frozen, batch)
-        disabled = getattr(self.adapters_of, "disable_adapter", None)
-        if disabled is None:
-            raise ValueError("BasePolicy: the model has no adapter to disable (not a PEFT model)")
-        with disabled():
-            return log_probs_of(self.adapters_of, batch)
+            yield self.frozen
+            return
+        with self.adapters_of.disable_adapter():
+            yield self.adapters_of

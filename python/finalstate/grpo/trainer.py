@@ -308,11 +308,11 @@ class PolicyTrainer:
             raise ValueError('the loss has klReference "base" but the trainer was given no base policy (grpo/reference.py)')
         base = self.base_policy
 
-        def log_probs_of(model: torch.nn.Module, batch: PassTensors) -> torch.Tensor:
-            with autocast_for(self.device, model):
+        def base_log_prob(batch: PassTensors) -> torch.Tensor:
+            with base.model() as model, autocast_for(self.device, model):
                 return token_log_probs(model, batch, self.ranks)[0]
 
-        return self._write_per_pass(episodes, mini_batches, plans, REF_LOG_PROBS, lambda batch: base.log_probs(batch, log_probs_of), progress)
+        return self._write_per_pass(episodes, mini_batches, plans, REF_LOG_PROBS, base_log_prob, progress)
 
     def _recompute_old_log_prob(
         self,
