@@ -25,14 +25,34 @@ rc=0
 times=()
 started=""
 vllm_dir=""
+# Each tier's output is kept here too: a failed run ends by repeating what failed, since CI shows the end of the output
+digest=$(mktemp -d "${TMPDIR:-/tmp}/finalstate-tests.XXXXXX")
 stop_vllm() {
   [ -n "$vllm_dir" ] && node dist/test/helpers/vllm-suite.js stop "$vllm_dir" >/dev/null 2>&1
   vllm_dir=""
   unset FINALSTATE_VLLM_URL FINALSTATE_VLLM_MODEL FINALSTATE_VLLM_WEIGHTS
 }
+# failure_digest: what failed, repeated at the end of the run: node's "failing tests" section of each TypeScript tier
+# (with the errors), pytest's short summary, and the shared vLLM's log tail when the stack tier failed
+failure_digest() {
+  local log name
+  for log in "$digest"/*.log; do
+    [ -f "$log" ] || continue
+    name=$(basename "$log" .log)
+    case $name in
+      vllm) echo "== the shared vLLM's log tail (repeated from above)" && cat "$log" ;;
+      python) grep -q '^=* short test summary' "$log" &&
+        echo "== what failed in python (repeated from above)" && sed -n '/^=* short test summary/,$p' "$log" | head -60 ;;
+      *) grep -q '^✖ failing tests:' "$log" &&
+        echo "== what failed in $name (repeated from above)" && sed -n '/^✖ failing tests:/,$p' "$log" | grep -v '^ℹ ' | head -150 ;;
+    esac
+  done
+}
 cleanup() {
   stop_vllm
   [ -n "$started" ] && node bin/finalstate.js dev down >/dev/null
+  [ $rc -ne 0 ] && failure_digest
+  rm -rf "$digest"
   if [ ${#times[@]} -gt 0 ]; then
     local IFS=,
     echo "== test/run.sh $what: ${times[*]}" | sed 's/,/, /g'
@@ -70,7 +90,7 @@ run_tier() {
   shift
   mapfile -t files < <(tier_files "$tier" $lane)
   echo "== $tier tier${lane:+, lane $lane}: ${#files[@]} test files (node --test $*)"
-  node --test --test-reporter=spec "$@" "${files[@]}"
+  node --test --test-reporter=spec "$@" "${files[@]}" 2>&1 | tee "$digest/$tier${lane:+-lane-$lane}.log"
 }
 
 ensure_stack() {
@@ -119,7 +139,8 @@ vllm_log_tail() {
   local log="$vllm_dir/vllm-model.log"
   [ -f "$log" ] || return 0
   echo "== the shared vLLM's log, last 120 lines without /metrics ($log)"
-  grep -v 'GET /metrics' "$log" | grep -v 'multiproc_executor.py:[0-9]*\]   \|core.py:[0-9]*\]   ' | tail -120 | cut -c1-400
+  grep -v 'GET /metrics' "$log" | grep -v 'multiproc_executor.py:[0-9]*\]   \|core.py:[0-9]*\]   ' | tail -120 | cut -c1-400 |
+    tee "$digest/vllm.log"
 }
 own_lane() { run_tier "own:$1" --test-concurrency=1 --test-timeout=1800000 2>&1 | sed -u "s/^/[own $1] /"; }
 own_tier() {
@@ -129,7 +150,7 @@ own_tier() {
   wait $one || code=1
   return $code
 }
-python_tier() { .venv/bin/python -m pytest -q python/tests; }
+python_tier() { .venv/bin/python -m pytest -q python/tests 2>&1 | tee "$digest/python.log"; }
 # python_beside FILE: the python tier in the background, its lines prefixed; its seconds and exit code go to FILE
 python_beside() {
   local t0 code
