@@ -365,6 +365,12 @@ export const CampaignConfig = CampaignConfigFields.superRefine((config, ctx) => 
       path: ['update', 'truncationPenalty'],
       message: `update.truncationPenalty is ${config.update.truncationPenalty} with update.loss.passAtK ${k}: the pass@k advantage needs 0/1 training rewards; set one of them to 0 or null`,
     });
+  if (k !== null && config.update.loss.unlikeliness > 0)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['update', 'loss', 'unlikeliness'],
+      message: `update.loss.unlikeliness is ${config.update.loss.unlikeliness} with update.loss.passAtK ${k}: each reshapes the group's advantages its own way; set one of them to 0 or null`,
+    });
   if (config.update.loss.klReference === 'base' && config.update.loss.klCoef === 0)
     ctx.addIssue({
       code: 'custom',

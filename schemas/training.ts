@@ -157,6 +157,19 @@ export const LossConfig = z
           'solves in every k-subset, to keep coverage (pass@k) while pass@1 rises; k = 1 is GRPO with the ' +
           'population std. At most campaign.rolloutsPerGroup (docs/policy-stack.md).',
       ),
+    unlikeliness: z
+      .number()
+      .min(0)
+      .max(1)
+      .default(0)
+      .describe(
+        "The unlikeliness reward's weight (He et al., arXiv 2506.02355, their beta_rank): in a group that both " +
+          'passed and failed, the G episodes are ranked by their likelihood under the rollout policy (the sum of ' +
+          'the log-probs of the turns the policy wrote; rank 0 the most likely), and a pass of rank r is rewarded ' +
+          '1 - unlikeliness x (G - r) / G instead of 1, so the advantage favours the rare ways of passing over the ' +
+          'one the policy already prefers. Which groups are informative is still decided on the 0/1 rewards. ' +
+          '0: off. Not with passAtK (docs/policy-stack.md).',
+      ),
     aggregation: z.enum(['token-mean', 'seq-mean-token-mean']).default('token-mean'),
     offPolicyCorrection: OffPolicyCorrection.default('none').describe(
       'none: the ratio of the clipped loss is against the rollout log-probs (what the sampler returned). tis: the ' +

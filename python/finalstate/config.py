@@ -66,6 +66,7 @@ class LossConfig:
     norm_adv_by_std_in_grpo: bool = _ts("normalizeStd")
     epsilon: float = _ts("eps")
     pass_at_k: int | None = _ts("passAtK")
+    unlikeliness: float = _ts("unlikeliness")
     loss_agg_mode: str = _ts("aggregation")
     rollout_is: str = _ts("offPolicyCorrection")
     rollout_is_threshold: float = _ts("isCap")

@@ -274,7 +274,7 @@ test('update.loss.passAtK: refused above rolloutsPerGroup or with a truncation p
   );
 });
 
-test("update.loss.klReference 'base': refused with klCoef 0 (it would weigh nothing); carried into the step's payload", () => {
+test("update.loss.klReference 'base' refused with klCoef 0, unlikeliness with passAtK; both carried into the step's payload", () => {
   const campaign = (loss: Record<string, unknown>) =>
     CampaignConfig.safeParse({
       campaignId: 'c',
@@ -294,4 +294,18 @@ test("update.loss.klReference 'base': refused with klCoef 0 (it would weigh noth
   const step = pipelinedStepInput(config, state, 2, { sampler: { epoch: 0, cursor: 0 }, awaitPrevious: false });
   assert.deepEqual([step.update.loss.klReference, step.update.loss.klCoef], ['base', 0.05]);
   assert.ok(campaign({}).success && campaign({}).data!.update.loss.klReference === 'ratio', 'the default: as before');
+  const both = campaign({ unlikeliness: 0.25, passAtK: 2 });
+  assert.ok(!both.success);
+  assert.deepEqual(both.error.issues[0]!.path, ['update', 'loss', 'unlikeliness']);
+  assert.match(both.error.issues[0]!.message, /unlikeliness is 0\.25 with update\.loss\.passAtK 2/);
+  assert.equal(campaign({ unlikeliness: 1.5 }).success, false, 'a weight above 1 would turn a pass into a failure');
+  const unlikely = campaign({ unlikeliness: 0.25 });
+  assert.ok(unlikely.success);
+  const payload = pipelinedStepInput(
+    { ...unlikely.data, taskQueues: { control: 'c', episodes: 'e', gpu: 'g' } },
+    state,
+    2,
+    { sampler: { epoch: 0, cursor: 0 }, awaitPrevious: false },
+  );
+  assert.equal(payload.update.loss.unlikeliness, 0.25, "the unlikeliness reward's weight reaches the update");
 });

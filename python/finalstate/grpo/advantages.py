@@ -73,3 +73,31 @@ def compute_pass_at_k_advantage(
         for i, ok in zip(indices, passed):
             advantages[i] = ((1.0 - expected) if ok else (1.0 - expected - fail_share)) / scale
     return advantages.to(torch.float32)
+
+
+def unlikeliness_rewards(rewards: torch.Tensor, group_ids: Sequence[str], log_likelihoods: torch.Tensor, *, beta: float) -> torch.Tensor:
+    """The rewards of the unlikeliness reward (He, Fried and Welleck, "Rewarding the Unlikely: Lifting GRPO Beyond
+    Distribution Sharpening", arXiv 2506.02355, their beta_rank): in a group of G episodes that both passed and failed,
+    the episodes are ranked by `log_likelihoods` (rank 0 the most likely; ties by position), and a pass (reward 1) of
+    rank r gets
+
+        1 - beta (G - r) / G
+
+    so that, after the group's normalisation, the most likely pass is pushed least and a rare pass most. GRPO favours
+    the pass the policy already prefers (its rank bias); this reverses that within the group. Other rewards, and
+    groups whose rewards are all equal (no informative comparison), are left as they are."""
+    if not 0.0 <= beta <= 1.0:
+        raise ValueError(f"unlikeliness reward: beta is {beta}, outside [0, 1]")
+    if log_likelihoods.shape != rewards.shape:
+        raise ValueError(f"unlikeliness reward: {tuple(log_likelihoods.shape)} likelihoods for {tuple(rewards.shape)} rewards")
+    shaped = rewards.to(torch.float64).clone()
+    for indices in _group_members(rewards, group_ids):
+        group_rewards = [float(rewards[i]) for i in indices]
+        if min(group_rewards) == max(group_rewards):
+            continue
+        size = len(indices)
+        by_likelihood = sorted(indices, key=lambda i: (-float(log_likelihoods[i]), i))
+        for rank, i in enumerate(by_likelihood):
+            if float(rewards[i]) == 1.0:
+                shaped[i] = 1.0 - beta * (size - rank) / size
+    return shaped

@@ -10,7 +10,7 @@ import numpy as np
 import torch
 
 from ..schemas import SchemaError, check_array_items, load_schema, validate
-from .advantages import compute_grpo_outcome_advantage, compute_pass_at_k_advantage
+from .advantages import compute_grpo_outcome_advantage, compute_pass_at_k_advantage, unlikeliness_rewards
 
 
 class UnusableBatchError(ValueError):
@@ -115,12 +115,24 @@ OLD_LOG_PROBS = "oldLogprobs"
 REF_LOG_PROBS = "refLogprobs"
 
 
+def sequence_log_likelihood(episode: dict) -> float:
+    """The rollout policy's log-likelihood of what the episode's policy wrote: its loss tokens' rollout log-probs."""
+    mask = np.asarray(episode["lossMask"], dtype=bool)
+    return float(np.asarray(episode["rolloutLogprobs"], dtype=np.float64)[mask].sum())
+
+
 def episode_advantages(
-    episodes: list[dict], *, eps: float, norm_adv_by_std_in_grpo: bool, pass_at_k: int | None = None
+    episodes: list[dict], *, eps: float, norm_adv_by_std_in_grpo: bool, pass_at_k: int | None = None, unlikeliness: float = 0.0
 ) -> torch.Tensor:
-    """Each episode's advantage within its group: GRPO's, or with `pass_at_k` set the analytic pass@k advantage."""
+    """Each episode's advantage within its group: GRPO's, with `unlikeliness` above 0 on the unlikeliness reward's
+    rewards, or with `pass_at_k` set the analytic pass@k advantage."""
     rewards = torch.tensor([float(e["reward"]) for e in episodes], dtype=torch.float64)
     groups = [e["groupId"] for e in episodes]
+    if unlikeliness > 0:
+        if pass_at_k is not None:
+            raise ValueError("the unlikeliness reward and the pass@k advantage cannot be combined")
+        likelihoods = torch.tensor([sequence_log_likelihood(e) for e in episodes], dtype=torch.float64)
+        rewards = unlikeliness_rewards(rewards, groups, likelihoods, beta=unlikeliness)
     if pass_at_k is not None:
         return compute_pass_at_k_advantage(rewards, groups, k=pass_at_k, eps=eps, norm_adv_by_std_in_grpo=norm_adv_by_std_in_grpo)
     return compute_grpo_outcome_advantage(rewards, groups, eps=eps, norm_adv_by_std_in_grpo=norm_adv_by_std_in_grpo)

@@ -264,7 +264,11 @@ class PolicyTrainer:
         """Reject a batch the model cannot train on, then compute each episode's advantage within its group."""
         check_episodes(episodes, where="batch", vocab_size=self.model.get_input_embeddings().weight.shape[0])
         return episode_advantages(
-            episodes, eps=loss_config.epsilon, norm_adv_by_std_in_grpo=loss_config.norm_adv_by_std_in_grpo, pass_at_k=loss_config.pass_at_k
+            episodes,
+            eps=loss_config.epsilon,
+            norm_adv_by_std_in_grpo=loss_config.norm_adv_by_std_in_grpo,
+            pass_at_k=loss_config.pass_at_k,
+            unlikeliness=loss_config.unlikeliness,
         )
 
     def _passes(self, episodes: list[dict], plan: _Plan, advantages: torch.Tensor | None = None):
