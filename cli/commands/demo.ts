@@ -39,7 +39,7 @@ import { judgeCampaignUnfinished } from '../demo/unfinished.js';
 import { campaignStateOf, writeCampaignReport } from './report.js';
 import { campaignCost, campaignCostLines } from '../campaign-cost.js';
 
-const usage = `finalstate demo [--preset five-domain|five-domain-lora|five-domain-passk|five-domain-kl|five-domain-async|mini|smoke|real-smoke|real-smoke-lora|FILE] [--pack DIR] [--base-model DIR] [--fresh] [--reprobe-every N [--reprobe-n M]] [--json]
+const usage = `finalstate demo [--preset five-domain|five-domain-lora|five-domain-passk|five-domain-kl|five-domain-unlikely|five-domain-async|mini|smoke|real-smoke|real-smoke-lora|FILE] [--pack DIR] [--base-model DIR] [--fresh] [--reprobe-every N [--reprobe-n M]] [--json]
 
 The main job on embedded defaults, on one machine: starts the stack, builds (or reuses) the tiny base model, starts a
 policy server, the gpu worker (Python) and the control and episode workers, then runs a campaign: probe the training
@@ -53,6 +53,7 @@ evaluate the trained policy, and print base against trained with intervals, the 
                five-domain-lora and real-smoke-lora: the same with LoRA adapters (update.lora) published beside the
                base model; five-domain-passk: five-domain with the pass@k advantage (update.loss.passAtK 2);
                five-domain-kl: with a KL penalty to the base policy (update.loss.klReference base, klCoef 0.1);
+               five-domain-unlikely: with the unlikeliness reward (update.loss.unlikeliness 0.25);
                five-domain-async: with asynchronous steps (campaign.async.maxStaleness 1)
   --pack DIR   train and evaluate on a domain pack of your own instead (a built pack directory, e.g. from
                \`finalstate domain init\`): its mini tasks in DIR/tasks (${PACK_DEMO_COUNTS.train} train and ${PACK_DEMO_COUNTS.eval} eval generated when
