@@ -197,8 +197,8 @@ test('vLLM reports a prefix cache it could not reset as {"success": false} with 
   // A long completion holds KV blocks while it runs; it is abandoned (which aborts it in vLLM) once it has served.
   // `attempt` runs from the moment the completion is sent, again and again until it returns a value or the completion
   // ends (a fast machine finishes the tiny model's 480 tokens in ~150 ms); a completion that ended first is started
-  // again. An attempt before the request holds blocks just succeeds. (Waiting for vLLM's running-requests gauge first
-  // lost the whole window on a loaded machine: the gauge lags the engine, and 20 completions of ~1.5 s ended unseen.)
+  // again. An attempt before the request holds blocks just succeeds; vLLM's running-requests gauge is not waited for,
+  // since it lags the engine and on a loaded machine the completion can end before the gauge shows it.
   async function whileHoldingBlocks<T>(attempt: () => Promise<T | undefined>): Promise<T | undefined> {
     for (let tries = 0; tries < 20; tries++) {
       const abandon = new AbortController();
