@@ -133,6 +133,8 @@ export async function validateTaskSetFile(
   // One issue per unknown domain, not one per task: the cause and its fix are the same for all of them.
   const unknown = new Map<string, Task[]>();
   for (const task of set.tasks) {
+    // A ThinkingBox task is checked by its schema here and played on ThinkingBox's servers by `tasks verify`.
+    if (task.thinkingbox) continue;
     if (!backend.registry.has(task.domain)) {
       unknown.set(task.domain, [...(unknown.get(task.domain) ?? []), task]);
       continue;

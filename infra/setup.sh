@@ -114,6 +114,8 @@ if [ "$installed_from" != "$root/python" ]; then
   .venv/bin/python -m pip install -q --no-deps --disable-pip-version-check -e python
 fi
 
+tb_start=$(date +%s); bash infra/setup-thinkingbox.sh; echo "setup: ThinkingBox venv (infra/setup-thinkingbox.sh) done in $(($(date +%s) - tb_start)) s"
+
 vllm_status=0
 wait $vllm_setup || vllm_status=$?
 cat "$vllm_log"

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ThinkingBoxStackConfig } from './thinkingbox.js';
 
 const port = z.number().int().min(1).max(65535);
 
@@ -157,6 +158,13 @@ export const StackConfig = z
       })
       .strict()
       .default({ episodeConcurrency: 8 }),
+    thinkingbox: ThinkingBoxStackConfig.default({
+      port: 18610,
+      venv: '.venv-thinkingbox',
+      spareSessions: 2,
+      restartAfterSessions: 1500,
+      toolTimeoutSeconds: 120,
+    }).describe('ThinkingBox environments: its session proxy and venv (schemas/thinkingbox.ts).'),
     domains: z
       .array(z.string().min(1))
       .default([])
@@ -190,6 +198,10 @@ export const ENV_OVERRIDES: ReadonlyArray<{ env: string; path: string; type: 'st
   { env: 'FINALSTATE_VENV', path: 'python.venv', type: 'string' },
   { env: 'FINALSTATE_VLLM_VENV', path: 'python.vllmVenv', type: 'string' },
   { env: 'FINALSTATE_EPISODE_CONCURRENCY', path: 'workers.episodeConcurrency', type: 'number' },
+  { env: 'THINKINGBOX_HOME', path: 'thinkingbox.home', type: 'string' },
+  { env: 'FINALSTATE_THINKINGBOX_URL', path: 'thinkingbox.url', type: 'string' },
+  { env: 'FINALSTATE_THINKINGBOX_API_KEY_FILE', path: 'thinkingbox.apiKeyFile', type: 'string' },
+  { env: 'FINALSTATE_THINKINGBOX_PORT', path: 'thinkingbox.port', type: 'number' },
 ];
 
 /** A StackConfig as loaded (workers/config.ts loadConfig): with where it came from and its resolved paths. */

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { BearerToken } from './bearer-token.js';
+import { GradeResponse, HydratedThinkingBoxTask, SidecarRequest } from './thinkingbox.js';
 import { CampaignConfig, CampaignStatus, EvaluationConfig } from './campaign.js';
 import { DemoPreset } from './demo.js';
 import { ClusterPreset } from './deploy.js';
@@ -61,4 +62,7 @@ export const exportedSchemas: Record<string, z.ZodType> = {
   FailureType: FailureTypeName,
   ClusterPreset,
   BearerToken,
+  ThinkingBoxSidecarRequest: SidecarRequest,
+  ThinkingBoxGradeResponse: GradeResponse,
+  ThinkingBoxHydratedTask: HydratedThinkingBoxTask,
 };

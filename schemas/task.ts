@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { readOnlyQueryProblem } from '../core/sql-statements.js';
+import { ThinkingBoxTaskPart } from './thinkingbox.js';
 
 export const Split = z.enum(['train', 'eval']);
 export type Split = z.infer<typeof Split>;
@@ -77,6 +78,9 @@ export const Task = z
     golden: z.array(ToolCall).describe('Ordered tool calls of one correct solution.'),
     assertions: z.array(SqlAssertion).default([]),
     rubrics: z.array(Rubric).default([]),
+    thinkingbox: ThinkingBoxTaskPart.optional().describe(
+      "A ThinkingBox task: played on ThinkingBox's session proxy and graded by its test runner (schemas/thinkingbox.ts).",
+    ),
   })
   .strict();
 export type Task = z.infer<typeof Task>;

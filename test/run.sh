@@ -150,7 +150,21 @@ own_tier() {
   wait $one || code=1
   return $code
 }
-python_tier() { .venv/bin/python -m pytest -q python/tests 2>&1 | tee "$digest/python.log"; }
+# ThinkingBox's sidecar (python/finalstate_thinkingbox) runs in ThinkingBox's own venv, when setup installed one
+python_tier() {
+  local code=0
+  .venv/bin/python -m pytest -q python/tests 2>&1 | tee "$digest/python.log" || code=1
+  if [ -x .venv-thinkingbox/bin/python ]; then
+    .venv-thinkingbox/bin/python -m pytest -q -p no:cacheprovider python/finalstate_thinkingbox/tests 2>&1 |
+      tee -a "$digest/python.log" || code=1
+  elif [ "${FINALSTATE_THINKINGBOX:-}" = required ]; then
+    echo "FINALSTATE_THINKINGBOX=required but .venv-thinkingbox is missing: run npm run setup" | tee -a "$digest/python.log"
+    code=1
+  else
+    echo "python/finalstate_thinkingbox/tests skipped: no .venv-thinkingbox (THINKINGBOX_HOME unset at setup)"
+  fi
+  return $code
+}
 # python_beside FILE: the python tier in the background, its lines prefixed; its seconds and exit code go to FILE
 python_beside() {
   local t0 code

@@ -9,6 +9,15 @@ import { TaskCatalog } from '../runtime/episode/task-catalog.js';
 import { FleetRouter, type FleetEvent } from '../runtime/fleet/router.js';
 import type { EpisodeRuntime } from '../runtime/episode/runtime.js';
 import { controlPool, defaultArtifactStore } from './stores.js';
+import type pg from 'pg';
+import * as thinkingbox from '../infra/stack/thinkingbox.js';
+import { ThinkingBoxEpisodeRows } from '../environment/thinkingbox/episode-rows.js';
+import { thinkingBoxHome } from '../environment/thinkingbox/home.js';
+import { collectDeadSessions } from '../environment/thinkingbox/janitor.js';
+import { ThinkingBoxProxyClient } from '../environment/thinkingbox/proxy-client.js';
+import { ThinkingBoxSessionPool } from '../environment/thinkingbox/session-pool.js';
+import { ThinkingBoxSidecar } from '../environment/thinkingbox/sidecar.js';
+import { ThinkingBoxEnvironment } from '../runtime/episode/environments/thinkingbox.js';
 
 /** Everything an episode worker (or `finalstate run`) needs, wired from the stack config. */
 export async function createEpisodeRuntime(
@@ -31,8 +40,10 @@ export async function createEpisodeRuntime(
     onChange: logFleetEvent,
     ...(options.probeIntervalMs ? { probeIntervalMs: options.probeIntervalMs } : {}),
   });
+  const thinkingbox = thinkingBoxEnvironment(config, control);
   const runner = new DatabaseEpisodeRunner({
     backend,
+    ...(thinkingbox ? { environments: [thinkingbox.environment] } : {}),
     expectedStates: new ExpectedStates(backend),
     tasks,
     artifacts: defaultArtifactStore(config),
@@ -48,10 +59,41 @@ export async function createEpisodeRuntime(
     tasks,
     control,
     router,
+    environments: thinkingbox ? [thinkingbox.environment] : [],
     async close() {
       router.close();
+      await thinkingbox?.close();
       await backend.close();
       await control.end();
+    },
+  };
+}
+
+/** ThinkingBox's environment when one is configured (THINKINGBOX_HOME and its venv, or a proxy URL), with its janitor. */
+function thinkingBoxEnvironment(config: LoadedConfig, control: pg.Pool) {
+  if (!thinkingbox.isConfigured(config)) return undefined;
+  const proxy = new ThinkingBoxProxyClient(thinkingbox.proxyAddress(config));
+  const sessions = new ThinkingBoxSessionPool(proxy, {
+    spares: config.thinkingbox.spareSessions,
+    timeoutSeconds: config.thinkingbox.toolTimeoutSeconds,
+  });
+  const sidecar = new ThinkingBoxSidecar(thinkingBoxHome(config).python);
+  const environment = new ThinkingBoxEnvironment({
+    proxy,
+    sessions,
+    sidecar,
+    control,
+    toolCallTimeoutMs: (config.thinkingbox.toolTimeoutSeconds + 30) * 1000,
+  });
+  const rows = new ThinkingBoxEpisodeRows(control);
+  const janitor = setInterval(() => void collectDeadSessions(rows, proxy, 30).catch(() => undefined), 5 * 60_000);
+  janitor.unref();
+  return {
+    environment,
+    async close() {
+      clearInterval(janitor);
+      await sessions.close();
+      await sidecar.close();
     },
   };
 }

@@ -21,6 +21,9 @@ import { type DomainRegistry } from '../../environment/registry.js';
 import { defaultRegistry } from '../../workers/registry.js';
 import { builtInTaskDirs } from '../../domains/index.js';
 import { readTaskSets, writeTaskSet } from '../../environment/task-set.js';
+import { importThinkingBox } from '../../environment/thinkingbox/import.js';
+import { verifyThinkingBoxTasks } from '../../runtime/episode/environments/thinkingbox-verify.js';
+import { createEpisodeRuntime } from '../../workers/episode-runtime.js';
 import { validateTaskSetFile } from '../../environment/task-validation.js';
 import { EpisodeToolExecutor } from '../../environment/tool-executor.js';
 import { verifyTasks } from '../../environment/verify.js';
@@ -58,6 +61,12 @@ const usage = `finalstate tasks <subcommand> [--json]
                                                   sessions open at once (default 8; more get 503) and idle
                                                   seconds before one is closed (default 300)
   janitor [--ttl-minutes M]                       drop leaked episode databases older than M minutes (default 60)
+  import-thinkingbox [--data DIR] [--tests PATH]... [--test-list FILE] [--out FILE] [--split S] [--keep-sources]
+                                                  read ThinkingBox test cases (default: DIR/test_case) and scenarios
+                                                  of DIR (default: thinkingbox-data/dataset of THINKINGBOX_HOME) with
+                                                  ThinkingBox's hydrator into a task set (default --out
+                                                  <dataDir>/thinkingbox/thinkingbox-<split>.jsonl, --split train);
+                                                  scenarios' sources are left out (no Typesense) unless --keep-sources
 
   --dir DIR   task-set directory (default: tasks/ in the project)
   Without --domain, generate and check cover the external packs when any is registered, else the built-in ones.
@@ -194,6 +203,44 @@ async function validateTaskSet(file: string | undefined, json: boolean): Promise
 }
 
 /** Plays each selected task with the oracle, the no-op agent and its mutations; 1 when any did not grade as expected. */
+/** `tasks verify` on ThinkingBox sets: each task played on ThinkingBox's servers and graded by its test runner. */
+async function verifyThinkingBoxSets(
+  dirs: string[],
+  values: { domain?: string; split?: string; profile?: string; concurrency: string; json: boolean },
+): Promise<number> {
+  const concurrency = integerFlag('verify', 'concurrency', values.concurrency, 1);
+  const sets = dirs
+    .flatMap((d) => readTaskSets(d))
+    .map((set) => ({
+      manifestFile: set.manifestFile,
+      tasks: filterTasks(set.tasks, values).filter((t) => t.thinkingbox),
+    }))
+    .filter((set) => set.tasks.length > 0);
+  const runtime = await createEpisodeRuntime(loadConfig());
+  const started = performance.now();
+  try {
+    const report = await verifyThinkingBoxTasks(runtime.runner, sets, { concurrency });
+    const seconds = Math.round((performance.now() - started) / 1000);
+    for (const p of report.problems) console.error(`${p.taskId} ${p.agent}: ${p.message}`);
+    if (report.duplicatesAbsorbed.length)
+      console.error(
+        `note: a duplicated last write leaves the state unchanged (an idempotent update) in ${report.duplicatesAbsorbed.length} task(s), so they have no duplicate mutation`,
+      );
+    if (values.json) printJson({ ...report, seconds });
+    else {
+      const kinds = Object.entries(report.mutations.byKind)
+        .map(([k, v]) => `${k} ${v.failed}/${v.total}`)
+        .join(', ');
+      console.log(
+        `ThinkingBox tasks ${report.tasks}: oracle passed ${report.oracle.passed}/${report.oracle.total}, no-op failed ${report.noop.failed}/${report.noop.total}, mutations failed ${report.mutations.failedAsExpected}/${report.mutations.total} (${kinds}), unverifiable (no golden calls) ${report.unverifiable} (${seconds} s)`,
+      );
+    }
+    return report.problems.length ? 1 : 0;
+  } finally {
+    await runtime.close();
+  }
+}
+
 async function verifyTasksOf(
   allTasks: () => Task[],
   values: { domain?: string; split?: string; profile?: string; concurrency: string; json: boolean },
@@ -299,6 +346,45 @@ async function sweepLeaked(values: { 'ttl-minutes': string; json: boolean }): Pr
   }
 }
 
+async function importThinkingBoxSet(values: {
+  data?: string;
+  tests?: string[];
+  'test-list'?: string;
+  out?: string;
+  split?: string;
+  'keep-sources'?: boolean;
+  json?: boolean;
+}): Promise<number> {
+  const split = Split.safeParse(values.split ?? 'train');
+  if (!split.success)
+    throw new UserError(`finalstate tasks import-thinkingbox: --split must be train or eval, got ${values.split}`);
+  const config = loadConfig();
+  const out = path.resolve(values.out ?? path.join(config.dataPath, 'thinkingbox', `thinkingbox-${split.data}.jsonl`));
+  if (!out.endsWith('.jsonl'))
+    throw new UserError(`finalstate tasks import-thinkingbox: --out must name a .jsonl file, got ${out}`);
+  fs.mkdirSync(path.dirname(out), { recursive: true });
+  const report = await importThinkingBox(config, {
+    ...(values.data ? { dataset: values.data } : {}),
+    ...(values.tests?.length ? { inputs: values.tests } : {}),
+    ...(values['test-list'] ? { testList: values['test-list'] } : {}),
+    split: split.data,
+    dropSources: !values['keep-sources'],
+    out: { dir: path.dirname(out), name: path.basename(out, '.jsonl') },
+  });
+  if (values.json) printJson(report);
+  else {
+    console.log(`wrote ${report.tasks} ThinkingBox task(s) to ${report.file} (manifest ${report.manifestFile})`);
+    for (const [scenario, n] of Object.entries(report.scenarios)) console.log(`  ${scenario}: ${n}`);
+    if (report.droppedSources.length)
+      console.log(
+        `  deviation: sources left out of ${report.droppedSources.join(', ')} (no Typesense here): their policy search answers that search is unavailable`,
+      );
+    if (report.withoutGolden.length)
+      console.log(`  without golden calls (unverifiable): ${report.withoutGolden.length}`);
+  }
+  return 0;
+}
+
 /** Tasks per set that `tasks generate` writes without --count. */
 const DEFAULT_GENERATE_COUNT = 300;
 
@@ -326,6 +412,11 @@ export const tasksCommand: Command = {
       'session-idle-seconds': { type: 'string' },
       'ttl-minutes': { type: 'string', default: '60' },
       concurrency: { type: 'string', default: '2' },
+      data: { type: 'string' },
+      tests: { type: 'string', multiple: true },
+      'test-list': { type: 'string' },
+      out: { type: 'string' },
+      'keep-sources': { type: 'boolean', default: false },
     });
     if (values.help) {
       console.log(usage);
@@ -347,6 +438,8 @@ export const tasksCommand: Command = {
       case 'validate':
         return validateTaskSet(positionals[1], values.json);
       case 'verify':
+        if (dirs.flatMap((d) => readTaskSets(d)).some((set) => set.tasks.some((t) => t.thinkingbox)))
+          return verifyThinkingBoxSets(dirs, values);
         return verifyTasksOf(allTasks, values);
       case 'generate':
         return generate(values);
@@ -356,9 +449,11 @@ export const tasksCommand: Command = {
         return sweepLeaked(values);
       case 'serve-mcp':
         return serveMcp(values, dir, allTasks);
+      case 'import-thinkingbox':
+        return importThinkingBoxSet(values);
       default:
         throw new UserError(
-          `finalstate tasks: expected list, show, validate, verify, generate, check, serve-mcp or janitor, got ${positionals[0] ?? 'nothing'}\n\n${usage}`,
+          `finalstate tasks: expected list, show, validate, verify, generate, check, serve-mcp, import-thinkingbox or janitor, got ${positionals[0] ?? 'nothing'}\n\n${usage}`,
         );
     }
   },

@@ -2,6 +2,7 @@ import type { LoadedConfig } from '../../schemas/config.js';
 import { databaseAddress } from '../../environment/connection.js';
 import * as postgres from './postgres.js';
 import * as temporal from './temporal.js';
+import * as thinkingbox from './thinkingbox.js';
 
 export interface ComponentStatus {
   name: string;
@@ -31,12 +32,15 @@ export async function up(config: LoadedConfig): Promise<UpReport[]> {
     temporal.configureNamespace(config);
     report.push({ name: 'temporal', action: 'external' });
   }
+  if (thinkingbox.isConfigured(config))
+    report.push({ name: 'thinkingbox', action: await thinkingbox.startProxy(config) });
   return report;
 }
 
 /** Stop what `up` started (the local cluster and the dev server we own), nothing else. */
 export async function down(config: LoadedConfig): Promise<string[]> {
   const stopped: string[] = [];
+  if (!config.thinkingbox.url && (await thinkingbox.stopProxy(config))) stopped.push('thinkingbox');
   if (config.temporal.managed && (await temporal.stopDevServer(config))) stopped.push('temporal');
   if (postgres.isManaged(config) && (await postgres.stopLocal(config))) stopped.push('postgres');
   return stopped;
@@ -53,5 +57,11 @@ export async function status(config: LoadedConfig): Promise<ComponentStatus[]> {
     { name: 'temporal', healthy: temporalOk, address: config.temporal.address },
   ];
   if (config.temporal.managed) components.push({ name: 'temporal-ui', healthy: uiOk, address: temporal.uiUrl(config) });
+  if (thinkingbox.isConfigured(config))
+    components.push({
+      name: 'thinkingbox',
+      healthy: await thinkingbox.proxyHealthy(config),
+      address: thinkingbox.proxyAddress(config).url,
+    });
   return components;
 }

@@ -1,12 +1,10 @@
 import { ChatAgentPolicy } from '../policy/chat-policy.js';
 import type pg from 'pg';
-import type { EnvironmentBackend, Episode } from '../../environment/backend.js';
+import type { EnvironmentBackend } from '../../environment/backend.js';
 import type { Trajectory } from '../../schemas/trajectory.js';
-import { connectEpisodeTools } from '../../environment/episode-tools.js';
 import type { ExpectedStates } from '../../environment/expected-state.js';
-import { checkFinalState } from '../../environment/grader.js';
 import type { ArtifactStore } from '../../storage/artifacts.js';
-import { InfrastructureError } from '../../core/errors.js';
+import { InfrastructureError, UserError } from '../../core/errors.js';
 import { EpisodeOutcome, EpisodeRecord, fleetOf, type EpisodeRequest } from '../../schemas/episode.js';
 import { chatFamily, DEFAULT_CHAT_FAMILY } from '../../schemas/clients.js';
 import type { ModelPrices } from '../../schemas/runtime.js';
@@ -23,14 +21,14 @@ import type { AgentPolicy } from '../policy/agent-policy.js';
 import { CompletionsAgentPolicy } from '../policy/completions-policy.js';
 import { OraclePolicy } from '../policy/oracle-policy.js';
 import { FleetRouter, type ServerLease } from '../fleet/router.js';
-import { LlmJudge } from '../rubrics/judge.js';
 import { episodeSummaryLine } from './audit/summary-line.js';
-import { EpisodeCheckpoints, restorePolicy, turnCheckpoint } from './checkpoint.js';
+import { restorePolicy, turnCheckpoint } from './checkpoint.js';
+import type { EnvironmentTools, EpisodeEnvironment, OpenEnvironment } from './environment.js';
+import { PostgresEnvironment } from './environments/postgres.js';
 import type { EpisodeHooks, EpisodeRunner } from './runner.js';
 import { EpisodeStore } from './episode-store.js';
 import { runAgentLoop, type LoopResult } from './loop.js';
-import { McpToolSession } from './mcp-tool-session.js';
-import { scoreEpisode, type EpisodeScore } from './scoring.js';
+import type { EpisodeScore } from './scoring.js';
 import type { TaskCatalog } from './task-catalog.js';
 
 export interface EpisodeRunnerDeps {
@@ -47,6 +45,8 @@ export interface EpisodeRunnerDeps {
   keepEpisodeDatabases?: boolean;
   /** The worker's view of the rollout fleet, which picks the server of each served episode (default: one of its own). */
   router?: FleetRouter;
+  /** Environments besides the PostgreSQL one (ThinkingBox's), each playing the tasks of its format. */
+  environments?: EpisodeEnvironment[];
 }
 
 /** Builds an episode's agent policy; a served one is sampled from `server`, the rollout server the fleet chose. */
@@ -83,7 +83,7 @@ function userFor(request: EpisodeRequest, task: Task): UserSimulator {
 interface Played {
   loop: LoopResult;
   policy: AgentPolicy;
-  tools: McpToolSession;
+  tools: EnvironmentTools;
   trajectory: Trajectory | null;
   resumedAt: number[];
   /** The rollout servers that served the policy, in order (empty for a policy that is not served). */
@@ -105,17 +105,18 @@ interface Played {
 export class DatabaseEpisodeRunner implements EpisodeRunner {
   private readonly store: EpisodeStore;
   private readonly router: FleetRouter;
+  private readonly environments: EpisodeEnvironment[];
 
   constructor(private readonly deps: EpisodeRunnerDeps) {
     this.store = new EpisodeStore(deps.control);
     this.router = deps.router ?? new FleetRouter();
+    this.environments = [...(deps.environments ?? []), new PostgresEnvironment(deps.backend, deps.expectedStates)];
   }
 
   async run(request: EpisodeRequest, hooks: EpisodeHooks = {}): Promise<EpisodeOutcome> {
-    const { backend, expectedStates, tasks } = this.deps;
     const started = performance.now();
-    const task = tasks.get(request.taskSet, request.taskId);
-    const episode = await backend.open(
+    const task = this.deps.tasks.get(request.taskSet, request.taskId);
+    const env = await this.environmentFor(task).open(
       request.episodeId,
       task,
       hooks.attempt === undefined ? {} : { attempt: hooks.attempt },
@@ -124,18 +125,17 @@ export class DatabaseEpisodeRunner implements EpisodeRunner {
     let keepForRetry = false;
     let storeMs: number | undefined;
     try {
-      const played = await this.play(request, task, episode, hooks);
+      const played = await this.play(request, task, env, hooks);
 
       const gradingStarted = performance.now();
-      const score = await scoreEpisode({
-        check: await checkFinalState(backend, expectedStates, episode),
-        rubrics: task.rubrics,
-        conversation: played.loop.conversation,
-        finishReason: played.loop.finishReason,
-        ...(request.judge
-          ? { judge: new LlmJudge(new ChatClient(request.judge.endpoint, 'judge'), request.judge.seed) }
-          : {}),
-      });
+      const score = await env.score(
+        {
+          conversation: played.loop.conversation,
+          toolCalls: played.tools.calls,
+          finishReason: played.loop.finishReason,
+        },
+        request,
+      );
       const gradingMs = performance.now() - gradingStarted;
 
       const cost = this.costOf(request, played.loop, score);
@@ -150,28 +150,36 @@ export class DatabaseEpisodeRunner implements EpisodeRunner {
       });
 
       const storeStarted = performance.now();
-      await this.storeUnderLease(episode, played.trajectory, record);
+      await this.storeUnderLease(env, played.trajectory, record);
       storeMs = performance.now() - storeStarted;
       return outcome;
     } catch (err) {
-      // An outage keeps the episode database, so the retried attempt reattaches and no committed call runs twice.
+      // An outage keeps the episode's environment, so the retried attempt reattaches and no committed call runs twice.
       keepForRetry = err instanceof InfrastructureError;
       throw err;
     } finally {
       const teardownStarted = performance.now();
-      if (keepForRetry || this.deps.keepEpisodeDatabases) await backend.detach(episode).catch(() => undefined);
-      else await backend.teardown(episode);
+      if (keepForRetry || this.deps.keepEpisodeDatabases) await env.detach().catch(() => undefined);
+      else await env.teardown();
       if (storeMs !== undefined) hooks.onStored?.({ storeMs, teardownMs: performance.now() - teardownStarted });
     }
   }
 
+  /** The environment that plays the task: ThinkingBox's for a ThinkingBox task, else a PostgreSQL database. */
+  private environmentFor(task: Task): EpisodeEnvironment {
+    const env = this.environments.find((e) => e.plays(task));
+    if (!env)
+      throw new UserError(
+        `task ${task.id} is a ThinkingBox task (${task.thinkingbox?.uid}), and this worker has no ThinkingBox environment: set THINKINGBOX_HOME (config key thinkingbox.home) and run npm run setup`,
+      );
+    return env;
+  }
+
   /** The conversation, from its turn checkpoint when a retried attempt reattached, and the policy's trajectory. */
-  private async play(request: EpisodeRequest, task: Task, episode: Episode, hooks: EpisodeHooks): Promise<Played> {
-    const checkpoints = new EpisodeCheckpoints(episode);
-    const resumed = episode.reattached ? await checkpoints.load() : undefined;
+  private async play(request: EpisodeRequest, task: Task, env: OpenEnvironment, hooks: EpisodeHooks): Promise<Played> {
+    const resumed = env.reattached ? await env.loadCheckpoint() : undefined;
     const mcpStarted = performance.now();
-    const wiring = await connectEpisodeTools(this.deps.backend, episode);
-    const tools = new McpToolSession(wiring.client, () => wiring.close());
+    const tools = await env.connectTools();
     const mcpSessionMs = performance.now() - mcpStarted;
     // A served policy samples from one server of the fleet for the whole attempt: the one its checkpoint names while
     // that one is in service, else the least loaded.
@@ -195,14 +203,15 @@ export class DatabaseEpisodeRunner implements EpisodeRunner {
       let loop;
       try {
         loop = await runAgentLoop({
-          system: this.deps.backend.registry.get(task.domain).policy[task.profile],
+          system: env.system,
           policy,
           tools,
-          user: userFor(request, task),
+          user: env.userFor?.(request) ?? userFor(request, task),
           limits: request.limits,
+          rules: env.rules,
           ...(resumed ? { resume: resumed.loop } : {}),
           onTurnCompleted: (state) =>
-            checkpoints.save(turnCheckpoint(request.episodeId, state, policy, tools.calls, resumedAt, servers)),
+            env.saveCheckpoint(turnCheckpoint(request.episodeId, state, policy, tools.calls, resumedAt, servers)),
           ...(hooks.onTurn ? { onTurn: hooks.onTurn } : {}),
           ...(hooks.signal ? { signal: hooks.signal } : {}),
         });
@@ -269,12 +278,16 @@ export class DatabaseEpisodeRunner implements EpisodeRunner {
   }
 
   /** Written under the episode's lease: an attempt that a newer one has taken over writes neither (see underLease). */
-  private async storeUnderLease(episode: Episode, trajectory: Trajectory | null, record: EpisodeRecord): Promise<void> {
+  private async storeUnderLease(
+    env: OpenEnvironment,
+    trajectory: Trajectory | null,
+    record: EpisodeRecord,
+  ): Promise<void> {
     let trajectoryMs = 0;
-    await this.deps.backend.underLease(episode, async () => {
+    await env.underLease(async () => {
       if (trajectory) {
         const artifactStarted = performance.now();
-        await this.deps.artifacts.put(trajectoryPath(episode.episodeId), JSON.stringify(trajectory));
+        await this.deps.artifacts.put(trajectoryPath(env.episodeId), JSON.stringify(trajectory));
         trajectoryMs = performance.now() - artifactStarted;
       }
       await this.store.save({ ...record, timings: { ...record.timings, trajectoryMs } });

@@ -7,6 +7,7 @@ import type { UserSimulator } from '../clients/user-simulator.js';
 import { failureFeedback } from '../interpreter/feedback.js';
 import { toolResultTurn } from '../interpreter/tool-result.js';
 import type { AgentPolicy } from '../policy/agent-policy.js';
+import type { ConversationRules } from './environment.js';
 import type { ToolSession } from './tool-session.js';
 import { visibleDialogue } from './visible-dialogue.js';
 
@@ -27,6 +28,8 @@ export interface LoopInput {
   resume?: LoopState;
   /** Cancellation (the activity's): the policy and the user simulator give up, and the loop rejects. */
   signal?: AbortSignal;
+  /** The environment's own ending rules and caps (ThinkingBox: `<DONE>`, end-turn tools, its turn limits). */
+  rules?: ConversationRules;
 }
 
 export interface AgentTurnInfo {
@@ -67,7 +70,8 @@ const addUsage = (a: TokenUsage, b: TokenUsage): TokenUsage => ({
  * against `maxTotalTokens` and `maxContextTokens`.
  */
 export async function runAgentLoop(input: LoopInput): Promise<LoopResult> {
-  const { policy, tools, user, limits } = input;
+  const { policy, tools, user } = input;
+  const limits = cappedLimits(input.limits, input.rules);
   const result: LoopResult = input.resume
     ? resumedResult(input.resume)
     : await openingResult(input.system, tools, user);
@@ -135,11 +139,13 @@ export async function runAgentLoop(input: LoopInput): Promise<LoopResult> {
         }
         if (answer.budgetSpent) return finish('timeout');
         conversation.turns.push(toolResultTurn(answer, limits.maxToolResultChars));
+        if (answer.endsConversation) return finish('agent_done');
       }
       continue;
     }
     if (step.finishReason === 'length') return finish('max_tokens');
     if (step.turn.content.trim() === '') return finish('agent_done');
+    if (input.rules?.endsConversation?.(step.turn.content)) return finish('agent_done');
 
     if (result.userTurns >= limits.maxUserTurns) return finish('max_turns');
     const userStarted = performance.now();
@@ -159,6 +165,18 @@ export async function runAgentLoop(input: LoopInput): Promise<LoopResult> {
     result.userTurns++;
     conversation.turns.push({ role: 'user', content: reply.text });
   }
+}
+
+/** The episode's limits, lowered to the environment's own caps where it has them. */
+function cappedLimits(limits: EpisodeLimits, rules: ConversationRules | undefined): EpisodeLimits {
+  if (!rules) return limits;
+  return {
+    ...limits,
+    ...(rules.maxAgentTurns !== undefined
+      ? { maxAgentTurns: Math.min(limits.maxAgentTurns, rules.maxAgentTurns) }
+      : {}),
+    ...(rules.maxUserTurns !== undefined ? { maxUserTurns: Math.min(limits.maxUserTurns, rules.maxUserTurns) } : {}),
+  };
 }
 
 /** The promise's outcome, or a rejection with the signal's reason as soon as it fires (the promise is then abandoned). */

@@ -4,6 +4,7 @@ import type { FinishReason } from '../../schemas/episode.js';
 import type { GradeReport, RubricStatus, StateCheck } from '../../schemas/grading.js';
 import type { RubricVerdict, TokenUsage } from '../../schemas/runtime.js';
 import type { Rubric } from '../../schemas/task.js';
+import type { GradeResponse } from '../../schemas/thinkingbox.js';
 import { evaluateRubrics, type RubricJudge } from '../rubrics/evaluate.js';
 
 export interface ScoringInput {
@@ -61,5 +62,93 @@ export async function scoreEpisode(input: ScoringInput): Promise<EpisodeScore> {
     judgeModel: rubricPass.judgeModel,
     failedAssertions: check.assertions.filter((a) => !a.pass).length,
     failedRubrics,
+  };
+}
+
+/** ThinkingBox's verdict on an episode (its test runner's TestResult, run by the sidecar) and what it graded. */
+export interface ThinkingBoxScoringInput {
+  taskId: string;
+  taskSha256: string;
+  /** "file.py:test_name": named in the grade. */
+  uid: string;
+  verdict: GradeResponse;
+  /** Each server's effects (business servers: result and golden state hashes and their diff). */
+  effects: Record<string, unknown>;
+  finishReason: FinishReason;
+}
+
+/**
+ * A ThinkingBox task's score, decided here as every other: 1 when ThinkingBox's test passed (its body raised nothing:
+ * the state checks and every judged question held), else 0. Questions asked of a judge the episode does not have are
+ * answered YES for the rest of the body to run, and counted as unjudged, exactly as an unjudged rubric of a native
+ * task: they do not count. A body that raised anything but an AssertionError never gets here (a malformed task).
+ */
+export function scoreThinkingBoxEpisode(input: ThinkingBoxScoringInput): EpisodeScore {
+  const { verdict, effects } = input;
+  const pass = verdict.result && !verdict.isSystemError;
+  const hashes = Object.values(effects).filter(
+    (e): e is { result_db_hash: string; golden_db_hash: string; diff?: unknown } =>
+      typeof e === 'object' && e !== null && 'result_db_hash' in e && 'golden_db_hash' in e,
+  );
+  const diff = Object.entries(effects).flatMap(([server, e]) =>
+    Array.isArray((e as { diff?: unknown })?.diff)
+      ? (e as { diff: { path?: unknown; type?: unknown; result?: unknown; golden?: unknown }[] }).diff.map((d) => ({
+          kind: 'changed_value' as const,
+          table: server,
+          key: { path: String(d.path ?? '') },
+          column: String(d.type ?? 'difference'),
+          expected: d.golden ?? null,
+          actual: d.result ?? null,
+        }))
+      : [],
+  );
+  const failedLine = verdict.result ? undefined : `line ${verdict.lineno}: ${verdict.lineContent.trim()}`;
+  const rubrics: RubricStatus[] = [
+    ...verdict.judged.map((j) => ({
+      kind: 'judge' as const,
+      description: j.question,
+      status: (verdict.result || !/judge/.test(verdict.lineContent) ? 'passed' : 'failed') as 'passed' | 'failed',
+    })),
+    ...verdict.unjudged.map((q) => ({ kind: 'judge' as const, description: q, status: 'needs_judge' as const })),
+  ];
+  return {
+    reward: pass ? 1 : 0,
+    finishReason: input.finishReason,
+    grade: {
+      taskId: input.taskId,
+      taskSha256: input.taskSha256,
+      stateMatches: hashes.length > 0 ? hashes.every((h) => h.result_db_hash === h.golden_db_hash) : pass,
+      expectedStateSha256: hashes.map((h) => h.golden_db_hash).join(',') || '-',
+      actualStateSha256: hashes.map((h) => h.result_db_hash).join(',') || '-',
+      diff,
+      assertions: [
+        {
+          description: `ThinkingBox test ${input.uid}`,
+          pass,
+          ...(failedLine ? { error: `${failedLine}\n${lastLine(verdict.tb)}`.trim() } : {}),
+        },
+      ],
+      pass,
+      rubrics,
+      pendingJudgeRubrics: verdict.unjudged.length,
+    },
+    rubricVerdicts: [],
+    unjudgedRubrics: verdict.unjudged.length,
+    judgeUsage: judgeUsageOf(verdict),
+    judgeModel: verdict.judged.length > 0 ? 'thinkingbox-judge' : null,
+    failedAssertions: pass ? 0 : 1,
+    failedRubrics: rubrics.filter((r) => r.status === 'failed').length,
+  };
+}
+
+const lastLine = (text: string) => text.trim().split('\n').at(-1) ?? '';
+
+function judgeUsageOf(verdict: GradeResponse): TokenUsage {
+  const usage = (verdict.judgeUsage ?? {}) as Record<string, unknown>;
+  const n = (k: string) => (typeof usage[k] === 'number' ? usage[k] : 0);
+  return {
+    inputTokens: n('prompt_tokens') || n('inputTokens'),
+    cachedInputTokens: n('cachedInputTokens'),
+    outputTokens: n('completion_tokens') || n('outputTokens'),
   };
 }

@@ -1,8 +1,11 @@
 import type { ToolSchema } from '../../schemas/conversation.js';
 import type { ToolResultLike } from '../interpreter/tool-result.js';
 
-/** A tool's answer; `budgetSpent` when the call was stopped because the time it was given ran out (nothing kept). */
-export type ToolAnswer = ToolResultLike & { budgetSpent?: true };
+/**
+ * A tool's answer; `budgetSpent` when the call was stopped because the time it was given ran out (nothing kept);
+ * `endsConversation` when the tool ends the conversation once answered (a ThinkingBox end-turn tool).
+ */
+export type ToolAnswer = ToolResultLike & { budgetSpent?: true; endsConversation?: true };
 
 /**
  * The episode's tools as the agent loop sees them: the domain's MCP session on the episode's own backend (built by

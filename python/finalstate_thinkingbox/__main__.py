@@ -1,0 +1,3 @@
+from finalstate_thinkingbox.sidecar import main
+
+main()

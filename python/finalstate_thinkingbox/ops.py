@@ -1,0 +1,12 @@
+"""The sidecar's dispatch table: op name -> handler(request dict) -> answer dict (without "ok")."""
+
+from finalstate_thinkingbox import agent_request, apply_tool_overrides, grade, hydrate, ping, simulate_user
+
+OPS = {
+    "ping": ping.handle,
+    "hydrate": hydrate.handle,
+    "grade": grade.handle,
+    "simulate_user": simulate_user.handle,
+    "agent_request": agent_request.handle,
+    "apply_tool_overrides": apply_tool_overrides.handle,
+}

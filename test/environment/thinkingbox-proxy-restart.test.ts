@@ -1,0 +1,127 @@
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { after, before, test } from 'node:test';
+import { InfrastructureError } from '../../core/errors.js';
+import { ExpectedStates } from '../../environment/expected-state.js';
+import { readTaskSet } from '../../environment/task-set.js';
+import { thinkingBoxHome } from '../../environment/thinkingbox/home.js';
+import { ThinkingBoxProxyClient } from '../../environment/thinkingbox/proxy-client.js';
+import { ThinkingBoxSessionPool } from '../../environment/thinkingbox/session-pool.js';
+import { ThinkingBoxSidecar } from '../../environment/thinkingbox/sidecar.js';
+import { waitFor } from '../../infra/stack/process.js';
+import { DatabaseEpisodeRunner } from '../../runtime/episode/episode-runner.js';
+import { EpisodeStore } from '../../runtime/episode/episode-store.js';
+import { ThinkingBoxEnvironment } from '../../runtime/episode/environments/thinkingbox.js';
+import type { EpisodeRuntime } from '../../runtime/episode/runtime.js';
+import { TaskCatalog } from '../../runtime/episode/task-catalog.js';
+import { EpisodeRequest } from '../../schemas/episode.js';
+import type { Task } from '../../schemas/task.js';
+import { loadConfig } from '../../workers/config.js';
+import { createEpisodeRuntime } from '../../workers/episode-runtime.js';
+import { defaultArtifactStore } from '../../workers/stores.js';
+import { freePort, uniqueName } from '../helpers/index.js';
+import { importProjectTasks, PROJECT_THINKINGBOX_TESTS, thinkingBoxSkip } from '../helpers/thinkingbox.js';
+
+// ThinkingBox's session proxy SIGKILLed mid-episode (a proxy of this file's own, on a free port, with its server
+// processes): the attempt fails as infrastructure and stores nothing; the retried attempt finds its session gone,
+// starts the episode over in a fresh session of the restarted proxy, and is scored on that one alone.
+const config = loadConfig();
+const skip = thinkingBoxSkip(config);
+let runtime: EpisodeRuntime;
+let proxyProcess: ChildProcess | undefined;
+let proxy: ThinkingBoxProxyClient;
+let sessions: ThinkingBoxSessionPool;
+let sidecar: ThinkingBoxSidecar;
+let runner: DatabaseEpisodeRunner;
+let manifest: string;
+let task: Task;
+let port: number;
+
+async function startProxy(): Promise<void> {
+  const home = thinkingBoxHome(config);
+  proxyProcess = spawn(
+    home.python,
+    ['-m', 'thinkingbox.cli.main', 'mcp-start', '--servers', home.serversFile, '--port', String(port)],
+    { env: { ...process.env, THINKINGBOX_DATA: home.data }, stdio: 'ignore', detached: true },
+  );
+  await waitFor('thinkingbox proxy', () => proxy.healthy(), 60_000);
+}
+
+function killProxy(): void {
+  // the proxy and the server processes of its sessions: its whole process group, as a crashed machine would
+  if (proxyProcess?.pid) process.kill(-proxyProcess.pid, 'SIGKILL');
+  proxyProcess = undefined;
+}
+
+before(async () => {
+  if (skip) return;
+  port = await freePort();
+  proxy = new ThinkingBoxProxyClient({ url: `http://127.0.0.1:${port}` });
+  await startProxy();
+  manifest = await importProjectTasks(config, [PROJECT_THINKINGBOX_TESTS]);
+  task = readTaskSet(manifest.replace(/\.manifest\.json$/, '.jsonl')).tasks.find((t) => t.golden.length >= 4)!;
+  runtime = await createEpisodeRuntime(config);
+  sessions = new ThinkingBoxSessionPool(proxy, { spares: 0, timeoutSeconds: 60 });
+  sidecar = new ThinkingBoxSidecar(thinkingBoxHome(config).python);
+  runner = new DatabaseEpisodeRunner({
+    backend: runtime.backend,
+    expectedStates: new ExpectedStates(runtime.backend),
+    tasks: new TaskCatalog(),
+    artifacts: defaultArtifactStore(config),
+    control: runtime.control,
+    environments: [
+      new ThinkingBoxEnvironment({ proxy, sessions, sidecar, control: runtime.control, toolCallTimeoutMs: 30_000 }),
+    ],
+  });
+});
+after(async () => {
+  if (skip) return;
+  killProxy();
+  await sidecar.close();
+  await runtime.close();
+});
+
+test(
+  'the proxy SIGKILLed mid-episode: the attempt fails as infrastructure, the retry starts over and is scored once',
+  { skip, timeout: 300_000 },
+  async () => {
+    const request = EpisodeRequest.parse({
+      episodeId: uniqueName('tb-kill'),
+      taskId: task.id,
+      taskSet: manifest,
+      trial: 0,
+      policy: { kind: 'oracle' },
+      user: { kind: 'scripted' },
+      seed: 0,
+    });
+    const store = new EpisodeStore(runtime.control);
+    // attempt 1: the proxy dies after the agent's second turn, between two of the golden calls
+    await assert.rejects(
+      runner.run(request, { attempt: 1, onTurn: (turn) => (turn === 2 ? killProxy() : undefined) }),
+      (err: Error) => {
+        assert.ok(err instanceof InfrastructureError, `${err.name}: ${err.message}`);
+        return true;
+      },
+    );
+    assert.equal(await store.load(request.episodeId), undefined, 'nothing scored or stored for the failed attempt');
+    const row = await runtime.control.query<{ session_id: string; sent_calls: number }>(
+      'SELECT session_id, sent_calls FROM thinkingbox_episodes WHERE episode_id = $1',
+      [request.episodeId],
+    );
+    assert.equal(row.rowCount, 1, 'the episode keeps its row for the retry');
+    assert.ok(row.rows[0]!.sent_calls >= 1);
+
+    await startProxy();
+    const outcome = await runner.run(request, { attempt: 2 });
+    assert.equal(outcome.reward, 1, 'the retried attempt, started over in a fresh session, is the one scored');
+    const record = (await store.load(request.episodeId))!;
+    assert.equal(record.toolCalls.length, task.golden.length, 'no call of the lost session is in the record');
+    assert.deepEqual(record.resumedAt, [], 'not resumed: started over');
+    const left = await runtime.control.query('SELECT 1 FROM thinkingbox_episodes WHERE episode_id = $1', [
+      request.episodeId,
+    ]);
+    assert.equal(left.rowCount, 0, 'its row is gone after the teardown');
+    assert.equal(await proxy.hasSession(row.rows[0]!.session_id), false);
+    await runtime.control.query('DELETE FROM episodes WHERE episode_id = $1', [request.episodeId]);
+  },
+);

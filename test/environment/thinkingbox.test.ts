@@ -1,0 +1,308 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { after, before, test } from 'node:test';
+import { InfrastructureError } from '../../core/errors.js';
+import { readTaskSet } from '../../environment/task-set.js';
+import { ThinkingBoxProxyClient } from '../../environment/thinkingbox/proxy-client.js';
+import { ProxySessionTools } from '../../environment/thinkingbox/proxy-tools.js';
+import { MalformedThinkingBoxTask } from '../../environment/thinkingbox/sidecar.js';
+import * as thinkingbox from '../../infra/stack/thinkingbox.js';
+import { DatabaseEpisodeRunner } from '../../runtime/episode/episode-runner.js';
+import { ExpectedStates } from '../../environment/expected-state.js';
+import { EpisodeStore } from '../../runtime/episode/episode-store.js';
+import { verifyThinkingBoxTasks } from '../../runtime/episode/environments/thinkingbox-verify.js';
+import type { EpisodeRuntime } from '../../runtime/episode/runtime.js';
+import { TaskCatalog } from '../../runtime/episode/task-catalog.js';
+import { EpisodeRequest } from '../../schemas/episode.js';
+import type { Task, ToolCall } from '../../schemas/task.js';
+import { loadConfig } from '../../workers/config.js';
+import { createEpisodeRuntime } from '../../workers/episode-runtime.js';
+import { defaultArtifactStore } from '../../workers/stores.js';
+import { uniqueName } from '../helpers/index.js';
+import { importProjectTasks, thinkingBoxSkip } from '../helpers/thinkingbox.js';
+
+// ThinkingBox environments on ThinkingBox's own session proxy and business servers (from THINKINGBOX_HOME, started by
+// `dev up`), graded by ThinkingBox's own test runner in its sidecar: the project's tasks over all five business
+// scenarios, whole episodes through the real episode runner.
+const config = loadConfig();
+const skip = thinkingBoxSkip(config);
+let runtime: EpisodeRuntime;
+let manifest: string;
+let tasks: Task[];
+const episodeIds: string[] = [];
+
+/** The runtime's catalog with one task's ThinkingBox part changed, for the fault cases. */
+class Altered extends TaskCatalog {
+  change: ((t: Task) => Task) | undefined;
+  override get(set: string, id: string): Task {
+    const task = super.get(set, id);
+    return this.change ? this.change(task) : task;
+  }
+}
+const altered = new Altered();
+let alteredRunner: DatabaseEpisodeRunner;
+
+const request = (task: Task, calls: ToolCall[] | undefined, extra: Record<string, unknown> = {}) => {
+  const episodeId = uniqueName('tb-ep');
+  episodeIds.push(episodeId);
+  return EpisodeRequest.parse({
+    episodeId,
+    taskId: task.id,
+    taskSet: manifest,
+    trial: 0,
+    policy: { kind: 'oracle', ...(calls ? { calls } : {}) },
+    user: { kind: 'scripted' },
+    seed: 0,
+    ...extra,
+  });
+};
+
+before(async () => {
+  if (skip) return;
+  manifest = await importProjectTasks(config);
+  tasks = readTaskSet(manifest.replace(/\.manifest\.json$/, '.jsonl')).tasks;
+  runtime = await createEpisodeRuntime(config);
+  alteredRunner = new DatabaseEpisodeRunner({
+    backend: runtime.backend,
+    expectedStates: new ExpectedStates(runtime.backend),
+    tasks: altered,
+    artifacts: defaultArtifactStore(config),
+    control: runtime.control,
+    environments: runtime.environments,
+  });
+});
+after(async () => {
+  if (skip) return;
+  if (episodeIds.length) await runtime.control.query('DELETE FROM episodes WHERE episode_id = ANY($1)', [episodeIds]);
+  await runtime.close();
+});
+
+test('the project tasks: over all five business scenarios, each with golden calls', { skip }, () => {
+  const scenarios = new Set(tasks.map((t) => t.thinkingbox!.scenario));
+  assert.deepEqual([...scenarios].sort(), [
+    'external_booking_v1',
+    'sandbox_auto_insurance',
+    'sandbox_consulting',
+    'sandbox_external_retail',
+    'sandbox_neobank_support_v1',
+  ]);
+  assert.ok(tasks.length >= 40, `${tasks.length} tasks`);
+  assert.ok(tasks.every((t) => t.golden.length > 0));
+  // no Typesense here: every scenario's sources were left out, and the set says so
+  assert.ok(tasks.every((t) => t.thinkingbox!.droppedSources.includes(t.thinkingbox!.scenario)));
+});
+
+test(
+  'oracle passes and the no-op agent fails on every task; mutated oracles fail',
+  { skip, timeout: 600_000 },
+  async () => {
+    // every task: oracle and no-op; the mutations on two tasks of each scenario (the whole set: `tasks verify`)
+    const byScenario = new Map<string, Task[]>();
+    for (const t of tasks) byScenario.set(t.domain, [...(byScenario.get(t.domain) ?? []), t]);
+    const mutated = new Set([...byScenario.values()].flatMap((ts) => ts.slice(0, 2).map((t) => t.id)));
+    const plain = tasks.filter((t) => !mutated.has(t.id)).map((t) => ({ ...t, golden: t.golden }));
+    const [all, some] = await Promise.all([
+      verifyThinkingBoxTasks(
+        runtime.runner,
+        [{ manifestFile: manifest, tasks: tasks.filter((t) => mutated.has(t.id)) }],
+        {
+          concurrency: 2,
+        },
+      ),
+      (async () => {
+        let oracle = 0;
+        let noop = 0;
+        for (const t of plain) {
+          if ((await runtime.runner.run(request(t, undefined))).reward === 1) oracle++;
+          if ((await runtime.runner.run(request(t, []))).reward === 0) noop++;
+        }
+        return { oracle, noop, total: plain.length };
+      })(),
+    ]);
+    assert.deepEqual(all.problems, []);
+    assert.equal(all.oracle.passed, all.oracle.total);
+    assert.equal(all.noop.failed, all.noop.total);
+    assert.equal(all.mutations.byKind.drop_last_write?.failed, mutated.size);
+    assert.equal(all.mutations.byKind.alter_argument?.failed, all.mutations.byKind.alter_argument?.total);
+    assert.equal(some.oracle, some.total, 'oracle passes on every other task');
+    assert.equal(some.noop, some.total, 'the no-op fails on every other task');
+  },
+);
+
+test(
+  'a graded episode keeps its record: the test that graded it, the tool calls, the state hashes',
+  { skip },
+  async () => {
+    const task = tasks[0]!;
+    const req = request(task, undefined);
+    const outcome = await runtime.runner.run(req);
+    assert.equal(outcome.reward, 1);
+    const record = (await new EpisodeStore(runtime.control).load(req.episodeId))!;
+    assert.equal(record.toolCalls.length, task.golden.length);
+    assert.equal(record.grade.assertions[0]!.description, `ThinkingBox test ${task.thinkingbox!.uid}`);
+    assert.ok(record.grade.stateMatches);
+    assert.equal(record.grade.expectedStateSha256, record.grade.actualStateSha256);
+    // the session is destroyed and the episode's row gone
+    const rows = await runtime.control.query('SELECT 1 FROM thinkingbox_episodes WHERE episode_id = $1', [
+      req.episodeId,
+    ]);
+    assert.equal(rows.rowCount, 0);
+  },
+);
+
+test("two concurrent episodes of one task do not see each other's writes", { skip }, async () => {
+  const task = tasks.find((t) => t.golden.length >= 3)!;
+  const [oracle, noop] = await Promise.all([
+    runtime.runner.run(request(task, undefined)),
+    runtime.runner.run(request(task, [])),
+  ]);
+  assert.equal(oracle.reward, 1);
+  assert.equal(noop.reward, 0, "a no-op sharing the oracle's session would have passed");
+});
+
+test('a session that cannot be created is infrastructure, never a 0', { skip }, async () => {
+  const task = tasks[0]!;
+  altered.change = (t) => ({
+    ...t,
+    thinkingbox: { ...t.thinkingbox!, serverConfig: { no_such_server: {} } },
+  });
+  try {
+    await assert.rejects(alteredRunner.run(request(task, undefined)), (err: Error) => {
+      assert.ok(err instanceof InfrastructureError, `${err.name}: ${err.message}`);
+      assert.match(err.message, /no_such_server/);
+      return true;
+    });
+  } finally {
+    altered.change = undefined;
+  }
+});
+
+test('a test body that raises anything but an AssertionError is a malformed task, named', { skip }, async () => {
+  const task = tasks[0]!;
+  const name = task.thinkingbox!.testName;
+  altered.change = (t) => ({
+    ...t,
+    thinkingbox: {
+      ...t.thinkingbox!,
+      testCode: `def ${name}(x, judge):\n    assert undefined_name_in_the_body == 1\n\n__tb_test_fn = ${name}\n`,
+    },
+  });
+  try {
+    await assert.rejects(alteredRunner.run(request(task, undefined)), (err: Error) => {
+      assert.ok(err instanceof MalformedThinkingBoxTask, `${err.name}: ${err.message}`);
+      assert.ok(err.message.includes(task.thinkingbox!.file) && err.message.includes(name), err.message);
+      assert.match(err.message, /NameError/);
+      return true;
+    });
+  } finally {
+    altered.change = undefined;
+  }
+});
+
+test(
+  'a judge that cannot be reached is infrastructure; without a judge its question is unjudged',
+  { skip },
+  async () => {
+    const task = tasks[0]!;
+    const name = task.thinkingbox!.testName;
+    altered.change = (t) => ({
+      ...t,
+      thinkingbox: {
+        ...t.thinkingbox!,
+        testCode: `${t.thinkingbox!.testCode}\n\ndef judged(x, judge):\n    ${name}(x, judge)\n    assert judge.text_yesno(x.response, "Does the message confirm the request was handled?")\n\n__tb_test_fn = judged\n`,
+      },
+    });
+    try {
+      const judge = { endpoint: { baseUrl: 'http://127.0.0.1:9/v1', model: 'judge', timeoutMs: 5000, maxRetries: 0 } };
+      await assert.rejects(alteredRunner.run(request(task, undefined, { judge })), (err: Error) => {
+        assert.ok(err instanceof InfrastructureError, `${err.name}: ${err.message}`);
+        assert.match(err.message, /judge_unreachable/);
+        return true;
+      });
+      const req = request(task, undefined);
+      const outcome = await alteredRunner.run(req);
+      assert.equal(outcome.reward, 1, 'the state part holds; the question does not count');
+      const record = (await new EpisodeStore(runtime.control).load(req.episodeId))!;
+      assert.equal(record.unjudgedRubrics, 1);
+      assert.equal(record.grade.rubrics[0]!.status, 'needs_judge');
+    } finally {
+      altered.change = undefined;
+    }
+  },
+);
+
+test(
+  "a tool call whose server stalls past the proxy's limit is answered once as unfinished, never sent again",
+  { skip },
+  async () => {
+    const task = tasks.find((t) => t.domain === 'sandbox_external_retail')!;
+    const proxy = new ThinkingBoxProxyClient(thinkingbox.proxyAddress(config));
+    const sessionId = uniqueName('tb-stall');
+    const module = 'mcp_sandbox_external_retail';
+    const before = serverPids(module);
+    await proxy.createSession({
+      sessionId,
+      serverConfig: task.thinkingbox!.serverConfig,
+      availableTools: task.thinkingbox!.availableTools,
+      timeoutSeconds: 2,
+    });
+    const ours = serverPids(module).filter((pid) => !before.includes(pid));
+    assert.equal(ours.length, 1, `the session's own server process: ${ours.join(', ')}`);
+    let toolCalls = 0;
+    const counting: typeof fetch = async (input, init) => {
+      if (typeof init?.body === 'string' && init.body.includes('"tools/call"')) toolCalls++;
+      return fetch(input, init);
+    };
+    const tools = await ProxySessionTools.connect(thinkingbox.proxyAddress(config), sessionId, {
+      callTimeoutMs: 30_000,
+      fetch: counting,
+    });
+    process.kill(ours[0]!, 'SIGSTOP'); // the server stalls: the proxy gives up on the call after its 2 s
+    try {
+      const call = task.golden[0]!;
+      const answer = await tools.callTool(call.tool, call.arguments);
+      assert.equal(answer.isError, true, answer.text);
+      assert.equal(toolCalls, 1, 'sent once: it may have run');
+    } finally {
+      process.kill(ours[0]!, 'SIGCONT');
+      await tools.close();
+      await proxy.destroySession(sessionId);
+    }
+    assert.equal(await proxy.hasSession(sessionId), false);
+  },
+);
+
+/** The pids of the business server processes running `module` (one per session). */
+function serverPids(module: string): number[] {
+  const out = spawnSync('pgrep', ['-f', module], { encoding: 'utf8' }).stdout;
+  return out.split('\n').filter(Boolean).map(Number);
+}
+
+test(
+  'a retried attempt reattaches to its session while the proxy has it, and resumes from its checkpoint',
+  { skip },
+  async () => {
+    const task = tasks.find((t) => t.golden.length >= 4)!;
+    const req = request(task, undefined);
+    // attempt 1 fails as infrastructure after its third turn is sampled, before that turn's call is sent
+    await failAfterTurn(req, 1, 3);
+    const outcome = await runtime.runner.run(req, { attempt: 2 });
+    assert.equal(outcome.reward, 1);
+    const record = (await new EpisodeStore(runtime.control).load(req.episodeId))!;
+    assert.deepEqual(record.resumedAt, [2], 'resumed after the two checkpointed turns');
+    assert.equal(record.toolCalls.length, task.golden.length, 'every call ran once');
+    // an older attempt, once a newer one has taken the episode over, is refused
+    const stale = request(task, undefined);
+    await failAfterTurn(stale, 3, 1);
+    await assert.rejects(runtime.runner.run(stale, { attempt: 2 }), /older than attempt 3/);
+    await runtime.runner.run(stale, { attempt: 4 });
+  },
+);
+
+/** Run `attempt` of the episode and fail it as infrastructure once its turn `turn` is sampled. */
+async function failAfterTurn(req: EpisodeRequest, attempt: number, turn: number): Promise<void> {
+  const lost = (t: number) => {
+    if (t === turn) throw new InfrastructureError('the worker lost its connection (test)', 'test');
+  };
+  await assert.rejects(runtime.runner.run(req, { attempt, onTurn: lost }), InfrastructureError);
+}
