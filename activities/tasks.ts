@@ -5,7 +5,13 @@ import type { TaskSource } from '../schemas/campaign.js';
 import type { TaskInfo } from '../schemas/pipeline.js';
 import { failFastOnUserError } from './failures.js';
 
-export type ListedTask = TaskInfo & { profile: 'full' | 'mini'; /** The task-set file it came from. */ set: string };
+export type ListedTask = TaskInfo & {
+  profile: 'full' | 'mini';
+  /** The task-set file it came from. */
+  set: string;
+  /** What plays it: a PostgreSQL database of its domain pack, or ThinkingBox's servers. */
+  environment: 'postgres' | 'thinkingbox';
+};
 
 /** Lists the tasks of a task source (file or directory), in file order. The environment layer's loader (manifest and hashes checked) plugs in here. */
 export interface TaskLister {
@@ -23,6 +29,7 @@ export const manifestTaskLister: TaskLister = {
         tags: t.tags,
         profile: t.profile,
         set: set.file,
+        environment: t.thinkingbox ? ('thinkingbox' as const) : ('postgres' as const),
       })),
     );
   },

@@ -40,6 +40,12 @@ export type Turn = z.infer<typeof Turn>;
 export const Conversation = z
   .object({
     system: z.string(),
+    systemParts: z
+      .array(z.string())
+      .optional()
+      .describe(
+        'The system text as the separate system messages an environment shows (ThinkingBox: its agent template, then the bot instructions); `system` is their join with a blank line, which a token renderer writes.',
+      ),
     tools: z.array(ToolSchema),
     turns: z.array(Turn),
   })

@@ -76,13 +76,22 @@ function thinkingBoxEnvironment(config: LoadedConfig, control: pg.Pool) {
   const sessions = new ThinkingBoxSessionPool(proxy, {
     spares: config.thinkingbox.spareSessions,
     timeoutSeconds: config.thinkingbox.toolTimeoutSeconds,
+    // a proxy `dev up` started is restarted between episodes once it has slowed down; one of a configured URL is not ours
+    ...(config.thinkingbox.url
+      ? {}
+      : {
+          restartAfterSessions: config.thinkingbox.restartAfterSessions,
+          restart: () => thinkingbox.restartProxy(config),
+        }),
   });
   const sidecar = new ThinkingBoxSidecar(thinkingBoxHome(config).python);
+  const leases = controlPool(config, config.workers.episodeConcurrency + 1);
   const environment = new ThinkingBoxEnvironment({
     proxy,
     sessions,
     sidecar,
     control,
+    leases,
     toolCallTimeoutMs: (config.thinkingbox.toolTimeoutSeconds + 30) * 1000,
   });
   const rows = new ThinkingBoxEpisodeRows(control);
@@ -94,6 +103,7 @@ function thinkingBoxEnvironment(config: LoadedConfig, control: pg.Pool) {
       clearInterval(janitor);
       await sessions.close();
       await sidecar.close();
+      await leases.end();
     },
   };
 }

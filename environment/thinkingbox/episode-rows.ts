@@ -42,7 +42,14 @@ const fromRow = (r: Row): ThinkingBoxEpisodeRow => ({
  * has taken over is a StaleAttemptError.
  */
 export class ThinkingBoxEpisodeRows {
-  constructor(private readonly db: pg.Pool) {}
+  /**
+   * `leases`: the pool whose connections hold the row locks of `underLease`, apart from `db`: what runs under the
+   * lease (storing the record) takes connections of the control pool, which leases held there could starve.
+   */
+  constructor(
+    private readonly db: pg.Pool,
+    private readonly leases: pg.Pool = db,
+  ) {}
 
   /** Claim an existing row for `attempt` under a new lease; undefined when the episode has none yet. */
   async claim(episodeId: string, attempt: number | null, lease: string): Promise<ThinkingBoxEpisodeRow | undefined> {
@@ -98,7 +105,7 @@ export class ThinkingBoxEpisodeRows {
 
   /** Run `fn` while holding the lease (the row locked FOR SHARE); a stale lease gets a StaleAttemptError. */
   async underLease<T>(episodeId: string, lease: string, fn: () => Promise<T>): Promise<T> {
-    const client = await this.db.connect();
+    const client = await this.leases.connect();
     try {
       await client.query('BEGIN');
       const held = await client.query(

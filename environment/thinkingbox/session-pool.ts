@@ -22,33 +22,118 @@ interface Spare {
   initResult: Record<string, unknown>;
 }
 
+export interface SessionPoolOptions {
+  spares: number;
+  timeoutSeconds: number;
+  /**
+   * Restart the proxy (a managed one) after this many sessions since its start, or when its session_create has become
+   * `degradedFactor` times slower than its first creates; 0: never. The restart waits until no session of this pool
+   * is out (new takes wait meanwhile): it happens between episodes.
+   */
+  restartAfterSessions?: number;
+  degradedFactor?: number;
+  restart?: () => Promise<void>;
+}
+
+/** Creates compared, at the start of a proxy's life and lately, to tell that session_create has slowed down. */
+const LATENCY_WINDOW = 20;
+
 /**
  * Sessions created ahead, as the PostgreSQL side keeps spare databases: session_create starts one Python process per
  * server and takes 1-3 s, so each configuration seen keeps up to `spares` sessions ready, refilled in the background
  * after each take. A spare is a fresh session nobody called (its state is the configuration's initial state), so any
  * episode of the same configuration may take it. Sessions get random ids; the episode's row names the one it took.
+ *
+ * The proxy slows down over its life (the reference trainer restarted it after about 1,500 sessions): with a
+ * `restart`, the pool restarts it after `restartAfterSessions` creates or once its creates have slowed down, between
+ * episodes.
  */
 export class ThinkingBoxSessionPool {
   private readonly ready = new Map<string, Spare[]>();
   private readonly filling = new Map<string, number>();
   private readonly inFlight = new Set<Promise<unknown>>();
   private closed = false;
-  /** Sessions this pool created, spares included (the proxy is restarted after so many). */
+  /** Sessions created since the proxy's last (re)start, spares included. */
   created = 0;
+  /** Proxy restarts this pool made. */
+  restarts = 0;
+  /** Sessions taken and not yet released (episodes of this worker holding one). */
+  private out = 0;
+  private whenIdle: (() => void) | undefined;
+  private restarting: Promise<void> | undefined;
+  private firstCreates: number[] = [];
+  private lastCreates: number[] = [];
 
   constructor(
     private readonly proxy: ThinkingBoxProxyClient,
-    private readonly options: { spares: number; timeoutSeconds: number },
+    private readonly options: SessionPoolOptions,
   ) {}
 
+  /** A session of this pool's proxy that an episode holds without taking it (it reattached to its own). */
+  hold(): void {
+    this.out++;
+  }
+
+  /**
+   * The episode is over: its session is destroyed in the background (0.5 s a session here, which the episode need not
+   * wait for; `close` waits for every one) and given back.
+   */
+  discard(sessionId: string): void {
+    const job = this.proxy
+      .destroySession(sessionId)
+      .catch(() => undefined) // one the proxy lost is gone; one it failed to destroy is the janitor's
+      .finally(() => this.inFlight.delete(job));
+    this.inFlight.add(job);
+    this.release();
+  }
+
+  /** A session taken is given back (its episode is over or detached): a due restart may then run. */
+  release(): void {
+    this.out = Math.max(0, this.out - 1);
+    if (this.out === 0) this.whenIdle?.();
+  }
+
   async take(spec: SessionSpec): Promise<TakenSession> {
+    while (this.restartDue() || this.restarting) await (this.restarting ??= this.restartWhenIdle());
+    this.out++;
     const key = contentHash(spec);
     const started = performance.now();
-    const spare = this.ready.get(key)?.shift();
-    this.refill(key, spec);
-    if (spare) return { ...spare, waitMs: performance.now() - started, spare: true };
-    const made = await this.create(spec);
-    return { ...made, waitMs: performance.now() - started, spare: false };
+    try {
+      const spare = this.ready.get(key)?.shift();
+      this.refill(key, spec);
+      if (spare) return { ...spare, waitMs: performance.now() - started, spare: true };
+      const made = await this.create(spec);
+      return { ...made, waitMs: performance.now() - started, spare: false };
+    } catch (err) {
+      this.release();
+      throw err;
+    }
+  }
+
+  /** Whether the proxy is due a restart: enough sessions, or its creates have slowed down. */
+  private restartDue(): boolean {
+    const { restart, restartAfterSessions = 0, degradedFactor = 3 } = this.options;
+    if (!restart || this.closed) return false;
+    if (restartAfterSessions > 0 && this.created >= restartAfterSessions) return true;
+    if (this.lastCreates.length < LATENCY_WINDOW || this.firstCreates.length < LATENCY_WINDOW) return false;
+    return median(this.lastCreates) > degradedFactor * median(this.firstCreates);
+  }
+
+  /** Wait for every session of this pool to be given back, drop the spares and restart the proxy. */
+  private async restartWhenIdle(): Promise<void> {
+    try {
+      await Promise.allSettled([...this.inFlight]);
+      if (this.out > 0) await new Promise<void>((resolve) => (this.whenIdle = resolve));
+      this.whenIdle = undefined;
+      this.ready.clear(); // they go with the proxy
+      await this.options.restart!();
+      this.restarts++;
+      this.created = 0;
+      this.firstCreates = [];
+      this.lastCreates = [];
+    } finally {
+      this.restarting = undefined;
+    }
   }
 
   /** Create `count` spares of `spec` now (benchmarks measure the warm path with this). */
@@ -71,12 +156,16 @@ export class ThinkingBoxSessionPool {
   private async create(spec: SessionSpec): Promise<Spare> {
     const sessionId = `finalstate-${randomUUID()}`;
     this.created++;
+    const started = performance.now();
     const initResult = await this.proxy.createSession({
       sessionId,
       serverConfig: spec.serverConfig,
       availableTools: spec.availableTools,
       timeoutSeconds: this.options.timeoutSeconds,
     });
+    const ms = performance.now() - started;
+    if (this.firstCreates.length < LATENCY_WINDOW) this.firstCreates.push(ms);
+    else this.lastCreates = [...this.lastCreates, ms].slice(-LATENCY_WINDOW);
     return { sessionId, initResult };
   }
 
@@ -99,4 +188,9 @@ export class ThinkingBoxSessionPool {
       });
     this.inFlight.add(job);
   }
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? 0;
 }

@@ -51,6 +51,8 @@ export interface OpenEnvironment {
   readonly reattached: boolean;
   /** The agent's system prompt. */
   readonly system: string;
+  /** The system prompt as separate system messages, when the environment shows it so (`system` is their join). */
+  readonly systemParts?: readonly string[];
   readonly rules: ConversationRules;
   loadCheckpoint(): Promise<TurnCheckpoint | undefined>;
   saveCheckpoint(checkpoint: TurnCheckpoint): Promise<void>;

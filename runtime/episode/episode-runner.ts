@@ -204,6 +204,7 @@ export class DatabaseEpisodeRunner implements EpisodeRunner {
       try {
         loop = await runAgentLoop({
           system: env.system,
+          ...(env.systemParts ? { systemParts: env.systemParts } : {}),
           policy,
           tools,
           user: env.userFor?.(request) ?? userFor(request, task),

@@ -13,6 +13,8 @@ import { visibleDialogue } from './visible-dialogue.js';
 
 export interface LoopInput {
   system: string;
+  /** The system text as separate messages, when the environment shows it so (Conversation.systemParts). */
+  systemParts?: readonly string[];
   policy: AgentPolicy;
   tools: ToolSession;
   user: UserSimulator;
@@ -74,7 +76,7 @@ export async function runAgentLoop(input: LoopInput): Promise<LoopResult> {
   const limits = cappedLimits(input.limits, input.rules);
   const result: LoopResult = input.resume
     ? resumedResult(input.resume)
-    : await openingResult(input.system, tools, user);
+    : await openingResult(input.system, input.systemParts, tools, user);
   const { conversation } = result;
   /** The agent's clock so far (carried across resumed attempts by the checkpoint). */
   let clockMs = input.resume?.elapsedMs ?? 0;
@@ -205,10 +207,20 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): 
   });
 }
 
-async function openingResult(system: string, tools: ToolSession, user: UserSimulator): Promise<LoopResult> {
+async function openingResult(
+  system: string,
+  systemParts: readonly string[] | undefined,
+  tools: ToolSession,
+  user: UserSimulator,
+): Promise<LoopResult> {
   const opening = user.opening();
   return {
-    conversation: { system, tools: await tools.listTools(), turns: [{ role: 'user', content: opening.text }] },
+    conversation: {
+      system,
+      ...(systemParts ? { systemParts: [...systemParts] } : {}),
+      tools: await tools.listTools(),
+      turns: [{ role: 'user', content: opening.text }],
+    },
     finishReason: 'max_turns',
     agentTurns: [],
     userTurns: 1,

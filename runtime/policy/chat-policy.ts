@@ -15,7 +15,7 @@ import { qwen3Renderer } from '../interpreter/qwen3.js';
 import type { PolicyState } from '../../schemas/checkpoint.js';
 import { stateOfKind, type AgentPolicy, type AgentStep } from './agent-policy.js';
 
-function asChatTool(tool: ToolSchema): ChatTool {
+export function asChatTool(tool: ToolSchema): ChatTool {
   return {
     type: 'function',
     function: { name: tool.name, description: tool.description, parameters: tool.inputSchema },
@@ -51,7 +51,7 @@ export class ChatAgentPolicy implements AgentPolicy {
   constructor(private readonly client: ChatClient) {}
 
   async next(conversation: Conversation, options: { signal?: AbortSignal } = {}): Promise<AgentStep> {
-    const reply = await this.client.chat(this.messages(conversation), {
+    const reply = await this.client.chat(chatMessages(conversation, this.replies), {
       tools: conversation.tools.map(asChatTool),
       ...(options.signal ? { signal: options.signal } : {}),
     });
@@ -120,60 +120,67 @@ export class ChatAgentPolicy implements AgentPolicy {
     for (const [index, message] of stateOfKind(state, 'chat').replies)
       this.replies.set(index, message as unknown as ChatReplyMessage);
   }
+}
 
-  /** Chat messages for the conversation; tool turns answer the preceding assistant message's calls in order. */
-  private messages(conversation: Conversation): ChatMessage[] {
-    const messages: ChatMessage[] =
-      conversation.system === '' ? [] : [{ role: 'system', content: conversation.system }];
-    let pendingIds: string[] = [];
-    let pendingTools: Turn[] = [];
-    const flush = () => {
-      if (pendingTools.length === 0) return;
-      // Feedback on call markup the provider left in the text: no call id to answer, so it goes as a user message.
-      if (pendingIds.length === 0 && pendingTools.length === 1) {
-        messages.push({ role: 'user', content: pendingTools[0]!.content as string });
-        pendingTools = [];
-        return;
-      }
-      if (pendingIds.length === 0 || (pendingTools.length !== pendingIds.length && pendingTools.length !== 1)) {
-        throw new Error(
-          `chat policy: ${pendingTools.length} tool results follow an assistant message with ${pendingIds.length} calls`,
-        );
-      }
-      // One tool turn for several calls is parse-failure feedback: it answers every call.
-      const answers = pendingTools.length === pendingIds.length ? pendingTools : pendingIds.map(() => pendingTools[0]!);
-      pendingIds.forEach((id, i) =>
-        messages.push({ role: 'tool', tool_call_id: id, content: answers[i]!.content as string }),
-      );
+/**
+ * Chat messages for the conversation, as a chat-completions provider is sent them: its system part(s), then the turns;
+ * tool turns answer the preceding assistant message's calls in order. `replies`: the provider's own messages by the
+ * index their turn takes (tool-call ids included), sent back as it wrote them.
+ */
+export function chatMessages(
+  conversation: Conversation,
+  replies: ReadonlyMap<number, ChatReplyMessage> = new Map(),
+): ChatMessage[] {
+  const system = conversation.systemParts ?? (conversation.system === '' ? [] : [conversation.system]);
+  const messages: ChatMessage[] = system.map((content) => ({ role: 'system', content }));
+  let pendingIds: string[] = [];
+  let pendingTools: Turn[] = [];
+  const flush = () => {
+    if (pendingTools.length === 0) return;
+    // Feedback on call markup the provider left in the text: no call id to answer, so it goes as a user message.
+    if (pendingIds.length === 0 && pendingTools.length === 1) {
+      messages.push({ role: 'user', content: pendingTools[0]!.content as string });
       pendingTools = [];
-      pendingIds = [];
-    };
-    conversation.turns.forEach((turn, index) => {
-      if (turn.role === 'tool') {
-        pendingTools.push(turn);
-        return;
-      }
-      flush();
-      if (turn.role === 'user') {
-        messages.push({ role: 'user', content: turn.content });
-        return;
-      }
-      const own = this.replies.get(index);
-      const toolCalls =
-        own?.tool_calls ??
-        turn.toolCalls.map((call, k) => ({
-          id: `call_${index}_${k}`,
-          type: 'function' as const,
-          function: { name: call.tool, arguments: JSON.stringify(call.arguments) },
-        }));
-      messages.push({
-        role: 'assistant',
-        content: own ? own.content : turn.content,
-        ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
-      });
-      pendingIds = toolCalls.map((call) => call.id);
-    });
+      return;
+    }
+    if (pendingIds.length === 0 || (pendingTools.length !== pendingIds.length && pendingTools.length !== 1)) {
+      throw new Error(
+        `chat policy: ${pendingTools.length} tool results follow an assistant message with ${pendingIds.length} calls`,
+      );
+    }
+    // One tool turn for several calls is parse-failure feedback: it answers every call.
+    const answers = pendingTools.length === pendingIds.length ? pendingTools : pendingIds.map(() => pendingTools[0]!);
+    pendingIds.forEach((id, i) =>
+      messages.push({ role: 'tool', tool_call_id: id, content: answers[i]!.content as string }),
+    );
+    pendingTools = [];
+    pendingIds = [];
+  };
+  conversation.turns.forEach((turn, index) => {
+    if (turn.role === 'tool') {
+      pendingTools.push(turn);
+      return;
+    }
     flush();
-    return messages;
-  }
+    if (turn.role === 'user') {
+      messages.push({ role: 'user', content: turn.content });
+      return;
+    }
+    const own = replies.get(index);
+    const toolCalls =
+      own?.tool_calls ??
+      turn.toolCalls.map((call, k) => ({
+        id: `call_${index}_${k}`,
+        type: 'function' as const,
+        function: { name: call.tool, arguments: JSON.stringify(call.arguments) },
+      }));
+    messages.push({
+      role: 'assistant',
+      content: own ? own.content : turn.content,
+      ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+    });
+    pendingIds = toolCalls.map((call) => call.id);
+  });
+  flush();
+  return messages;
 }

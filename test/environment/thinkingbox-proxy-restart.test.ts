@@ -18,7 +18,8 @@ import { EpisodeRequest } from '../../schemas/episode.js';
 import type { Task } from '../../schemas/task.js';
 import { loadConfig } from '../../workers/config.js';
 import { createEpisodeRuntime } from '../../workers/episode-runtime.js';
-import { defaultArtifactStore } from '../../workers/stores.js';
+import { controlPool, defaultArtifactStore } from '../../workers/stores.js';
+import type pg from 'pg';
 import { freePort, uniqueName } from '../helpers/index.js';
 import { importProjectTasks, PROJECT_THINKINGBOX_TESTS, thinkingBoxSkip } from '../helpers/thinkingbox.js';
 
@@ -34,6 +35,7 @@ let sessions: ThinkingBoxSessionPool;
 let sidecar: ThinkingBoxSidecar;
 let runner: DatabaseEpisodeRunner;
 let manifest: string;
+let leases: pg.Pool;
 let task: Task;
 let port: number;
 
@@ -61,6 +63,7 @@ before(async () => {
   manifest = await importProjectTasks(config, [PROJECT_THINKINGBOX_TESTS]);
   task = readTaskSet(manifest.replace(/\.manifest\.json$/, '.jsonl')).tasks.find((t) => t.golden.length >= 4)!;
   runtime = await createEpisodeRuntime(config);
+  leases = controlPool(config, 4);
   sessions = new ThinkingBoxSessionPool(proxy, { spares: 0, timeoutSeconds: 60 });
   sidecar = new ThinkingBoxSidecar(thinkingBoxHome(config).python);
   runner = new DatabaseEpisodeRunner({
@@ -70,7 +73,14 @@ before(async () => {
     artifacts: defaultArtifactStore(config),
     control: runtime.control,
     environments: [
-      new ThinkingBoxEnvironment({ proxy, sessions, sidecar, control: runtime.control, toolCallTimeoutMs: 30_000 }),
+      new ThinkingBoxEnvironment({
+        proxy,
+        sessions,
+        sidecar,
+        control: runtime.control,
+        leases,
+        toolCallTimeoutMs: 30_000,
+      }),
     ],
   });
 });
@@ -78,6 +88,7 @@ after(async () => {
   if (skip) return;
   killProxy();
   await sidecar.close();
+  await leases.end();
   await runtime.close();
 });
 
@@ -123,5 +134,65 @@ test(
     assert.equal(left.rowCount, 0, 'its row is gone after the teardown');
     assert.equal(await proxy.hasSession(row.rows[0]!.session_id), false);
     await runtime.control.query('DELETE FROM episodes WHERE episode_id = $1', [request.episodeId]);
+  },
+);
+
+test(
+  'a proxy due a restart is restarted between episodes, and the episodes after it pass',
+  { skip, timeout: 300_000 },
+  async () => {
+    // restart after 2 sessions: the third episode waits for the first two to be done, then gets a restarted proxy
+    const pids: number[] = [];
+    const pool = new ThinkingBoxSessionPool(proxy, {
+      spares: 0,
+      timeoutSeconds: 60,
+      restartAfterSessions: 2,
+      restart: async () => {
+        pids.push(proxyProcess!.pid!);
+        killProxy();
+        await startProxy();
+      },
+    });
+    const restarting = new DatabaseEpisodeRunner({
+      backend: runtime.backend,
+      expectedStates: new ExpectedStates(runtime.backend),
+      tasks: new TaskCatalog(),
+      artifacts: defaultArtifactStore(config),
+      control: runtime.control,
+      environments: [
+        new ThinkingBoxEnvironment({
+          proxy,
+          sessions: pool,
+          sidecar,
+          control: runtime.control,
+          leases,
+          toolCallTimeoutMs: 30_000,
+        }),
+      ],
+    });
+    const ids: string[] = [];
+    const play = () => {
+      const episodeId = uniqueName('tb-restart');
+      ids.push(episodeId);
+      return restarting.run(
+        EpisodeRequest.parse({
+          episodeId,
+          taskId: task.id,
+          taskSet: manifest,
+          trial: 0,
+          policy: { kind: 'oracle' },
+          user: { kind: 'scripted' },
+          seed: 0,
+        }),
+      );
+    };
+    const rewards = await Promise.all([play(), play(), play()]);
+    assert.deepEqual(
+      rewards.map((o) => o.reward),
+      [1, 1, 1],
+    );
+    assert.equal(pool.restarts, 1);
+    assert.notEqual(pids[0], proxyProcess!.pid, 'a new proxy process');
+    await runtime.control.query('DELETE FROM episodes WHERE episode_id = ANY($1)', [ids]);
   },
 );

@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { EpisodeRequest } from '../../../schemas/episode.js';
+import { EpisodeLimits, EpisodeRequest } from '../../../schemas/episode.js';
 import type { Task, ToolCall } from '../../../schemas/task.js';
 import type { EpisodeRunner } from '../runner.js';
 
 /** A tool call that changes state, told by its name (ThinkingBox's servers do not mark their read-only tools). */
 const WRITE_TOOL =
   /(create|update|add|grant|schedule|reinstate|reset|cancel|assign|send|issue|process|refund|delete|remove|set_|approve|escalate|submit|book|modify|revoke|unlock|record|apply|allocate|provision|order|disable|enable|invalidate|close|reopen|transfer)/i;
+
+const DEFAULT_AGENT_TURNS = EpisodeLimits.parse({}).maxAgentTurns;
 
 export const isWriteCall = (call: ToolCall): boolean => WRITE_TOOL.test(call.tool);
 
@@ -85,6 +87,8 @@ export async function verifyThinkingBoxTasks(
         policy: { kind: 'oracle', calls },
         user: { kind: 'scripted' },
         seed: 0,
+        // the oracle makes one call a turn: room for every golden call and its closing message
+        limits: { maxAgentTurns: Math.max(DEFAULT_AGENT_TURNS, task.golden.length + 2) },
       }),
     );
     return outcome.reward;

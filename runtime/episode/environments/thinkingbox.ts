@@ -35,6 +35,11 @@ export interface ThinkingBoxEnvironmentDeps {
   sidecar: ThinkingBoxSidecar;
   /** The control database: the episodes' rows (sessions, leases, checkpoints). */
   control: pg.Pool;
+  /**
+   * Connections to the control database that hold an episode's lease while its record is stored, apart from `control`
+   * (the record is written through the control pool, which held leases would starve); one per concurrent episode.
+   */
+  leases: pg.Pool;
   /** How long one tool call may go unanswered before the agent is told it did not finish (never re-sent). */
   toolCallTimeoutMs: number;
 }
@@ -54,7 +59,7 @@ export class ThinkingBoxEnvironment implements EpisodeEnvironment {
   private readonly rows: ThinkingBoxEpisodeRows;
 
   constructor(private readonly deps: ThinkingBoxEnvironmentDeps) {
-    this.rows = new ThinkingBoxEpisodeRows(deps.control);
+    this.rows = new ThinkingBoxEpisodeRows(deps.control, deps.leases);
   }
 
   plays(task: Task): boolean {
@@ -71,10 +76,19 @@ export class ThinkingBoxEnvironment implements EpisodeEnvironment {
       const intact =
         (await this.deps.proxy.hasSession(existing.sessionId)) &&
         existing.sentCalls === (checkpoint?.toolCalls.length ?? 0);
-      if (intact) return new OpenThinkingBoxEpisode(this.deps, this.rows, task, part, existing, lease, true);
+      if (intact) {
+        this.deps.sessions.hold();
+        return new OpenThinkingBoxEpisode(this.deps, this.rows, task, part, existing, lease, true);
+      }
       await this.deps.proxy.destroySession(existing.sessionId).catch(() => undefined);
       const fresh = await this.deps.sessions.take(spec(part));
-      await this.rows.restart(episodeId, lease, fresh.sessionId, fresh.initResult);
+      try {
+        await this.rows.restart(episodeId, lease, fresh.sessionId, fresh.initResult);
+      } catch (err) {
+        await this.deps.proxy.destroySession(fresh.sessionId).catch(() => undefined);
+        this.deps.sessions.release();
+        throw err;
+      }
       const row = {
         ...existing,
         sessionId: fresh.sessionId,
@@ -99,6 +113,7 @@ export class ThinkingBoxEnvironment implements EpisodeEnvironment {
       await this.rows.insert(row);
     } catch (err) {
       await this.deps.proxy.destroySession(taken.sessionId).catch(() => undefined);
+      this.deps.sessions.release();
       throw err;
     }
     return new OpenThinkingBoxEpisode(this.deps, this.rows, task, part, row, lease, false);
@@ -117,6 +132,7 @@ function parseCheckpoint(row: ThinkingBoxEpisodeRow): TurnCheckpoint | undefined
 
 class OpenThinkingBoxEpisode implements OpenEnvironment {
   readonly system: string;
+  readonly systemParts: readonly string[];
   readonly rules: ConversationRules;
 
   constructor(
@@ -128,6 +144,8 @@ class OpenThinkingBoxEpisode implements OpenEnvironment {
     private readonly lease: string,
     readonly reattached: boolean,
   ) {
+    // ThinkingBox's agent session starts with these system messages; a token renderer writes their join
+    this.systemParts = part.systemMessages;
     this.system = part.systemMessages.join('\n\n');
     this.rules = {
       endsConversation: (text) => text.trim().endsWith(DONE_MARKER),
@@ -221,11 +239,14 @@ class OpenThinkingBoxEpisode implements OpenEnvironment {
     return this.rows.underLease(this.row.episodeId, this.lease, fn);
   }
 
-  async detach(): Promise<void> {}
+  /** The session stays for the retried attempt (the janitor destroys it if none comes). */
+  async detach(): Promise<void> {
+    this.deps.sessions.release();
+  }
 
   async teardown(): Promise<void> {
-    await this.deps.proxy.destroySession(this.row.sessionId).catch(() => undefined);
     await this.rows.remove(this.row.episodeId, this.lease).catch(() => undefined);
+    this.deps.sessions.discard(this.row.sessionId);
   }
 }
 
@@ -239,10 +260,10 @@ const OverriddenTools = z.object({
 });
 
 /**
- * The session's tools as the agent sees them, ThinkingBox's way: the proxy's tools with the scenario's overrides
- * (applied by ThinkingBox's own code), then the agent template's builtin tools, which the runner answers itself (an
- * empty answer, and the conversation ends when one is an end-turn tool), as ThinkingBox's agent session does. A call
- * to a tool that does not exist is answered as ThinkingBox answers it, without reaching the proxy.
+ * The session's tools as the agent sees them, ThinkingBox's way: the agent template's builtin tools, then the proxy's
+ * tools with the scenario's overrides (applied by ThinkingBox's own code). A builtin is answered by the runner itself,
+ * as ThinkingBox's agent session does (an empty answer; the conversation ends when it is an end-turn tool). A call to a
+ * tool that does not exist is answered as ThinkingBox answers it, without reaching the proxy.
  */
 class ThinkingBoxTools implements EnvironmentTools {
   readonly calls: ToolCallRecord[] = [];
@@ -261,9 +282,10 @@ class ThinkingBoxTools implements EnvironmentTools {
       ...part.builtinTools.filter((t) => t.is_end_turn).map((t) => t.name),
       ...part.toolOverrides.filter((o) => o.is_end_turn).map((o) => o.name),
     ]);
+    // in ThinkingBox's order: the agent template's builtin tools, then the session's (AgentSession.from_config)
     this.schemas = [
-      ...served.map((t) => ({ name: t.name, description: t.description, inputSchema: t.input_schema })),
       ...part.builtinTools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.input_schema })),
+      ...served.map((t) => ({ name: t.name, description: t.description, inputSchema: t.input_schema })),
     ];
   }
 
