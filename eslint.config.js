@@ -8,7 +8,17 @@ const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}
 
 export default tseslint.config(
   {
-    ignores: ['dist/**', 'node_modules/**', '.venv/**', '.venv-vllm/**', '.data/**', 'python/**', 'tasks/**', 'bin/**'],
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      '.venv/**',
+      '.venv-vllm/**',
+      '.venv-thinkingbox/**',
+      '.data/**',
+      'python/**',
+      'tasks/**',
+      'bin/**',
+    ],
   },
   ...tseslint.configs.recommended,
   {

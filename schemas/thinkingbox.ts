@@ -170,6 +170,23 @@ export const SidecarRequest = z.discriminatedUnion('op', [
     .strict(),
   z
     .object({
+      op: z.literal('run_oracle_thinkingbox'),
+      proxyUrl: z.string().min(1),
+      timeoutSeconds: z.number().positive().optional(),
+      task: z
+        .object({
+          query: z.string(),
+          userContext: z.string().optional(),
+          golden: z.array(z.object({ tool: z.string().min(1), arguments: z.record(z.string(), z.unknown()) }).strict()),
+          thinkingbox: ThinkingBoxTaskPart,
+        })
+        .strict()
+        .describe('The calls given as `golden` are the ones the oracle makes (a mutated oracle: other calls).'),
+    })
+    .strict()
+    .describe("One oracle episode through ThinkingBox's own runner (run_agent_user_loop, TestScript), timed."),
+  z
+    .object({
       op: z.literal('apply_tool_overrides'),
       tools: z.array(z.record(z.string(), z.unknown())),
       overrides: z.array(ThinkingBoxToolOverride),
@@ -245,3 +262,18 @@ export const SimulateUserResponse = z
   })
   .loose();
 export type SimulateUserResponse = z.infer<typeof SimulateUserResponse>;
+
+/** ThinkingBox's own runner's verdict on one oracle episode (`run_oracle_thinkingbox`), with its phases' seconds. */
+export const OracleRunResponse = z
+  .object({
+    ok: z.literal(true),
+    result: z.boolean(),
+    reward: z.number(),
+    isSystemError: z.boolean().optional(),
+    finishReason: z.string(),
+    toolCalls: z.number(),
+    seconds: z.number(),
+    phases: z.record(z.string(), z.number()),
+  })
+  .loose();
+export type OracleRunResponse = z.infer<typeof OracleRunResponse>;

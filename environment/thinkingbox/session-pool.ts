@@ -144,6 +144,11 @@ export class ThinkingBoxSessionPool {
     while (list.length < count) list.push(await this.create(spec));
   }
 
+  /** Wait for the pool's background work: refills and destroys. */
+  async settled(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+  }
+
   /** Destroy every spare; an episode's own session is destroyed by its episode. */
   async close(): Promise<void> {
     this.closed = true;

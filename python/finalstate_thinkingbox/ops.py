@@ -1,6 +1,6 @@
 """The sidecar's dispatch table: op name -> handler(request dict) -> answer dict (without "ok")."""
 
-from finalstate_thinkingbox import agent_request, apply_tool_overrides, grade, hydrate, ping, simulate_user
+from finalstate_thinkingbox import agent_request, apply_tool_overrides, grade, hydrate, oracle_runner, ping, simulate_user
 
 OPS = {
     "ping": ping.handle,
@@ -9,4 +9,5 @@ OPS = {
     "simulate_user": simulate_user.handle,
     "agent_request": agent_request.handle,
     "apply_tool_overrides": apply_tool_overrides.handle,
+    "run_oracle_thinkingbox": oracle_runner.handle,
 }

@@ -2,25 +2,23 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { after, before, test } from 'node:test';
 import { InfrastructureError } from '../../core/errors.js';
-import { ExpectedStates } from '../../environment/expected-state.js';
 import { readTaskSet } from '../../environment/task-set.js';
 import { thinkingBoxHome } from '../../environment/thinkingbox/home.js';
 import { ThinkingBoxProxyClient } from '../../environment/thinkingbox/proxy-client.js';
 import { ThinkingBoxSessionPool } from '../../environment/thinkingbox/session-pool.js';
 import { ThinkingBoxSidecar } from '../../environment/thinkingbox/sidecar.js';
 import { waitFor } from '../../infra/stack/process.js';
-import { DatabaseEpisodeRunner } from '../../runtime/episode/episode-runner.js';
+import type { DatabaseEpisodeRunner } from '../../runtime/episode/episode-runner.js';
 import { EpisodeStore } from '../../runtime/episode/episode-store.js';
-import { ThinkingBoxEnvironment } from '../../runtime/episode/environments/thinkingbox.js';
 import type { EpisodeRuntime } from '../../runtime/episode/runtime.js';
-import { TaskCatalog } from '../../runtime/episode/task-catalog.js';
 import { EpisodeRequest } from '../../schemas/episode.js';
 import type { Task } from '../../schemas/task.js';
 import { loadConfig } from '../../workers/config.js';
 import { createEpisodeRuntime } from '../../workers/episode-runtime.js';
-import { controlPool, defaultArtifactStore } from '../../workers/stores.js';
+import { controlPool } from '../../workers/stores.js';
 import type pg from 'pg';
 import { freePort, uniqueName } from '../helpers/index.js';
+import { thinkingBoxRunner } from '../../testkit/thinkingbox-runner.js';
 import { importProjectTasks, PROJECT_THINKINGBOX_TESTS, thinkingBoxSkip } from '../helpers/thinkingbox.js';
 
 // ThinkingBox's session proxy SIGKILLed mid-episode (a proxy of this file's own, on a free port, with its server
@@ -66,23 +64,7 @@ before(async () => {
   leases = controlPool(config, 4);
   sessions = new ThinkingBoxSessionPool(proxy, { spares: 0, timeoutSeconds: 60 });
   sidecar = new ThinkingBoxSidecar(thinkingBoxHome(config).python);
-  runner = new DatabaseEpisodeRunner({
-    backend: runtime.backend,
-    expectedStates: new ExpectedStates(runtime.backend),
-    tasks: new TaskCatalog(),
-    artifacts: defaultArtifactStore(config),
-    control: runtime.control,
-    environments: [
-      new ThinkingBoxEnvironment({
-        proxy,
-        sessions,
-        sidecar,
-        control: runtime.control,
-        leases,
-        toolCallTimeoutMs: 30_000,
-      }),
-    ],
-  });
+  runner = thinkingBoxRunner(config, runtime, { proxy, sessions, sidecar, leases });
 });
 after(async () => {
   if (skip) return;
@@ -153,23 +135,7 @@ test(
         await startProxy();
       },
     });
-    const restarting = new DatabaseEpisodeRunner({
-      backend: runtime.backend,
-      expectedStates: new ExpectedStates(runtime.backend),
-      tasks: new TaskCatalog(),
-      artifacts: defaultArtifactStore(config),
-      control: runtime.control,
-      environments: [
-        new ThinkingBoxEnvironment({
-          proxy,
-          sessions: pool,
-          sidecar,
-          control: runtime.control,
-          leases,
-          toolCallTimeoutMs: 30_000,
-        }),
-      ],
-    });
+    const restarting = thinkingBoxRunner(config, runtime, { proxy, sessions: pool, sidecar, leases });
     const ids: string[] = [];
     const play = () => {
       const episodeId = uniqueName('tb-restart');

@@ -4,6 +4,8 @@ import { after, before, test } from 'node:test';
 import { z } from 'zod';
 import { InfrastructureError } from '../../core/errors.js';
 import { readTaskSet } from '../../environment/task-set.js';
+import { ThinkingBoxEpisodeRows } from '../../environment/thinkingbox/episode-rows.js';
+import { collectDeadSessions } from '../../environment/thinkingbox/janitor.js';
 import { ThinkingBoxProxyClient } from '../../environment/thinkingbox/proxy-client.js';
 import { ProxySessionTools } from '../../environment/thinkingbox/proxy-tools.js';
 import { MalformedThinkingBoxTask, ThinkingBoxSidecar } from '../../environment/thinkingbox/sidecar.js';
@@ -14,7 +16,8 @@ import * as thinkingbox from '../../infra/stack/thinkingbox.js';
 import { DatabaseEpisodeRunner } from '../../runtime/episode/episode-runner.js';
 import { ExpectedStates } from '../../environment/expected-state.js';
 import { EpisodeStore } from '../../runtime/episode/episode-store.js';
-import { verifyThinkingBoxTasks } from '../../runtime/episode/environments/thinkingbox-verify.js';
+import { isWriteCall, verifyThinkingBoxTasks } from '../../runtime/episode/environments/thinkingbox-verify.js';
+import { OracleRunResponse } from '../../schemas/thinkingbox.js';
 import type { EpisodeRuntime } from '../../runtime/episode/runtime.js';
 import { TaskCatalog } from '../../runtime/episode/task-catalog.js';
 import { EpisodeRequest } from '../../schemas/episode.js';
@@ -44,6 +47,19 @@ class Altered extends TaskCatalog {
   }
 }
 const altered = new Altered();
+
+/** Run `fn` with every task's ThinkingBox part changed by `change` (for the runner over `altered`). */
+async function withThinkingBoxPart(
+  change: (part: NonNullable<Task['thinkingbox']>) => Partial<NonNullable<Task['thinkingbox']>>,
+  fn: () => Promise<void>,
+): Promise<void> {
+  altered.change = (t) => ({ ...t, thinkingbox: { ...t.thinkingbox!, ...change(t.thinkingbox!) } });
+  try {
+    await fn();
+  } finally {
+    altered.change = undefined;
+  }
+}
 let alteredRunner: DatabaseEpisodeRunner;
 
 const request = (task: Task, calls: ToolCall[] | undefined, extra: Record<string, unknown> = {}) => {
@@ -171,43 +187,37 @@ test(
     );
   },
 );
+
 test('a session that cannot be created is infrastructure, never a 0', { skip }, async () => {
   const task = tasks[0]!;
-  altered.change = (t) => ({
-    ...t,
-    thinkingbox: { ...t.thinkingbox!, serverConfig: { no_such_server: {} } },
-  });
-  try {
-    await assert.rejects(alteredRunner.run(request(task, undefined)), (err: Error) => {
-      assert.ok(err instanceof InfrastructureError, `${err.name}: ${err.message}`);
-      assert.match(err.message, /no_such_server/);
-      return true;
-    });
-  } finally {
-    altered.change = undefined;
-  }
+  await withThinkingBoxPart(
+    () => ({ serverConfig: { no_such_server: {} } }),
+    async () => {
+      await assert.rejects(alteredRunner.run(request(task, undefined)), (err: Error) => {
+        assert.ok(err instanceof InfrastructureError, `${err.name}: ${err.message}`);
+        assert.match(err.message, /no_such_server/);
+        return true;
+      });
+    },
+  );
 });
 
 test('a test body that raises anything but an AssertionError is a malformed task, named', { skip }, async () => {
   const task = tasks[0]!;
   const name = task.thinkingbox!.testName;
-  altered.change = (t) => ({
-    ...t,
-    thinkingbox: {
-      ...t.thinkingbox!,
+  await withThinkingBoxPart(
+    () => ({
       testCode: `def ${name}(x, judge):\n    assert undefined_name_in_the_body == 1\n\n__tb_test_fn = ${name}\n`,
+    }),
+    async () => {
+      await assert.rejects(alteredRunner.run(request(task, undefined)), (err: Error) => {
+        assert.ok(err instanceof MalformedThinkingBoxTask, `${err.name}: ${err.message}`);
+        assert.ok(err.message.includes(task.thinkingbox!.file) && err.message.includes(name), err.message);
+        assert.match(err.message, /NameError/);
+        return true;
+      });
     },
-  });
-  try {
-    await assert.rejects(alteredRunner.run(request(task, undefined)), (err: Error) => {
-      assert.ok(err instanceof MalformedThinkingBoxTask, `${err.name}: ${err.message}`);
-      assert.ok(err.message.includes(task.thinkingbox!.file) && err.message.includes(name), err.message);
-      assert.match(err.message, /NameError/);
-      return true;
-    });
-  } finally {
-    altered.change = undefined;
-  }
+  );
 });
 
 test(
@@ -216,29 +226,27 @@ test(
   async () => {
     const task = tasks[0]!;
     const name = task.thinkingbox!.testName;
-    altered.change = (t) => ({
-      ...t,
-      thinkingbox: {
-        ...t.thinkingbox!,
-        testCode: `${t.thinkingbox!.testCode}\n\ndef judged(x, judge):\n    ${name}(x, judge)\n    assert judge.text_yesno(x.response, "Does the message confirm the request was handled?")\n\n__tb_test_fn = judged\n`,
+    await withThinkingBoxPart(
+      (tb) => ({
+        testCode: `${tb.testCode}\n\ndef judged(x, judge):\n    ${name}(x, judge)\n    assert judge.text_yesno(x.response, "Does the message confirm the request was handled?")\n\n__tb_test_fn = judged\n`,
+      }),
+      async () => {
+        const judge = {
+          endpoint: { baseUrl: 'http://127.0.0.1:9/v1', model: 'judge', timeoutMs: 5000, maxRetries: 0 },
+        };
+        await assert.rejects(alteredRunner.run(request(task, undefined, { judge })), (err: Error) => {
+          assert.ok(err instanceof InfrastructureError, `${err.name}: ${err.message}`);
+          assert.match(err.message, /judge_unreachable/);
+          return true;
+        });
+        const req = request(task, undefined);
+        const outcome = await alteredRunner.run(req);
+        assert.equal(outcome.reward, 1, 'the state part holds; the question does not count');
+        const record = (await new EpisodeStore(runtime.control).load(req.episodeId))!;
+        assert.equal(record.unjudgedRubrics, 1);
+        assert.equal(record.grade.rubrics[0]!.status, 'needs_judge');
       },
-    });
-    try {
-      const judge = { endpoint: { baseUrl: 'http://127.0.0.1:9/v1', model: 'judge', timeoutMs: 5000, maxRetries: 0 } };
-      await assert.rejects(alteredRunner.run(request(task, undefined, { judge })), (err: Error) => {
-        assert.ok(err instanceof InfrastructureError, `${err.name}: ${err.message}`);
-        assert.match(err.message, /judge_unreachable/);
-        return true;
-      });
-      const req = request(task, undefined);
-      const outcome = await alteredRunner.run(req);
-      assert.equal(outcome.reward, 1, 'the state part holds; the question does not count');
-      const record = (await new EpisodeStore(runtime.control).load(req.episodeId))!;
-      assert.equal(record.unjudgedRubrics, 1);
-      assert.equal(record.grade.rubrics[0]!.status, 'needs_judge');
-    } finally {
-      altered.change = undefined;
-    }
+    );
   },
 );
 
@@ -386,3 +394,55 @@ function comparable(messages: readonly Record<string, unknown>[]) {
     ...(m.tool_call_id !== undefined ? { answers: idOf(m.tool_call_id) } : {}),
   }));
 }
+
+test('the janitor destroys the session of an episode that died, and forgets it', { skip }, async () => {
+  const task = tasks[0]!;
+  const proxy = new ThinkingBoxProxyClient(thinkingbox.proxyAddress(config));
+  const rows = new ThinkingBoxEpisodeRows(runtime.control);
+  const episodeId = uniqueName('tb-dead');
+  const sessionId = uniqueName('tb-dead-session');
+  await proxy.createSession({
+    sessionId,
+    serverConfig: task.thinkingbox!.serverConfig,
+    availableTools: task.thinkingbox!.availableTools,
+    timeoutSeconds: 60,
+  });
+  await rows.insert({ episodeId, sessionId, proxyUrl: proxy.url, attempt: 1, lease: 'dead', initResult: {} });
+  // its worker died an hour ago: nothing has touched its row since
+  await runtime.control.query(
+    "UPDATE thinkingbox_episodes SET updated_at = now() - interval '1 hour' WHERE episode_id = $1",
+    [episodeId],
+  );
+  const cleaned = await collectDeadSessions(rows, proxy, 30);
+  assert.ok(cleaned.includes(episodeId), cleaned.join(', '));
+  assert.equal(await proxy.hasSession(sessionId), false);
+  const left = await runtime.control.query('SELECT 1 FROM thinkingbox_episodes WHERE episode_id = $1', [episodeId]);
+  assert.equal(left.rowCount, 0);
+});
+
+test("parity: finalstate's verdict on a trace is ThinkingBox's own runner's verdict on it", { skip }, async () => {
+  // the oracle's calls and the oracle without its last write, each played by finalstate's episode runner and by
+  // ThinkingBox's own run_agent_user_loop + TestScript on the same proxy (sidecar op run_oracle_thinkingbox)
+  const picked = ['sandbox_external_retail', 'sandbox_consulting'].map((d) => tasks.find((t) => t.domain === d)!);
+  const sidecar = new ThinkingBoxSidecar(thinkingBoxHome(config).python);
+  try {
+    for (const task of picked) {
+      const writes = task.golden.map((c, i) => ({ c, i })).filter(({ c }) => isWriteCall(c));
+      const dropped = task.golden.filter((_, i) => i !== writes.at(-1)!.i);
+      for (const calls of [task.golden, dropped]) {
+        const ours = await runtime.runner.run(request(task, calls));
+        const theirs = await sidecar.request(
+          {
+            op: 'run_oracle_thinkingbox',
+            proxyUrl: thinkingbox.proxyAddress(config).url,
+            task: { query: task.query, userContext: task.userContext, golden: calls, thinkingbox: task.thinkingbox! },
+          },
+          OracleRunResponse,
+        );
+        assert.equal(ours.reward, theirs.result ? 1 : 0, `${task.id}, ${calls.length} calls`);
+      }
+    }
+  } finally {
+    await sidecar.close();
+  }
+});
