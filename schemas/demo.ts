@@ -50,6 +50,9 @@ export const DemoPreset = z
           'Train on at most N oracle demonstrations (default: all training-split mini tasks).',
         ),
         seed: z.number().int().default(0),
+        maxPositions: Positive.optional().describe(
+          "The built model's context length (default 2,048): RoPE positions, no weight depends on it; a ThinkingBox prompt needs 7-15k.",
+        ),
         domains: z
           .array(z.string().min(1))
           .min(1)
@@ -125,6 +128,28 @@ export const DemoPreset = z
       'US dollars per million tokens by model name; the local policy is served as "policy". A notional price of local compute, so that cost per dependable task means something.',
     ),
     episodeConcurrency: Positive.default(8).describe("Episodes the demo's episode worker runs at once."),
+    thinkingbox: z
+      .object({
+        tests: z
+          .array(z.string().min(1))
+          .min(1)
+          .describe(
+            'ThinkingBox test-case files or folders, relative to the project (e.g. tasks/thinkingbox/test_case).',
+          ),
+        evalShare: z
+          .number()
+          .min(0)
+          .max(1)
+          .default(0.25)
+          .describe(
+            "Share of the tests imported as the eval split (chosen by a hash of each test's uid), the rest train.",
+          ),
+      })
+      .strict()
+      .optional()
+      .describe(
+        "A campaign on ThinkingBox tasks: the demo imports these tests (ThinkingBox's hydrator, sources left out) into <dataDir>/thinkingbox/demo-<preset>/, and both task sources of the campaign read that set.",
+      ),
     unfinished: UnfinishedCriterion.prefault({}).describe(
       'The criterion over unfinished episodes and cost that the demo judges and prints after training.',
     ),

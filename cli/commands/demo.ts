@@ -6,6 +6,8 @@ import type { LoadedConfig } from '../../schemas/config.js';
 import type { DemoPreset } from '../../schemas/demo.js';
 import { loadConfig } from '../../workers/config.js';
 import { UserError } from '../../core/errors.js';
+import { fromRoot } from '../../core/paths.js';
+import { importThinkingBox } from '../../environment/thinkingbox/import.js';
 import { adapterName, adapterPrefixOf, versionNumber } from '../../core/policy-versions.js';
 import { servedLoraRank } from '../../infra/vllm-server.js';
 import * as stack from '../../infra/stack/index.js';
@@ -39,7 +41,7 @@ import { judgeCampaignUnfinished } from '../demo/unfinished.js';
 import { campaignStateOf, writeCampaignReport } from './report.js';
 import { campaignCost, campaignCostLines } from '../campaign-cost.js';
 
-const usage = `finalstate demo [--preset five-domain|five-domain-lora|five-domain-passk|five-domain-kl|five-domain-unlikely|five-domain-async|mini|smoke|real-smoke|real-smoke-lora|FILE] [--pack DIR] [--base-model DIR] [--fresh] [--reprobe-every N [--reprobe-n M]] [--json]
+const usage = `finalstate demo [--preset five-domain|five-domain-lora|five-domain-passk|five-domain-kl|five-domain-unlikely|five-domain-async|mini|smoke|real-smoke|real-smoke-lora|thinkingbox-smoke|thinkingbox-real-smoke|FILE] [--pack DIR] [--base-model DIR] [--fresh] [--reprobe-every N [--reprobe-n M]] [--json]
 
 The main job on embedded defaults, on one machine: starts the stack, builds (or reuses) the tiny base model, starts a
 policy server, the gpu worker (Python) and the control and episode workers, then runs a campaign: probe the training
@@ -54,7 +56,9 @@ evaluate the trained policy, and print base against trained with intervals, the 
                base model; five-domain-passk: five-domain with the pass@k advantage (update.loss.passAtK 2);
                five-domain-kl: with a KL penalty to the base policy (update.loss.klReference base, klCoef 0.1);
                five-domain-unlikely: with the unlikeliness reward (update.loss.unlikeliness 0.25);
-               five-domain-async: with asynchronous steps (campaign.async.maxStaleness 1)
+               five-domain-async: with asynchronous steps (campaign.async.maxStaleness 1); thinkingbox-smoke: every
+               phase on the project's ThinkingBox tasks, on ThinkingBox's servers and grader (docs/thinkingbox.md);
+               thinkingbox-real-smoke: the same on real parts (vLLM, ThinkingBox's user and judge on its chat API)
   --pack DIR   train and evaluate on a domain pack of your own instead (a built pack directory, e.g. from
                \`finalstate domain init\`): its mini tasks in DIR/tasks (${PACK_DEMO_COUNTS.train} train and ${PACK_DEMO_COUNTS.eval} eval generated when
                absent) are the base model's demonstrations, the training candidates and the held-out set, with the
@@ -100,6 +104,7 @@ async function builtBase(
     seed: preset.baseModel.seed,
     ruleBreakingShare: preset.baseModel.ruleBreakingShare,
     contextWeight: preset.baseModel.contextWeight,
+    ...(preset.baseModel.maxPositions !== undefined ? { maxPositions: preset.baseModel.maxPositions } : {}),
     ...(preset.baseModel.domains ? { domains: preset.baseModel.domains } : {}),
     ...(tasksDir ? { dir: tasksDir } : {}),
     // Oracle episodes wait on PostgreSQL more than on the CPU: four at once render the demonstrations fastest here.
@@ -153,6 +158,12 @@ async function prepareCampaign(
   const derived = derivedCampaignId(preset, base.contentHash);
   const campaignId = currentCampaignId(config, derived, options.fresh);
   const campaignConfig = campaignConfigOf(preset, campaignId, base.checkpointDir);
+  if (preset.thinkingbox) {
+    const imported = await importPresetThinkingBox(config, preset, preset.thinkingbox);
+    campaignConfig.tasks.train.taskSet = imported;
+    campaignConfig.tasks.eval.taskSet = imported;
+    log(`ThinkingBox tasks: ${preset.thinkingbox.tests.join(', ')} imported into ${imported}`);
+  }
   const checked = await checkModel(config, base.checkpointDir, {
     toolSets: await campaignToolSets([campaignConfig.tasks.train, campaignConfig.tasks.eval]),
   });
@@ -167,6 +178,24 @@ async function prepareCampaign(
       ? await chatApiArgs(config, checked, preset.policyServer.vllmArgs, log)
       : preset.policyServer.vllmArgs;
   return { base, campaignId, campaignConfig, vllmArgs };
+}
+
+/** A ThinkingBox preset's tests, imported into the data directory (again each run: the import takes seconds). */
+async function importPresetThinkingBox(
+  config: LoadedConfig,
+  preset: DemoPreset,
+  tb: NonNullable<DemoPreset['thinkingbox']>,
+): Promise<string> {
+  const dir = path.join(config.dataPath, 'thinkingbox', `demo-${preset.name}`);
+  fs.mkdirSync(dir, { recursive: true });
+  await importThinkingBox(config, {
+    inputs: tb.tests.map((t) => fromRoot(t)),
+    split: 'train',
+    evalShare: tb.evalShare,
+    dropSources: true,
+    out: { dir, name: 'thinkingbox' },
+  });
+  return dir;
 }
 
 /** The fleet of the preset; a resumed campaign's servers serve the policy it last published, not the base model. */

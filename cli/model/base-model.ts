@@ -187,6 +187,8 @@ export interface BaseModelOptions {
   ruleBreakingShare?: number;
   /** SFT loss weight of the conversation's non-assistant tokens (default 0: assistant tokens only). */
   contextWeight?: number;
+  /** The model's context length (default the build's, 2,048 positions). */
+  maxPositions?: number;
   /** Only these domains' training sets are demonstrated (default: every domain with training sets in `dir`). */
   domains?: string[];
   /** Task-set directory of the demonstrations, sub-folders included (default tasks/: every built-in pack). */
@@ -229,6 +231,7 @@ export async function buildBaseModel(config: LoadedConfig, options: BaseModelOpt
       ...(options.steps !== undefined ? ['--steps', String(options.steps)] : []),
       ...(options.batchSize !== undefined ? ['--batch-size', String(options.batchSize)] : []),
       ...(options.contextWeight ? ['--context-weight', String(options.contextWeight)] : []),
+      ...(options.maxPositions !== undefined ? ['--max-positions', String(options.maxPositions)] : []),
     ],
     log,
   );

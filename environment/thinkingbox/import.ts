@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { UserError } from '../../core/errors.js';
 import { projectRoot } from '../../core/paths.js';
@@ -22,6 +23,8 @@ export interface ImportOptions {
   /** A ThinkingBox test list (YAML) selecting tests by uid. */
   testList?: string;
   split: Split;
+  /** Import this share of the tests (by a hash of their uid) as the eval split instead. */
+  evalShare?: number;
   /** Leave out scenarios' `sources` (no Typesense here): their policy search answers that it is unavailable. */
   dropSources: boolean;
   /** The task set written: <dir>/<name>.jsonl and its manifest. */
@@ -75,6 +78,13 @@ export function taskOf(h: HydratedThinkingBoxTask, split: Split): TaskInput {
   };
 }
 
+/** A test's split: `evalShare` of the tests, chosen by a hash of their uid (stable across imports), are eval. */
+function splitOf(uid: string, options: Pick<ImportOptions, 'split' | 'evalShare'>): Split {
+  if (options.evalShare === undefined) return options.split;
+  const bucket = parseInt(createHash('sha256').update(uid).digest('hex').slice(0, 8), 16) / 0x1_0000_0000;
+  return bucket < options.evalShare ? 'eval' : options.split;
+}
+
 /**
  * Read ThinkingBox test-case files and their scenarios with ThinkingBox's own hydrator (in its venv) and write them as
  * a finalstate task set that every command taking task sets accepts. A file ThinkingBox cannot read is an error
@@ -105,7 +115,7 @@ export async function importThinkingBox(config: LoadedConfig, options: ImportOpt
       options.out.dir,
       options.out.name,
       '1',
-      hydrated.tasks.map((t) => taskOf(t, options.split)),
+      hydrated.tasks.map((t) => taskOf(t, splitOf(t.uid, options))),
     );
     const scenarios: Record<string, number> = {};
     for (const t of hydrated.tasks) scenarios[t.scenario] = (scenarios[t.scenario] ?? 0) + 1;

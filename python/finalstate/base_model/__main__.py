@@ -27,13 +27,14 @@ def main(argv: list[str] | None = None) -> int:
     cmd.add_argument("--vocab-size", type=int, default=BuildConfig.vocab_size)
     cmd.add_argument("--hidden-size", type=int, default=ModelShape.hidden_size)
     cmd.add_argument("--layers", type=int, default=ModelShape.num_hidden_layers)
+    cmd.add_argument("--max-positions", type=int, default=ModelShape.max_position_embeddings, help="the model's context length (RoPE: no weight depends on it)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
 
     config = BuildConfig(
         vocab_size=args.vocab_size,
         seed=args.seed,
-        model=dataclasses.replace(ModelShape(), hidden_size=args.hidden_size, num_hidden_layers=args.layers),
+        model=dataclasses.replace(ModelShape(), hidden_size=args.hidden_size, num_hidden_layers=args.layers, max_position_embeddings=args.max_positions),
         sft=dataclasses.replace(SftConfig(), steps=args.steps, batch_size=args.batch_size, lr=args.lr, context_weight=args.context_weight, warmup_steps=min(SftConfig.warmup_steps, max(1, args.steps // 10))),
     )
     try:
