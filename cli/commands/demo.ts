@@ -8,6 +8,8 @@ import { loadConfig } from '../../workers/config.js';
 import { UserError } from '../../core/errors.js';
 import { fromRoot } from '../../core/paths.js';
 import { importThinkingBox } from '../../environment/thinkingbox/import.js';
+import { thinkingBoxDeviations } from '../../environment/thinkingbox/deviations.js';
+import { readTaskSource } from '../../environment/task-set.js';
 import { adapterName, adapterPrefixOf, versionNumber } from '../../core/policy-versions.js';
 import { servedLoraRank } from '../../infra/vllm-server.js';
 import * as stack from '../../infra/stack/index.js';
@@ -298,7 +300,11 @@ async function showResult(run: DemoRun, fleet: Fleet | undefined): Promise<numbe
   }
   const k = run.campaignConfig.evaluation.k;
   const { comparison, trainedStep } = await compareCampaign(config, campaignId, state, k);
-  const report = await writeCampaignReport(config, campaignId, state);
+  const { train, eval: held } = run.campaignConfig.tasks;
+  const deviations = thinkingBoxDeviations(
+    [train, held].flatMap((source) => readTaskSource(localPathOf(source.taskSet)).flatMap((set) => set.tasks)),
+  );
+  const report = await writeCampaignReport(config, campaignId, state, undefined, deviations);
   const cost = await campaignCost(config, campaignId, state);
   const control = controlPool(config, 1);
   const unfinished = await judgeCampaignUnfinished(control, campaignId, state.step, preset.unfinished).finally(() =>
@@ -321,9 +327,11 @@ async function showResult(run: DemoRun, fleet: Fleet | undefined): Promise<numbe
       cost,
       unfinished,
       ...(serving ? { serving } : {}),
+      deviations,
     });
   } else {
     log(`\n${renderComparison(comparison)}`);
+    for (const line of deviations) log(line);
     log(`\ncost\n${campaignCostLines(cost).join('\n')}`);
     log(`\n${renderText(unfinishedTable(unfinished, preset.unfinished))}`);
     log(

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { loadConfig } from '../../workers/config.js';
 import { UserError } from '../../core/errors.js';
 import { readJsonConfig } from '../../workers/json-config.js';
@@ -13,6 +14,10 @@ import { progressQuery } from '../../workflows/definitions.js';
 import { evaluation } from '../../workflows/evaluation.js';
 import { CampaignIdKey, StepKey } from '../../workflows/search-attributes.js';
 import { parse, printJson, type Command } from '../command.js';
+import { readTaskSource } from '../../environment/task-set.js';
+import { thinkingBoxDeviations } from '../../environment/thinkingbox/deviations.js';
+import { localPathOf } from '../../storage/artifacts.js';
+import type { Interval, MetricsReport, SetMetrics } from '../../stats/metrics.js';
 import { childProgressText } from '../progress.js';
 
 const usage = `finalstate eval CONFIG [--preset NAME|FILE] [--json]
@@ -52,6 +57,14 @@ function withSchemaDefaults(field: string, stated: unknown): unknown {
   const schema = field === 'limits' ? EpisodeLimits : PolicyClientConfig.shape.sampling;
   const parsed = schema.safeParse(stated);
   return parsed.success ? parsed.data : stated;
+}
+
+/** pass@1 with its interval, pass@k, tasks passed k/k with its interval, cost per dependable task. */
+function table1Line(name: string, m: SetMetrics): string {
+  const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+  const ci = ([low, high]: Interval) => `[${(100 * low).toFixed(1)}, ${(100 * high).toFixed(1)}]`;
+  const perTask = m.costUsd.perDependableTask === null ? '—' : `$${m.costUsd.perDependableTask.toFixed(4)}`;
+  return `${name}: ${m.tasks} tasks, pass@1 ${pct(m.pass1)} ${ci(m.intervals.pass1)}, pass@${m.k} ${pct(m.passAtK)}, passed ${m.k}/${m.k} ${m.observedKK.count} ${ci(m.intervals.observedKK)}, cost per dependable task ${perTask}`;
 }
 
 export const evalCommand: Command = {
@@ -119,12 +132,23 @@ export const evalCommand: Command = {
         process.stdout.write('\n');
       }
       const done = await result;
-      if (values.json) printJson({ workflowId, ...done });
+      const deviations = thinkingBoxDeviations(
+        readTaskSource(localPathOf(evalConfig.tasks.taskSet)).flatMap((set) =>
+          set.tasks.filter((t) => t.split === evalConfig.tasks.split),
+        ),
+      );
+      if (values.json) printJson({ workflowId, ...done, deviations });
       else {
         const m = done.metrics;
+        const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
         console.log(
-          `  ${m.tasks} tasks x k=${done.k}: pass@1 ${(100 * m.pass1).toFixed(1)}% [${(100 * m.pass1Low).toFixed(1)}, ${(100 * m.pass1High).toFixed(1)}]  pass@${done.k} ${(100 * m.passAtK).toFixed(1)}%  passed k/k ${m.passedKK}`,
+          `  ${m.tasks} tasks x k=${done.k}: pass@1 ${pct(m.pass1)} [${(100 * m.pass1Low).toFixed(1)}, ${(100 * m.pass1High).toFixed(1)}]  pass@${done.k} ${pct(m.passAtK)}  passed k/k ${m.passedKK}`,
         );
+        // what the reference's Table 1 reports, overall and by domain, from the full metrics file
+        const report = JSON.parse(fs.readFileSync(localPathOf(done.metricsUri), 'utf8')) as MetricsReport;
+        for (const [name, set] of [['all', report] as const, ...Object.entries(report.byDomain)])
+          console.log(`  ${table1Line(name, set)}`);
+        for (const line of deviations) console.log(`  ${line}`);
         if (m.excludedInfra > 0)
           console.log(`  ${m.excludedInfra} episodes had no outcome (infrastructure) and are excluded`);
         console.log(`  metrics: ${done.metricsUri}`);

@@ -65,6 +65,7 @@ export async function writeCampaignReport(
   id: string,
   state: CampaignState,
   outDir = path.join(config.dataPath, 'reports', id),
+  deviations: string[] = [],
 ) {
   const { base, trained } = baseAndTrainedEvaluations(id, state);
   const pool = controlPool(config, 1);
@@ -109,6 +110,7 @@ export async function writeCampaignReport(
         ...(state.poolHistory ? { poolHistory: state.poolHistory } : {}),
         ...(frozen ? { edges: frozen.edges } : {}),
         ...(state.trainingDomains ? { trainingDomains: state.trainingDomains } : {}),
+        ...(deviations.length ? { deviations } : {}),
       },
       outDir,
     );

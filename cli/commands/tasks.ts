@@ -22,6 +22,7 @@ import { defaultRegistry } from '../../workers/registry.js';
 import { builtInTaskDirs } from '../../domains/index.js';
 import { readTaskSets, writeTaskSet } from '../../environment/task-set.js';
 import { importThinkingBox } from '../../environment/thinkingbox/import.js';
+import { thinkingBoxDeviations } from '../../environment/thinkingbox/deviations.js';
 import { verifyThinkingBoxTasks } from '../../runtime/episode/environments/thinkingbox-verify.js';
 import { createEpisodeRuntime } from '../../workers/episode-runtime.js';
 import { validateTaskSetFile } from '../../environment/task-validation.js';
@@ -226,8 +227,10 @@ async function verifyThinkingBoxSets(
       console.error(
         `note: a duplicated last write leaves the state unchanged (an idempotent update) in ${report.duplicatesAbsorbed.length} task(s), so they have no duplicate mutation`,
       );
-    if (values.json) printJson({ ...report, seconds });
+    const deviations = thinkingBoxDeviations(sets.flatMap((set) => set.tasks));
+    if (values.json) printJson({ ...report, seconds, deviations });
     else {
+      for (const line of deviations) console.log(line);
       const kinds = Object.entries(report.mutations.byKind)
         .map(([k, v]) => `${k} ${v.failed}/${v.total}`)
         .join(', ');

@@ -166,6 +166,7 @@ export function buildReport(input: ReportInput): ReportDocument {
         title: 'Base vs trained',
         paragraphs: [
           headline,
+          ...(input.deviations ?? []),
           c.sharpening.summary,
           ...(unpaired ? [`${unpaired} tasks measured by only one side are left out.`] : []),
         ],

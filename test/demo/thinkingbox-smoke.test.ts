@@ -19,7 +19,7 @@ import { runCliAsync } from '../pipeline/cli.js';
 const config = loadConfig();
 const skip = thinkingBoxSkip(config);
 const { preset } = loadPreset('thinkingbox-smoke');
-let out: { campaignId: string; trainedStep: number; poolSize: number };
+let out: { campaignId: string; trainedStep: number; poolSize: number; deviations: string[] };
 let state: CampaignState;
 let client: Client;
 let control: pg.Pool;
@@ -54,6 +54,9 @@ test('probe, select, evaluate, train and evaluate ran on ThinkingBox tasks throu
     state.evalPoints.map((p) => p.step),
     [0, preset.campaign.steps],
   );
+  // no Typesense here: the result names the deviation
+  assert.deepEqual(out.deviations.length, 1);
+  assert.match(out.deviations[0]!, /sources left out .* for sandbox_external_retail/);
 });
 
 test("every episode was played on ThinkingBox's servers and graded by its test runner", { skip }, async () => {

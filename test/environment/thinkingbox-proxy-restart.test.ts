@@ -1,5 +1,9 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { InfrastructureError } from '../../core/errors.js';
 import { readTaskSet } from '../../environment/task-set.js';
@@ -8,6 +12,7 @@ import { ThinkingBoxProxyClient } from '../../environment/thinkingbox/proxy-clie
 import { ThinkingBoxSessionPool } from '../../environment/thinkingbox/session-pool.js';
 import { ThinkingBoxSidecar } from '../../environment/thinkingbox/sidecar.js';
 import { waitFor } from '../../infra/stack/process.js';
+import * as thinkingbox from '../../infra/stack/thinkingbox.js';
 import type { DatabaseEpisodeRunner } from '../../runtime/episode/episode-runner.js';
 import { EpisodeStore } from '../../runtime/episode/episode-store.js';
 import type { EpisodeRuntime } from '../../runtime/episode/runtime.js';
@@ -17,7 +22,7 @@ import { loadConfig } from '../../workers/config.js';
 import { createEpisodeRuntime } from '../../workers/episode-runtime.js';
 import { controlPool } from '../../workers/stores.js';
 import type pg from 'pg';
-import { freePort, uniqueName } from '../helpers/index.js';
+import { freePort, runCli, uniqueName } from '../helpers/index.js';
 import { thinkingBoxRunner } from '../../testkit/thinkingbox-runner.js';
 import { importProjectTasks, PROJECT_THINKINGBOX_TESTS, thinkingBoxSkip } from '../helpers/thinkingbox.js';
 
@@ -37,13 +42,19 @@ let leases: pg.Pool;
 let task: Task;
 let port: number;
 
-async function startProxy(): Promise<void> {
+/** This file's proxy on its port; with `apiKey`, one that requires it as a bearer token (ThinkingBox's --require-auth). */
+async function startProxy(apiKey?: string): Promise<void> {
   const home = thinkingBoxHome(config);
-  proxyProcess = spawn(
-    home.python,
-    ['-m', 'thinkingbox.cli.main', 'mcp-start', '--servers', home.serversFile, '--port', String(port)],
-    { env: { ...process.env, THINKINGBOX_DATA: home.data }, stdio: 'ignore', detached: true },
-  );
+  const args = ['-m', 'thinkingbox.cli.main', 'mcp-start', '--servers', home.serversFile, '--port', String(port)];
+  proxyProcess = spawn(home.python, apiKey ? [...args, '--require-auth'] : args, {
+    env: {
+      ...process.env,
+      THINKINGBOX_DATA: home.data,
+      ...(apiKey ? { THINKINGBOX_SESSION_PROXY_KEY: apiKey } : {}),
+    },
+    stdio: 'ignore',
+    detached: true,
+  });
   await waitFor('thinkingbox proxy', () => proxy.healthy(), 60_000);
 }
 
@@ -160,5 +171,58 @@ test(
     assert.equal(pool.restarts, 1);
     assert.notEqual(pids[0], proxyProcess!.pid, 'a new proxy process');
     await runtime.control.query('DELETE FROM episodes WHERE episode_id = ANY($1)', [ids]);
+  },
+);
+
+test(
+  'a running proxy of a configured URL, with its bearer key from a file, never printed',
+  { skip, timeout: 300_000 },
+  async () => {
+    const apiKey = `tb-key-${randomBytes(12).toString('hex')}`;
+    killProxy();
+    await startProxy(apiKey);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'finalstate-tb-key-'));
+    const keyFile = path.join(dir, 'proxy.key');
+    fs.writeFileSync(keyFile, `${apiKey}\n`, { mode: 0o600 });
+    const env = { FINALSTATE_THINKINGBOX_URL: proxy.url, FINALSTATE_THINKINGBOX_API_KEY_FILE: keyFile };
+    try {
+      // without the key the proxy refuses, and the refusal is infrastructure that names no key
+      await assert.rejects(
+        proxy.createSession({
+          sessionId: uniqueName('tb-nokey'),
+          serverConfig: task.thinkingbox!.serverConfig,
+          availableTools: task.thinkingbox!.availableTools,
+          timeoutSeconds: 60,
+        }),
+        (err: Error) =>
+          err instanceof InfrastructureError && /HTTP 401/.test(err.message) && !err.message.includes(apiKey),
+      );
+      const configured = loadConfig({ env: { ...process.env, ...env } });
+      const address = thinkingbox.proxyAddress(configured);
+      assert.deepEqual(address, { url: proxy.url, apiKey });
+      assert.equal(await thinkingbox.startProxy(configured), 'external', 'a configured proxy is used, not started');
+      const keyed = new ThinkingBoxProxyClient(address);
+      const pool = new ThinkingBoxSessionPool(keyed, { spares: 0, timeoutSeconds: 60 });
+      const outcome = await thinkingBoxRunner(config, runtime, { proxy: keyed, sessions: pool, sidecar, leases }).run(
+        EpisodeRequest.parse({
+          episodeId: uniqueName('tb-keyed'),
+          taskId: task.id,
+          taskSet: manifest,
+          trial: 0,
+          policy: { kind: 'oracle' },
+          user: { kind: 'scripted' },
+          seed: 0,
+        }),
+      );
+      assert.equal(outcome.reward, 1, 'episodes run on it with the key');
+      await pool.close();
+      const status = runCli(['dev', 'status'], env);
+      assert.match(status.stdout, new RegExp(`thinkingbox\\s+${proxy.url.replace(/[.]/g, '\\.')}`));
+      assert.ok(!status.stdout.includes(apiKey) && !status.stderr.includes(apiKey), 'the key is never printed');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+      killProxy();
+      await startProxy();
+    }
   },
 );
