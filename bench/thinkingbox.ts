@@ -163,7 +163,7 @@ const OkPing = z.object({ ok: z.literal(true) }).loose();
 
 function finalstateWay(name: string, spares: number, describe: string): Way {
   const sidecar = new ThinkingBoxSidecar(home.python);
-  const pool = new TimedPool(proxy, { spares, timeoutSeconds });
+  const pool = new TimedPool(proxy, { spares, timeoutSeconds, spareConfigurations: tasks.length });
   // the connections that hold episodes' leases while their records are stored, as workers/episode-runtime.ts sizes them
   const leases = controlPool(config, concurrency + 1);
   const runner = thinkingBoxRunner(

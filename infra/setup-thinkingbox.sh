@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs ThinkingBox (Microsoft's agent evaluation framework: its session proxy, hydrator, test runner and judge)
 # into its own venv, .venv-thinkingbox, for python/finalstate_thinkingbox: python/thinkingbox.lock (--no-deps), then
-# ThinkingBox's three packages editable from a writable copy under .data/thinkingbox/src/ (CI mounts ../shared
+# ThinkingBox's three packages editable from a writable copy in .venv-thinkingbox/src/ (CI mounts ../shared
 # read-only, editable installs write *.egg-info into the source, and a regular install leaves out the servers' seed
 # data). Idempotent: seconds when neither the lock nor ThinkingBox's files changed. Called by infra/setup.sh.
 # THINKINGBOX_HOME names the folder holding thinkingbox/ and thinkingbox-data/ (default ../shared/thinkingbox; a relative
@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 venv=.venv-thinkingbox
 lock=python/thinkingbox.lock
-dest=${FINALSTATE_DATA_DIR:-.data}/thinkingbox/src
+dest=$venv/src  # inside the venv: an install of its own, whatever data directory a stack uses
 home=${THINKINGBOX_HOME:-}
 if [ -z "$home" ] && [ -d ../shared/thinkingbox ]; then home=../shared/thinkingbox; fi
 if [ -z "$home" ] || [ ! -d "$home/thinkingbox" ] || [ ! -d "$home/thinkingbox-data" ]; then
@@ -39,7 +39,7 @@ if [ "$(cat $dest/.source.sha256 2>/dev/null)" != "$source_hash" ]; then
   echo "$source_hash" > $dest/.source.sha256
 fi
 
-want=$( { cat python/thinkingbox-requirements.txt "$lock"; echo "$source_hash"; } | sha256sum | cut -d' ' -f1)
+want=$( { cat python/thinkingbox-requirements.txt "$lock"; echo "$source_hash $dest"; } | sha256sum | cut -d' ' -f1)
 if [ -x $venv/bin/python ] && [ "$(cat $venv/.setup.sha256 2>/dev/null)" = "$want" ]; then exit 0; fi
 [ -x $venv/bin/python ] || python3 -m venv $venv
 echo "setup: installing $lock and ThinkingBox (editable, from $dest) into $venv"

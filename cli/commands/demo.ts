@@ -302,7 +302,11 @@ async function showResult(run: DemoRun, fleet: Fleet | undefined): Promise<numbe
   const { comparison, trainedStep } = await compareCampaign(config, campaignId, state, k);
   const { train, eval: held } = run.campaignConfig.tasks;
   const deviations = thinkingBoxDeviations(
-    [train, held].flatMap((source) => readTaskSource(localPathOf(source.taskSet)).flatMap((set) => set.tasks)),
+    [train, held].flatMap((source) =>
+      readTaskSource(localPathOf(source.taskSet))
+        .flatMap((set) => set.tasks)
+        .filter((t) => t.split === source.split && (!source.domains || source.domains.includes(t.domain))),
+    ),
   );
   const report = await writeCampaignReport(config, campaignId, state, undefined, deviations);
   const cost = await campaignCost(config, campaignId, state);

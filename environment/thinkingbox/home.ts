@@ -29,7 +29,7 @@ export function thinkingBoxHomeDir(config: LoadedConfig): string | undefined {
 
 /**
  * ThinkingBox's folders as setup installed them (infra/setup-thinkingbox.sh copies the home under
- * <dataDir>/thinkingbox/src, writable, and installs it editable into the venv). A missing home or venv is one line
+ * the venv's src/, writable, and installs it editable into the venv). A missing home or venv is one line
  * naming the setting.
  */
 export function thinkingBoxHome(config: LoadedConfig): ThinkingBoxHome {
@@ -38,8 +38,8 @@ export function thinkingBoxHome(config: LoadedConfig): ThinkingBoxHome {
     throw new UserError(
       `thinkingbox: THINKINGBOX_HOME (config key thinkingbox.home) ${home ? `is ${home}, which holds no thinkingbox-data/` : 'is not set and ../shared/thinkingbox does not exist'}: point it at a folder holding thinkingbox/ and thinkingbox-data/`,
     );
-  const src = path.join(config.dataPath, 'thinkingbox', 'src');
   const venv = path.resolve(projectRoot, config.thinkingbox.venv);
+  const src = path.join(venv, 'src');
   const python = path.join(venv, 'bin', 'python');
   if (!fs.existsSync(python) || !fs.existsSync(path.join(src, 'thinkingbox-data')))
     throw new UserError(

@@ -24,6 +24,11 @@ interface Spare {
 
 export interface SessionPoolOptions {
   spares: number;
+  /**
+   * Configurations kept spares for, the most recently taken (default 4): each task has a configuration of its own,
+   * and a spare is a process per server, so the spares of a configuration no longer played are destroyed.
+   */
+  spareConfigurations?: number;
   timeoutSeconds: number;
   /**
    * Restart the proxy (a managed one) after this many sessions since its start, or when its session_create has become
@@ -79,11 +84,7 @@ export class ThinkingBoxSessionPool {
    * wait for; `close` waits for every one) and given back.
    */
   discard(sessionId: string): void {
-    const job = this.proxy
-      .destroySession(sessionId)
-      .catch(() => undefined) // one the proxy lost is gone; one it failed to destroy is the janitor's
-      .finally(() => this.inFlight.delete(job));
-    this.inFlight.add(job);
+    this.destroyInBackground(sessionId); // one the proxy lost is gone; one it failed to destroy is the janitor's
     this.release();
   }
 
@@ -100,6 +101,7 @@ export class ThinkingBoxSessionPool {
     const started = performance.now();
     try {
       const spare = this.ready.get(key)?.shift();
+      this.touch(key);
       this.refill(key, spec);
       if (spare) return { ...spare, waitMs: performance.now() - started, spare: true };
       const made = await this.create(spec);
@@ -174,16 +176,38 @@ export class ThinkingBoxSessionPool {
     return { sessionId, initResult };
   }
 
+  /** `key` becomes the most recently taken configuration; the spares of the least recent beyond the limit go. */
+  private touch(key: string): void {
+    if (this.options.spares === 0) return;
+    const list = this.ready.get(key) ?? [];
+    this.ready.delete(key);
+    this.ready.set(key, list); // a Map iterates in insertion order: the most recent last
+    const excess = this.ready.size - (this.options.spareConfigurations ?? 4);
+    for (const old of [...this.ready.keys()].slice(0, Math.max(0, excess))) {
+      for (const spare of this.ready.get(old) ?? []) this.destroyInBackground(spare.sessionId);
+      this.ready.delete(old);
+    }
+  }
+
+  private destroyInBackground(sessionId: string): void {
+    const job = this.proxy
+      .destroySession(sessionId)
+      .catch(() => undefined)
+      .finally(() => this.inFlight.delete(job));
+    this.inFlight.add(job);
+  }
+
   private refill(key: string, spec: SessionSpec): void {
     if (this.closed || this.options.spares === 0) return;
-    const list = this.ready.get(key) ?? [];
-    this.ready.set(key, list);
+    const list = this.ready.get(key);
+    if (!list) return;
     const pending = this.filling.get(key) ?? 0;
     if (list.length + pending >= this.options.spares) return;
     this.filling.set(key, pending + 1);
     const job = this.create(spec)
       .then(async (spare) => {
-        if (this.closed) await this.proxy.destroySession(spare.sessionId);
+        // closed, or its configuration's spares were dropped meanwhile
+        if (this.closed || this.ready.get(key) !== list) await this.proxy.destroySession(spare.sessionId);
         else list.push(spare);
       })
       .catch(() => undefined) // a spare that could not be made is made on demand, where its failure is reported

@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { commands } from '../../cli/commands/index.js';
 import { runCli } from '../helpers/index.js';
+import * as thinkingbox from '../../infra/stack/thinkingbox.js';
+import { loadConfig } from '../../workers/config.js';
 
 test('finalstate --help lists every subcommand', () => {
   const res = runCli(['--help']);
@@ -26,7 +28,7 @@ test('dev status --json reports every component of the running stack', () => {
   const parsed = JSON.parse(res.stdout) as { components: { name: string; healthy: boolean; address: string }[] };
   assert.deepEqual(
     parsed.components.map((c) => c.name),
-    ['postgres', 'temporal', 'temporal-ui'],
+    ['postgres', 'temporal', 'temporal-ui', ...(thinkingbox.isConfigured(loadConfig()) ? ['thinkingbox'] : [])],
   );
   assert.equal(res.status, parsed.components.every((c) => c.healthy) ? 0 : 1);
 });

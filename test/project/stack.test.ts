@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
+import * as thinkingbox from '../../infra/stack/thinkingbox.js';
 import { loadConfig } from '../../workers/config.js';
 import { withClient } from '../../infra/stack/postgres.js';
 import { superuserPasswordFile } from '../../environment/superuser-password.js';
@@ -35,8 +36,14 @@ after(() => {
 });
 
 test('dev up, status, down and up again keep workflow history; down stops only what up started', async () => {
-  const [pgPort, temporalPort, uiPort] = [await freePort(), await freePort(), await freePort()];
+  const [pgPort, temporalPort, uiPort, proxyPort] = [
+    await freePort(),
+    await freePort(),
+    await freePort(),
+    await freePort(),
+  ];
   Object.assign(env, {
+    FINALSTATE_THINKINGBOX_PORT: String(proxyPort),
     FINALSTATE_DATA_DIR: path.join(tmp, 'data'),
     FINALSTATE_PG_PORT: String(pgPort),
     TEMPORAL_ADDRESS: `127.0.0.1:${temporalPort}`,
@@ -45,6 +52,8 @@ test('dev up, status, down and up again keep workflow history; down stops only w
     FINALSTATE_TEMPORAL_UI_PORT: String(uiPort),
   });
   const config = loadConfig({ env: { ...process.env, ...env } });
+  // ThinkingBox's session proxy, where one is configured (THINKINGBOX_HOME and its venv): this stack's own as well
+  const tb = thinkingbox.isConfigured(config);
   const sharedBefore = runCli(['dev', 'status', '--json']).status;
 
   assert.equal(status().code, 1, 'nothing runs on the private ports yet');
@@ -54,17 +63,13 @@ test('dev up, status, down and up again keep workflow history; down stops only w
   assert.equal(up.status, 0, up.stderr);
   assert.deepEqual(
     (JSON.parse(up.stdout) as { components: { name: string; action: string }[] }).components.map((c) => c.action),
-    ['started', 'started'],
+    ['started', 'started', ...(tb ? ['started'] : [])],
   );
   const healthy = status();
   assert.equal(healthy.code, 0);
   assert.deepEqual(
     healthy.json.components.map((c) => [c.name, c.healthy]),
-    [
-      ['postgres', true],
-      ['temporal', true],
-      ['temporal-ui', true],
-    ],
+    [['postgres', true], ['temporal', true], ['temporal-ui', true], ...(tb ? [['thinkingbox', true]] : [])],
   );
   assert.ok(healthy.json.components.every((c) => typeof c.address === 'string' && c.address.length > 0));
   // the superuser's password is the stack's own, random, readable by its owner only; the old default does not log in
@@ -85,7 +90,7 @@ test('dev up, status, down and up again keep workflow history; down stops only w
   const again = runCli(['dev', 'up', '--json'], env);
   assert.deepEqual(
     (JSON.parse(again.stdout) as { components: { action: string }[] }).components.map((c) => c.action),
-    ['running', 'running'],
+    ['running', 'running', ...(tb ? ['running'] : [])],
     'up is idempotent',
   );
 
@@ -120,7 +125,11 @@ test('dev up, status, down and up again keep workflow history; down stops only w
   }
 
   const down = runCli(['dev', 'down', '--json'], env);
-  assert.deepEqual((JSON.parse(down.stdout) as { stopped: string[] }).stopped.sort(), ['postgres', 'temporal']);
+  assert.deepEqual((JSON.parse(down.stdout) as { stopped: string[] }).stopped.sort(), [
+    'postgres',
+    'temporal',
+    ...(tb ? ['thinkingbox'] : []),
+  ]);
   const stopped = status();
   assert.equal(stopped.code, 1, 'status exits non-zero when something is unhealthy');
   assert.ok(stopped.json.components.every((c) => !c.healthy));
