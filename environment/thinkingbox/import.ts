@@ -111,6 +111,11 @@ export async function importThinkingBox(config: LoadedConfig, options: ImportOpt
       throw new UserError(
         `thinkingbox import: ${history.join(', ')} start from a prior history, which finalstate does not replay yet`,
       );
+    const formatted = hydrated.tasks.filter((t) => t.formatQuery).map((t) => t.uid);
+    if (formatted.length)
+      throw new UserError(
+        `thinkingbox import: ${formatted.join(', ')} set format_query (their query is filled in from the session's init result), which finalstate does not do yet`,
+      );
     const written = writeTaskSet(
       options.out.dir,
       options.out.name,
