@@ -58,6 +58,19 @@ async function startProxy(apiKey?: string): Promise<void> {
   await waitFor('thinkingbox proxy', () => proxy.healthy(), 60_000);
 }
 
+/** The oracle's episode of the file's task. */
+function oracleRequest(episodeId: string): EpisodeRequest {
+  return EpisodeRequest.parse({
+    episodeId,
+    taskId: task.id,
+    taskSet: manifest,
+    trial: 0,
+    policy: { kind: 'oracle' },
+    user: { kind: 'scripted' },
+    seed: 0,
+  });
+}
+
 function killProxy(): void {
   // the proxy and the server processes of its sessions: its whole process group, as a crashed machine would
   if (proxyProcess?.pid) process.kill(-proxyProcess.pid, 'SIGKILL');
@@ -89,15 +102,7 @@ test(
   'the proxy SIGKILLed mid-episode: the attempt fails as infrastructure, the retry starts over and is scored once',
   { skip, timeout: 300_000 },
   async () => {
-    const request = EpisodeRequest.parse({
-      episodeId: uniqueName('tb-kill'),
-      taskId: task.id,
-      taskSet: manifest,
-      trial: 0,
-      policy: { kind: 'oracle' },
-      user: { kind: 'scripted' },
-      seed: 0,
-    });
+    const request = oracleRequest(uniqueName('tb-kill'));
     const store = new EpisodeStore(runtime.control);
     // attempt 1: the proxy dies after the agent's second turn, between two of the golden calls
     await assert.rejects(
@@ -151,17 +156,7 @@ test(
     const play = () => {
       const episodeId = uniqueName('tb-restart');
       ids.push(episodeId);
-      return restarting.run(
-        EpisodeRequest.parse({
-          episodeId,
-          taskId: task.id,
-          taskSet: manifest,
-          trial: 0,
-          policy: { kind: 'oracle' },
-          user: { kind: 'scripted' },
-          seed: 0,
-        }),
-      );
+      return restarting.run(oracleRequest(episodeId));
     };
     const rewards = await Promise.all([play(), play(), play()]);
     assert.deepEqual(
@@ -204,15 +199,7 @@ test(
       const keyed = new ThinkingBoxProxyClient(address);
       const pool = new ThinkingBoxSessionPool(keyed, { spares: 0, timeoutSeconds: 60 });
       const outcome = await thinkingBoxRunner(config, runtime, { proxy: keyed, sessions: pool, sidecar, leases }).run(
-        EpisodeRequest.parse({
-          episodeId: uniqueName('tb-keyed'),
-          taskId: task.id,
-          taskSet: manifest,
-          trial: 0,
-          policy: { kind: 'oracle' },
-          user: { kind: 'scripted' },
-          seed: 0,
-        }),
+        oracleRequest(uniqueName('tb-keyed')),
       );
       assert.equal(outcome.reward, 1, 'episodes run on it with the key');
       await pool.close();
