@@ -25,6 +25,12 @@ export const AssistantTurn = z
     content: z.string().describe('Visible text: what the user sees.'),
     toolCalls: z.array(ToolCall).default([]),
     raw: z.string().optional(),
+    direct: z
+      .literal(true)
+      .optional()
+      .describe(
+        "A tool's direct response: text the environment forwards as an agent message after the tool's answer (ThinkingBox's `direct_response` override), never sampled from the policy.",
+      ),
   })
   .strict();
 export type AssistantTurn = z.infer<typeof AssistantTurn>;

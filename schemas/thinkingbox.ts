@@ -187,6 +187,15 @@ export const SidecarRequest = z.discriminatedUnion('op', [
     .describe("One oracle episode through ThinkingBox's own runner (run_agent_user_loop, TestScript), timed."),
   z
     .object({
+      op: z.literal('direct_response'),
+      tool: z.string().min(1),
+      result: z.string().describe("The tool's text answer."),
+      template: z.string().describe("The scenario's `direct_response` override."),
+    })
+    .strict()
+    .describe("A tool's answer under a direct_response override, by ThinkingBox's try_pop_direct_response."),
+  z
+    .object({
       op: z.literal('apply_tool_overrides'),
       tools: z.array(z.record(z.string(), z.unknown())),
       overrides: z.array(ThinkingBoxToolOverride),

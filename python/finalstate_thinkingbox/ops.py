@@ -1,6 +1,15 @@
 """The sidecar's dispatch table: op name -> handler(request dict) -> answer dict (without "ok")."""
 
-from finalstate_thinkingbox import agent_request, apply_tool_overrides, grade, hydrate, oracle_runner, ping, simulate_user
+from finalstate_thinkingbox import (
+    agent_request,
+    apply_tool_overrides,
+    direct_response,
+    grade,
+    hydrate,
+    oracle_runner,
+    ping,
+    simulate_user,
+)
 
 OPS = {
     "ping": ping.handle,
@@ -9,5 +18,6 @@ OPS = {
     "simulate_user": simulate_user.handle,
     "agent_request": agent_request.handle,
     "apply_tool_overrides": apply_tool_overrides.handle,
+    "direct_response": direct_response.handle,
     "run_oracle_thinkingbox": oracle_runner.handle,
 }

@@ -26,7 +26,7 @@ export function renderDemonstration(renderer: ChatRenderer, conversation: Conver
   const text = renderer.renderConversation(conversation);
   const spans: [number, number][] = [];
   conversation.turns.forEach((turn, index) => {
-    if (turn.role !== 'assistant') return;
+    if (turn.role !== 'assistant' || turn.direct) return; // a tool's direct response is not the model's to learn
     const before = { ...conversation, turns: conversation.turns.slice(0, index) };
     const start = renderPrompt(renderer, before).length;
     const through = renderer.renderConversation({ ...conversation, turns: conversation.turns.slice(0, index + 1) });

@@ -92,7 +92,7 @@ export async function runAgentLoop(input: LoopInput): Promise<LoopResult> {
     firstTurn = false;
     signal?.throwIfAborted();
     if (clockMs >= limits.timeoutMs) return finish('timeout');
-    if (result.agentTurns.length >= limits.maxAgentTurns) return finish('max_turns');
+    if (agentMessages(result) >= limits.maxAgentTurns) return finish('max_turns');
 
     const agentStarted = performance.now();
     let step;
@@ -127,6 +127,7 @@ export async function runAgentLoop(input: LoopInput): Promise<LoopResult> {
       continue;
     }
     if (step.calls.length > 0) {
+      const direct: string[] = [];
       for (const call of step.calls) {
         const budgetMs = limits.timeoutMs - clockMs;
         if (budgetMs <= 0) return finish('timeout');
@@ -142,7 +143,11 @@ export async function runAgentLoop(input: LoopInput): Promise<LoopResult> {
         if (answer.budgetSpent) return finish('timeout');
         conversation.turns.push(toolResultTurn(answer, limits.maxToolResultChars));
         if (answer.endsConversation) return finish('agent_done');
+        if (answer.directResponse !== undefined) direct.push(answer.directResponse);
       }
+      // forwarded after all of the message's answers, as ThinkingBox's agent session does; the agent then goes on
+      for (const text of direct)
+        conversation.turns.push({ role: 'assistant', content: text, toolCalls: [], direct: true });
       continue;
     }
     if (step.finishReason === 'length') return finish('max_tokens');
@@ -167,6 +172,12 @@ export async function runAgentLoop(input: LoopInput): Promise<LoopResult> {
     result.userTurns++;
     conversation.turns.push({ role: 'user', content: reply.text });
   }
+}
+
+/** The agent's messages so far: its sampled turns and the direct responses forwarded in its name. */
+function agentMessages(result: LoopResult): number {
+  const direct = result.conversation.turns.filter((t) => t.role === 'assistant' && t.direct).length;
+  return result.agentTurns.length + direct;
 }
 
 /** The episode's limits, lowered to the environment's own caps where it has them. */

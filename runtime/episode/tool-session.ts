@@ -3,9 +3,11 @@ import type { ToolResultLike } from '../interpreter/tool-result.js';
 
 /**
  * A tool's answer; `budgetSpent` when the call was stopped because the time it was given ran out (nothing kept);
- * `endsConversation` when the tool ends the conversation once answered (a ThinkingBox end-turn tool).
+ * `endsConversation` when the tool ends the conversation once answered (a ThinkingBox end-turn tool);
+ * `directResponse`, text forwarded to the conversation as an agent message after the turn's answers (a ThinkingBox
+ * tool with a `direct_response` override).
  */
-export type ToolAnswer = ToolResultLike & { budgetSpent?: true; endsConversation?: true };
+export type ToolAnswer = ToolResultLike & { budgetSpent?: true; endsConversation?: true; directResponse?: string };
 
 /**
  * The episode's tools as the agent loop sees them: the domain's MCP session on the episode's own backend (built by

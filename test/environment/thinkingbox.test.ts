@@ -227,6 +227,43 @@ test('a test body that raises anything but an AssertionError is a malformed task
 });
 
 test(
+  "a tool's direct_response override: formatted by ThinkingBox's code, forwarded as an agent message, graded",
+  { skip },
+  async () => {
+    const task = tasks.find((t) => t.golden[0]?.tool === 'get_customer_profile' && t.golden.length > 1)!;
+    const second = task.golden[1]!.tool;
+    const name = task.thinkingbox!.testName;
+    await withThinkingBoxPart(
+      (tb) => ({
+        toolOverrides: [
+          ...tb.toolOverrides,
+          { name: 'get_customer_profile', direct_response: 'Your profile is on file.', is_end_turn: false },
+          { name: second, direct_response: 'Found {no_such_key_in_the_answer}.', is_end_turn: false },
+        ],
+        testCode: `def ${name}(x, judge):\n    assert x.tool_direct_responses == ["Your profile is on file."], x.tool_direct_responses\n    assert x.tool_calls[1].tool_response.content == "Error in function execution"\n\n__tb_test_fn = ${name}\n`,
+      }),
+      async () => {
+        const req = request(task, undefined);
+        const outcome = await alteredRunner.run(req);
+        assert.equal(outcome.reward, 1, 'the grader saw the direct response and the error text');
+        const record = (await new EpisodeStore(runtime.control).load(req.episodeId))!;
+        const turns = record.transcript.turns;
+        const direct = turns.findIndex((t) => t.role === 'assistant' && t.direct);
+        // after the first call's answer, before the agent's next turn (which then calls the second tool)
+        assert.deepEqual(
+          turns
+            .slice(direct - 2, direct + 2)
+            .map((t) => (t.role === 'assistant' ? (t.toolCalls[0]?.tool ?? t.content) : t.role)),
+          ['get_customer_profile', 'tool', 'Your profile is on file.', second],
+        );
+        assert.equal(turns.filter((t) => t.role === 'assistant' && t.direct).length, 1);
+        assert.equal(turns[direct + 2]!.content, 'Error in function execution');
+      },
+    );
+  },
+);
+
+test(
   'a judge that cannot be reached is infrastructure; without a judge its question is unjudged',
   { skip },
   async () => {
@@ -341,7 +378,18 @@ test(
     const task = tasks.find((t) => t.domain === 'sandbox_external_retail' && t.golden.length >= 3)!;
     const req = request(task, undefined);
     await runtime.runner.run(req);
-    const transcript = (await new EpisodeStore(runtime.control).load(req.episodeId))!.transcript;
+    const recorded = (await new EpisodeStore(runtime.control).load(req.episodeId))!.transcript;
+    // with a tool's direct response forwarded after the first answer, as a direct_response override would
+    const firstAnswer = recorded.turns.findIndex((t) => t.role === 'tool');
+    const transcript = {
+      ...recorded,
+      turns: recorded.turns.toSpliced(firstAnswer + 1, 0, {
+        role: 'assistant' as const,
+        content: 'Your profile is on file.',
+        toolCalls: [],
+        direct: true as const,
+      }),
+    };
     const builtin = new Set(task.thinkingbox!.builtinTools.map((t) => t.name));
     const sidecar = new ThinkingBoxSidecar(thinkingBoxHome(config).python);
     let theirs;

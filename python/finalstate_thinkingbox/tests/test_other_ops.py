@@ -21,6 +21,17 @@ def test_apply_tool_overrides_uses_thinkingbox_s_update():
     assert untouched["description"] == "Fetch an order." and untouched["direct_response"] is None
 
 
+def test_direct_response_formats_the_answer_as_thinkingbox_does():
+    ok = ask({"op": "direct_response", "tool": "get_order", "result": '{"status": "shipped", "eta": 2}',
+              "template": "Your order has {status}; {eta} days to go."})
+    assert ok == {"ok": True, "content": '{"status": "shipped", "eta": 2}',
+                  "directResponse": "Your order has shipped; 2 days to go."}
+    # an answer that does not fit the template: ThinkingBox's error text for the agent, nothing forwarded
+    for result, template in [('{"status": "shipped"}', "{missing}"), ("not json", "Status: {status}")]:
+        failed = ask({"op": "direct_response", "tool": "get_order", "result": result, "template": template})
+        assert failed == {"ok": True, "content": "Error in function execution", "directResponse": None}
+
+
 def test_agent_request_is_the_aoai_session_body():
     tool = {"name": "get_order", "description": "Fetch an order.", "input_schema": GET_ORDER["inputSchema"]}
     reply = ask({"op": "agent_request", "systemMessages": ["You are an agent.", "Bank rules."], "messages": HISTORY, "tools": [tool]})

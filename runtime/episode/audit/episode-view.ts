@@ -151,7 +151,14 @@ export function episodeView(record: EpisodeRecord, storedAt?: Date): EpisodeView
   let agentTurn = 0;
   const resumedAfter = new Set(record.resumedAt);
   for (const turn of record.transcript.turns) {
-    if (turn.role === 'assistant') {
+    if (turn.role === 'assistant' && turn.direct) {
+      conversation.push({
+        role: 'assistant',
+        label: "a tool's direct response (forwarded, not sampled)",
+        text: turn.content,
+        calls: [],
+      });
+    } else if (turn.role === 'assistant') {
       const meta = record.turns[agentTurn];
       const parts = [`agent turn ${agentTurn + 1}`];
       if (meta) parts.push(`policy version ${meta.policyVersion}`, `model ${meta.model}`);

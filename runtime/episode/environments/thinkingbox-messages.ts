@@ -6,7 +6,7 @@ import type { ToolCallRecord } from '../mcp-tool-session.js';
 /**
  * An episode's conversation as ThinkingBox's agent session would hold it (thinkingbox.common.chat_types): visible
  * assistant text as Text, reasoning as Text tagged `think`, each message's calls as one ParallelToolCall, each answer
- * as a ToolResponse with the call's id. Parse-failure feedback, which ThinkingBox's runner never produces, is left out.
+ * as a ToolResponse with the call's id, a tool's direct response as Text tagged `direct`. Parse-failure feedback, which ThinkingBox's runner never produces, is left out.
  */
 export function thinkingBoxMessages(conversation: Conversation): ThinkingBoxMessage[] {
   const messages: ThinkingBoxMessage[] = [];
@@ -20,7 +20,12 @@ export function thinkingBoxMessages(conversation: Conversation): ThinkingBoxMess
       if (turn.reasoning)
         messages.push({ T: 'Text', role: 'assistant', content: turn.reasoning, metadata: { tag: 'think' } });
       if (turn.content.trim() !== '')
-        messages.push({ T: 'Text', role: 'assistant', content: turn.content, metadata: {} });
+        messages.push({
+          T: 'Text',
+          role: 'assistant',
+          content: turn.content,
+          metadata: turn.direct ? { tag: 'direct' } : {},
+        });
       pending = turn.toolCalls.map((c) => ({ name: c.tool, id: `call_${callNo++}` }));
       if (turn.toolCalls.length > 0)
         messages.push({

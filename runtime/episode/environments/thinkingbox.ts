@@ -186,7 +186,7 @@ class OpenThinkingBoxEpisode implements OpenEnvironment {
         },
         OverriddenTools,
       );
-      return new ThinkingBoxTools(tools, this.part, overridden.tools, () =>
+      return new ThinkingBoxTools(tools, this.part, overridden.tools, this.deps.sidecar, () =>
         this.rows.countSent(this.row.episodeId, this.lease),
       );
     } catch (err) {
@@ -255,29 +255,44 @@ const lastLine = (text: string) => text.trim().split('\n').at(-1) ?? '';
 const OverriddenTools = z.object({
   ok: z.literal(true),
   tools: z.array(
-    z.object({ name: z.string(), description: z.string(), input_schema: z.record(z.string(), z.unknown()) }).loose(),
+    z
+      .object({
+        name: z.string(),
+        description: z.string(),
+        input_schema: z.record(z.string(), z.unknown()),
+        direct_response: z.string().nullable().optional(),
+      })
+      .loose(),
   ),
 });
+
+const DirectResponse = z.object({ ok: z.literal(true), content: z.string(), directResponse: z.string().nullable() });
 
 /**
  * The session's tools as the agent sees them, ThinkingBox's way: the agent template's builtin tools, then the proxy's
  * tools with the scenario's overrides (applied by ThinkingBox's own code). A builtin is answered by the runner itself,
  * as ThinkingBox's agent session does (an empty answer; the conversation ends when it is an end-turn tool). A call to a
- * tool that does not exist is answered as ThinkingBox answers it, without reaching the proxy.
+ * tool that does not exist is answered as ThinkingBox answers it, without reaching the proxy. A tool with a
+ * `direct_response` override has its answer formatted by ThinkingBox's own code: the text is forwarded after the
+ * message's answers as an agent message, and an answer that does not fit the template reads as ThinkingBox's error.
  */
 class ThinkingBoxTools implements EnvironmentTools {
   readonly calls: ToolCallRecord[] = [];
   private readonly endTurn: Set<string>;
   private readonly builtin: Set<string>;
   private readonly schemas: ToolSchema[];
+  /** The `direct_response` templates, by tool. */
+  private readonly direct: Map<string, string>;
 
   constructor(
     private readonly tools: ProxySessionTools,
     part: ThinkingBoxTaskPart,
-    served: { name: string; description: string; input_schema: Record<string, unknown>; is_end_turn?: unknown }[],
+    served: z.infer<typeof OverriddenTools>['tools'],
+    private readonly sidecar: ThinkingBoxSidecar,
     private readonly countSent: () => Promise<void>,
   ) {
     this.builtin = new Set(part.builtinTools.map((t) => t.name));
+    this.direct = new Map(served.flatMap((t) => (t.direct_response ? [[t.name, t.direct_response] as const] : [])));
     this.endTurn = new Set([
       ...part.builtinTools.filter((t) => t.is_end_turn).map((t) => t.name),
       ...part.toolOverrides.filter((o) => o.is_end_turn).map((o) => o.name),
@@ -300,11 +315,21 @@ class ThinkingBoxTools implements EnvironmentTools {
   async callTool(name: string, args: Record<string, unknown>): Promise<ToolAnswer> {
     const started = performance.now();
     let answer: { isError: boolean; text: string };
+    let directResponse: string | null = null;
     if (!this.schemas.some((t) => t.name === name)) {
       answer = { isError: true, text: `Error: function '${name}' does not exist` };
     } else {
       await this.countSent();
       answer = this.builtin.has(name) ? { isError: false, text: '' } : await this.tools.callTool(name, args);
+      const template = this.direct.get(name);
+      if (template !== undefined && !this.builtin.has(name)) {
+        const formatted = await this.sidecar.request(
+          { op: 'direct_response', tool: name, result: answer.text, template },
+          DirectResponse,
+        );
+        answer = { isError: answer.isError, text: formatted.content };
+        directResponse = formatted.directResponse;
+      }
     }
     this.calls.push({
       index: this.calls.length,
@@ -318,6 +343,7 @@ class ThinkingBoxTools implements EnvironmentTools {
       isError: answer.isError,
       content: [{ type: 'text', text: answer.text }],
       ...(this.endTurn.has(name) ? { endsConversation: true as const } : {}),
+      ...(directResponse !== null ? { directResponse } : {}),
     };
   }
 
