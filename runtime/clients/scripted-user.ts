@@ -3,7 +3,7 @@ import type { VisibleMessage } from '../episode/visible-dialogue.js';
 import { NO_USAGE, type UserReply, type UserSimulator } from './user-simulator.js';
 
 /*
- * The deterministic user simulator (the embedded default), rules documented in docs/interpreter.md:
+ * The deterministic user simulator (the embedded default), rules documented in docs/episode.md:
  *  - only a question (a "?" or a request such as "please provide") is answered with facts or decisions;
  *  - a fact is asked for when the question mentions at least half the words of its key (a word, a synonym or a
  *    shared 4-letter stem) and does not already state the value; facts are ranked by how many key words are

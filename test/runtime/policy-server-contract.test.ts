@@ -21,7 +21,7 @@ import { tools } from './fixtures.js';
 // The TypeScript runtime against REAL policy servers, the same contract for each: the project's Python server and
 // vLLM's CPU build (the suite's server, test/helpers/vllm.ts), both serving a tiny random Qwen3 model built here.
 // With FINALSTATE_CONTRACT_URL set, it also runs against a server already running there, e.g. vLLM on a GPU machine
-// (docs/policy-stack.md has the command):
+// (docs/serving.md has the command):
 //   FINALSTATE_CONTRACT_URL      the server root
 //   FINALSTATE_CONTRACT_KIND     vllm | finalstate (default vllm)
 //   FINALSTATE_CONTRACT_MODEL    the served model name (default: the first of /v1/models)
