@@ -32,18 +32,21 @@ import shutil
 import uuid
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import torch
 import torch.distributed as dist
 import torch.distributed.checkpoint as dcp
 from safetensors.torch import save_file
-from torch.distributed.checkpoint.state_dict import StateDictOptions, get_state_dict, set_state_dict
 from torch.distributed.tensor import DTensor
 
 from ..atomic import begin_directory, commit_directory, fsync_dir, is_complete
 from ..config import RetentionConfig
 from . import lora as lora_adapters
 from .process_group import ProcessGroups
+
+if TYPE_CHECKING:
+    from .strategy import UpdateStrategy
 
 log = logging.getLogger(__name__)
 SHARDED_DIR = "sharded"
@@ -97,26 +100,32 @@ class CheckpointStore:
                     shutil.rmtree(path, ignore_errors=True)
 
     def write(
-        self, step: int, *, groups: ProcessGroups, storage, trainer, tokenizer, state: dict, dtype: torch.dtype, resumable: bool = True
+        self,
+        step: int,
+        *,
+        groups: ProcessGroups,
+        storage,
+        trainer,
+        strategy: UpdateStrategy,
+        tokenizer,
+        state: dict,
+        dtype: torch.dtype,
+        resumable: bool = True,
     ) -> Path:
         """Collective: every rank calls it. Returns the complete step directory; the sharded training state is in it
-        when `resumable`.
+        when `resumable`. `strategy` (strategy.py) says what the training state holds and what is exported.
 
         `storage` is the group (ProcessGroups.storage_group) the ranks wait on while the checkpoint is written."""
         final = self.path_for(step)
         temporary = Path(groups.broadcast(str(begin_directory(final)) if groups.is_rank0 else None))
-        lora = lora_adapters.is_lora(trainer.model)
         if resumable:
-            model_state, optimizer_state = _training_state(trainer)
+            model_state, optimizer_state = strategy.training_state(trainer.model, trainer.optimizer)
             dcp.save({"model": model_state, "optim": optimizer_state}, checkpoint_id=temporary / SHARDED_DIR, process_group=storage)
-        export = gather_export(trainer.model, dtype, keep=groups.is_rank0, trainable_only=lora)
+        export = strategy.gather_export(trainer.model, dtype, keep=groups.is_rank0)
         failure: str | None = None
         if groups.is_rank0:
             try:
-                if lora:
-                    write_adapter(temporary, trainer.model, export)
-                else:
-                    write_export(temporary, trainer.model, export, tokenizer, dtype)
+                strategy.write_export(temporary, trainer.model, export, tokenizer, dtype)
                 (temporary / STATE_FILE).write_text(json.dumps({**state, "step": step}, indent=2) + "\n")
                 commit_directory(temporary, final)
             except Exception as err:
@@ -171,35 +180,12 @@ class CheckpointStore:
         shutil.rmtree(trash)
 
     @staticmethod
-    def load_training_state(path: Path, trainer, storage) -> None:
+    def load_training_state(path: Path, trainer, storage, strategy: UpdateStrategy) -> None:
         """Collective: load the sharded fp32 model and AdamW state of `path` into `trainer` (already sharded)."""
-        model_state, optimizer_state = _training_state(trainer)
+        model_state, optimizer_state = strategy.training_state(trainer.model, trainer.optimizer)
         loaded = {"model": model_state, "optim": optimizer_state}
         dcp.load(loaded, checkpoint_id=path / SHARDED_DIR, process_group=storage)
-        set_state_dict(
-            trainer.model, trainer.optimizer, model_state_dict=loaded["model"], optim_state_dict=loaded["optim"], options=_state_options(trainer.model)
-        )
-
-
-def is_adapter(path: Path) -> bool:
-    """Whether a step directory holds a LoRA adapter rather than a whole model."""
-    return (path / lora_adapters.ADAPTER_CONFIG).is_file()
-
-
-def _state_options(model: torch.nn.Module) -> StateDictOptions | None:
-    """A LoRA model's resumable state is its adapter only: the frozen base is the base model's, loaded from there."""
-    return StateDictOptions(ignore_frozen_params=True, strict=False) if lora_adapters.is_lora(model) else None
-
-
-def _training_state(trainer) -> tuple[dict, dict]:
-    """The model and optimizer state a resumable checkpoint holds. ignore_frozen_params leaves out frozen parameters
-    by their first name only, so a LoRA model's tied output layer (a second name of the frozen embeddings) is
-    dropped here."""
-    model_state, optimizer_state = get_state_dict(trainer.model, trainer.optimizer, options=_state_options(trainer.model))
-    if lora_adapters.is_lora(trainer.model):
-        trained = {name for name, p in trainer.model.named_parameters() if p.requires_grad}
-        model_state = {name: value for name, value in model_state.items() if name in trained}
-    return model_state, optimizer_state
+        strategy.set_training_state(trainer.model, trainer.optimizer, loaded["model"], loaded["optim"])
 
 
 def gather_export(model: torch.nn.Module, dtype: torch.dtype, *, keep: bool, trainable_only: bool = False) -> dict[str, torch.Tensor]:

@@ -15,14 +15,14 @@ from __future__ import annotations
 import contextlib
 import json
 import mmap
+from collections.abc import Callable
 from pathlib import Path
 
 import torch
 from torch.distributed.checkpoint.state_dict import StateDictOptions, set_model_state_dict
 from transformers import AutoConfig, AutoModelForCausalLM, GenerationConfig
 
-from ..config import FsdpConfig, LoraConfig
-from . import lora as lora_adapters
+from ..config import FsdpConfig
 from .process_group import ProcessGroups
 from .sharding import Meshes, shard_model
 
@@ -70,13 +70,14 @@ def parameters_on_meta():
         torch.nn.Module.register_parameter = register
 
 
-def sharded_meta_model(source: Path, meshes: Meshes, fsdp: FsdpConfig, lora: LoraConfig | None = None) -> torch.nn.Module:
-    """`source`'s model sharded over `meshes`, each rank's shards allocated (uninitialised) on its device. With
-    `lora`, wrapped with PEFT adapters first, its base frozen in the compute dtype (lora.py)."""
-    model = meta_model(source)
-    if lora is not None:
-        frozen = torch.bfloat16 if meshes.ranks.device.type == "cuda" else torch.float32
-        model = lora_adapters.wrap(model, lora, base_model=source, frozen_dtype=frozen)
+def sharded_meta_model(source: Path, meshes: Meshes, fsdp: FsdpConfig) -> torch.nn.Module:
+    """`source`'s model sharded over `meshes`, each rank's shards allocated (uninitialised) on its device."""
+    return shard_and_allocate(meta_model(source), meshes, fsdp)
+
+
+def shard_and_allocate(model: torch.nn.Module, meshes: Meshes, fsdp: FsdpConfig) -> torch.nn.Module:
+    """`model`, its parameters on the meta device, sharded over `meshes`, each rank's shards allocated
+    (uninitialised) on its device and its buffers keeping their values."""
     buffers = {name: buffer.clone() for name, buffer in model.named_buffers()}
     parameters = sum(p.numel() for p in model.parameters())
     shard_model(model, meshes, fsdp, parameters=parameters)
@@ -114,16 +115,28 @@ def mapped_safetensors(source: Path) -> dict[str, torch.Tensor]:
     return tensors
 
 
-def load_full_weights(model: torch.nn.Module, source: Path, groups: ProcessGroups, *, adapter_seed: int = 0) -> None:
+def _own_name(name: str) -> str | None:
+    return name
+
+
+def load_full_weights(
+    model: torch.nn.Module,
+    source: Path,
+    groups: ProcessGroups,
+    *,
+    hf_name: Callable[[str], str | None] = _own_name,
+    initial: Callable[[], dict[str, torch.Tensor]] = dict,
+) -> None:
     """Collective: fill the sharded `model` with the weights of the Hugging Face directory `source`, read by rank 0
-    alone and broadcast tensor by tensor (each rank keeps its shard, cast to the model's dtype). A LoRA model's
-    adapter gets its starting values (lora.initial_adapter, seeded by `adapter_seed`). Raises UnloadableModelError
-    on every rank when the weights do not fit the model."""
+    alone and broadcast tensor by tensor (each rank keeps its shard, cast to the model's dtype). `hf_name` gives a
+    model weight's name in `source`, None for a weight `source` does not hold (a LoRA adapter's, lora.base_name),
+    whose starting value `initial()` gives by the model's name. Raises UnloadableModelError on every rank when the
+    weights do not fit the model."""
     full: dict[str, torch.Tensor] = {}
     problem = None
     if groups.is_rank0:
         try:
-            full = _full_state(model, source, adapter_seed)
+            full = _full_state(model, source, hf_name, initial)
         except UnloadableModelError as err:
             problem = str(err)
     problem = groups.broadcast(problem)
@@ -132,15 +145,15 @@ def load_full_weights(model: torch.nn.Module, source: Path, groups: ProcessGroup
     set_model_state_dict(model, full, options=StateDictOptions(full_state_dict=True, broadcast_from_rank0=True))
 
 
-def _full_state(model: torch.nn.Module, source: Path, adapter_seed: int) -> dict[str, torch.Tensor]:
-    """The model's full state by its own names: the base weights from `source` (by their Hugging Face names, which
-    a LoRA model nests), a LoRA model's adapter from its seeded start."""
+def _full_state(
+    model: torch.nn.Module, source: Path, hf_name: Callable[[str], str | None], initial: Callable[[], dict[str, torch.Tensor]]
+) -> dict[str, torch.Tensor]:
+    """The model's full state by its own names: the weights `source` holds, by their names there, and `initial()`'s."""
     full = mapped_safetensors(source)
-    lora = lora_adapters.is_lora(model)
-    hf_name = {name: lora_adapters.base_name(name) if lora else name for name in model.state_dict()}
-    expected = {hf for hf in hf_name.values() if hf is not None}
+    names = {name: hf_name(name) for name in model.state_dict()}
+    expected = {hf for hf in names.values() if hf is not None}
     for name in expected - set(full):
-        if (tied := _tied_to(model, name)) in full:
+        if (tied := _tied_to(model, name, hf_name)) in full:
             full[name] = full[tied]
     missing, unexpected = sorted(expected - set(full)), sorted(set(full) - expected)
     if missing or unexpected:
@@ -148,17 +161,14 @@ def _full_state(model: torch.nn.Module, source: Path, adapter_seed: int) -> dict
             f"{source}: the weights do not match the model of its config.json "
             f"(missing {missing[:5]}{'...' if len(missing) > 5 else ''}, unexpected {unexpected[:5]}{'...' if len(unexpected) > 5 else ''})"
         )
-    if not lora:
-        return full
-    adapter = lora_adapters.initial_adapter(model, adapter_seed)
-    return {name: full[hf] if hf is not None else adapter[name] for name, hf in hf_name.items()}
+    started = initial()
+    return {name: full[hf] if hf is not None else started[name] for name, hf in names.items()}
 
 
-def _tied_to(model: torch.nn.Module, name: str) -> str | None:
+def _tied_to(model: torch.nn.Module, name: str, hf_name: Callable[[str], str | None]) -> str | None:
     """The weight `name` shares its tensor with (a tied output layer is not saved separately)."""
     if not getattr(model.config, "tie_word_embeddings", False):
         return None
     if name == "lm_head.weight":
-        embeddings = next(n for n, p in model.named_parameters() if p is model.get_input_embeddings().weight)
-        return lora_adapters.base_name(embeddings) if lora_adapters.is_lora(model) else embeddings
+        return hf_name(next(n for n, p in model.named_parameters() if p is model.get_input_embeddings().weight))
     return None

@@ -62,10 +62,6 @@ def wrap(model: torch.nn.Module, config: LoraConfig, *, base_model: str | Path, 
     return wrapped
 
 
-def is_lora(model: torch.nn.Module) -> bool:
-    return isinstance(model, PeftModel)
-
-
 def base_name(name: str) -> str | None:
     """The Hugging Face name of a wrapped model's base weight (None for an adapter weight)."""
     if ".lora_" in name:

@@ -20,17 +20,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import torch
 from transformers import AutoTokenizer
 
 from ..config import PolicyUpdateRequest, parse_policy_update_input
-from ..grpo import BasePolicy, PolicyTrainer, UnusableBatchError
+from ..grpo import PolicyTrainer, UnusableBatchError
 from ..grpo.batch import load_batch
 from ..schemas import SchemaError, validate
-from .checkpoints import SHARDED_DIR, STATE_FILE, CheckpointStore, export_dtype, is_adapter
-from .loading import UnloadableModelError, load_full_weights, sharded_meta_model
+from .checkpoints import SHARDED_DIR, STATE_FILE, CheckpointStore, export_dtype
+from .loading import UnloadableModelError
 from .process_group import GroupFailure, ProcessGroups
 from .sharding import make_meshes
+from .strategy import UpdateStrategy, update_strategy
 
 log = logging.getLogger(__name__)
 Heartbeat = Callable[[dict], None]  # reports the phase the update is in (activity.py heartbeats the latest)
@@ -45,6 +45,7 @@ class _Session:
     campaign_id: str
     checkpoint_dir: Path
     trainer: PolicyTrainer
+    strategy: UpdateStrategy  # the one the model was built by
     tokenizer: object | None
     storage: Any  # the gloo group the ranks wait on while a checkpoint is written (None at world size 1)
 
@@ -63,6 +64,7 @@ class _Plan:
     """What rank 0 sends every rank: the update, and where the policy of `step - 1` comes from."""
 
     request: PolicyUpdateRequest
+    strategy: UpdateStrategy
     payload: dict  # the validated input, defaults filled in: what the checkpoint records to replay the step
     episodes: list[dict]
     source: str | None  # None: the session in memory; else a base-model or checkpoint directory
@@ -100,15 +102,18 @@ class PolicyUpdater:
 
         heartbeat({"phase": "loading batch"})
         episodes = load_batch(request.batch_uri)
-        source, resume, replays = self._source(request, store)
-        return self._execute(_Plan(request, payload, episodes, source, resume, replays), heartbeat)
+        strategy = update_strategy(request)
+        source, resume, replays = self._source(request, strategy, store)
+        return self._execute(_Plan(request, strategy, payload, episodes, source, resume, replays), heartbeat)
 
     def stop_followers(self) -> None:
         """Rank 0: tell the other ranks to exit (a clean shutdown)."""
         if self.groups.world_size > 1:
             self.groups.broadcast(None)
 
-    def _source(self, request: PolicyUpdateRequest, store: CheckpointStore) -> tuple[str | None, bool, tuple[_Replay, ...]]:
+    def _source(
+        self, request: PolicyUpdateRequest, strategy: UpdateStrategy, store: CheckpointStore
+    ) -> tuple[str | None, bool, tuple[_Replay, ...]]:
         """Where the policy of step - 1 comes from: memory; or the newest resumable state up to it (else the base
         model) and the steps after that state, to replay."""
         step = request.step - 1
@@ -125,10 +130,9 @@ class PolicyUpdater:
             )
         if step > 0:
             self._check_campaign(store.read_state(step), request, store.path_for(step))
-            if is_adapter(store.path_for(step)) != (request.lora is not None):
-                held, asked = ("a LoRA adapter", "full fine-tuning") if request.lora is None else ("a whole model", "LoRA")
+            if (held := strategy.foreign_export(store.path_for(step))) is not None:
                 raise UnusableInputError(
-                    f"campaign {request.campaign_id}: step {step + 1} asks for {asked}, but the checkpoint of step {step} "
+                    f"campaign {request.campaign_id}: step {step + 1} asks for {strategy.name}, but the checkpoint of step {step} "
                     f"({store.path_for(step)}) holds {held}: a campaign keeps update.lora as it started"
                 )
         origin = store.latest_resumable(step)  # None: no resumable state yet, the steps replay from the base model
@@ -207,6 +211,7 @@ class PolicyUpdater:
                 groups=groups,
                 storage=session.storage,
                 trainer=session.trainer,
+                strategy=session.strategy,
                 tokenizer=session.tokenizer,
                 state=state if histogram is None else {**state, "stalenessHistogram": histogram},
                 dtype=export_dtype(request.fsdp.export_dtype, self.device),
@@ -250,13 +255,12 @@ class PolicyUpdater:
                 raise GroupFailure(f"{self.groups}: rank 0 holds the policy of step {request.step - 1} in memory but this rank does not")
             return current
         self._session = None
-        source = Path(plan.source)
-        # A LoRA checkpoint holds the adapter only: the model is always built from, and its base loaded from, the base model.
-        base = Path(request.base_model) if request.lora is not None else source
+        source, strategy = Path(plan.source), plan.strategy
+        model_dir = strategy.model_dir(source)
         log.info("%s: loading policy from %s", self.groups, source)
         try:
             meshes = make_meshes(self.device, self.groups.world_size, self.groups.local_world_size, request.fsdp)
-            model = sharded_meta_model(base, meshes, request.fsdp, request.lora)
+            model = strategy.sharded_model(model_dir, meshes, request.fsdp)
         except ValueError as err:
             raise UnusableInputError(str(err)) from err
         trained = sum(p.numel() for p in model.parameters() if p.requires_grad)
@@ -265,26 +269,17 @@ class PolicyUpdater:
         start = plan.replays[0].request.step - 1 if plan.replays else request.step - 1
         trainer = PolicyTrainer(model, request.optim, step=start, device=self.device, ranks=meshes.ranks)
         try:
-            if not plan.resume or request.lora is not None:
-                load_full_weights(model, base, self.groups, adapter_seed=request.seed)
+            strategy.load_weights(model, model_dir, self.groups, resume=plan.resume)
             if request.loss.kl_to_base:
-                trainer.base_policy = self._base_policy(request, model, meshes)
+                trainer.base_policy = strategy.base_policy(model, meshes, request.fsdp, self.groups)
         except UnloadableModelError as err:
             raise UnusableInputError(str(err)) from err
         if plan.resume:
-            CheckpointStore.load_training_state(source, trainer, storage)
-        self._session = _Session(request.campaign_id, Path(request.checkpoint_dir).resolve(), trainer, _load_tokenizer(base), storage)
+            CheckpointStore.load_training_state(source, trainer, storage, strategy)
+        self._session = _Session(
+            request.campaign_id, Path(request.checkpoint_dir).resolve(), trainer, strategy, _load_tokenizer(model_dir), storage
+        )
         return self._session
-
-    def _base_policy(self, request: PolicyUpdateRequest, model: torch.nn.Module, meshes) -> BasePolicy:
-        """The base policy of a loss with klReference "base": with LoRA the trained model's own base (its adapter
-        disabled), else a frozen copy of update.baseModel sharded as the trained model is."""
-        if request.lora is not None:
-            return BasePolicy(adapters_of=model)
-        log.info("%s: loading the base policy for the KL to it from %s", self.groups, request.base_model)
-        frozen = sharded_meta_model(Path(request.base_model), meshes, request.fsdp)
-        load_full_weights(frozen, Path(request.base_model), self.groups)
-        return BasePolicy(frozen=frozen)
 
     @staticmethod
     def _holds(session: _Session, request: PolicyUpdateRequest, step: int) -> bool:
