@@ -144,6 +144,25 @@ export const EvaluationResult = z
   .strict();
 export type EvaluationResult = z.infer<typeof EvaluationResult>;
 
+/** The asynchronous part of a step's input (campaign.async.maxStaleness >= 1). */
+export const AsyncStep = z
+  .object({
+    maxStaleness: z.number().int().positive().describe('campaign.async.maxStaleness (K).'),
+    minVersion: Count.describe(
+      'The oldest policy version whose turns this step trains on (core/policy-versions.ts oldestUsableVersion): a group with an older turn is dropped and refilled.',
+    ),
+    publishedVersion: Count.describe(
+      'The newest version published when the step started (previousCheckpointUri holds it): what the fleet is kept on while the step collects, since a later publish may land meanwhile.',
+    ),
+    awaitPrevious: z
+      .boolean()
+      .describe(
+        "The previous step was still training when this one started: wait for the campaign's previousStepDone signal before the update.",
+      ),
+  })
+  .strict();
+export type AsyncStep = z.infer<typeof AsyncStep>;
+
 export const GrpoStepInput = z
   .object({
     campaignId: z.string().min(1),
@@ -179,26 +198,12 @@ export const GrpoStepInput = z
       .describe(
         'The checkpoint the previous step published (absent before step 2: the base model), which a server whose reload fails is pointed back to.',
       ),
-    pipeline: z
-      .object({
-        maxStaleness: z.number().int().positive().describe('campaign.async.maxStaleness (K).'),
-        minVersion: Count.describe(
-          'The oldest policy version whose turns this step trains on (core/policy-versions.ts oldestUsableVersion): a group with an older turn is dropped and refilled.',
-        ),
-        publishedVersion: Count.describe(
-          'The newest version published when the step started (previousCheckpointUri holds it): what the fleet is kept on while the step collects, since a later publish may land meanwhile.',
-        ),
-        awaitPrevious: z
-          .boolean()
-          .describe(
-            "The previous step was still training when this one started: wait for the campaign's previousStepDone signal before the update.",
-          ),
-      })
-      .strict()
-      .optional()
-      .describe(
-        'Asynchronous steps (campaign.async.maxStaleness >= 1): the step signals the campaign once its rollouts are collected, and trains only after the previous step published. Absent: the synchronous step.',
-      ),
+    async: AsyncStep.optional().describe(
+      'Asynchronous steps (campaign.async.maxStaleness >= 1): the step signals the campaign once its rollouts are collected, and trains only after the previous step published. Absent: the synchronous step.',
+    ),
+    pipeline: AsyncStep.optional().describe(
+      '`async` as inputs recorded before it was named so carry it (a running campaign resumed by newer workers).',
+    ),
     settings: EpisodeSettings,
   })
   .strict();

@@ -1,5 +1,5 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { CampaignState, CampaignStatus, ChildProgress, SamplerState } from '../schemas/campaign.js';
+import type { CampaignState, CampaignStatus, ChildProgress } from '../schemas/campaign.js';
 
 /** Messages of the campaign workflow; the CLI imports these same definitions. */
 export const pauseSignal = defineSignal('pause');
@@ -16,20 +16,3 @@ export const replayStepUpdate = defineUpdate<string, [step: number]>('replayStep
 
 /** Live counts of a probe, evaluation or grpoStep child. */
 export const progressQuery = defineQuery<ChildProgress>('progress');
-
-/** Asynchronous steps, step child -> campaign: the step's rollouts are collected; the next step draws from `sampler`. */
-export interface RolloutsCollected {
-  step: number;
-  sampler: SamplerState;
-}
-export const rolloutsCollectedSignal = defineSignal<[RolloutsCollected]>('rolloutsCollected');
-
-/**
- * Asynchronous steps, campaign -> step child: the previous step published its checkpoint (and was evaluated, when
- * its turn came), so this step may train; what its input could not know when it started.
- */
-export interface PreviousStepDone {
-  checkpointUri: string;
-  neededExports: number[];
-}
-export const previousStepDoneSignal = defineSignal<[PreviousStepDone]>('previousStepDone');

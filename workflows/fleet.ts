@@ -4,6 +4,7 @@ import type { ReconcileFleetInput } from '../activities/fleet.js';
 import type { FleetConfig } from '../schemas/campaign.js';
 import type { GrpoStepInput } from '../schemas/pipeline.js';
 import { adapterPrefixOf } from '../core/policy-versions.js';
+import { asyncPartOf } from './async-exchange.js';
 
 const { reconcileFleet } = proxyActivities<ControlActivities>({
   startToCloseTimeout: '10 minutes',
@@ -25,7 +26,7 @@ export type FleetReconcile = ReconcileFleetInput & { every: FleetConfig['reconci
 export function stepReconcile(input: GrpoStepInput): FleetReconcile | undefined {
   if (input.fleet === undefined || input.policyServers.length === 0) return undefined;
   const { baseModel } = input.update;
-  const version = input.pipeline ? input.pipeline.publishedVersion : input.step - 1;
+  const version = asyncPartOf(input)?.publishedVersion ?? input.step - 1;
   return {
     servers: input.policyServers,
     current: {

@@ -7,6 +7,7 @@ import type { GrpoStepInput } from '../schemas/pipeline.js';
 import { storedRowsSummary, type EpisodeAuditTrail } from './audit.js';
 import { episodeRequest, runEpisode, type EpisodeAttempt } from './episodes.js';
 import { drawTasks } from './sampling.js';
+import { asyncPartOf } from './async-exchange.js';
 import { oldestVersionOf } from '../core/policy-versions.js';
 
 const { storeResultRows } = proxyActivities<ControlActivities>({
@@ -63,7 +64,7 @@ export interface CollectedGroups {
   refills: number;
   /** Surplus groups cancelled once the batch was settled. */
   cancelled: number;
-  /** Asynchronous steps: groups dropped for a turn older than the window (input.pipeline.minVersion), and by task. */
+  /** Asynchronous steps: groups dropped for a turn older than the window (input.async.minVersion), and by task. */
   staleGroups: number;
   staleByTask: Record<string, number>;
   malformed: string[];
@@ -227,7 +228,7 @@ class GroupStream {
       return 'malformed';
     }
     const { scored } = fate;
-    if (isStale(scored.outcomes, input.pipeline?.minVersion)) {
+    if (isStale(scored.outcomes, asyncPartOf(input)?.minVersion)) {
       counts.staleGroups += 1;
       this.staleByTask[entry.taskId] = (this.staleByTask[entry.taskId] ?? 0) + 1;
       return 'stale';

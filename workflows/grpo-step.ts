@@ -1,23 +1,12 @@
-import {
-  ApplicationFailure,
-  condition,
-  getExternalWorkflowHandle,
-  proxyActivities,
-  setHandler,
-  workflowInfo,
-} from '@temporalio/workflow';
+import { ApplicationFailure, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { ControlActivities } from '../activities/index.js';
 import { adapterPrefixOf, oldestUsableVersion } from '../core/policy-versions.js';
 import { FailureType } from '../core/failure-types.js';
 import type { ChildProgress } from '../schemas/campaign.js';
 import type { GrpoStepInput, GrpoStepResult } from '../schemas/pipeline.js';
 import { EpisodeAuditTrail } from './audit.js';
-import {
-  previousStepDoneSignal,
-  progressQuery,
-  rolloutsCollectedSignal,
-  type PreviousStepDone,
-} from './definitions.js';
+import { asyncPartOf, StepExchange } from './async-exchange.js';
+import { progressQuery } from './definitions.js';
 import type { GpuActivities } from './gpu.js';
 import type { StepSummary } from '../schemas/results.js';
 import type { PolicyUpdateResult } from '../schemas/training.js';
@@ -44,7 +33,7 @@ const publisher = proxyActivities<ControlActivities>({
  * replaced, groups lost to infrastructure refilled, as a stream: see collectGroups), then train on them: buildBatch,
  * policyUpdate on the gpu queue, publishPolicy.
  *
- * Asynchronous steps (input.pipeline): the step drops groups with a turn older than its window, tells the campaign
+ * Asynchronous steps (input.async, workflows/async-exchange.ts): the step drops groups with a turn older than its window, tells the campaign
  * once its rollouts are collected (the next step may start collecting), and, when the previous step was still
  * training at its start, waits for the campaign's previousStepDone before its own update.
  */
@@ -61,8 +50,8 @@ export async function grpoStep(input: GrpoStepInput): Promise<GrpoStepResult> {
     startedAt: Date.now(),
   };
   setHandler(progressQuery, () => progress);
-  let previous: PreviousStepDone | undefined;
-  if (input.pipeline) setHandler(previousStepDoneSignal, (done) => void (previous = done));
+  const asyncPart = asyncPartOf(input);
+  const exchange = asyncPart ? new StepExchange(asyncPart) : undefined;
   // Workflow time (Date.now() is deterministic here): the start of each phase, for the step summary's wall times.
   const started = Date.now();
   const resultSet = `${input.campaignId}/step-${input.step}`;
@@ -72,19 +61,9 @@ export async function grpoStep(input: GrpoStepInput): Promise<GrpoStepResult> {
   );
   requireEnoughGroups(input, collected);
   const rolloutsDone = Date.now();
-  if (input.pipeline) {
-    const parent = workflowInfo().parent;
-    if (parent)
-      await getExternalWorkflowHandle(parent.workflowId, parent.runId).signal(rolloutsCollectedSignal, {
-        step: input.step,
-        sampler: collected.sampler,
-      });
-    if (input.pipeline.awaitPrevious) await condition(() => previous !== undefined);
-  }
-  const trainInput: GrpoStepInput = previous
-    ? { ...input, previousCheckpointUri: previous.checkpointUri, neededExports: previous.neededExports }
-    : input;
-  return train(trainInput, resultSet, collected, progress, { started, rolloutsDone, trainFrom: Date.now() });
+  await exchange?.rolloutsCollected(input.step, collected.sampler);
+  const trainInput = exchange?.trainInput(input) ?? input;
+  return trainAndPublish(trainInput, resultSet, collected, progress, { started, rolloutsDone, trainFrom: Date.now() });
 }
 
 /** The update's off-policy figures that a step summary carries as they are. */
@@ -119,7 +98,7 @@ function requireEnoughGroups(input: GrpoStepInput, c: CollectedGroups): void {
   });
 }
 
-async function train(
+async function trainAndPublish(
   input: GrpoStepInput,
   resultSet: string,
   c: CollectedGroups,
@@ -127,6 +106,7 @@ async function train(
   times: { started: number; rolloutsDone: number; trainFrom: number },
 ): Promise<GrpoStepResult> {
   const { campaignId, step, settings } = input;
+  const asyncPart = asyncPartOf(input);
   const { started, rolloutsDone, trainFrom } = times;
   const batch = await control.buildBatch({
     campaignId,
@@ -188,7 +168,7 @@ async function train(
         ? {
             adapter: {
               prefix: adapterPrefixOf(campaignId),
-              keepFrom: oldestUsableVersion(step + 1, input.pipeline?.maxStaleness ?? 0),
+              keepFrom: oldestUsableVersion(step + 1, asyncPart?.maxStaleness ?? 0),
             },
           }
         : {}),
@@ -216,14 +196,14 @@ async function train(
       ...offPolicyFigures(update),
       wallSeconds: {
         rollouts: seconds(started, rolloutsDone),
-        ...(input.pipeline ? { waitForPrevious: seconds(rolloutsDone, trainFrom) } : {}),
+        ...(asyncPart ? { waitForPrevious: seconds(rolloutsDone, trainFrom) } : {}),
         batch: seconds(trainFrom, batchDone),
         update: seconds(batchDone, updateDone),
         publish: seconds(updateDone, finished),
         total: seconds(started, finished),
       },
       policyVersion,
-      ...(input.pipeline ? { staleGroups: c.staleGroups, maxStaleness: input.pipeline.maxStaleness } : {}),
+      ...(asyncPart ? { staleGroups: c.staleGroups, maxStaleness: asyncPart.maxStaleness } : {}),
     },
     rewards: c.used.map((g) => g.outcomes.map((o) => o.reward)),
     groupsUsed: c.used.length,
@@ -232,7 +212,7 @@ async function train(
     refills: c.refills,
     ...(c.cancelled > 0 ? { cancelledGroups: c.cancelled } : {}),
     malformed: c.malformed,
-    ...(input.pipeline ? { staleGroups: c.staleGroups, staleByTask: c.staleByTask } : {}),
+    ...(asyncPart ? { staleGroups: c.staleGroups, staleByTask: c.staleByTask } : {}),
     episodes: { done: progress.done, infraFailed: progress.infraFailed },
     updateMetrics: update.metrics,
     batchUri: batch.batchUri,

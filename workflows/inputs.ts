@@ -106,7 +106,7 @@ export const maxStalenessOf = (config: CampaignConfig): number => config.async?.
  * policy version in its window [step - 1 - K, step - 1] (core/policy-versions.ts), since the versions before it may
  * be published while they run; the checkpoint is the newest one published so far.
  */
-export function pipelinedStepInput(
+export function asyncStepInput(
   config: CampaignConfigWithQueues,
   state: Parameters<typeof grpoStepInput>[1],
   step: number,
@@ -128,7 +128,7 @@ export function pipelinedStepInput(
   return {
     ...input,
     update,
-    pipeline: { maxStaleness, minVersion, publishedVersion: versionNumber(state.policyVersion), awaitPrevious },
+    async: { maxStaleness, minVersion, publishedVersion: versionNumber(state.policyVersion), awaitPrevious },
     settings: { ...input.settings, policy: windowed },
   };
 }

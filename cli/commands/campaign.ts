@@ -16,7 +16,7 @@ import { readJsonConfig } from '../../workers/json-config.js';
 import { workflowUrl } from '../../infra/stack/temporal.js';
 import { connectClient } from '../../workers/temporal-client.js';
 import { CampaignConfig, type CampaignStatus, type ChildProgress } from '../../schemas/campaign.js';
-import { campaign, statusOf, type CampaignResult } from '../../workflows/campaign.js';
+import { campaign, statusOf, type CampaignResult } from '../../workflows/campaign/index.js';
 import {
   pauseSignal,
   progressQuery,

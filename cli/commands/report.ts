@@ -14,7 +14,7 @@ import { EpisodeStore } from '../../runtime/episode/episode-store.js';
 import { trainingSpend } from '../../stats/cost-with-training.js';
 import { computeMetrics } from '../../stats/metrics.js';
 import { writeReport } from '../../stats/report/index.js';
-import type { CampaignResult } from '../../workflows/campaign.js';
+import type { CampaignResult } from '../../workflows/campaign/index.js';
 import { stateQuery } from '../../workflows/definitions.js';
 import { parse, printJson, type Command } from '../command.js';
 import { controlPool, defaultArtifactStore } from '../../workers/stores.js';

@@ -14,7 +14,7 @@ import { connectClient } from '../../workers/temporal-client.js';
 import type { CampaignState } from '../../schemas/campaign.js';
 import type { EpisodeRecord } from '../../schemas/episode.js';
 import type { ResultRow } from '../../schemas/results.js';
-import { statusOf, type CampaignResult } from '../../workflows/campaign.js';
+import { statusOf, type CampaignResult } from '../../workflows/campaign/index.js';
 import { freePort } from '../helpers/index.js';
 import { runCliAsync } from '../pipeline/cli.js';
 

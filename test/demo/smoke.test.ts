@@ -20,7 +20,7 @@ import type { GrpoStepResult } from '../../schemas/pipeline.js';
 import { Trajectory } from '../../schemas/trajectory.js';
 import { readTrainingBatch } from '../../storage/training-batch.js';
 import { oldestUsableVersion, versionNumber } from '../../core/policy-versions.js';
-import type { CampaignResult } from '../../workflows/campaign.js';
+import type { CampaignResult } from '../../workflows/campaign/index.js';
 import { CHROMIUM, renderedDom, screenshot } from '../helpers/chromium.js';
 import { runCliAsync } from '../pipeline/cli.js';
 import { eventsOfAllRuns } from '../pipeline/histories.js';

@@ -8,7 +8,7 @@ import type { CampaignState } from '../../schemas/campaign.js';
 import { EpisodeRecord } from '../../schemas/episode.js';
 import { loadConfig } from '../../workers/config.js';
 import { connectClient } from '../../workers/temporal-client.js';
-import type { CampaignResult } from '../../workflows/campaign.js';
+import type { CampaignResult } from '../../workflows/campaign/index.js';
 import { thinkingBoxSkip } from '../helpers/thinkingbox.js';
 import { runCliAsync } from '../pipeline/cli.js';
 

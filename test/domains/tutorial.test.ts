@@ -8,7 +8,7 @@ import { loadPreset } from '../../cli/demo/preset.js';
 import { fromRoot } from '../../core/paths.js';
 import { connectClient } from '../../workers/temporal-client.js';
 import { loadConfig } from '../../workers/config.js';
-import type { CampaignResult } from '../../workflows/campaign.js';
+import type { CampaignResult } from '../../workflows/campaign/index.js';
 
 // Follows docs/domain-packs.md from scratch, as a new user would, in a fresh temporary directory outside the
 // repository: scaffold, build with tsc against the emitted declarations, the pack's own test, check, generate,

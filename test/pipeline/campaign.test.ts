@@ -5,7 +5,7 @@ import { localPathOf } from '../../storage/artifacts.js';
 import type { CampaignStatus } from '../../schemas/campaign.js';
 import { servedFingerprintUri, ServedFingerprints } from '../../schemas/policy-api.js';
 import { FrozenPool } from '../../schemas/results.js';
-import { campaign } from '../../workflows/campaign.js';
+import { campaign } from '../../workflows/campaign/index.js';
 import { pauseSignal, resumeSignal, setMaxStepsUpdate, statusQuery } from '../../workflows/definitions.js';
 import { drawTasks } from '../../workflows/sampling.js';
 import { StepKey } from '../../workflows/search-attributes.js';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { listSourceTasks, manifestTaskLister } from '../../activities/tasks.js';
 import type { MetricsReport } from '../../stats/metrics.js';
-import { campaign } from '../../workflows/campaign.js';
+import { campaign } from '../../workflows/campaign/index.js';
 import { startPipeline, task, type Pipeline } from '../../testkit/pipeline/harness.js';
 
 // A campaign that trains on retail only and evaluates on retail and travel: travel is out-of-domain. Episodes come

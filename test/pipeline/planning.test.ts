@@ -7,7 +7,7 @@ import { oldestUsableVersion, oldestVersionOf, rolloutsMayStart, versionNumber }
 import { CampaignConfig } from '../../schemas/campaign.js';
 import type { EpisodeOutcome } from '../../schemas/episode.js';
 import { fateOf, isStale } from '../../workflows/groups.js';
-import { pipelinedStepInput, policyAt } from '../../workflows/inputs.js';
+import { asyncStepInput, policyAt } from '../../workflows/inputs.js';
 import { probePlanner } from '../../workflows/probe.js';
 import { drawTasks } from '../../workflows/sampling.js';
 import type { SweepPlanner } from '../../workflows/sweep.js';
@@ -208,13 +208,13 @@ test('asynchronous steps: the window of step u is [u - 1 - K, u - 1]; episodes a
     taskQueues: { control: 'c', episodes: 'e', gpu: 'g' },
   };
   const state = { pool: ['a'], sampler: { epoch: 0, cursor: 0 }, policyVersion: '1', checkpointUri: 'file:///c/1' };
-  const step3 = pipelinedStepInput(config, state, 3, { sampler: { epoch: 0, cursor: 4 }, awaitPrevious: true });
-  assert.deepEqual(step3.pipeline, { maxStaleness: 1, minVersion: 1, publishedVersion: 1, awaitPrevious: true });
+  const step3 = asyncStepInput(config, state, 3, { sampler: { epoch: 0, cursor: 4 }, awaitPrevious: true });
+  assert.deepEqual(step3.async, { maxStaleness: 1, minVersion: 1, publishedVersion: 1, awaitPrevious: true });
   assert.deepEqual(step3.sampler, { epoch: 0, cursor: 4 }, "it draws on from the previous step's draws");
   assert.ok(step3.settings.policy.kind === 'served');
   assert.equal(step3.settings.policy.version, '2', 'the newest version it may meet');
   assert.equal(step3.settings.policy.minVersion, '1');
-  const step1 = pipelinedStepInput(config, { ...state, policyVersion: undefined }, 1, {
+  const step1 = asyncStepInput(config, { ...state, policyVersion: undefined }, 1, {
     sampler: state.sampler,
     awaitPrevious: false,
   });
@@ -247,7 +247,7 @@ test('update.loss.passAtK: refused above rolloutsPerGroup or with a truncation p
   assert.ok(accepted.success);
   const config = { ...accepted.data, taskQueues: { control: 'c', episodes: 'e', gpu: 'g' } };
   const state = { pool: ['a'], sampler: { epoch: 0, cursor: 0 }, policyVersion: '1', checkpointUri: 'file:///c/1' };
-  const step = pipelinedStepInput(config, state, 2, { sampler: { epoch: 0, cursor: 0 }, awaitPrevious: false });
+  const step = asyncStepInput(config, state, 2, { sampler: { epoch: 0, cursor: 0 }, awaitPrevious: false });
   assert.equal(step.update.loss.passAtK, 4);
   assert.equal(
     CampaignConfig.parse({ ...config, update: { baseModel: '/m' } }).update.loss.passAtK,
@@ -291,7 +291,7 @@ test("update.loss.klReference 'base' refused with klCoef 0, unlikeliness with pa
   assert.ok(held.success);
   const config = { ...held.data, taskQueues: { control: 'c', episodes: 'e', gpu: 'g' } };
   const state = { pool: ['a'], sampler: { epoch: 0, cursor: 0 }, policyVersion: '1', checkpointUri: 'file:///c/1' };
-  const step = pipelinedStepInput(config, state, 2, { sampler: { epoch: 0, cursor: 0 }, awaitPrevious: false });
+  const step = asyncStepInput(config, state, 2, { sampler: { epoch: 0, cursor: 0 }, awaitPrevious: false });
   assert.deepEqual([step.update.loss.klReference, step.update.loss.klCoef], ['base', 0.05]);
   assert.ok(campaign({}).success && campaign({}).data!.update.loss.klReference === 'ratio', 'the default: as before');
   const both = campaign({ unlikeliness: 0.25, passAtK: 2 });
@@ -301,7 +301,7 @@ test("update.loss.klReference 'base' refused with klCoef 0, unlikeliness with pa
   assert.equal(campaign({ unlikeliness: 1.5 }).success, false, 'a weight above 1 would turn a pass into a failure');
   const unlikely = campaign({ unlikeliness: 0.25 });
   assert.ok(unlikely.success);
-  const payload = pipelinedStepInput(
+  const payload = asyncStepInput(
     { ...unlikely.data, taskQueues: { control: 'c', episodes: 'e', gpu: 'g' } },
     state,
     2,

@@ -3,7 +3,7 @@
 // Re-record after an intended change to workflow code; replay.test.ts then guards that change from here on.
 // `--only async` records the asynchronous campaign's histories alone, keeping the others (recorded by older code).
 import fs from 'node:fs';
-import { campaign } from '../../workflows/campaign.js';
+import { campaign } from '../../workflows/campaign/index.js';
 import { pauseSignal, resumeSignal, setMaxStepsUpdate, statusQuery } from '../../workflows/definitions.js';
 import { grpoStep } from '../../workflows/grpo-step.js';
 import { grpoStepInput } from '../../workflows/inputs.js';

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import { after, before, test } from 'node:test';
 import { localPathOf } from '../../storage/artifacts.js';
 import { FrozenPool } from '../../schemas/results.js';
-import { campaign, statusOf } from '../../workflows/campaign.js';
+import { campaign, statusOf } from '../../workflows/campaign/index.js';
 import { poolSummaryTable } from '../../stats/tables/layouts.js';
 import { startPipeline, task, workflowFailure, type Pipeline } from '../../testkit/pipeline/harness.js';
 

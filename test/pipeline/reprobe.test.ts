@@ -5,7 +5,7 @@ import { localPathOf } from '../../storage/artifacts.js';
 import { PoolSwap } from '../../schemas/results.js';
 import { swapPool } from '../../stats/pool-swap.js';
 import { subSeed } from '../../stats/random.js';
-import { campaign, statusOf } from '../../workflows/campaign.js';
+import { campaign, statusOf } from '../../workflows/campaign/index.js';
 import { drawTasks } from '../../workflows/sampling.js';
 import { poolVersionText } from '../../cli/progress.js';
 import { startPipeline, task, type Pipeline } from '../../testkit/pipeline/harness.js';

@@ -8,7 +8,7 @@ import type { LoadedConfig } from '../../schemas/config.js';
 import { fromRoot } from '../../core/paths.js';
 import { writeTrainingBatch } from '../../storage/training-batch.js';
 import { PolicyUpdateResult, type PolicyUpdateInput } from '../../schemas/training.js';
-import { campaign } from '../../workflows/campaign.js';
+import { campaign } from '../../workflows/campaign/index.js';
 import { policyUpdateSmokeWorkflow } from '../../workflows/policy-update-smoke.js';
 import { uniqueName } from '../helpers/index.js';
 import { startPipeline, task, type Pipeline } from '../../testkit/pipeline/harness.js';

@@ -18,7 +18,7 @@ import { EpisodeStore, type EpisodeFilter, type EpisodeListing } from '../../run
 import { formatTranscript } from '../../runtime/episode/transcript.js';
 import { type EpisodeRuntime } from '../../runtime/episode/runtime.js';
 import type { CampaignConfig, CampaignState } from '../../schemas/campaign.js';
-import { initialState } from '../../workflows/campaign.js';
+import { initialState } from '../../workflows/campaign/index.js';
 import { EpisodeRecord, EpisodeRequest } from '../../schemas/episode.js';
 import { Trajectory } from '../../schemas/trajectory.js';
 import type { Task } from '../../schemas/task.js';

@@ -13,7 +13,7 @@ import { CampaignConfig, type CampaignConfigInput } from '../../schemas/campaign
 import type { TaskInfo } from '../../schemas/pipeline.js';
 import { startControlWorker } from '../../workers/control.js';
 import type { RunningWorker } from '../../workers/temporal-worker.js';
-import { campaign } from '../../workflows/campaign.js';
+import { campaign } from '../../workflows/campaign/index.js';
 import type { CampaignConfigWithQueues } from '../../workflows/inputs.js';
 import { startEpisodeWorker } from '../../workers/episodes.js';
 import { uniqueName } from '../names.js';
