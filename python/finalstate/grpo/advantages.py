@@ -1,11 +1,22 @@
-"""Outcome advantages of GRPO: each episode's reward compared with the other episodes of its group."""
+"""Outcome advantages of GRPO: each episode's reward compared with the other episodes of its group.
+
+The estimators are registered by name (register_adv_est / get_adv_estimator_fn, as in verl): each takes the
+episodes' rewards and group ids, `eps` and `norm_adv_by_std_in_grpo` (loss eps and normalizeStd), and its own
+options, and returns one advantage per episode."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from math import comb, sqrt
 
 import torch
+
+from .registry import Registry
+
+AdvantageEstimator = Callable[..., torch.Tensor]
+ADV_ESTIMATORS: Registry[AdvantageEstimator] = Registry("advantage estimator")
+register_adv_est = ADV_ESTIMATORS.register
+get_adv_estimator_fn = ADV_ESTIMATORS.get
 
 
 def _group_members(rewards: torch.Tensor, group_ids: Sequence[str]) -> list[list[int]]:
@@ -18,10 +29,13 @@ def _group_members(rewards: torch.Tensor, group_ids: Sequence[str]) -> list[list
     return list(members.values())
 
 
+@register_adv_est("grpo")
 def compute_grpo_outcome_advantage(
     rewards: torch.Tensor, group_ids: Sequence[str], *, eps: float = 1e-6, norm_adv_by_std_in_grpo: bool = True
 ) -> torch.Tensor:
-    """Per-episode advantage (r - mean_g) / (std_g + eps), or r - mean_g when `norm_adv_by_std_in_grpo` is off.
+    """GRPO's outcome-supervision advantage (Shao et al. 2024, "DeepSeekMath", arXiv 2402.03300): per episode
+    (r - mean_g) / (std_g + eps), or r - mean_g when `norm_adv_by_std_in_grpo` is off (Dr. GRPO's advantage, Liu et
+    al. 2025, "Understanding R1-Zero-Like Training", arXiv 2503.20783, which drops the std's difficulty bias).
 
     std is the unbiased sample std (torch.std), as in verl; a group of one episode gets advantage 0.
     """
@@ -37,6 +51,7 @@ def compute_grpo_outcome_advantage(
     return advantages.to(torch.float32)
 
 
+@register_adv_est("pass_at_k")
 def compute_pass_at_k_advantage(
     rewards: torch.Tensor, group_ids: Sequence[str], *, k: int, eps: float = 1e-6, norm_adv_by_std_in_grpo: bool = True
 ) -> torch.Tensor:

@@ -10,7 +10,7 @@ import numpy as np
 import torch
 
 from ..schemas import SchemaError, check_array_items, load_schema, validate
-from .advantages import compute_grpo_outcome_advantage, compute_pass_at_k_advantage, unlikeliness_rewards
+from .advantages import get_adv_estimator_fn, unlikeliness_rewards
 
 
 class UnusableBatchError(ValueError):
@@ -124,8 +124,8 @@ def sequence_log_likelihood(episode: dict) -> float:
 def episode_advantages(
     episodes: list[dict], *, eps: float, norm_adv_by_std_in_grpo: bool, pass_at_k: int | None = None, unlikeliness: float = 0.0
 ) -> torch.Tensor:
-    """Each episode's advantage within its group: GRPO's, with `unlikeliness` above 0 on the unlikeliness reward's
-    rewards, or with `pass_at_k` set the analytic pass@k advantage."""
+    """Each episode's advantage within its group: GRPO's ("grpo"), with `unlikeliness` above 0 on the unlikeliness
+    reward's rewards, or with `pass_at_k` set the analytic pass@k advantage ("pass_at_k"; advantages.py)."""
     rewards = torch.tensor([float(e["reward"]) for e in episodes], dtype=torch.float64)
     groups = [e["groupId"] for e in episodes]
     if unlikeliness > 0:
@@ -133,9 +133,9 @@ def episode_advantages(
             raise ValueError("the unlikeliness reward and the pass@k advantage cannot be combined")
         likelihoods = torch.tensor([sequence_log_likelihood(e) for e in episodes], dtype=torch.float64)
         rewards = unlikeliness_rewards(rewards, groups, likelihoods, beta=unlikeliness)
-    if pass_at_k is not None:
-        return compute_pass_at_k_advantage(rewards, groups, k=pass_at_k, eps=eps, norm_adv_by_std_in_grpo=norm_adv_by_std_in_grpo)
-    return compute_grpo_outcome_advantage(rewards, groups, eps=eps, norm_adv_by_std_in_grpo=norm_adv_by_std_in_grpo)
+    # The loss config names no estimator: passAtK null selects GRPO's, a k the pass@k one.
+    estimator, options = ("grpo", {}) if pass_at_k is None else ("pass_at_k", {"k": pass_at_k})
+    return get_adv_estimator_fn(estimator)(rewards, groups, eps=eps, norm_adv_by_std_in_grpo=norm_adv_by_std_in_grpo, **options)
 
 
 ARRAY_FILES = {

@@ -6,7 +6,7 @@ with its tokens, not its episodes; a pass is padded or packed (grpo/passes.py), 
 group of ranks shares each pass, every rank holding a slice of its positions (grpo/attention.py). The log-probs come
 from the final hidden states through the chunked head (grpo/log_probs.py): no pass holds its logits. With the
 off-policy correction (loss offPolicyCorrection 'tis') the update first recomputes π_old, the log-probs of its
-starting weights, without gradients (core_algos.py)."""
+starting weights, without gradients. The loss of each pass, its terms chosen by name, is core_algos.compute_loss."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from .attention import AttentionLayout, use_trainer_attention
 from .batch import OLD_LOG_PROBS, REF_LOG_PROBS, UnusableBatchError, check_episodes, episode_advantages
 from .batch import loss_tokens as count_loss_tokens
 from .clipping import clip_grad_norm
-from .core_algos import AggNormaliser, agg_loss, compute_policy_loss, compute_rollout_is_weights, kl_penalty_k3
+from .core_algos import AggNormaliser, compute_loss, compute_rollout_is_weights
 from .log_probs import linear_log_probs
 from .mini_batches import any_loss_tokens, pass_count, plan_micro_batches, split_mini_batches
 from .passes import PassTensors, pass_tensors, write_back
@@ -386,30 +386,7 @@ class PolicyTrainer:
             filler = not members
             with autocast_for(self.device, self.model):
                 log_prob, entropy = token_log_probs(self.model, batch, self.ranks)
-            rollout_is_weights = None
-            if loss_config.recomputes_old_log_prob:
-                rollout_is_weights, _ = compute_rollout_is_weights(
-                    batch.old_log_prob, batch.rollout_log_prob, batch.response_mask, rollout_is_threshold=loss_config.rollout_is_threshold
-                )
-            pg_loss, clipfrac, _ = compute_policy_loss(
-                batch.old_log_prob,
-                log_prob,
-                batch.advantages,
-                batch.response_mask,
-                clip_ratio_low=loss_config.clip_ratio_low,
-                clip_ratio_high=loss_config.clip_ratio_high,
-                loss_agg_mode=loss_config.loss_agg_mode,
-                normaliser=whole,
-                rollout_is_weights=rollout_is_weights,
-                sequence_tokens=batch.sequence_tokens,
-            )
-            # To the base: KL(π_θ || π_base) on tokens π_θ's sampler drew, r = π_base / π_θ (verl's low_var_kl).
-            kl = kl_penalty_k3(batch.ref_log_prob, log_prob) if loss_config.kl_to_base else kl_penalty_k3(log_prob, batch.old_log_prob)
-            loss = pg_loss
-            if loss_config.kl_loss_coef > 0:
-                loss = loss + loss_config.kl_loss_coef * agg_loss(kl, batch.response_mask, loss_config.loss_agg_mode, whole, batch.sequence_tokens)
-            if loss_config.entropy_coeff > 0:
-                loss = loss - loss_config.entropy_coeff * agg_loss(entropy, batch.response_mask, loss_config.loss_agg_mode, whole, batch.sequence_tokens)
+            loss, clipfrac, kl = compute_loss(batch, log_prob, entropy, loss_config, whole)
             if not self.ranks.all_true(bool(torch.isfinite(loss))):
                 self.optimizer.zero_grad(set_to_none=True)
                 raise UnusableBatchError(f"the loss of micro-batch {index} is not finite on some rank (here {loss.item()}); no update applied")
