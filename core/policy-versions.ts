@@ -1,6 +1,6 @@
 /**
  * Policy versions and the staleness window of asynchronous steps. Plain functions, so the workflow bundle imports
- * them (workflows/campaign.ts, workflows/groups.ts) as do the activities, the policy client and bench/cluster-sim.
+ * them (workflows/campaign/async-steps.ts, workflows/groups.ts) as do the activities, the policy client and bench/cluster-sim.
  *
  * A policy version is the number of the step whose update made it; the base policy is version 0. Servers report a
  * version as a string: the published step number, or for the weights a server started with, vLLM's "default" (or,

@@ -1,17 +1,7 @@
-import fs from 'node:fs';
-import {
-  ApplicationFailure,
-  TimeoutFailure,
-  WorkflowExecutionAlreadyStartedError,
-  WorkflowFailedError,
-  WorkflowNotFoundError,
-  type Client,
-} from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { loadConfig } from '../../workers/config.js';
 import { type LoadedConfig } from '../../schemas/config.js';
-import { resolveTrackingDirs } from '../../workers/tracking-dirs.js';
 import { UserError } from '../../core/errors.js';
-import { FailureType } from '../../core/failure-types.js';
 import { readJsonConfig } from '../../workers/json-config.js';
 import { workflowUrl } from '../../infra/stack/temporal.js';
 import { connectClient } from '../../workers/temporal-client.js';
@@ -27,12 +17,7 @@ import {
   stopAfterStepSignal,
 } from '../../workflows/definitions.js';
 import { CampaignIdKey, StepKey } from '../../workflows/search-attributes.js';
-import { campaignToolSets, checkModel, describeCheck } from '../model/model-check.js';
-import { policyServersOf, preflightInput, type CampaignConfigWithQueues } from '../../workflows/inputs.js';
-import { serversBelowRank } from '../../runtime/clients/adapter-admin.js';
-import { measureSpeed, planWaits, serversShorterThan, type ServingSpeed } from '../../runtime/fleet/serving-plan.js';
-import { defaultPublishOptions } from '../../runtime/clients/policy-admin.js';
-import { updatePreflight } from '../../workflows/preflight.js';
+import { checkBeforeStart, memoryPreflight, withStack } from '../campaign-start/checks.js';
 import { parse, printJson, type Command } from '../command.js';
 import { integerOption } from '../number-option.js';
 import { childProgressText, poolVersionText, progressBar } from '../progress.js';
@@ -87,43 +72,6 @@ function requireArgs(positionals: string[], names: string[], sub: string): strin
 }
 
 /** The campaign's config as its workflow gets it: task queues and tracking directories filled in. */
-function withStack(config: LoadedConfig, campaignConfig: CampaignConfig): CampaignConfigWithQueues {
-  return {
-    ...campaignConfig,
-    taskQueues: campaignConfig.taskQueues ?? config.taskQueues,
-    tracking: resolveTrackingDirs(campaignConfig.tracking, config.dataPath),
-  };
-}
-
-/**
- * The memory preflight (workflows/preflight.ts) of a campaign about to start: the lines to print, or null when no gpu
- * worker answered within `waitMs` (the campaign then runs it before it probes). An update that will not fit is a
- * UserError carrying the preflight's numbers.
- */
-export async function memoryPreflight(
-  client: Client,
-  config: LoadedConfig,
-  campaignConfig: CampaignConfig,
-  waitMs = 60_000,
-): Promise<string[] | null> {
-  const full = withStack(config, campaignConfig);
-  try {
-    const result = await client.workflow.execute(updatePreflight, {
-      taskQueue: full.taskQueues.control,
-      workflowId: `${campaignConfig.campaignId}/start-preflight`,
-      args: [preflightInput(full)],
-      workflowExecutionTimeout: waitMs,
-    });
-    return result.lines;
-  } catch (err) {
-    const cause = err instanceof WorkflowFailedError ? err.cause : undefined;
-    if (cause instanceof ApplicationFailure && cause.type === FailureType.userError)
-      throw new UserError(`campaign ${campaignConfig.campaignId}: ${cause.message}`);
-    if (cause instanceof TimeoutFailure) return null;
-    throw err;
-  }
-}
-
 /** Whether a campaign with this id is running now. */
 async function isRunning(client: Client, id: string): Promise<boolean> {
   try {
@@ -238,38 +186,11 @@ export const campaignCommand: Command = {
     switch (sub) {
       case 'start': {
         const [file] = requireArgs(rest, ['CONFIG'], sub);
-        let parsed = readJsonConfig(file!, CampaignConfig, 'campaign config');
-        if (!values['skip-base-model-check']) {
-          // The model check picks the chat format from the checkpoint's own template; the campaign runs with it.
-          const served = parsed.policy.kind === 'served' ? parsed.policy.client : undefined;
-          const checked = await checkModel(config, parsed.update.baseModel, {
-            ...(served?.family !== undefined ? { family: served.family } : {}),
-            toolSets: await campaignToolSets([parsed.tasks.train, parsed.tasks.eval]),
-          });
-          if (served) {
-            served.family = checked.family;
-            served.controlTokens ??= checked.report.addedTokens;
-          }
-          if (!values.json) console.log(describeCheck(checked));
-        }
-        const short = await serversShorterThan(policyServersOf(parsed), parsed.limits.maxContextTokens);
-        if (short.length > 0) throw new UserError(`campaign ${parsed.campaignId}: ${short.join('; ')}`);
-        const speed = parsed.fleet.servingSpeed ?? (await measuredSpeed(parsed));
-        if (speed) {
-          const planned = planWaits(parsed, JSON.parse(fs.readFileSync(file!, 'utf8')) as unknown, speed);
-          if (planned.problems.length > 0)
-            throw new UserError(`campaign ${parsed.campaignId}: ${planned.problems.join('; ')}`);
-          parsed = planned.config;
-          if (!values.json)
-            console.log(
-              `episode waits at ${Math.round(speed.prefillTokensPerSecond)} prompt and ${Math.round(speed.decodeTokensPerSecond)} sampled tokens/s a request: a policy call up to ${Math.round(planned.waits.perCallMs / 1000)} s, an attempt up to ${Math.round(planned.waits.attemptMs / 1000)} s${planned.derived.length ? `; derived ${planned.derived.join(', ')}` : ''}`,
-            );
-        }
-        if (parsed.update.lora) {
-          // A LoRA campaign's adapters must fit its servers: caught here where a server reports its maximum rank.
-          const low = await serversBelowRank(policyServersOf(parsed), parsed.update.lora.rank, defaultPublishOptions);
-          if (low.length > 0) throw new UserError(`campaign ${parsed.campaignId}: ${low.join('; ')}`);
-        }
+        const parsed = await checkBeforeStart(config, readJsonConfig(file!, CampaignConfig, 'campaign config'), {
+          file: file!,
+          modelCheck: !values['skip-base-model-check'],
+          log: (line) => void (values.json ? undefined : console.log(line)),
+        });
         const id = parsed.campaignId;
         const url = workflowUrl(config, id);
         const { started, preflight } = await withClient(config, async (client) => {
@@ -350,13 +271,3 @@ export const campaignCommand: Command = {
     }
   },
 };
-
-/** One request's speed on the first rollout server that answers, or undefined (the waits stay as configured). */
-async function measuredSpeed(config: CampaignConfig): Promise<ServingSpeed | undefined> {
-  if (config.policy.kind !== 'served') return undefined;
-  for (const server of policyServersOf(config)) {
-    const speed = await measureSpeed(server, config.policy.client.model).catch(() => undefined);
-    if (speed) return speed;
-  }
-  return undefined;
-}

@@ -18,7 +18,7 @@ import type { Client } from '@temporalio/client';
 import { connectClient } from '../../workers/temporal-client.js';
 import type { CampaignState } from '../../schemas/campaign.js';
 import { parse, printJson, type Command } from '../command.js';
-import { startFleet, type Fleet } from '../../workers/fleet.js';
+import { startMachine, type Machine } from '../../workers/machine.js';
 import { checkServing, describeServing, type ServingCheck } from '../demo/serving-check.js';
 import {
   campaignConfigOf,
@@ -200,10 +200,10 @@ async function importPresetThinkingBox(
   return dir;
 }
 
-/** The fleet of the preset; a resumed campaign's servers serve the policy it last published, not the base model. */
-async function startDemoFleet(run: DemoRun, resuming: boolean, onResumed: (state: CampaignState | null) => void) {
+/** What this machine runs for the preset; a resumed campaign's servers serve the policy it last published, not the base model. */
+async function startDemoMachine(run: DemoRun, resuming: boolean, onResumed: (state: CampaignState | null) => void) {
   const { config, preset, campaignId, campaignConfig, base, client, log } = run;
-  return startFleet(config, {
+  return startMachine(config, {
     name: campaignId,
     queues: campaignConfig.taskQueues!,
     policy: async () => {
@@ -231,19 +231,19 @@ async function startDemoFleet(run: DemoRun, resuming: boolean, onResumed: (state
 }
 
 /**
- * Starts (or continues) the campaign on the fleet and watches it to its end: undefined when it finished, else the
+ * Starts (or continues) the campaign on this machine and watches it to its end: undefined when it finished, else the
  * exit code (130 interrupted, 1 a failed step that waits for replay-step).
  */
 async function runAndWatch(
   run: DemoRun,
   resuming: boolean,
   interrupted: Promise<'interrupted'>,
-  onFleet: (fleet: Fleet) => void,
+  onMachine: (machine: Machine) => void,
 ): Promise<number | undefined> {
   const { config, campaignId, client, json, log, phases } = run;
   const t = performance.now();
   let resumed: CampaignState | null = null;
-  onFleet(await startDemoFleet(run, resuming, (state) => (resumed = state)));
+  onMachine(await startDemoMachine(run, resuming, (state) => (resumed = state)));
   phases.push({ phase: 'workers', seconds: seconds(t) });
   const startedNow = await startCampaign(client, config, run.campaignConfig);
   const existing = resumed as CampaignState | null;
@@ -278,19 +278,19 @@ async function runAndWatch(
 }
 
 /** The finished campaign: base against trained, the report, what stayed unfinished, and the wall time by phase. */
-async function showResult(run: DemoRun, fleet: Fleet | undefined): Promise<number> {
+async function showResult(run: DemoRun, machine: Machine | undefined): Promise<number> {
   const { config, preset, campaignId, client, base, json, log, phases } = run;
   const state = await campaignStateOf(client, campaignId);
   // vLLM reports no policy version: what it serves is judged by its log-probs against the trainer's.
   let serving: ServingCheck | undefined;
-  if (fleet && preset.policyServer.engine === 'vllm' && state.checkpointUri) {
+  if (machine && preset.policyServer.engine === 'vllm' && state.checkpointUri) {
     const t = performance.now();
     const lora = run.campaignConfig.update.lora;
     serving = await checkServing(
       config,
       // A LoRA campaign's version is the adapter named after it, served beside the base model.
       {
-        url: fleet.policyUrl,
+        url: machine.policyUrl,
         model: lora ? adapterName(adapterPrefixOf(campaignId), versionNumber(state.policyVersion)) : SERVED_MODEL_NAME,
       },
       { published: localPathOf(state.checkpointUri), base: base.checkpointDir },
@@ -421,19 +421,19 @@ export const demoCommand: Command = {
     );
     const client = await connectClient(config);
     const run: DemoRun = { config, preset, ...prepared, client, json, log, phases, started };
-    let fleet: Fleet | undefined;
+    let machine: Machine | undefined;
     const interrupted = new Promise<'interrupted'>((resolve) => process.once('SIGINT', () => resolve('interrupted')));
     try {
       const status = await campaignStatus(client, run.campaignId);
       if (status?.name === 'COMPLETED')
         log(`campaign ${run.campaignId} already finished; showing its result (--fresh starts a new one)`);
       else {
-        const code = await runAndWatch(run, status !== null, interrupted, (running) => (fleet = running));
+        const code = await runAndWatch(run, status !== null, interrupted, (running) => (machine = running));
         if (code !== undefined) return code;
       }
-      return await showResult(run, fleet);
+      return await showResult(run, machine);
     } finally {
-      await fleet?.stop();
+      await machine?.stop();
       await client.connection.close();
     }
   },

@@ -18,7 +18,7 @@ import { TcpProxy } from '../helpers/tcp-proxy.js';
 import { FaultProxy } from '../helpers/fault-proxy.js';
 import { progressQuery } from '../../workflows/definitions.js';
 import { CHAOS_CLOCK_MS, due, inject, type FiredFault, type Moment, type PlannedFault } from './faults.js';
-import { chaosFleet, type ChaosFleet } from './processes.js';
+import { chaosMachine, type ChaosMachine } from './processes.js';
 import { startChaosStack, type ChaosStack } from './stack.js';
 
 const STARTED = proto.temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED;
@@ -133,7 +133,7 @@ export interface CampaignRun {
   config: CampaignConfig;
   stack: ChaosStack;
   client: Client;
-  fleet: ChaosFleet;
+  fleet: ChaosMachine;
   /** The campaign's rollout servers as it reaches them (policyServers): the second through the fault proxy. */
   fleetUrls: string[];
   state: CampaignState | null;
@@ -318,7 +318,7 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRun
   const client = await connectClient(stack.config);
   // the first episode worker reaches Temporal through this proxy, which the partition fault cuts
   const proxy = await TcpProxy.start(stack.config.temporal.address);
-  const fleet = chaosFleet(stack.config, stack.env, {
+  const fleet = chaosMachine(stack.config, stack.env, {
     episodesTemporalAddress: proxy.address,
     queues: config.taskQueues!,
     policyPorts,

@@ -2,7 +2,7 @@ import type { TcpProxy } from '../helpers/tcp-proxy.js';
 import type { FaultProxy } from '../helpers/fault-proxy.js';
 import { gradingInFlight } from './grading-faults.js';
 import type { ChaosStack } from './stack.js';
-import type { ChaosFleet } from './processes.js';
+import type { ChaosMachine } from './processes.js';
 import { sleep } from '../../infra/stack/process.js';
 import { freezeEpisodeSessions } from './freeze.js';
 
@@ -164,7 +164,7 @@ export const SESSION_FREEZE_MS = 20_000;
 export async function inject(
   kind: FaultKind,
   stack: ChaosStack,
-  fleet: ChaosFleet,
+  fleet: ChaosMachine,
   options: InjectOptions,
 ): Promise<{ outageSeconds: number; detail: string }> {
   const { policyDownMs, isolateMs, proxy } = options;

@@ -6,10 +6,10 @@ import type { LoadedConfig } from '../../schemas/config.js';
 import { fromRoot } from '../../core/paths.js';
 import { policyAdminTokenFile } from '../../runtime/clients/admin-token.js';
 import { sleep } from '../../infra/stack/process.js';
-import { gpuWorkerArgs } from '../../workers/fleet.js';
+import { gpuWorkerArgs } from '../../workers/machine.js';
 
 /**
- * One process of the fleet as an operator's supervisor sees it: started, killed (any signal), started again with the
+ * One process of the machine as an operator's supervisor sees it: started, killed (any signal), started again with the
  * same command line, each start judged ready by its own log (appended across starts) or a probe.
  */
 export class Supervised {
@@ -102,7 +102,7 @@ export class Supervised {
 
 const script = (name: string) => fileURLToPath(new URL(`./${name}.js`, import.meta.url));
 
-export interface ChaosFleetOptions {
+export interface ChaosMachineOptions {
   queues: { control: string; episodes: string; gpu: string };
   /** One policy server per port: the rollout fleet (one port: the single policy server of a synchronous campaign). */
   policyPorts: number[];
@@ -118,7 +118,7 @@ export interface ChaosFleetOptions {
   episodesTemporalAddress: string;
 }
 
-export interface ChaosFleet {
+export interface ChaosMachine {
   control: Supervised;
   /** The episode worker the episode faults hit (its Temporal connection runs through the driver's proxy). */
   episodes: Supervised;
@@ -134,7 +134,11 @@ export interface ChaosFleet {
 }
 
 /** The processes `finalstate demo` runs for a campaign, each its own OS process, in the demo's start order. */
-export function chaosFleet(config: LoadedConfig, env: Record<string, string>, options: ChaosFleetOptions): ChaosFleet {
+export function chaosMachine(
+  config: LoadedConfig,
+  env: Record<string, string>,
+  options: ChaosMachineOptions,
+): ChaosMachine {
   const childEnv = {
     ...process.env,
     ...env,

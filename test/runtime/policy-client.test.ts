@@ -23,7 +23,7 @@ import type { ArtifactStore } from '../../storage/artifacts.js';
 import { FaultProxy } from '../helpers/fault-proxy.js';
 import { buildTinyModel, lockVllm, requestsRunning, suiteVllm, type VllmTarget } from '../helpers/vllm.js';
 import { FakeVllmServer, IM_END_ID } from './fake-vllm-server.js';
-import { maxModelLength, measureSpeed, serversShorterThan } from '../../runtime/fleet/serving-plan.js';
+import { maxModelLength, measureSpeed, serversShorterThan } from '../../cli/campaign-start/serving-plan.js';
 
 // The policy client against real vLLM (the suite's CPU build, a tiny random Qwen3, test/helpers/vllm.ts), through a
 // proxy that records each request and answer and injects 5xx and 429 answers.

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { test } from 'node:test';
 import { fromRoot } from '../../core/paths.js';
-import { durationMs, episodeWaits, LOAD_FACTOR, planWaits } from '../../runtime/fleet/serving-plan.js';
+import { durationMs, episodeWaits, LOAD_FACTOR, planWaits } from '../../cli/campaign-start/serving-plan.js';
 import { CampaignConfig } from '../../schemas/campaign.js';
 
 // The example cluster preset's campaign with the reference run's token limits: 26,624 prompt + 106,496 response

@@ -3,7 +3,7 @@ import type { CampaignConfig } from '../../schemas/campaign.js';
 import type { PolicyServerRef } from '../../schemas/clients.js';
 import type { EpisodeLimits } from '../../schemas/episode.js';
 import { CompletionResponse, TokenizeResponse } from '../../schemas/policy-api.js';
-import { jsonOrUndefined, requestJson, requestText } from '../clients/http.js';
+import { jsonOrUndefined, requestJson, requestText } from '../../runtime/clients/http.js';
 
 /** A rollout server's context length, as its /v1/models reports it (vLLM and the project's server both do). */
 export async function maxModelLength(server: PolicyServerRef, timeoutMs = 10_000): Promise<number | undefined> {

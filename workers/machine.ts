@@ -14,7 +14,7 @@ import { startVllm, vllmPython, type VllmServer } from '../infra/vllm-server.js'
 import { spawnPythonModule, stopChild, waitUntilReady } from '../infra/python-module.js';
 import { startPolicyServer } from '../infra/policy-server.js';
 
-export interface FleetOptions {
+export interface MachineOptions {
   /** Names the log files. */
   name: string;
   queues: TaskQueues;
@@ -44,7 +44,7 @@ export interface FleetOptions {
 }
 
 /** Everything one machine runs for a campaign: policy server, gpu worker (Python), control and episode workers. */
-export interface Fleet {
+export interface Machine {
   policyUrl: string;
   logs: { policyServer: string; gpuWorker: string };
   /** The gpu worker's process (torchrun's, when it runs sharded). */
@@ -61,7 +61,7 @@ async function portAnswers(url: string): Promise<boolean> {
   }
 }
 
-export async function startFleet(config: LoadedConfig, options: FleetOptions): Promise<Fleet> {
+export async function startMachine(config: LoadedConfig, options: MachineOptions): Promise<Machine> {
   const { log } = options;
   const policyUrl = `http://127.0.0.1:${options.port}`;
   if (await portAnswers(policyUrl)) {
@@ -152,7 +152,7 @@ export async function startFleet(config: LoadedConfig, options: FleetOptions): P
  * The Python gpu worker: one process, or `torchrun --standalone --nproc-per-node N` (rank 0 the Temporal worker, the
  * model FSDP2-sharded over gloo when there is no CUDA). torchrun restarts every rank once when one dies.
  */
-function startGpuWorker(config: LoadedConfig, options: FleetOptions, logFile: string): ChildProcess {
+function startGpuWorker(config: LoadedConfig, options: MachineOptions, logFile: string): ChildProcess {
   const args = gpuWorkerArgs(config, options.queues.gpu);
   if (options.gpuRanks === 1) return spawnPythonModule(config, 'finalstate.gpu_worker', args, logFile);
   const torchrun = ['-m', 'torch.distributed.run', '--standalone', '--nproc-per-node', String(options.gpuRanks)];
