@@ -102,7 +102,12 @@ export const OptimizerConfig = z
     weightDecay: z.number().min(0).default(0),
     betas: z.tuple([z.number().min(0).max(1), z.number().min(0).max(1)]).default([0.9, 0.999]),
     eps: z.number().positive().default(1e-8),
-    maxGradNorm: z.number().positive().default(1.0).describe('Gradient-norm clipping threshold.'),
+    maxGradNorm: z
+      .number()
+      .positive()
+      .default(1.0)
+      .describe('Gradient-norm clipping threshold.')
+      .meta({ python: 'grad_clip' }),
   })
   .strict();
 
@@ -111,17 +116,24 @@ export const OffPolicyCorrection = z.enum(['none', 'tis']);
 
 export const LossConfig = z
   .object({
-    clipLow: z.number().min(0).default(0.2).describe('Ratio lower bound is 1 - clipLow.'),
+    clipLow: z
+      .number()
+      .min(0)
+      .default(0.2)
+      .describe('Ratio lower bound is 1 - clipLow.')
+      .meta({ python: 'clip_ratio_low' }),
     clipHigh: z
       .number()
       .min(0)
       .default(0.2)
-      .describe('Ratio upper bound is 1 + clipHigh (raise it for DAPO clip-higher).'),
+      .describe('Ratio upper bound is 1 + clipHigh (raise it for DAPO clip-higher).')
+      .meta({ python: 'clip_ratio_high' }),
     klCoef: z
       .number()
       .min(0)
       .default(0)
-      .describe("Weight of the k3 KL estimate to klReference's log-probs, added to the loss. 0: off."),
+      .describe("Weight of the k3 KL estimate to klReference's log-probs, added to the loss. 0: off.")
+      .meta({ python: 'kl_loss_coef' }),
     klReference: z
       .enum(['ratio', 'base'])
       .default('ratio')
@@ -141,9 +153,14 @@ export const LossConfig = z
         "Weight of an entropy bonus (verl's actor.entropy_coeff): the loss subtracts entropyCoef x the loss tokens' " +
           'mean entropy (aggregated as the policy loss), so the update resists the entropy collapse that narrows ' +
           'coverage. 0: off (docs/policy-stack.md).',
-      ),
-    normalizeStd: z.boolean().default(true).describe('Divide group-centred rewards by the group std.'),
-    eps: z.number().positive().default(1e-6).describe('Added to the group std.'),
+      )
+      .meta({ python: 'entropy_coeff' }),
+    normalizeStd: z
+      .boolean()
+      .default(true)
+      .describe('Divide group-centred rewards by the group std.')
+      .meta({ python: 'norm_adv_by_std_in_grpo' }),
+    eps: z.number().positive().default(1e-6).describe('Added to the group std.').meta({ python: 'epsilon' }),
     passAtK: z
       .number()
       .int()
@@ -170,22 +187,25 @@ export const LossConfig = z
           'one the policy already prefers. Which groups are informative is still decided on the 0/1 rewards. ' +
           '0: off. Not with passAtK (docs/policy-stack.md).',
       ),
-    aggregation: z.enum(['token-mean', 'seq-mean-token-mean']).default('token-mean'),
-    offPolicyCorrection: OffPolicyCorrection.default('none').describe(
-      'none: the ratio of the clipped loss is against the rollout log-probs (what the sampler returned). tis: the ' +
-        'update first recomputes, without gradients, the log-probs of the weights it starts from (the proximal ' +
-        'policy); the ratio is against those, and each loss token is weighted by the truncated importance weight ' +
-        "min(p_prox / p_rollout, isCap), detached: token-level TIS (verl's rollout correction, AReaL's decoupled " +
-        'PPO). It corrects for turns sampled by older versions (asynchronous steps) and for the sampler-trainer ' +
-        'mismatch, at the cost of one forward pass over the batch (docs/policy-stack.md).',
-    ),
+    aggregation: z.enum(['token-mean', 'seq-mean-token-mean']).default('token-mean').meta({ python: 'loss_agg_mode' }),
+    offPolicyCorrection: OffPolicyCorrection.default('none')
+      .describe(
+        'none: the ratio of the clipped loss is against the rollout log-probs (what the sampler returned). tis: the ' +
+          'update first recomputes, without gradients, the log-probs of the weights it starts from (the proximal ' +
+          'policy); the ratio is against those, and each loss token is weighted by the truncated importance weight ' +
+          "min(p_prox / p_rollout, isCap), detached: token-level TIS (verl's rollout correction, AReaL's decoupled " +
+          'PPO). It corrects for turns sampled by older versions (asynchronous steps) and for the sampler-trainer ' +
+          'mismatch, at the cost of one forward pass over the batch (docs/policy-stack.md).',
+      )
+      .meta({ python: 'rollout_is' }),
     isCap: z
       .number()
       .min(1)
       .default(2.0)
       .describe(
         "With offPolicyCorrection 'tis': the truncation of the importance weight (verl's rollout_is_threshold).",
-      ),
+      )
+      .meta({ python: 'rollout_is_threshold' }),
   })
   .strict();
 
@@ -225,7 +245,8 @@ export const FsdpConfig = z
       .describe(
         "Recompute each decoder layer's activations in the backward pass: less memory, about a third more compute. " +
           `auto: on for models of ${UPDATE_MEMORY_MODEL.autoCheckpointingParameters / 1e9}B parameters or more.`,
-      ),
+      )
+      .meta({ python: 'enable_gradient_checkpointing' }),
     optimizerOffload: z
       .boolean()
       .default(false)
@@ -245,7 +266,8 @@ export const FsdpConfig = z
       .default(1)
       .describe(
         "Ranks that share one forward/backward pass, each holding a contiguous slice of its tokens through the whole model (Ulysses: an all-to-all around attention trades the slice for all tokens of 1/S of the heads). It divides an episode's activations by S, so episodes longer than one GPU holds can train. S consecutive ranks on one node form a group; it must divide the ranks per node and the model's attention heads. 1: off.",
-      ),
+      )
+      .meta({ python: 'ulysses_sequence_parallel_size' }),
     replicateAcrossNodes: z
       .boolean()
       .default(false)
@@ -272,13 +294,21 @@ export const LoraConfig = z
       .default(16)
       .describe(
         "The adapters' rank r (PEFT's r). A vLLM rollout server must be started with --max-lora-rank at least this.",
-      ),
+      )
+      .meta({ python: 'r' }),
     alpha: z
       .number()
       .positive()
       .default(32)
-      .describe("Scaling numerator (PEFT's lora_alpha): the adapter's output is scaled by alpha / rank."),
-    dropout: z.number().min(0).lt(1).default(0).describe("Dropout on the adapters' input (PEFT's lora_dropout)."),
+      .describe("Scaling numerator (PEFT's lora_alpha): the adapter's output is scaled by alpha / rank.")
+      .meta({ python: 'lora_alpha' }),
+    dropout: z
+      .number()
+      .min(0)
+      .lt(1)
+      .default(0)
+      .describe("Dropout on the adapters' input (PEFT's lora_dropout).")
+      .meta({ python: 'lora_dropout' }),
     targetModules: z
       .array(z.string().regex(/^[A-Za-z0-9_.]+$/, 'a module name: letters, digits, _ and .'))
       .min(1)
@@ -351,7 +381,8 @@ export const CheckpointCadence = z
       .default(1)
       .describe(
         "Write the resumable state (sharded/: fp32 weights and AdamW moments, 12 bytes per parameter) only after every N-th step; every step still writes its export and trainer_state.json, which records the step's whole input. A gpu worker restarted between two resumable states loads the last one and re-runs the steps since from their recorded batches and inputs, to the same weights. 1: every step.",
-      ),
+      )
+      .meta({ python: 'save_freq' }),
   })
   .strict();
 export type CheckpointCadence = z.infer<typeof CheckpointCadence>;
@@ -367,13 +398,13 @@ export const PolicyUpdateInput = z
       .describe('file:// URI or plain path of a TrainingBatch manifest (its arrays beside it).'),
     checkpointDir: z.string().min(1).describe("Directory holding this campaign's checkpoints (step-000001, ...)."),
     baseModel: z.string().min(1).describe('Hugging Face checkpoint directory to start from when no checkpoint exists.'),
-    optimizer: OptimizerConfig.prefault({}),
+    optimizer: OptimizerConfig.prefault({}).meta({ python: 'optim' }),
     loss: LossConfig.prefault({}),
     fsdp: FsdpConfig.prefault({}),
     microBatchTokens: MicroBatchTokens,
-    microBatchSize: MicroBatchSize,
+    microBatchSize: MicroBatchSize.meta({ python: 'ppo_micro_batch_size_per_gpu' }),
     miniBatchGroups: MiniBatchGroups,
-    packing: Packing,
+    packing: Packing.meta({ python: 'use_remove_padding' }),
     seed: z.number().int().min(0).default(0),
     retention: CheckpointRetention.prefault({}),
     checkpoints: CheckpointCadence.prefault({}),

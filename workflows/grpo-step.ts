@@ -132,25 +132,24 @@ async function trainAndPublish(
     heartbeatTimeout: input.update.heartbeatTimeout ?? '5 minutes',
     retry: { maximumAttempts: 3, initialInterval: '10 seconds', backoffCoefficient: 2 },
   });
+  // The trainer's settings are `update` but for what shapes the batch (buildBatch, above) and the activity's
+  // timeouts: each goes to the payload under its own key (PolicyUpdateInput). A key an older input lacks is left out
+  // (the schema's default applies), as is `lora` in full fine-tuning: JSON drops undefined.
+  const {
+    maskTruncatedTurns: _mask,
+    truncationPenalty: _penalty,
+    timeout: _timeout,
+    heartbeatTimeout: _heartbeat,
+    checkpointDir,
+    ...trainerSettings
+  } = input.update;
   const update = await gpu.policyUpdate({
+    ...trainerSettings,
     campaignId,
     step,
     batchUri: batch.batchUri,
-    checkpointDir: input.update.checkpointDir ?? batch.checkpointDir,
-    baseModel: input.update.baseModel,
-    optimizer: input.update.optimizer,
-    loss: input.update.loss,
-    fsdp: input.update.fsdp,
-    // Inputs recorded before micro-batches by tokens and retention carry neither: the schema's defaults apply.
-    microBatchTokens: input.update.microBatchTokens,
-    microBatchSize: input.update.microBatchSize,
-    miniBatchGroups: input.update.miniBatchGroups,
-    packing: input.update.packing,
+    checkpointDir: checkpointDir ?? batch.checkpointDir,
     seed: settings.seed >>> 0,
-    retention: input.update.retention,
-    checkpoints: input.update.checkpoints,
-    // Absent (full fine-tuning) it is left out of the payload: JSON drops undefined.
-    lora: input.update.lora,
     neededExports: input.neededExports ?? [],
   });
   const updateDone = Date.now();

@@ -1,75 +1,105 @@
 """PolicyUpdateInput (schemas/training.ts) parsed once into typed, frozen config objects with verl's names.
 
-This module is the one place where the TypeScript names of the payload meet the Python (verl) names: each field's
-`ts` metadata names the payload key it is read from. Defaults come from the exported JSON Schema, never from here.
+Which payload key each field is read from is the exported JSON Schema's fact, not this module's: a property's
+`python` (its zod `.meta({ python })`, where verl's name differs) or else its key in snake_case. Defaults come from
+the schema too, never from here. A new setting is one zod field and one dataclass field.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
-from typing import Any
+import re
+import typing
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 from .schemas import load_schema, validate, with_defaults
 
 
-def _ts(name: str) -> Any:
-    return field(metadata={"ts": name})
+def _snake(key: str) -> str:
+    return re.sub(r"(?<!^)([A-Z])", r"_\1", key).lower()
 
 
-def _from_payload(cls, payload: dict, **nested):
-    """Build `cls` from a validated payload, reading each field from the key its `ts` metadata names."""
-    values = {}
-    for f in dataclasses.fields(cls):
-        if f.name in nested:
-            values[f.name] = nested[f.name]
-        else:
-            values[f.name] = payload[f.metadata["ts"]]
-    return cls(**values)
+class _Section:
+    """A part of the payload: `_path` is where it sits in PolicyUpdateInput (() for the payload itself)."""
+
+    _path: ClassVar[tuple[str, ...]] = ()
+
+    @classmethod
+    def payload_keys(cls) -> dict[str, str]:
+        """Python field name -> payload key, as the exported schema names them."""
+        node = load_schema("PolicyUpdateInput")
+        for key in cls._path:
+            node = node["properties"][key]
+        return {prop.get("python", _snake(key)): key for key, prop in node["properties"].items()}
+
+    @classmethod
+    def from_payload(cls, payload: dict):
+        """Build the section from its validated part of the payload (nested sections too)."""
+        keys = cls.payload_keys()
+        hints = typing.get_type_hints(cls)
+        values = {}
+        for f in dataclasses.fields(cls):
+            if f.name not in keys:
+                where = "".join(f".{k}" for k in cls._path)
+                raise KeyError(f"{cls.__name__}.{f.name}: no property of PolicyUpdateInput{where} is read into it")
+            key = keys[f.name]
+            section = _section_of(hints[f.name])
+            if section is not None:
+                values[f.name] = section.from_payload(payload[key]) if key in payload else None
+            else:
+                values[f.name] = payload[key]
+        return cls(**values)
 
 
-def ts_name(cls, python_name: str) -> str:
+def _section_of(hint: Any) -> type[_Section] | None:
+    """The section class a field's annotation names (`LoraConfig | None` names LoraConfig), else None."""
+    return next((t for t in (hint, *typing.get_args(hint)) if isinstance(t, type) and issubclass(t, _Section)), None)
+
+
+def ts_name(cls: type[_Section], python_name: str) -> str:
     """The payload key of a config field, for error messages that must name what the user wrote."""
-    return next(f.metadata["ts"] for f in dataclasses.fields(cls) if f.name == python_name)
+    return cls.payload_keys()[python_name]
 
 
 @dataclass(frozen=True)
-class OptimizerConfig:
+class OptimizerConfig(_Section):
     """AdamW and gradient clipping (verl: actor.optim.*, actor.grad_clip)."""
 
-    lr: float = _ts("lr")
-    weight_decay: float = _ts("weightDecay")
-    betas: tuple[float, float] = _ts("betas")
-    eps: float = _ts("eps")
-    grad_clip: float = _ts("maxGradNorm")
+    _path: ClassVar[tuple[str, ...]] = ("optimizer",)
+
+    lr: float
+    weight_decay: float
+    betas: tuple[float, float]
+    eps: float
+    grad_clip: float
 
     def __post_init__(self):
         object.__setattr__(self, "betas", tuple(self.betas))
 
-    @staticmethod
-    def from_payload(payload: dict) -> OptimizerConfig:
-        return _from_payload(OptimizerConfig, payload)
 
 
 @dataclass(frozen=True)
-class LossConfig:
+class LossConfig(_Section):
     """The clipped policy loss and the group advantages (verl: actor.clip_ratio_*, loss_agg_mode, kl_loss_coef, entropy_coeff,
     algorithm.norm_adv_by_std_in_grpo; `epsilon` is the std offset of compute_grpo_outcome_advantage), and the
     off-policy correction (verl: algorithm.rollout_correction.rollout_is, rollout_is_threshold; here `rollout_is` is
     "none", or "tis": verl's rollout_is "token" in its decoupled mode, which truncates)."""
 
-    clip_ratio_low: float = _ts("clipLow")
-    clip_ratio_high: float = _ts("clipHigh")
-    kl_loss_coef: float = _ts("klCoef")
-    kl_reference: str = _ts("klReference")
-    entropy_coeff: float = _ts("entropyCoef")
-    norm_adv_by_std_in_grpo: bool = _ts("normalizeStd")
-    epsilon: float = _ts("eps")
-    pass_at_k: int | None = _ts("passAtK")
-    unlikeliness: float = _ts("unlikeliness")
-    loss_agg_mode: str = _ts("aggregation")
-    rollout_is: str = _ts("offPolicyCorrection")
-    rollout_is_threshold: float = _ts("isCap")
+    _path: ClassVar[tuple[str, ...]] = ("loss",)
+
+    clip_ratio_low: float
+    clip_ratio_high: float
+    kl_loss_coef: float
+    kl_reference: str
+    entropy_coeff: float
+    norm_adv_by_std_in_grpo: bool
+    epsilon: float
+    pass_at_k: int | None
+    unlikeliness: float
+    loss_agg_mode: str
+    rollout_is: str
+    rollout_is_threshold: float
 
     @property
     def kl_to_base(self) -> bool:
@@ -81,27 +111,23 @@ class LossConfig:
         """Whether the update recomputes the log-probs of its starting weights (π_prox) before its first step."""
         return self.rollout_is == "tis"
 
-    @staticmethod
-    def from_payload(payload: dict) -> LossConfig:
-        return _from_payload(LossConfig, payload)
 
 
 @dataclass(frozen=True)
-class FsdpConfig:
+class FsdpConfig(_Section):
     """How the update is sharded and what it saves (verl: actor.fsdp_config.optimizer_offload,
     model.enable_gradient_checkpointing, which may be "auto": on from a model size, see `gradient_checkpointing_for`;
     actor.ulysses_sequence_parallel_size). `replicate_across_nodes` is HSDP: verl's fsdp_config.fsdp_size set to the
     GPUs of a node."""
 
-    enable_gradient_checkpointing: bool | str = _ts("activationCheckpointing")
-    optimizer_offload: bool = _ts("optimizerOffload")
-    export_dtype: str = _ts("exportDtype")
-    ulysses_sequence_parallel_size: int = _ts("sequenceParallel")
-    replicate_across_nodes: bool = _ts("replicateAcrossNodes")
+    _path: ClassVar[tuple[str, ...]] = ("fsdp",)
 
-    @staticmethod
-    def from_payload(payload: dict) -> FsdpConfig:
-        return _from_payload(FsdpConfig, payload)
+    enable_gradient_checkpointing: bool | str
+    optimizer_offload: bool
+    export_dtype: str
+    ulysses_sequence_parallel_size: int
+    replicate_across_nodes: bool
+
 
     def gradient_checkpointing_for(self, parameters: int) -> bool:
         """The setting for a model of `parameters` parameters ("auto": on from UpdateMemoryModel's threshold)."""
@@ -112,72 +138,71 @@ class FsdpConfig:
 
 
 @dataclass(frozen=True)
-class RetentionConfig:
+class RetentionConfig(_Section):
     """Which checkpoints stay on disk (schemas/training.ts CheckpointRetention)."""
 
-    keep_last: int | None = _ts("keepLast")
-    keep_exports: str = _ts("keepExports")
-    export_every: int | None = _ts("exportEvery")
+    _path: ClassVar[tuple[str, ...]] = ("retention",)
 
-    @staticmethod
-    def from_payload(payload: dict) -> RetentionConfig:
-        return _from_payload(RetentionConfig, payload)
+    keep_last: int | None
+    keep_exports: str
+    export_every: int | None
+
 
 
 @dataclass(frozen=True)
-class CheckpointConfig:
+class CheckpointConfig(_Section):
     """How often the resumable state is written (schemas/training.ts CheckpointCadence; verl: trainer.save_freq)."""
 
-    save_freq: int = _ts("every")
+    _path: ClassVar[tuple[str, ...]] = ("checkpoints",)
 
-    @staticmethod
-    def from_payload(payload: dict) -> CheckpointConfig:
-        return _from_payload(CheckpointConfig, payload)
+    save_freq: int
+
 
     def writes_resumable_state(self, step: int) -> bool:
         return step % self.save_freq == 0
 
 
 @dataclass(frozen=True)
-class LoraConfig:
+class LoraConfig(_Section):
     """LoRA adapters on the frozen base model (schemas/training.ts LoraConfig), with PEFT's LoraConfig names."""
 
-    r: int = _ts("rank")
-    lora_alpha: float = _ts("alpha")
-    lora_dropout: float = _ts("dropout")
-    target_modules: tuple[str, ...] = _ts("targetModules")
+    _path: ClassVar[tuple[str, ...]] = ("lora",)
+
+    r: int
+    lora_alpha: float
+    lora_dropout: float
+    target_modules: tuple[str, ...]
 
     def __post_init__(self):
         object.__setattr__(self, "target_modules", tuple(self.target_modules))
 
-    @staticmethod
-    def from_payload(payload: dict) -> LoraConfig:
-        return _from_payload(LoraConfig, payload)
 
 
 @dataclass(frozen=True)
-class PolicyUpdateRequest:
+class PolicyUpdateRequest(_Section):
     """One `policyUpdate` call. A forward pass on each rank holds at most micro_batch_tokens tokens and
     ppo_micro_batch_size_per_gpu episodes (None: no limit), packed into one sequence with use_remove_padding, else
-    padded; ppo_mini_batch_size counts groups (verl counts prompts, and a group is one prompt's rollouts)."""
+    padded; a mini-batch is mini_batch_groups whole groups (verl's ppo_mini_batch_size counts prompts)."""
 
-    campaign_id: str = _ts("campaignId")
-    step: int = _ts("step")
-    batch_uri: str = _ts("batchUri")
-    checkpoint_dir: str = _ts("checkpointDir")
-    base_model: str = _ts("baseModel")
-    optim: OptimizerConfig = _ts("optimizer")
-    loss: LossConfig = _ts("loss")
-    fsdp: FsdpConfig = _ts("fsdp")
-    micro_batch_tokens: int = _ts("microBatchTokens")
-    ppo_micro_batch_size_per_gpu: int | None = _ts("microBatchSize")
-    ppo_mini_batch_size: int | None = _ts("miniBatchGroups")
-    use_remove_padding: bool = _ts("packing")
-    seed: int = _ts("seed")
-    retention: RetentionConfig = _ts("retention")
-    checkpoints: CheckpointConfig = _ts("checkpoints")
-    lora: LoraConfig | None = _ts("lora")
-    needed_exports: tuple[int, ...] = _ts("neededExports")
+    _path: ClassVar[tuple[str, ...]] = ()
+
+    campaign_id: str
+    step: int
+    batch_uri: str
+    checkpoint_dir: str
+    base_model: str
+    optim: OptimizerConfig
+    loss: LossConfig
+    fsdp: FsdpConfig
+    micro_batch_tokens: int
+    ppo_micro_batch_size_per_gpu: int | None
+    mini_batch_groups: int | None
+    use_remove_padding: bool
+    seed: int
+    retention: RetentionConfig
+    checkpoints: CheckpointConfig
+    lora: LoraConfig | None
+    needed_exports: tuple[int, ...]
 
     def __post_init__(self):
         object.__setattr__(self, "needed_exports", tuple(self.needed_exports))
@@ -190,17 +215,7 @@ class PolicyUpdateRequest:
 
 def parse_policy_update_input(raw: Any, *, where: str = "policyUpdate input") -> PolicyUpdateRequest:
     """Validate against PolicyUpdateInput.schema.json (raising SchemaError) and build the typed request."""
-    payload = validate("PolicyUpdateInput", raw, where=where)
-    return _from_payload(
-        PolicyUpdateRequest,
-        payload,
-        optim=OptimizerConfig.from_payload(payload["optimizer"]),
-        loss=LossConfig.from_payload(payload["loss"]),
-        fsdp=FsdpConfig.from_payload(payload["fsdp"]),
-        retention=RetentionConfig.from_payload(payload["retention"]),
-        checkpoints=CheckpointConfig.from_payload(payload["checkpoints"]),
-        lora=LoraConfig.from_payload(payload["lora"]) if "lora" in payload else None,
-    )
+    return PolicyUpdateRequest.from_payload(validate("PolicyUpdateInput", raw, where=where))
 
 
 def loss_config(overrides: dict | None = None) -> LossConfig:

@@ -9,7 +9,8 @@ import { PolicyUpdateInput } from '../../schemas/training.js';
 // The update-settings table of docs/ARCHITECTURE.md follows each optimizer and GRPO setting from the campaign file to
 // the trainer: campaign key (schemas/campaign.ts) → policyUpdate payload key (built in workflows/grpo-step.ts, from
 // the GrpoStepInput that workflows/inputs.ts makes of the campaign config) → the field python/finalstate/config.py
-// reads it into. Every row is checked against those files, read as text (and the zod schemas, imported), so the test
+// reads it into, by the name the exported PolicyUpdateInput schema gives it (its `python`, else its key in
+// snake_case). Every row is checked against those files, read as text (and the zod schemas, imported), so the test
 // needs no PostgreSQL, Temporal or Python.
 
 const read = (...parts: string[]) => fs.readFileSync(fromRoot(...parts), 'utf8');
@@ -129,11 +130,24 @@ function returnedLiteral(source: string, fn: string, file: string): Map<string, 
   return entries(balanced(source, ret + 'return '.length));
 }
 
-/** The `policyUpdate` payload workflows/grpo-step.ts sends: payload key → the expression it is built from. */
+/**
+ * The `policyUpdate` payload workflows/grpo-step.ts sends: payload key → the expression it is built from. A spread of
+ * the rest of `input.update` (`const { a, b, ...rest } = input.update;`) sends every other key of the campaign's
+ * update under its own name: `input.update.<key>`.
+ */
 function payloadEntries(): Map<string, string> {
   const call = /\.policyUpdate\(\s*\{/.exec(grpoStep);
   assert.ok(call, 'workflows/grpo-step.ts calls no policyUpdate with an object literal');
-  return entries(balanced(grpoStep, call.index + call[0].length - 1));
+  const literal = balanced(grpoStep, call.index + call[0].length - 1);
+  const sent = new Map<string, string>();
+  for (const m of grpoStep.matchAll(/const \{([^}]*)\.\.\.(\w+),?\s*\} = input\.update;/g)) {
+    if (!literal.includes(`...${m[2]}`)) continue;
+    const kept = new Set(m[1]!.split(',').map((part) => part.split(':')[0]!.trim()));
+    const update = Object.keys(campaignSchema.properties?.update?.properties ?? {});
+    for (const key of update.filter((k) => !kept.has(k))) sent.set(key, `input.update.${key}`);
+  }
+  for (const [key, expression] of entries(literal)) sent.set(key, expression);
+  return sent;
 }
 
 /** Names grpo-step.ts destructures from its input (`const { campaignId, step, settings } = input;`). */
@@ -144,12 +158,21 @@ function fromInput(): Set<string> {
   return names;
 }
 
+/** Names grpo-step.ts destructures from its input's update under their own name (`const { checkpointDir } = input.update;`). */
+function fromUpdate(): Set<string> {
+  const names = new Set<string>();
+  for (const m of grpoStep.matchAll(/const \{([^}]+)\} = input\.update;/g))
+    for (const part of m[1]!.split(',').map((p) => p.trim())) if (/^\w+$/.test(part)) names.add(part);
+  return names;
+}
+
 /** The GrpoStepInput path a payload expression reads (input.update.optimizer → [update, optimizer]), or null. */
 function inputPath(expression: string): string[] | null {
   const direct = /\binput\.([\w.]+)/.exec(expression);
   if (direct) return direct[1]!.split('.');
   const name = /^([A-Za-z_]\w*)((?:\.\w+)*)/.exec(expression);
   if (name && fromInput().has(name[1]!)) return [name[1]!, ...name[2]!.split('.').filter(Boolean)];
+  if (name && fromUpdate().has(name[1]!)) return ['update', name[1]!, ...name[2]!.split('.').filter(Boolean)];
   return null;
 }
 
@@ -177,55 +200,39 @@ function campaignKeyOf(payload: string): string | null {
   return campaign ? [...campaign, ...rest].join('.') : null;
 }
 
-interface PyField {
-  name: string;
-  type: string;
-  ts: string;
-}
-
-/** The dataclasses of config.py: class → its fields, each with the payload key (`_ts("…")`) it is read from. */
-function pythonClasses(): Map<string, PyField[]> {
-  const classes = new Map<string, PyField[]>();
-  for (const m of configPy.matchAll(/^class (\w+)[^\n]*:\n([\s\S]*?)(?=^\S|(?![\s\S]))/gm)) {
-    const fields = [...m[2]!.matchAll(/^ {4}(\w+): (.+?) = _ts\("(\w+)"\)\s*$/gm)].map((f) => ({
-      name: f[1]!,
-      type: f[2]!.replace(/\s*\|\s*None$/, '').trim(), // an optional section (`LoraConfig | None`) is its class
-      ts: f[3]!,
-    }));
-    classes.set(m[1]!, fields);
+/** The dataclasses of config.py: the payload path each reads (its `_path`) → its field names. */
+function pythonSections(): Map<string, Set<string>> {
+  const sections = new Map<string, Set<string>>();
+  for (const m of configPy.matchAll(/^class (\w+)\(_Section\):\n([\s\S]*?)(?=^\S|(?![\s\S]))/gm)) {
+    const path = /^ {4}_path: ClassVar\[[^\]]*\]\] = \(([^)]*)\)/m.exec(m[2]!);
+    assert.ok(path, `config.py ${m[1]} has no _path`);
+    const key = [...path[1]!.matchAll(/"(\w+)"/g)].map((k) => k[1]!).join('.');
+    sections.set(key, new Set([...m[2]!.matchAll(/^ {4}(\w+): (?!ClassVar)/gm)].map((f) => f[1]!)));
   }
-  return classes;
+  return sections;
 }
 
 /** The Python field a payload key is read into, e.g. optimizer.maxGradNorm → optim.grad_clip. */
 function pythonNameOf(payload: string): string {
-  const classes = pythonClasses();
-  const parse = /def parse_policy_update_input\b[\s\S]*?(?=^def |(?![\s\S]))/m.exec(configPy)?.[0];
-  assert.ok(parse, 'python/finalstate/config.py has no parse_policy_update_input');
-  const root = /return _from_payload\(\s*(\w+),/.exec(parse)?.[1];
-  assert.ok(root && classes.has(root), 'parse_policy_update_input builds no dataclass of config.py');
+  const sections = pythonSections();
   const segments = payload.split('.');
   const names: string[] = [];
-  let cls = root;
+  let schema: JsonSchema = payloadSchema;
   for (const [i, segment] of segments.entries()) {
-    const field = classes.get(cls)!.find((f) => f.ts === segment);
-    assert.ok(field, `python/finalstate/config.py ${cls} reads no field from "${segment}" (${payload})`);
-    names.push(field.name);
-    if (i === segments.length - 1) break;
+    schema = schema.properties![segment]!;
+    const name = schema.python ?? segment.replace(/(?<!^)([A-Z])/g, '_$1').toLowerCase();
+    const fields = sections.get(segments.slice(0, i).join('.'));
     assert.ok(
-      classes.has(field.type),
-      `config.py ${cls}.${field.name} is not a config class, so it has no .${segments[i + 1]}`,
+      fields,
+      `python/finalstate/config.py has no class for ${segments.slice(0, i).join('.') || 'the payload'}`,
     );
-    if (cls === root) {
-      const nested = `${field.name}=${field.type}.from_payload(payload["${segment}"])`;
-      assert.ok(parse.includes(nested), `parse_policy_update_input does not pass ${nested}`);
-    }
-    cls = field.type;
+    assert.ok(fields.has(name), `python/finalstate/config.py reads no field ${name} from "${segment}" (${payload})`);
+    names.push(name);
   }
   return names.join('.');
 }
 
-type JsonSchema = { properties?: Record<string, JsonSchema> };
+type JsonSchema = { properties?: Record<string, JsonSchema>; python?: string };
 const jsonSchema = (schema: z.ZodType) =>
   z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as unknown as JsonSchema;
 

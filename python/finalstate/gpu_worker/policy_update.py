@@ -317,7 +317,7 @@ def _train(trainer: PolicyTrainer, request: PolicyUpdateRequest, episodes: list[
         optimizer_config=request.optim,
         micro_batch_tokens=request.micro_batch_tokens,
         micro_batch_size=request.ppo_micro_batch_size_per_gpu,
-        mini_batch_groups=request.ppo_mini_batch_size,
+        mini_batch_groups=request.mini_batch_groups,
         packed=request.use_remove_padding,
         shuffle_seed=request.shuffle_seed,
         progress=progress,

@@ -1,7 +1,7 @@
 """Outcome advantages of GRPO: each episode's reward compared with the other episodes of its group.
 
 The estimators are registered by name (register_adv_est / get_adv_estimator_fn, as in verl): each takes the
-episodes' rewards and group ids, `eps` and `norm_adv_by_std_in_grpo` (loss eps and normalizeStd), and its own
+episodes' rewards and group ids, `eps` and `norm_adv_by_std_in_grpo` (LossConfig.epsilon and .norm_adv_by_std_in_grpo), and its own
 options, and returns one advantage per episode."""
 
 from __future__ import annotations
