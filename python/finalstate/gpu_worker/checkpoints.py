@@ -32,7 +32,7 @@ import shutil
 import uuid
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import torch
 import torch.distributed as dist
@@ -45,8 +45,19 @@ from ..config import RetentionConfig
 from . import lora as lora_adapters
 from .process_group import ProcessGroups
 
-if TYPE_CHECKING:
-    from .strategy import UpdateStrategy
+
+class ExportedState(Protocol):
+    """What a checkpoint needs of the update's strategy (strategy.py): the training state it holds, what it exports."""
+
+    def training_state(self, model: torch.nn.Module, optimizer: torch.optim.Optimizer) -> tuple[dict, dict]: ...
+
+    def set_training_state(
+        self, model: torch.nn.Module, optimizer: torch.optim.Optimizer, model_state: dict, optimizer_state: dict
+    ) -> None: ...
+
+    def gather_export(self, model: torch.nn.Module, dtype: torch.dtype, *, keep: bool) -> dict[str, torch.Tensor]: ...
+
+    def write_export(self, directory: Path, model: torch.nn.Module, export: dict, tokenizer, dtype: torch.dtype) -> None: ...
 
 log = logging.getLogger(__name__)
 SHARDED_DIR = "sharded"
@@ -106,7 +117,7 @@ class CheckpointStore:
         groups: ProcessGroups,
         storage,
         trainer,
-        strategy: UpdateStrategy,
+        strategy: ExportedState,
         tokenizer,
         state: dict,
         dtype: torch.dtype,
@@ -180,7 +191,7 @@ class CheckpointStore:
         shutil.rmtree(trash)
 
     @staticmethod
-    def load_training_state(path: Path, trainer, storage, strategy: UpdateStrategy) -> None:
+    def load_training_state(path: Path, trainer, storage, strategy: ExportedState) -> None:
         """Collective: load the sharded fp32 model and AdamW state of `path` into `trainer` (already sharded)."""
         model_state, optimizer_state = strategy.training_state(trainer.model, trainer.optimizer)
         loaded = {"model": model_state, "optim": optimizer_state}
