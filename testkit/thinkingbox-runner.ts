@@ -1,5 +1,4 @@
 import type pg from 'pg';
-import { ExpectedStates } from '../environment/expected-state.js';
 import type { ThinkingBoxProxyClient } from '../environment/thinkingbox/proxy-client.js';
 import type { ThinkingBoxSessionPool } from '../environment/thinkingbox/session-pool.js';
 import type { ThinkingBoxSidecar } from '../environment/thinkingbox/sidecar.js';
@@ -7,7 +6,6 @@ import { DatabaseEpisodeRunner } from '../runtime/episode/episode-runner.js';
 import { ThinkingBoxEnvironment } from '../runtime/episode/environments/thinkingbox.js';
 import type { EpisodeRuntime } from '../runtime/episode/runtime.js';
 import type { LoadedConfig } from '../schemas/config.js';
-import { defaultArtifactStore } from '../workers/stores.js';
 
 /**
  * The episode runner of `runtime` with a ThinkingBox environment of the caller's own parts (a proxy of its own, a pool
@@ -25,11 +23,7 @@ export function thinkingBoxRunner(
   toolCallTimeoutMs = 30_000,
 ): DatabaseEpisodeRunner {
   return new DatabaseEpisodeRunner({
-    backend: runtime.backend,
-    expectedStates: new ExpectedStates(runtime.backend),
-    tasks: runtime.tasks,
-    artifacts: defaultArtifactStore(config),
-    control: runtime.control,
+    ...runtime.runnerDeps,
     environments: [new ThinkingBoxEnvironment({ ...parts, control: runtime.control, toolCallTimeoutMs })],
   });
 }

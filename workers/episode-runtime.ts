@@ -7,6 +7,7 @@ import type { ModelPrices } from '../schemas/runtime.js';
 import { DatabaseEpisodeRunner, type EpisodeRunnerDeps } from '../runtime/episode/episode-runner.js';
 import { TaskCatalog } from '../runtime/episode/task-catalog.js';
 import { FleetRouter, type FleetEvent } from '../runtime/fleet/router.js';
+import { pricedBy } from '../runtime/cost/cost-model.js';
 import type { EpisodeRuntime } from '../runtime/episode/runtime.js';
 import { controlPool, defaultArtifactStore } from './stores.js';
 import type pg from 'pg';
@@ -41,20 +42,22 @@ export async function createEpisodeRuntime(
     ...(options.probeIntervalMs ? { probeIntervalMs: options.probeIntervalMs } : {}),
   });
   const thinkingbox = thinkingBoxEnvironment(config, control);
-  const runner = new DatabaseEpisodeRunner({
+  const runnerDeps: EpisodeRunnerDeps = {
     backend,
     ...(thinkingbox ? { environments: [thinkingbox.environment] } : {}),
     expectedStates: new ExpectedStates(backend),
     tasks,
     artifacts: defaultArtifactStore(config),
     control,
-    router,
-    ...(options.prices ? { prices: options.prices } : {}),
+    servers: router,
+    price: pricedBy(options.prices ?? {}),
     ...(options.policyFor ? { policyFor: options.policyFor } : {}),
     ...(options.keepEpisodeDatabases ? { keepEpisodeDatabases: true } : {}),
-  });
+  };
+  const runner = new DatabaseEpisodeRunner(runnerDeps);
   return {
     runner,
+    runnerDeps,
     backend,
     tasks,
     control,

@@ -36,6 +36,14 @@ export function priceKeyOf(model: string, adapters?: AdapterPricing): string {
   return adapters && adapterVersionOf(adapters.prefix, model) !== undefined ? adapters.baseModel : model;
 }
 
+/** Prices an episode's usage under its policy (a LoRA adapter is priced as its base model). */
+export type EpisodePricing = (policy: EpisodeRequest['policy'], entries: readonly PricedUsage[]) => EpisodeCost;
+
+/** The pricing of a worker's price table. */
+export function pricedBy(prices: ModelPrices): EpisodePricing {
+  return (policy, entries) => episodeCost(entries, prices, adapterPricingOf(policy));
+}
+
 /** The cost of an episode from the usage of every model it called and a configurable price table. */
 export function episodeCost(
   entries: readonly PricedUsage[],

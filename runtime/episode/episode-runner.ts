@@ -5,22 +5,21 @@ import type { Trajectory } from '../../schemas/trajectory.js';
 import type { ExpectedStates } from '../../environment/expected-state.js';
 import type { ArtifactStore } from '../../storage/artifacts.js';
 import { InfrastructureError, UserError } from '../../core/errors.js';
-import { EpisodeOutcome, EpisodeRecord, fleetOf, type EpisodeRequest } from '../../schemas/episode.js';
+import { EpisodeOutcome, EpisodeRecord, type EpisodeRequest } from '../../schemas/episode.js';
 import { chatFamily, DEFAULT_CHAT_FAMILY } from '../../schemas/clients.js';
-import type { ModelPrices } from '../../schemas/runtime.js';
 import { servedFingerprintUri } from '../../schemas/policy-api.js';
 import type { Task } from '../../schemas/task.js';
 import { ChatClient } from '../clients/chat-client.js';
 import { LlmUserSimulator } from '../clients/llm-user.js';
-import { PolicyClient, requestHeadersOf } from '../clients/policy-client.js';
+import { PolicyClient } from '../clients/policy-client.js';
 import { ScriptedUserSimulator } from '../clients/scripted-user.js';
 import type { UserSimulator } from '../clients/user-simulator.js';
-import { adapterPricingOf, episodeCost } from '../cost/cost-model.js';
+import type { EpisodePricing } from '../cost/cost-model.js';
 import { getRenderer } from '../interpreter/index.js';
 import type { AgentPolicy } from '../policy/agent-policy.js';
 import { CompletionsAgentPolicy } from '../policy/completions-policy.js';
 import { OraclePolicy } from '../policy/oracle-policy.js';
-import { FleetRouter, type ServerLease } from '../fleet/router.js';
+import type { FleetRouter, ServerLease } from '../fleet/router.js';
 import { episodeSummaryLine } from './audit/summary-line.js';
 import { restorePolicy, turnCheckpoint } from './checkpoint.js';
 import type { EnvironmentTools, EpisodeEnvironment, OpenEnvironment } from './environment.js';
@@ -38,13 +37,14 @@ export interface EpisodeRunnerDeps {
   artifacts: ArtifactStore;
   /** Control database: episode records. */
   control: pg.Pool;
-  prices?: ModelPrices;
+  /** Prices each episode's usage (the worker's price table). */
+  price: EpisodePricing;
   /** Builds the agent policy of an episode (default: the request's served model or the oracle). */
   policyFor?: PolicyFactory;
   /** Leave each finished episode's database in place for inspection (the janitor drops it after its TTL). */
   keepEpisodeDatabases?: boolean;
-  /** The worker's view of the rollout fleet, which picks the server of each served episode (default: one of its own). */
-  router?: FleetRouter;
+  /** The worker's view of the rollout fleet, which picks the server of each served episode's attempt. */
+  servers: Pick<FleetRouter, 'leaseFor'>;
   /** Environments besides the PostgreSQL one (ThinkingBox's), each playing the tasks of its format. */
   environments?: EpisodeEnvironment[];
 }
@@ -104,12 +104,10 @@ interface Played {
  */
 export class DatabaseEpisodeRunner implements EpisodeRunner {
   private readonly store: EpisodeStore;
-  private readonly router: FleetRouter;
   private readonly environments: EpisodeEnvironment[];
 
   constructor(private readonly deps: EpisodeRunnerDeps) {
     this.store = new EpisodeStore(deps.control);
-    this.router = deps.router ?? new FleetRouter();
     this.environments = [...(deps.environments ?? []), new PostgresEnvironment(deps.backend, deps.expectedStates)];
   }
 
@@ -185,12 +183,7 @@ export class DatabaseEpisodeRunner implements EpisodeRunner {
     // that one is in service, else the least loaded.
     const servers = [...(resumed?.servers ?? [])];
     const lease =
-      request.policy.kind === 'served'
-        ? this.router.acquire(fleetOf(request.policy), {
-            prefer: servers.at(-1),
-            headers: requestHeadersOf(request.policy.client),
-          })
-        : undefined;
+      request.policy.kind === 'served' ? this.deps.servers.leaseFor(request.policy, servers.at(-1)) : undefined;
     if (lease && servers.at(-1) !== lease.server.url) servers.push(lease.server.url);
     try {
       const policy = (this.deps.policyFor ?? policyFor)(request, task, lease);
@@ -228,15 +221,11 @@ export class DatabaseEpisodeRunner implements EpisodeRunner {
 
   private costOf(request: EpisodeRequest, loop: LoopResult, score: EpisodeScore) {
     const agentModel = loop.agentTurns[0]?.model ?? 'unknown';
-    return episodeCost(
-      [
-        { model: agentModel, usage: loop.usage.agent },
-        ...(loop.userModel ? [{ model: loop.userModel, usage: loop.usage.user }] : []),
-        ...(score.judgeModel ? [{ model: score.judgeModel, usage: score.judgeUsage }] : []),
-      ],
-      this.deps.prices ?? {},
-      adapterPricingOf(request.policy),
-    );
+    return this.deps.price(request.policy, [
+      { model: agentModel, usage: loop.usage.agent },
+      ...(loop.userModel ? [{ model: loop.userModel, usage: loop.usage.user }] : []),
+      ...(score.judgeModel ? [{ model: score.judgeModel, usage: score.judgeUsage }] : []),
+    ]);
   }
 
   private outcomeOf(

@@ -1,4 +1,6 @@
 import type { RolloutServer } from '../../schemas/clients.js';
+import { fleetOf, type PolicyRef } from '../../schemas/episode.js';
+import { requestHeadersOf } from '../clients/policy-client.js';
 import { serverKey } from '../../schemas/clients.js';
 import { probeServer } from './probe.js';
 
@@ -78,6 +80,11 @@ export class FleetRouter {
   subscribe(listener: (event: FleetEvent) => void): () => void {
     this.listeners.push(listener);
     return () => void this.listeners.splice(this.listeners.indexOf(listener) >>> 0, 1);
+  }
+
+  /** The server one attempt of a served episode samples from: of its policy's fleet, with its client's API key. */
+  leaseFor(policy: Extract<PolicyRef, { kind: 'served' }>, prefer: string | undefined): ServerLease {
+    return this.acquire(fleetOf(policy), { prefer, headers: requestHeadersOf(policy.client) });
   }
 
   /**

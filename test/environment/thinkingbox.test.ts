@@ -14,7 +14,6 @@ import { thinkingBoxMessages } from '../../runtime/episode/environments/thinking
 import { asChatTool, chatMessages } from '../../runtime/policy/chat-policy.js';
 import * as thinkingbox from '../../infra/stack/thinkingbox.js';
 import { DatabaseEpisodeRunner } from '../../runtime/episode/episode-runner.js';
-import { ExpectedStates } from '../../environment/expected-state.js';
 import { EpisodeStore } from '../../runtime/episode/episode-store.js';
 import { isWriteCall, verifyThinkingBoxTasks } from '../../runtime/episode/environments/thinkingbox-verify.js';
 import { OracleRunResponse } from '../../schemas/thinkingbox.js';
@@ -24,7 +23,7 @@ import { EpisodeRequest } from '../../schemas/episode.js';
 import type { Task, ToolCall } from '../../schemas/task.js';
 import { loadConfig } from '../../workers/config.js';
 import { createEpisodeRuntime } from '../../workers/episode-runtime.js';
-import { controlPool, defaultArtifactStore } from '../../workers/stores.js';
+import { controlPool } from '../../workers/stores.js';
 import { inBatches, uniqueName } from '../helpers/index.js';
 import { ThinkingBoxSessionPool } from '../../environment/thinkingbox/session-pool.js';
 import { thinkingBoxRunner } from '../../testkit/thinkingbox-runner.js';
@@ -85,14 +84,7 @@ before(async () => {
   manifest = await importProjectTasks(config);
   tasks = readTaskSet(manifest.replace(/\.manifest\.json$/, '.jsonl')).tasks;
   runtime = await createEpisodeRuntime(config);
-  alteredRunner = new DatabaseEpisodeRunner({
-    backend: runtime.backend,
-    expectedStates: new ExpectedStates(runtime.backend),
-    tasks: altered,
-    artifacts: defaultArtifactStore(config),
-    control: runtime.control,
-    environments: runtime.environments,
-  });
+  alteredRunner = new DatabaseEpisodeRunner({ ...runtime.runnerDeps, tasks: altered });
 });
 after(async () => {
   if (skip) return;

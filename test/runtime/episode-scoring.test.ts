@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { InfrastructureError } from '../../core/errors.js';
 import { fromRoot } from '../../core/paths.js';
-import { ExpectedStates } from '../../environment/expected-state.js';
 import { ChatClient } from '../../runtime/clients/chat-client.js';
 import { DatabaseEpisodeRunner } from '../../runtime/episode/episode-runner.js';
 import { EpisodeStore } from '../../runtime/episode/episode-store.js';
@@ -15,7 +14,6 @@ import { EpisodeRequest } from '../../schemas/episode.js';
 import type { Rubric, Task } from '../../schemas/task.js';
 import { loadConfig } from '../../workers/config.js';
 import { createEpisodeRuntime } from '../../workers/episode-runtime.js';
-import { defaultArtifactStore } from '../../workers/stores.js';
 import { uniqueName } from '../helpers/index.js';
 import { FakeChatServer } from './fake-chat-server.js';
 
@@ -48,13 +46,7 @@ const tasks = new RubricsOfTheCase();
 before(async () => {
   await judgeModel.start();
   runtime = await createEpisodeRuntime(config);
-  runner = new DatabaseEpisodeRunner({
-    backend: runtime.backend,
-    expectedStates: new ExpectedStates(runtime.backend),
-    tasks,
-    artifacts: defaultArtifactStore(config),
-    control: runtime.control,
-  });
+  runner = new DatabaseEpisodeRunner({ ...runtime.runnerDeps, tasks });
 });
 after(async () => {
   if (episodeIds.length) await runtime.control.query('DELETE FROM episodes WHERE episode_id = ANY($1)', [episodeIds]);
