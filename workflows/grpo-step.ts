@@ -107,7 +107,6 @@ async function trainAndPublish(
 ): Promise<GrpoStepResult> {
   const { campaignId, step, settings } = input;
   const asyncPart = asyncPartOf(input);
-  const { started, rolloutsDone, trainFrom } = times;
   const batch = await control.buildBatch({
     campaignId,
     step,
@@ -173,6 +172,33 @@ async function trainAndPublish(
         : {}),
     });
   const finished = Date.now();
+  return stepResult(input, c, progress, batch, update, {
+    ...times,
+    batchDone,
+    updateDone,
+    finished,
+  });
+}
+
+/** What the step reports: its summary (rewards, update figures, wall times) and what the campaign records of it. */
+function stepResult(
+  input: GrpoStepInput,
+  c: CollectedGroups,
+  progress: ChildProgress,
+  batch: { batchUri: string; truncatedTurns: number; maskedTokens: number },
+  update: PolicyUpdateResult,
+  times: {
+    started: number;
+    rolloutsDone: number;
+    trainFrom: number;
+    batchDone: number;
+    updateDone: number;
+    finished: number;
+  },
+): GrpoStepResult {
+  const { step } = input;
+  const asyncPart = asyncPartOf(input);
+  const { started, rolloutsDone, trainFrom, batchDone, updateDone, finished } = times;
   const seconds = (from: number, to: number) => (to - from) / 1000;
 
   const scoredGroups = c.informative + c.zeroVariance;
