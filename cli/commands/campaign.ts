@@ -167,6 +167,34 @@ function renderStatus(
   return lines.join('\n');
 }
 
+/** `campaign start CONFIG`: the checks before anything runs, the memory preflight, then the campaign workflow. */
+async function start(
+  config: LoadedConfig,
+  file: string,
+  options: { json: boolean; skipModelCheck: boolean },
+): Promise<number> {
+  const parsed = await checkBeforeStart(config, readJsonConfig(file, CampaignConfig, 'campaign config'), {
+    file,
+    modelCheck: !options.skipModelCheck,
+    log: (line) => void (options.json ? undefined : console.log(line)),
+  });
+  const id = parsed.campaignId;
+  const url = workflowUrl(config, id);
+  const { started, preflight } = await withClient(config, async (client) => {
+    if (await isRunning(client, id)) return { started: false, preflight: null };
+    const lines = await memoryPreflight(client, config, parsed);
+    if (!options.json)
+      console.log(
+        lines?.join('\n') ??
+          `memory preflight: no gpu worker answered on task queue ${withStack(config, parsed).taskQueues.gpu} within a minute; the campaign runs it before it probes`,
+      );
+    return { started: await startCampaign(client, config, parsed), preflight: lines };
+  });
+  if (options.json) printJson({ workflowId: id, url, started, preflight });
+  else console.log(`${started ? 'started' : 'already running'}: campaign ${id}\n  ${url}`);
+  return 0;
+}
+
 export const campaignCommand: Command = {
   name: 'campaign',
   summary: 'start, watch and steer a training campaign (start, status, pause, resume, stop, replay-step)',
@@ -186,26 +214,10 @@ export const campaignCommand: Command = {
     switch (sub) {
       case 'start': {
         const [file] = requireArgs(rest, ['CONFIG'], sub);
-        const parsed = await checkBeforeStart(config, readJsonConfig(file!, CampaignConfig, 'campaign config'), {
-          file: file!,
-          modelCheck: !values['skip-base-model-check'],
-          log: (line) => void (values.json ? undefined : console.log(line)),
+        return start(config, file!, {
+          json: values.json === true,
+          skipModelCheck: values['skip-base-model-check'] === true,
         });
-        const id = parsed.campaignId;
-        const url = workflowUrl(config, id);
-        const { started, preflight } = await withClient(config, async (client) => {
-          if (await isRunning(client, id)) return { started: false, preflight: null };
-          const lines = await memoryPreflight(client, config, parsed);
-          if (!values.json)
-            console.log(
-              lines?.join('\n') ??
-                `memory preflight: no gpu worker answered on task queue ${withStack(config, parsed).taskQueues.gpu} within a minute; the campaign runs it before it probes`,
-            );
-          return { started: await startCampaign(client, config, parsed), preflight: lines };
-        });
-        if (values.json) printJson({ workflowId: id, url, started, preflight });
-        else console.log(`${started ? 'started' : 'already running'}: campaign ${id}\n  ${url}`);
-        return 0;
       }
       case 'status': {
         const [id] = requireArgs(rest, ['ID'], sub);
