@@ -119,6 +119,13 @@ export const ThinkingBoxLlmEndpoint = z
     apiKey: z.string().optional(),
     seed: z.number().int().optional(),
     temperature: z.number().min(0).optional(),
+    maxTokens: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe("Tokens per answer (the campaign endpoint's maxTokens): a model that never stops is cut there."),
+    timeoutSeconds: z.number().positive().optional().describe('Per request (default 120).'),
   })
   .strict();
 export type ThinkingBoxLlmEndpoint = z.infer<typeof ThinkingBoxLlmEndpoint>;

@@ -27,13 +27,14 @@ class ChatCompletionsSession(LLMSessionBase):
     the judge raises and records it as the test's system error."""
 
     def __init__(self, base_url: str, model: str, api_key: str | None = None, seed: int | None = None,
-                 temperature: float | None = None, timeout_s: float = 120.0):
+                 temperature: float | None = None, timeout_s: float = 120.0, max_tokens: int | None = None):
         self.url = completions_url(base_url)
         self.model = model
         self.api_key = api_key
         self.seed = seed
         self.temperature = temperature
         self.timeout_s = timeout_s
+        self.max_tokens = max_tokens
         self.failures: list[Exception] = []
         self.usage_total = {"calls": 0, "input_tokens": 0, "output_tokens": 0}
         self._tools: dict[str, ToolDef] = {}
@@ -41,9 +42,10 @@ class ChatCompletionsSession(LLMSessionBase):
 
     @classmethod
     def from_config(cls, config: dict) -> "ChatCompletionsSession":
-        """config: the sidecar's endpoint object {baseUrl, model, apiKey?, seed?, temperature?, timeoutSeconds?}."""
+        """config: the sidecar's endpoint object (schemas/thinkingbox.ts ThinkingBoxLlmEndpoint)."""
         return cls(base_url=config["baseUrl"], model=config["model"], api_key=config.get("apiKey"), seed=config.get("seed"),
-                   temperature=config.get("temperature"), timeout_s=float(config.get("timeoutSeconds") or 120.0))
+                   temperature=config.get("temperature"), timeout_s=float(config.get("timeoutSeconds") or 120.0),
+                   max_tokens=config.get("maxTokens"))
 
     @property
     def tool_names(self) -> Collection[str]:
@@ -91,6 +93,8 @@ class ChatCompletionsSession(LLMSessionBase):
             body["temperature"] = self.temperature
         if self.seed is not None:
             body["seed"] = self.seed
+        if self.max_tokens is not None:
+            body["max_tokens"] = self.max_tokens
         return body
 
     def _post(self, body: dict) -> list[Message]:

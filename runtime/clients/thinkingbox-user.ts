@@ -49,6 +49,8 @@ export function llmEndpointOf(endpoint: ChatEndpointConfig, seed?: number): Thin
     ...(apiKey ? { apiKey } : {}),
     ...(s !== undefined ? { seed: s } : {}),
     ...(endpoint.temperature !== undefined ? { temperature: endpoint.temperature } : {}),
+    ...(endpoint.maxTokens !== undefined ? { maxTokens: endpoint.maxTokens } : {}),
+    ...(endpoint.timeoutMs !== undefined ? { timeoutSeconds: endpoint.timeoutMs / 1000 } : {}),
   };
 }
 

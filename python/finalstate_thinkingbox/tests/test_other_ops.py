@@ -63,6 +63,16 @@ def test_simulate_user_with_thinkingbox_s_user_simulator(chat_server):
     system, user = server.requests[0]["body"]["messages"]
     assert "You are the USER" in system["content"] and "<DONE>" in system["content"]
     assert "USER_CONTEXT:\nYour order is ORD-1." in user["content"] and "LAST_ASSISTANT_MESSAGE:\nIt has shipped." in user["content"]
+    assert "max_tokens" not in server.requests[0]["body"]
+
+
+def test_simulate_user_is_cut_at_the_endpoint_s_max_tokens(chat_server):
+    # a model that never stops (SmolLM2 on vLLM rambled on to its 16k positions) is bounded by the campaign's setting
+    server = chat_server(lambda request: '"Please cancel it."')
+    reply = ask({"op": "simulate_user", "userContext": "Cancel ORD-1.", "messages": HISTORY,
+                 "endpoint": server.endpoint(maxTokens=32), "canEndConversation": True})
+    assert reply["ok"], reply
+    assert server.requests[0]["body"]["max_tokens"] == 32
 
 
 def test_simulate_user_on_a_closed_port_is_unreachable(closed_port):
