@@ -58,24 +58,34 @@ export function buildTinyModel(dir: string, seed = 0): string {
   return (JSON.parse(built.stdout.trim().split('\n').pop()!) as { dir: string }).dir;
 }
 
-/** Starts a vLLM of its own for a test (on a free port, logging next to the model). */
-export async function startTestVllm(modelDir: string, servedModelName = 'tiny-qwen3'): Promise<VllmServer> {
+/**
+ * Starts a vLLM of its own for a test (on a free port, logging next to the model); with `lora`, serving adapters up
+ * to rank 8 beside the model (test/runtime/lora-adapters.test.ts).
+ */
+export async function startTestVllm(
+  modelDir: string,
+  servedModelName = 'tiny-qwen3',
+  options: { lora?: boolean } = {},
+): Promise<VllmServer> {
   return startVllm(vllmPython(config), {
     modelDir,
     servedModelName,
     port: await freePort(),
     logFile: path.join(path.dirname(modelDir), `vllm-${path.basename(modelDir)}.log`),
     weightVersion: '0',
-    // Adapters up to rank 8 beside the model (test/runtime/lora-adapters.test.ts); base-model requests are served as
-    // without it (every other test on this server).
-    lora: { maxRank: 8 },
+    ...(options.lora ? { lora: { maxRank: 8 } } : {}),
   });
 }
 
-/** The suite's vLLM, or one started for this file (then `close` stops it). */
-export async function suiteVllm(): Promise<VllmTarget & { close(): Promise<void> }> {
+/**
+ * The suite's vLLM, or one started for this file (then `close` stops it). A file that serves adapters gets one of its
+ * own (`lora`): the suite's server runs without LoRA, since vLLM 0.32's CPU build with LoRA enabled can die on a
+ * batch that mixes a `prompt_logprobs` request with another (`einsum()` in punica_cpu `add_lora_logits`,
+ * EngineDeadError), which a publish's fingerprint beside a waiting completion makes (policy-admin.test.ts).
+ */
+export async function suiteVllm(options: { lora?: boolean } = {}): Promise<VllmTarget & { close(): Promise<void> }> {
   const url = process.env.FINALSTATE_VLLM_URL;
-  if (url) {
+  if (url && !options.lora) {
     return {
       url,
       model: process.env.FINALSTATE_VLLM_MODEL ?? 'tiny-qwen3',
@@ -84,7 +94,7 @@ export async function suiteVllm(): Promise<VllmTarget & { close(): Promise<void>
     };
   }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'finalstate-vllm-'));
-  const server = await startTestVllm(buildTinyModel(path.join(dir, 'model')));
+  const server = await startTestVllm(buildTinyModel(path.join(dir, 'model')), 'tiny-qwen3', options);
   return {
     url: server.url,
     model: server.servedModelName,

@@ -66,7 +66,7 @@ function writeAdapters(modelDir: string, specs: Array<[string, number, number]>)
 }
 
 async function vllmTarget(): Promise<Target> {
-  const vllm = await suiteVllm();
+  const vllm = await suiteVllm({ lora: true });
   const { release } = await lockVllm(vllm);
   cleanups.push(() => vllm.close(), release);
   return { label: 'vLLM', kind: 'vllm', url: vllm.url, model: vllm.model, weightsDir: vllm.weightsDir };
