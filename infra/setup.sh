@@ -115,6 +115,7 @@ if [ "$installed_from" != "$root/python" ]; then
 fi
 
 tb_start=$(date +%s); bash infra/setup-thinkingbox.sh; echo "setup: ThinkingBox venv (infra/setup-thinkingbox.sh) done in $(($(date +%s) - tb_start)) s"
+oe_start=$(date +%s); bash infra/setup-openenv.sh; echo "setup: OpenEnv venv (infra/setup-openenv.sh) done in $(($(date +%s) - oe_start)) s"
 
 vllm_status=0
 wait $vllm_setup || vllm_status=$?
