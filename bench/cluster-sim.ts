@@ -6,16 +6,17 @@
 //   npx tsc -p tsconfig.json && node dist/bench/cluster-sim.js [--preset docs/examples/cluster.json] [--steps 50]
 //     [--servers N] [--groups G] [--rollouts R] [--informative 0.8] [--token-scale 1] [--checkpoint-every N]
 //     [--update-s U] [--publish-s P] [--write-gbps 2] [--read-gbps 2] [--params-b 27] [--mfu 0.4]
-//     [--sweep-scales 1,16,64,256] [--seed 1] [--profile bench/data/turn-profile.json] [--json]
+//     [--sweep-scales 1,16,64,256] [--seed 1] [--profile bench/data/turn-profile.json] [--json | --markdown]
 //   node dist/bench/cluster-sim.js --profile-from DIR_OR_CAMPAIGN --source "what run it was" [--profile FILE]
 // Episodes (turns, tokens per turn, time in tools and the user) are drawn from --profile, measured from real demo
-// episodes by --profile-from. Prints figures; asserts nothing.
+// episodes by --profile-from. Prints figures; asserts nothing. --markdown prints the two tables as docs/results.md shows
+// them (test/pipeline/cluster-sim.test.ts runs the command the page names and finds its tables there).
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fromRoot } from '../core/paths.js';
 import { TurnProfile } from '../schemas/turn-profile.js';
-import { renderText, type Table } from '../stats/tables/table.js';
+import { renderMarkdown, renderText, type Table } from '../stats/tables/table.js';
 import { simulateCampaign, type SimMode, type SimResult, type SimSettings } from '../testkit/cluster-sim/simulation.js';
 import { groupsFromProfile, profileSummary } from '../testkit/cluster-sim/turn-profile.js';
 import { clusterFigures, INFORMATIVE_FRACTION, serverModel, updateFigures } from './cluster-sim-defaults.js';
@@ -43,6 +44,7 @@ const { values } = parseArgs({
     'sweep-scales': { type: 'string', default: '1,16,64,256' },
     seed: { type: 'string', default: '1' },
     json: { type: 'boolean', default: false },
+    markdown: { type: 'boolean', default: false },
   },
 });
 
@@ -227,6 +229,8 @@ if (values.json) {
       2,
     ),
   );
+} else if (values.markdown) {
+  console.log([renderMarkdown(table), ...(sweep.length ? ['', renderMarkdown(sweepTable)] : [])].join('\n'));
 } else {
   const summary = profileSummary(profile);
   const lines = [

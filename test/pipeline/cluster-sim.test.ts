@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
 import { test } from 'node:test';
+import { fromRoot } from '../../core/paths.js';
 import type { ProfiledEpisode } from '../../schemas/turn-profile.js';
 import {
   simulateCampaign,
@@ -79,4 +82,23 @@ test('continuous batching: a sequence decodes slower the more share its server, 
     [collect(simulateCampaign(computeBound, mode(0))), collect(simulateCampaign(computeBound, mode(0, true)))],
     [1, 4],
   );
+});
+
+test('docs/results.md shows the tables its cluster-sim command prints: the command named above them, run as named', () => {
+  const page = fs.readFileSync(fromRoot('docs', 'results.md'), 'utf8');
+  const section = page.slice(page.indexOf('### A simulated cluster'));
+  const command = /Measured [^(]*\(`(node dist\/bench\/cluster-sim\.js[^`]*)`/.exec(section)?.[1];
+  assert.ok(command, 'the page names the command its tables come from');
+  const [node, script, ...args] = command.split(/\s+/);
+  // The simulation is deterministic for its seed: the same figures on every machine (about 2 s).
+  const printed = execFileSync(node === 'node' ? process.execPath : node!, [fromRoot(script!), ...args], {
+    cwd: fromRoot(),
+    encoding: 'utf8',
+  });
+  const tables = printed
+    .split('### ')
+    .slice(1)
+    .map((block) => block.split('\n').filter((line) => line.startsWith('|')));
+  assert.equal(tables.length, 2, `the main table and the sweep:\n${printed}`);
+  for (const table of tables) assert.ok(section.includes(table.join('\n')), `the page shows\n${table.join('\n')}`);
 });
