@@ -14,6 +14,14 @@ import { ModelCheckRequest } from './model-check.js';
 import { Task, TaskSetManifest } from './task.js';
 import { TokenScoreRequest } from './token-scores.js';
 import { LogMetricsInput, LogMetricsResult } from './tracking.js';
+import {
+  OpenEnvAction,
+  OpenEnvObservation,
+  OpenEnvResetParams,
+  OpenEnvStepResult,
+  OpenEnvTaskSets,
+  OpenEnvTaskSummary,
+} from './openenv.js';
 import { Trajectory } from './trajectory.js';
 import {
   DescribeUpdateInput,
@@ -65,4 +73,10 @@ export const exportedSchemas: Record<string, z.ZodType> = {
   ThinkingBoxSidecarRequest: SidecarRequest,
   ThinkingBoxGradeResponse: GradeResponse,
   ThinkingBoxHydratedTask: HydratedThinkingBoxTask,
+  OpenEnvResetParams,
+  OpenEnvAction,
+  OpenEnvObservation,
+  OpenEnvStepResult,
+  OpenEnvTaskSets,
+  OpenEnvTaskSummary,
 };
