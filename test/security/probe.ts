@@ -10,6 +10,11 @@ export interface ProbeResult {
   outcome: string;
   /** True when the attempt was denied or got a clear error naming what and where, with nothing lost. */
   held: boolean;
+  /**
+   * The attempt was not made here (the outcome says why: not root, a server that is not ours): neither held nor got
+   * through. The table says "skipped", the command counts it apart, and the test is reported skipped.
+   */
+  skipped?: boolean;
 }
 
 export interface SecurityProbe {

@@ -12,6 +12,9 @@ export interface ProbeRow extends ProbeResult {
   probe: string;
 }
 
+/** The attempts that got through: neither held nor skipped. */
+export const notHeld = (rows: ProbeRow[]) => rows.filter((r) => !r.held && !r.skipped);
+
 function isProbe(value: unknown): value is SecurityProbe {
   const p = value as SecurityProbe;
   return (
@@ -77,6 +80,8 @@ const cell = (text: string) => text.replace(/\s+/g, ' ').replace(/\|/g, '\\|').t
 export function markdownTable(rows: ProbeRow[]): string {
   const lines = ['| area | attempt | outcome | held |', '|---|---|---|---|'];
   for (const r of rows)
-    lines.push(`| ${cell(r.area)} | ${cell(r.attempt)} | ${cell(r.outcome)} | ${r.held ? 'yes' : '**NO**'} |`);
+    lines.push(
+      `| ${cell(r.area)} | ${cell(r.attempt)} | ${cell(r.outcome)} | ${r.skipped ? 'skipped' : r.held ? 'yes' : '**NO**'} |`,
+    );
   return lines.join('\n');
 }
