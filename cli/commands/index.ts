@@ -4,6 +4,7 @@ import { compareCommand } from './compare.js';
 import { demoCommand } from './demo.js';
 import { devCommand } from './dev.js';
 import { domainCommand } from './domain.js';
+import { envCommand } from './env.js';
 import { episodeCommand } from './episode.js';
 import { evalCommand } from './eval.js';
 import { metricsCommand } from './metrics.js';
@@ -18,6 +19,7 @@ export const commands: Command[] = [
   devCommand,
   demoCommand,
   tasksCommand,
+  envCommand,
   domainCommand,
   runCommand,
   modelCommand,

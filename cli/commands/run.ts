@@ -10,6 +10,7 @@ import { PolicyClientConfig } from '../../schemas/clients.js';
 import { EpisodeRequest, type PolicyRef } from '../../schemas/episode.js';
 import { parse, printJson, type Command } from '../command.js';
 import { integerOption, numberOption } from '../number-option.js';
+import { userFlags, userSimulatorOption } from '../user-option.js';
 
 const usage = `finalstate run --task ID [--policy URL|oracle] [--user scripted|llm] [--json]
 
@@ -52,10 +53,7 @@ export const runCommand: Command = {
       temperature: { type: 'string', default: '1' },
       'max-tokens': { type: 'string', default: '256' },
       seed: { type: 'string', default: '0' },
-      user: { type: 'string', default: 'scripted' },
-      'user-url': { type: 'string' },
-      'user-model': { type: 'string' },
-      'user-key-env': { type: 'string' },
+      ...userFlags,
       dir: { type: 'string' },
     });
     if (values.help) {
@@ -87,22 +85,7 @@ export const runCommand: Command = {
         }),
       };
     }
-    let user: EpisodeRequest['user'] = { kind: 'scripted' };
-    if (values.user === 'llm') {
-      if (!values['user-url'] || !values['user-model'])
-        throw new UserError('finalstate run: --user llm needs --user-url and --user-model');
-      user = {
-        kind: 'llm',
-        endpoint: {
-          baseUrl: values['user-url'],
-          model: values['user-model'],
-          timeoutMs: 120_000,
-          maxRetries: 2,
-          ...(values['user-key-env'] ? { apiKeyEnv: values['user-key-env'] } : {}),
-        },
-      };
-    } else if (values.user !== 'scripted')
-      throw new UserError(`finalstate run: --user must be scripted or llm, got ${values.user}`);
+    const user = userSimulatorOption('run', values);
 
     const request = EpisodeRequest.parse({
       episodeId: `run-${values.task}-${Date.now()}`,

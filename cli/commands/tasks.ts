@@ -28,9 +28,9 @@ import { createEpisodeRuntime } from '../../workers/episode-runtime.js';
 import { validateTaskSetFile } from '../../environment/task-validation.js';
 import { EpisodeToolExecutor } from '../../environment/tool-executor.js';
 import { verifyTasks } from '../../environment/verify.js';
-import { McpHttpServeOptions } from '../../schemas/mcp-http.js';
 import { Profile, Split, type Task, type TaskInput } from '../../schemas/task.js';
 import { parse, printJson, type Command } from '../command.js';
+import { httpGuardFlags, httpServeOptions, type HttpGuardFlags } from '../http-serve-options.js';
 
 const usage = `finalstate tasks <subcommand> [--json]
 
@@ -405,14 +405,9 @@ export const tasksCommand: Command = {
       seed: { type: 'string' },
       task: { type: 'string' },
       transport: { type: 'string', default: 'stdio' },
-      port: { type: 'string', default: '0' },
       episode: { type: 'string' },
       keep: { type: 'boolean', default: false },
-      'token-file': { type: 'string' },
-      'allowed-host': { type: 'string', multiple: true },
-      'allowed-origin': { type: 'string', multiple: true },
-      'max-sessions': { type: 'string' },
-      'session-idle-seconds': { type: 'string' },
+      ...httpGuardFlags,
       'ttl-minutes': { type: 'string', default: '60' },
       concurrency: { type: 'string', default: '2' },
       data: { type: 'string' },
@@ -462,54 +457,19 @@ export const tasksCommand: Command = {
   },
 };
 
-type ServeMcpFlags = {
+type ServeMcpFlags = HttpGuardFlags & {
   task?: string;
   transport?: string;
-  port?: string;
   episode?: string;
   keep?: boolean;
   'token-file'?: string;
-  'allowed-host'?: string[];
-  'allowed-origin'?: string[];
-  'max-sessions'?: string;
-  'session-idle-seconds'?: string;
 };
-
-/** The HTTP guard options from flags and FINALSTATE_MCP_TOKEN, checked by their schema; an error names the flag. */
-function httpServeOptions(values: ServeMcpFlags): McpHttpServeOptions {
-  const flagOf: Record<string, string> = {
-    port: '--port',
-    token: 'FINALSTATE_MCP_TOKEN',
-    allowedHosts: '--allowed-host',
-    allowedOrigins: '--allowed-origin',
-    maxSessions: '--max-sessions',
-    sessionIdleSeconds: '--session-idle-seconds',
-  };
-  const number = (v: string | undefined) => (v === undefined ? undefined : v.trim() === '' ? NaN : Number(v));
-  const parsed = McpHttpServeOptions.safeParse({
-    port: number(values.port),
-    ...(process.env.FINALSTATE_MCP_TOKEN ? { token: process.env.FINALSTATE_MCP_TOKEN } : {}),
-    allowedHosts: values['allowed-host'] ?? [],
-    allowedOrigins: values['allowed-origin'] ?? [],
-    ...(values['max-sessions'] !== undefined ? { maxSessions: number(values['max-sessions']) } : {}),
-    ...(values['session-idle-seconds'] !== undefined
-      ? { sessionIdleSeconds: number(values['session-idle-seconds']) }
-      : {}),
-  });
-  if (!parsed.success) {
-    const [issue] = parsed.error.issues;
-    throw new UserError(
-      `finalstate tasks serve-mcp: ${flagOf[String(issue!.path[0])] ?? String(issue!.path[0])}: ${issue!.message}`,
-    );
-  }
-  return parsed.data;
-}
 
 async function serveMcp(values: ServeMcpFlags, dir: string, allTasks: () => Task[]): Promise<number> {
   if (!values.task) throw new UserError('finalstate tasks serve-mcp: --task ID is required');
   if (values.transport !== 'stdio' && values.transport !== 'http')
     throw new UserError(`finalstate tasks serve-mcp: --transport must be stdio or http, got ${values.transport}`);
-  const httpOptions = httpServeOptions(values);
+  const httpOptions = httpServeOptions('tasks serve-mcp', values, 'FINALSTATE_MCP_TOKEN');
   const task = allTasks().find((t) => t.id === values.task);
   if (!task) throw new UserError(`finalstate tasks serve-mcp: no task ${values.task} in ${dir}`);
   const episodeId = values.episode ?? `serve-${task.id}-${process.pid}`;

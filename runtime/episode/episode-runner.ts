@@ -74,7 +74,8 @@ export function policyFor(request: EpisodeRequest, task: Task, server?: ServerLe
   );
 }
 
-function userFor(request: EpisodeRequest, task: Task): UserSimulator {
+/** The runner's user simulator for a request: the deterministic one, or an LLM's. */
+export function userFor(request: EpisodeRequest, task: Task): UserSimulator {
   if (request.user.kind === 'scripted') return new ScriptedUserSimulator(task);
   return new LlmUserSimulator(new ChatClient(request.user.endpoint, 'user-simulator'), task);
 }

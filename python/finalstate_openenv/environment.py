@@ -1,0 +1,95 @@
+"""The OpenEnv Environment of a finalstate task set: a thin adapter that forwards reset, step and close to the
+episode host, which plays them on finalstate's own episode environments (runtime/openenv/episode-host.ts)."""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any
+
+from openenv.core.env_server.interfaces import Environment
+from openenv.core.env_server.types import EnvironmentMetadata, State
+
+from .host import EpisodeHostClient, HostRefused
+from .models import FinalstateAction, FinalstateObservation, validation_error
+
+
+class FinalstateEnvironment(Environment[FinalstateAction, FinalstateObservation, State]):
+    """One OpenEnv session: at most one episode open at a time; a reset closes the one before; close tears it down."""
+
+    SUPPORTS_CONCURRENT_SESSIONS = True
+
+    def __init__(self, host: EpisodeHostClient, metadata: EnvironmentMetadata):
+        super().__init__()
+        self._host = host
+        self._metadata = metadata
+        self._episode: str | None = None
+        self._steps = 0
+
+    @staticmethod
+    def _reset_params(seed, episode_id, task_id, kwargs) -> dict:
+        given = {"seed": seed, "episode_id": episode_id, "task_id": task_id, **kwargs}
+        return {k: v for k, v in given.items() if v is not None}
+
+    @staticmethod
+    @contextlib.contextmanager
+    def _bad_input_refused():
+        """The host's 400 (a reset or an action it refuses) as OpenEnv's VALIDATION_ERROR; the session goes on."""
+        try:
+            yield
+        except HostRefused as err:
+            if err.status == 400:
+                raise validation_error(str(err)) from None
+            raise
+
+    def _opened(self, result: dict) -> FinalstateObservation:
+        observation = FinalstateObservation.from_wire(result)
+        self._episode, self._steps = observation.episode_id, 0
+        return observation
+
+    def _episode_or_refuse(self) -> str:
+        if self._episode is None:
+            raise RuntimeError("no episode is open in this session: reset first")
+        return self._episode
+
+    async def reset_async(
+        self, seed: int | None = None, episode_id: str | None = None, task_id: str | None = None, **kwargs: Any
+    ) -> FinalstateObservation:
+        episode, self._episode = self._episode, None
+        if episode is not None:
+            await self._host.close_episode_async(episode, "reset")
+        with self._bad_input_refused():
+            return self._opened(await self._host.reset(self._reset_params(seed, episode_id, task_id, kwargs)))
+
+    def reset(
+        self, seed: int | None = None, episode_id: str | None = None, task_id: str | None = None, **kwargs: Any
+    ) -> FinalstateObservation:
+        self._close_episode("reset")
+        with self._bad_input_refused():
+            return self._opened(self._host.reset_sync(self._reset_params(seed, episode_id, task_id, kwargs)))
+
+    async def step_async(self, action: FinalstateAction, timeout_s: float | None = None, **kwargs: Any) -> FinalstateObservation:
+        with self._bad_input_refused():
+            result = await self._host.step(self._episode_or_refuse(), action.wire())
+        self._steps += 1
+        return FinalstateObservation.from_wire(result)
+
+    def step(self, action: FinalstateAction, timeout_s: float | None = None, **kwargs: Any) -> FinalstateObservation:
+        with self._bad_input_refused():
+            result = self._host.step_sync(self._episode_or_refuse(), action.wire())
+        self._steps += 1
+        return FinalstateObservation.from_wire(result)
+
+    @property
+    def state(self) -> State:
+        return State(episode_id=self._episode, step_count=self._steps)
+
+    def get_metadata(self) -> EnvironmentMetadata:
+        return self._metadata
+
+    def _close_episode(self, why: str) -> None:
+        episode, self._episode = self._episode, None
+        if episode is not None:
+            self._host.close_episode(episode, why)
+
+    def close(self) -> None:
+        self._close_episode("session closed")
