@@ -6,7 +6,8 @@
 #           CPU build in .venv-vllm, ~3.5 GB), passed in FINALSTATE_VLLM_URL/_MODEL/_WEIGHTS
 #   own     files that start servers of their own (PostgreSQL clusters, Temporal, vLLM, a fixed-port policy server) or
 #           stop and kill them, with the shared vLLM stopped: two lanes side by side, one file at a time in each
-#   python  pytest (python/tests; in `all`, beside the own tier); lint: ESLint, Prettier, ruff
+#   python  pytest (python/tests, and the ThinkingBox and OpenEnv packages' tests in their own venvs; in `all`, beside
+#           the own tier); lint: ESLint, Prettier, ruff
 # Each tier runs in one `node --test` with its own explicit concurrency. A tier that needs the stack reuses a running
 # one, or starts it and stops it again at the end. Each tier's time is printed as it ends, and all of them at the end.
 set -uo pipefail
@@ -163,6 +164,15 @@ python_tier() {
   else
     echo "python/finalstate_thinkingbox/tests skipped: no .venv-thinkingbox (THINKINGBOX_HOME unset at setup)"
   fi
+  # OpenEnv's own server and clients (python/finalstate_openenv) run in .venv-openenv, which setup always installs: a
+  # missing one fails. Its tests start `finalstate env serve --openenv` on the shared stack's PostgreSQL.
+  if [ -x .venv-openenv/bin/python ]; then
+    .venv-openenv/bin/python -m pytest -q -p no:cacheprovider python/finalstate_openenv/tests 2>&1 |
+      tee -a "$digest/python.log" || code=1
+  else
+    echo ".venv-openenv is missing: run npm run setup (infra/setup-openenv.sh)" | tee -a "$digest/python.log"
+    code=1
+  fi
   return $code
 }
 # python_beside FILE: the python tier in the background, its lines prefixed; its seconds and exit code go to FILE
@@ -177,7 +187,10 @@ python_beside() {
 case $what in
   unit) timed unit unit_tier ;;
   lint) timed lint lint ;;
-  python) timed python python_tier ;;
+  python)
+    ensure_stack # the OpenEnv tests serve episodes on its PostgreSQL
+    timed python python_tier
+    ;;
   stack)
     ensure_stack
     start_vllm
