@@ -47,6 +47,56 @@ export async function requestsRunning(url: string): Promise<number> {
   return [...text.matchAll(/^vllm:num_requests_running\{[^}]*\} ([0-9.e+]+)$/gm)].reduce((n, m) => n + Number(m[1]), 0);
 }
 
+/**
+ * Freezes vLLM's scheduler (`/pause?mode=keep&clear_cache=false`: no step runs, a running request keeps its place and
+ * its KV blocks, a new one waits; with vLLM 0.32's default `clear_cache=true` even `keep` preempts the running requests
+ * to reset the prefix cache, and a later `/pause?mode=wait` would then not wait for them) and returns how many requests
+ * it froze mid-generation: vLLM's running-requests gauge, read once the pause has answered. The engine publishes the gauge with every step's outputs (counted after that step's finished
+ * requests are removed) and the pause answers once those outputs are out, so with no step running since, the gauge is
+ * exact: 0 means whatever ran had ended first. `/resume` thaws it.
+ */
+export async function freezeScheduler(url: string): Promise<number> {
+  const paused = await fetch(`${url}/pause?mode=keep&clear_cache=false`, { method: 'POST' });
+  if (paused.status !== 200)
+    throw new Error(`${url}/pause?mode=keep answered ${paused.status}: ${await paused.text()}`);
+  return requestsRunning(url);
+}
+
+/**
+ * A request frozen mid-generation, whatever the model's speed: `start()` sends it, then the scheduler is frozen and
+ * thawed (`/resume`) in turn until vLLM's count, read while frozen, shows a request running, so the request only ever
+ * gets the few steps between a thaw and the next freeze; one that ended in such a window (or before the first freeze)
+ * is sent again. Returns with the scheduler frozen (`/resume` thaws it, a publish's `/pause?mode=wait` lets the request
+ * finish) and the request's pending answer. Use it only while holding the server (`lockVllm`): any running request
+ * counts.
+ */
+export async function freezeMidGeneration<T>(
+  url: string,
+  start: () => Promise<T>,
+): Promise<{ answer: Promise<T>; sent: number; freezes: number }> {
+  const track = (promise: Promise<T>) => {
+    const state = { promise, ended: false };
+    promise.then(
+      () => (state.ended = true),
+      () => (state.ended = true),
+    );
+    return state;
+  };
+  let request = track(start());
+  let sent = 1;
+  for (let freezes = 1; freezes <= 1000; freezes++) {
+    if ((await freezeScheduler(url)) > 0) return { answer: request.promise, sent, freezes };
+    const resumed = await fetch(`${url}/resume`, { method: 'POST' });
+    if (resumed.status !== 200) throw new Error(`${url}/resume answered ${resumed.status}`);
+    if (request.ended) {
+      await request.promise.catch(() => undefined);
+      request = track(start());
+      sent += 1;
+    }
+  }
+  throw new Error(`no request of ${sent} sent to ${url} was caught running in 1000 freezes`);
+}
+
 /** Writes the tiny test model (seed `seed`) into `dir` with the project's Python and returns its directory. */
 export function buildTinyModel(dir: string, seed = 0): string {
   const built = spawnSync(

@@ -14,7 +14,14 @@ import {
 } from '../../runtime/clients/policy-admin.js';
 import { fingerprintOf } from '../../runtime/clients/fingerprint.js';
 import { FaultProxy } from '../helpers/fault-proxy.js';
-import { buildTinyModel, lockVllm, suiteVllm, VLLM_PUBLISH_PATHS, type VllmTarget } from '../helpers/vllm.js';
+import {
+  buildTinyModel,
+  freezeMidGeneration,
+  lockVllm,
+  suiteVllm,
+  VLLM_PUBLISH_PATHS,
+  type VllmTarget,
+} from '../helpers/vllm.js';
 
 // The publisher against real vLLM (the suite's CPU build, test/helpers/vllm.ts), through a proxy that records every
 // admin call and injects the 5xx answers a load balancer or a struggling server gives. The faults that need a server
@@ -194,49 +201,36 @@ test('a resume that fails too names both failures: a paused server serves nothin
 });
 
 test('vLLM reports a prefix cache it could not reset as {"success": false} with status 200: the publisher treats it as a failure', async () => {
-  // A long completion holds KV blocks while it runs; it is abandoned (which aborts it in vLLM) once it has served.
-  // `attempt` runs from the moment the completion is sent, again and again until it returns a value or the completion
-  // ends (a fast machine finishes the tiny model's 480 tokens in ~150 ms); a completion that ended first is started
-  // again. An attempt before the request holds blocks just succeeds; vLLM's running-requests gauge is not waited for,
-  // since it lags the engine and on a loaded machine the completion can end before the gauge shows it.
-  async function whileHoldingBlocks<T>(attempt: () => Promise<T | undefined>): Promise<T | undefined> {
-    for (let tries = 0; tries < 20; tries++) {
-      const abandon = new AbortController();
-      let done = false;
-      const completion = fetch(`${vllm.url}/v1/completions`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ model: vllm.model, prompt: [5], max_tokens: 480, ignore_eos: true }),
-        signal: abandon.signal,
-      })
-        .then(
-          (r) => r.text(),
-          () => undefined,
-        )
-        .finally(() => (done = true));
-      let result: T | undefined;
-      while (!done && result === undefined) result = await attempt();
-      abandon.abort();
-      await completion;
-      if (result !== undefined) return result;
-    }
-    return undefined;
-  }
-  const refused = await whileHoldingBlocks(async () => {
+  // A long completion holds KV blocks while it runs: it is caught mid-generation by a freeze of the scheduler (pause
+  // mode=keep, confirmed by vLLM's own running count: test/helpers/vllm.ts), where it holds them for as long as the
+  // test needs, whatever the model's speed; then it is abandoned (which aborts it in vLLM) and the server thawed.
+  const abandon = new AbortController();
+  const { answer } = await freezeMidGeneration(vllm.url, () =>
+    fetch(`${vllm.url}/v1/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: vllm.model, prompt: [5], max_tokens: 480, ignore_eos: true }),
+      signal: abandon.signal,
+    }).then((r) => r.text()),
+  );
+  try {
     const response = await post('/reset_prefix_cache');
-    const body = (await response.json()) as { success: boolean };
-    return body.success ? undefined : { status: response.status, body };
-  });
-  assert.deepEqual(refused, { status: 200, body: { success: false } }, 'reproduced while a request held blocks');
-
-  const failure = await whileHoldingBlocks(() =>
-    resetPrefixCache(vllm.url, { ...fast, attempts: 1 }).then(
+    assert.deepEqual(
+      { status: response.status, body: await response.json() },
+      { status: 200, body: { success: false } },
+      'while a request holds blocks',
+    );
+    const failure = await resetPrefixCache(vllm.url, { ...fast, attempts: 1 }).then(
       () => undefined,
       (err: unknown) => err,
-    ),
-  );
-  assert.ok(failure instanceof InfrastructureError, String(failure));
-  assert.match(failure.message, /reset_prefix_cache answered \{"success": false\}/);
+    );
+    assert.ok(failure instanceof InfrastructureError, String(failure));
+    assert.match(failure.message, /reset_prefix_cache answered \{"success": false\}/);
+  } finally {
+    abandon.abort();
+    await answer.catch(() => undefined);
+    assert.equal((await post('/resume')).status, 200);
+  }
   await resetPrefixCache(vllm.url, { ...fast, attempts: 10, backoffMs: 50 });
 });
 

@@ -21,7 +21,7 @@ import { chatFamily, PolicyClientConfig, type PolicyClientConfigInput } from '..
 import { servedFingerprintUri, ServedFingerprints } from '../../schemas/policy-api.js';
 import type { ArtifactStore } from '../../storage/artifacts.js';
 import { FaultProxy } from '../helpers/fault-proxy.js';
-import { buildTinyModel, lockVllm, requestsRunning, suiteVllm, type VllmTarget } from '../helpers/vllm.js';
+import { buildTinyModel, freezeMidGeneration, lockVllm, suiteVllm, type VllmTarget } from '../helpers/vllm.js';
 import { FakeVllmServer, IM_END_ID } from './fake-vllm-server.js';
 import { maxModelLength, measureSpeed, serversShorterThan } from '../../cli/campaign-start/serving-plan.js';
 
@@ -267,14 +267,19 @@ test("the workflow's version goes out as cache_salt; vLLM confirms it on /weight
 
 test('a weight version that changes while the completion runs (a publish in between) is an InfrastructureError', async () => {
   assert.equal((await setWeightVersion('4')).status, 200);
+  // The completion is held at the proxy, after the client read version 4, until the version has changed: the change
+  // falls between the client's two reads whatever the model's speed.
+  let letGo!: () => void;
+  proxy.hold('/v1/completions', new Promise<void>((resolve) => (letGo = resolve)));
   const running = client({}, '4')
-    .complete({ promptTokenIds: [5], maxTokens: 480 })
+    .complete({ promptTokenIds: [5], maxTokens: 4 })
     .then(
       () => undefined,
       (err: unknown) => err,
     );
-  while (!proxy.requests.some((r) => r.path === '/v1/completions')) await new Promise((r) => setTimeout(r, 10));
+  while (proxy.inFlight('/v1/completions') === 0) await new Promise((r) => setTimeout(r, 10));
   assert.equal((await setWeightVersion('5')).status, 200);
+  letGo();
   const failure = await running;
   assert.ok(failure instanceof InfrastructureError, String(failure));
   assert.match(failure.message, /changed weight version from 4 to 5 while it served the completion/);
@@ -318,12 +323,14 @@ test('a publish with vLLM 0.32 pause mode=wait: a turn in flight finishes on the
   assert.equal((await fetch(`${vllm.url}/resume`, { method: 'POST' })).status, 200);
   assert.equal((await setWeightVersion('5')).status, 200);
   const windowed = () => client({}, '6', { minVersion: '5' });
-  const inFlight = windowed().complete({ promptTokenIds: [5], maxTokens: 480 });
-  while (!(await settled(inFlight)) && (await requestsRunning(vllm.url)) === 0)
-    await new Promise((r) => setTimeout(r, 10));
-  t.diagnostic(
-    `the first completion ${(await settled(inFlight)) ? 'ended before' : 'still ran when'} the publish began`,
+  // The turn in flight: caught running by a freeze of the scheduler (pause mode=keep), which vLLM's own count confirms
+  // (test/helpers/vllm.ts); the publish's pause (mode=wait) then lets it run on, whatever the model's speed.
+  const caught = await freezeMidGeneration(vllm.url, () =>
+    windowed().complete({ promptTokenIds: [5], maxTokens: 480 }),
   );
+  const inFlight = caught.answer;
+  t.diagnostic(`caught running after ${caught.sent} completion(s) and ${caught.freezes} freeze(s)`);
+  assert.equal(await settled(inFlight), false, 'frozen mid-generation: no answer yet');
   // The reload waits until the test lets it go: the server stays paused, reporting "reloading-6", meanwhile.
   let reload!: () => void;
   const publisher = await new FaultProxy(vllm.url).start();
@@ -351,7 +358,7 @@ test('a publish with vLLM 0.32 pause mode=wait: a turn in flight finishes on the
     },
   });
   try {
-    assert.equal((await inFlight).policyVersion, '5', 'finished on the weights it started with');
+    assert.equal((await inFlight).policyVersion, '5', 'the turn in flight finished on the weights it started with');
     // Both sent while paused: the raw request reached vLLM, and the client read "reloading-6" more than once.
     const reloading = () =>
       proxy.requests.filter(
@@ -376,37 +383,31 @@ test('a publish with vLLM 0.32 pause mode=wait: a turn in flight finishes on the
 });
 
 test('finish_reason "abort" (vLLM paused with mode=abort, or shutting down, mid-request) is an InfrastructureError: retried, never scored', async () => {
-  // A completion can finish before the pause lands (a fast machine does 480 tokens of the tiny model in a blink, and
-  // a loaded one reads vLLM's metrics slowly), so four run at once, the pause waits until vLLM reports one running,
-  // and a round where all of them still beat it (or ended on their own) is tried again. The server resumes as soon as
-  // the pause has answered: the requests it aborted are over by then, and one that reached it after the pause waits
-  // for the resume.
+  // No completion can end on its own here: the scheduler is paused first (mode=keep: nothing is stepped), so the
+  // completion waits in vLLM's queue once it gets there, and /pause?mode=abort, which ends every request vLLM holds
+  // (running or queued), is repeated until the completion has its answer. Whatever the model's speed, that answer is
+  // the abort. The server resumes once the completion is answered.
   const aborted = (err: unknown) => err instanceof InfrastructureError && /aborted the request/.test(err.message);
-  let failures: unknown[] = [];
-  for (let attempt = 1; !failures.some(aborted) && attempt <= 10; attempt++) {
-    const seen = completions().length;
-    const running = Promise.all(
-      Array.from({ length: 4 }, () =>
-        longCompletion().then(
-          () => undefined,
-          (err: unknown) => err,
-        ),
-      ),
+  assert.equal((await fetch(`${vllm.url}/pause?mode=keep`, { method: 'POST' })).status, 200);
+  let failure: unknown;
+  try {
+    const running = longCompletion().then(
+      () => undefined,
+      (err: unknown) => err,
     );
-    while (completions().length === seen && !(await settled(running))) await new Promise((r) => setTimeout(r, 10));
-    while (!(await settled(running)) && (await requestsRunning(vllm.url)) === 0)
-      await new Promise((r) => setTimeout(r, 10));
-    try {
+    while (!(await settled(running))) {
       assert.equal((await fetch(`${vllm.url}/pause?mode=abort`, { method: 'POST' })).status, 200);
-    } finally {
-      assert.equal((await fetch(`${vllm.url}/resume`, { method: 'POST' })).status, 200);
+      await new Promise((r) => setTimeout(r, 20));
     }
-    failures = (await running).filter((err) => err !== undefined);
+    failure = await running;
+  } finally {
+    assert.equal((await fetch(`${vllm.url}/resume`, { method: 'POST' })).status, 200);
   }
-  assert.ok(failures.some(aborted), `failures: ${failures.map(String).join('; ')}`);
+  assert.ok(aborted(failure), String(failure));
   const answers = completions().map((r) => r.response as { choices?: Array<{ finish_reason: string }> });
-  assert.ok(
-    answers.some((a) => a.choices?.[0]?.finish_reason === 'abort'),
+  assert.deepEqual(
+    answers.map((a) => a.choices?.[0]?.finish_reason),
+    ['abort'],
     'vLLM answered finish_reason "abort"',
   );
   assert.equal(
