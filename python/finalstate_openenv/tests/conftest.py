@@ -30,16 +30,15 @@ def golden_task(index: int = 0, **want) -> dict:
 class Served:
     """One `finalstate env serve --openenv` process: its URL, token, and the lines it writes to stderr."""
 
-    def __init__(self, *extra: str, env: dict | None = None):
+    def __init__(self, *extra: str, serve: list[str] = SERVE):
         self.dir = tempfile.mkdtemp(prefix="finalstate-openenv-test-")
         token_file = os.path.join(self.dir, "token")
         self.process = subprocess.Popen(
-            ["node", "bin/finalstate.js", *SERVE, "--token-file", token_file, *extra],
+            ["node", "bin/finalstate.js", *serve, "--token-file", token_file, *extra],
             cwd=ROOT,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
-            env={**os.environ, **(env or {})},
         )
         self.lines: list[str] = []
         self._eof = False
