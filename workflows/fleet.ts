@@ -42,9 +42,10 @@ export function stepReconcile(input: GrpoStepInput): FleetReconcile | undefined 
 /**
  * `rollouts`, with the rollout fleet kept on `reconcile.current`: reconcileFleet (activities/fleet.ts) at once, then
  * every `reconcile.every` until `rollouts` settles, so a server that restarted or was ejected by a failed publish
- * rejoins by itself. A round still running when the rollouts settle is awaited, so it never overlaps the publish that
- * follows; a caller that publishes while rollouts run (asynchronous steps) must give `current` as the last version
- * whose publish completed, and not reconcile while a publish runs.
+ * rejoins by itself. A round still running when the rollouts settle is awaited. Under asynchronous steps the previous
+ * step publishes while these rollouts run: `current` is the last version whose publish completed, and the per-server
+ * lease that every publish and every reconcile of a server holds (storage/server-leases.ts) keeps the two apart, so a
+ * round never publishes an older version over a newer one.
  */
 export async function whileReconcilingFleet<T>(
   reconcile: FleetReconcile | undefined,

@@ -203,6 +203,81 @@ def test_reload_through_the_vllm_admin_routes_serves_the_new_checkpoint(make_ser
     assert call(base, "/admin/reload", {"checkpoint": str(tiny_model_dir)})[0] == 404
 
 
+def test_versions_only_move_forward_unless_the_reload_says_rollback(make_server, tiny_model_dir):
+    base = make_server()
+    assert reload(base, str(tiny_model_dir), policy_version=3)[0] == 200
+    status, headers, refused = reload(base, str(tiny_model_dir), policy_version=2)
+    assert status == 409 and headers["X-Policy-Version"] == "3"
+    assert refused["error"]["type"] == "ConflictError" and refused["error"]["param"] == "policy_version"
+    assert "policy version 2 is older than version 3, which this server serves: not loaded" in refused["error"]["message"]
+    assert call(base, "/health")[2]["policy_version"] == 3, "the refusal changed nothing"
+    assert reload(base, str(tiny_model_dir), policy_version=3)[0] == 200, "the same version again (a retried publish)"
+    status, _, odd = reload(base, str(tiny_model_dir), policy_version=2, rollback="yes")
+    assert status == 400 and "`rollback`" in odd["error"]["message"]
+    status, _, back = reload(base, str(tiny_model_dir), policy_version=2, rollback=True)
+    assert status == 200 and back["policy_version"] == 2 and call(base, "/health")[2]["policy_version"] == 2
+    assert reload(base, str(tiny_model_dir))[2]["policy_version"] == 3, "no version: the newest plus one"
+
+
+def test_an_older_reload_overtaken_by_a_newer_one_is_never_served(tiny_model_dir, monkeypatch):
+    """Two reloads at once (a publish and a reconcile that raced): whichever finishes loading last, the newer version is
+    the one served. The older one is refused when it finishes loading after the newer was swapped in, and when it waits
+    for the sequences in flight and a newer one arrives meanwhile; neither changes what the server serves."""
+    from finalstate.policy_server import engine as engine_module
+    from finalstate.policy_server.engine import SamplingParams, VersionConflict
+
+    real_load = engine_module.load_policy
+    loading, release = threading.Event(), threading.Event()
+
+    def load(path, version, device):
+        if version == 1:
+            loading.set()
+            assert release.wait(60)
+        return real_load(path, version, device)
+
+    monkeypatch.setattr(engine_module, "load_policy", load)
+    engine = Engine(real_load(tiny_model_dir, 0, CPU), device=CPU, batch_wait_s=0)
+    try:
+        with ThreadPoolExecutor(2) as pool:
+            # 1. Version 1 still reading its checkpoint when version 2 is served.
+            older = pool.submit(engine.reload, tiny_model_dir, 1)
+            assert loading.wait(60)
+            assert engine.reload(tiny_model_dir, 2).version == 2
+            with pytest.raises(VersionConflict, match="policy version 1 is older than version 2, which this server serves"):
+                engine.reload(tiny_model_dir, 1)
+            release.set()
+            with pytest.raises(VersionConflict, match="policy version 1 is older than version 2, which this server serves"):
+                older.result(timeout=60)
+            assert engine.policy.version == 2
+
+            # 2. Version 3 waiting for a sequence in flight (the scheduler held inside its decode step) when version 4
+            # arrives: 3 is never swapped in, 4 is once the sequence ends on version 2.
+            step, stepping, go_on = engine._step, threading.Event(), threading.Event()
+
+            def held_step(policy, batch):
+                stepping.set()
+                assert go_on.wait(60)
+                return step(policy, batch)
+
+            engine._step = held_step
+            in_flight = engine.submit(PROMPT, SamplingParams(max_tokens=3, ignore_eos=True))
+            assert stepping.wait(60)
+            waiting = pool.submit(engine.reload, tiny_model_dir, 3)
+            while engine._next_policy is None:  # loaded, waiting for the sequence in flight
+                time.sleep(0.01)
+            newer = pool.submit(engine.reload, tiny_model_dir, 4)
+            with pytest.raises(VersionConflict, match=r"policy version 3 .* was not served: version 4 was reloaded"):
+                waiting.result(timeout=60)
+            assert not newer.done() and engine.policy.version == 2
+            go_on.set()
+            assert newer.result(timeout=60).version == 4
+            assert in_flight.result(timeout=60).policy_version == 2
+            assert engine.policy.version == 4
+    finally:
+        release.set()
+        engine.close()
+
+
 def test_a_paused_server_holds_new_completions_until_resumed(make_server):
     base = make_server()
     call(base, "/pause", {})

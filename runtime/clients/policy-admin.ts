@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { InfrastructureError } from '../../core/errors.js';
 import type { PolicyServerKind, PolicyServerRef } from '../../schemas/clients.js';
 import type { ServedFingerprint } from '../../schemas/policy-api.js';
+import type { ServerLeases } from '../../storage/server-leases.js';
 import { EndpointRequestError } from './errors.js';
 import { FINGERPRINT_PROMPT, fingerprintOf, fingerprintRequest } from './fingerprint.js';
 import { jsonOrUndefined, requestText } from './http.js';
@@ -34,6 +35,11 @@ import { jsonOrUndefined, requestText } from './http.js';
  * checkpoint (the last one published) is reloaded under its version; if that fails too, or there is none, the server
  * is left paused (completions wait instead of crashing it) until a later publish loads a checkpoint or it is
  * restarted. Either way the publish fails with an InfrastructureError, which the publishing activity retries.
+ *
+ * Versions only move forward. With `leases`, a publish holds the server's lease throughout, so it never overlaps
+ * another publish or a reconcile of that server (storage/server-leases.ts). The project's server also refuses, with a
+ * 409, a version older than the one it serves or is loading, unless the publish says `rollback`
+ * (isNewerVersionServed); vLLM has no such check, and the lease is what keeps its versions in order.
  */
 
 export interface PublishOptions {
@@ -51,6 +57,10 @@ export interface PublishOptions {
   onStep?: (step: PublishStep) => void;
   /** Bearer token of the admin routes, sent as `Authorization: Bearer <token>` (admin-token.ts says where it comes from). */
   token?: string;
+  /** The per-server leases every publisher to the fleet holds (the control worker's: in the control database). */
+  leases?: ServerLeases;
+  /** Publish even over a newer version: the project's server refuses an older version without it. */
+  rollback?: boolean;
 }
 
 export type PublishStep =
@@ -183,14 +193,34 @@ export async function checkKind(root: string, expected: PolicyServerKind, call: 
 }
 
 /**
- * Load the checkpoint directory `weightsPath` as policy `version` on `server` (see the module comment). `previous`,
- * the checkpoint the server serves now, is what a vLLM server is pointed back to when the reload fails.
+ * The project's server refused a version older than the one it serves or is loading (HTTP 409: versions only move
+ * forward, unless the publish says `rollback`).
+ */
+export const isNewerVersionServed = (err: unknown): err is EndpointRequestError =>
+  err instanceof EndpointRequestError && err.status === 409;
+
+/**
+ * Load the checkpoint directory `weightsPath` as policy `version` on `server` (see the module comment), holding the
+ * server's lease when `options.leases` has one. `previous`, the checkpoint the server serves now, is what a vLLM
+ * server is pointed back to when the reload fails.
  */
 export async function publishCheckpoint(
   server: PolicyServerRef,
   weightsPath: string,
   version: number,
   options: PublishOptions = defaultPublishOptions,
+  previous?: PolicyCheckpoint,
+): Promise<Published> {
+  const { leases, ...unleased } = options;
+  const publish = () => publishUnleased(server, weightsPath, version, unleased, previous);
+  return leases ? leases.hold(server.url, publish) : publish();
+}
+
+async function publishUnleased(
+  server: PolicyServerRef,
+  weightsPath: string,
+  version: number,
+  options: PublishOptions,
   previous?: PolicyCheckpoint,
 ): Promise<Published> {
   const root = server.url.replace(/\/+$/, '');
@@ -219,7 +249,11 @@ export async function publishCheckpoint(
     await call('pause', '/pause?mode=wait', {});
     if (vllm) await setVersion('mark_reloading', reloadingVersion(version));
     try {
-      await reload('reload_weights', weightsPath, vllm ? {} : { policy_version: version });
+      await reload(
+        'reload_weights',
+        weightsPath,
+        vllm ? {} : { policy_version: version, ...(options.rollback ? { rollback: true } : {}) },
+      );
     } catch (err) {
       weightsReleased = vllm;
       throw err;

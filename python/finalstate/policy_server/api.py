@@ -4,7 +4,9 @@ VLLM_SERVER_DEV_MODE=1 that the orchestrator publishes checkpoints through (one 
                             is accepted and treated as wait, since nothing here can abort a sequence mid-batch)
   POST /resume, GET /is_paused
   POST /collective_rpc      only {"method": "reload_weights", "kwargs": {"weights_path": DIR, "policy_version": N}};
-                            `policy_version` is this server's extension (default: the previous version + 1)
+                            `policy_version` is this server's extension (default: the newest version + 1); a version
+                            older than the one served or being loaded is refused with 409 Conflict unless the kwargs
+                            say `"rollback": true` (versions only move forward: docs/publishing.md)
   POST /reset_prefix_cache  an empty 200, as in vLLM (this server keeps no prefix cache)
   POST /v1/load_lora_adapter {"lora_name", "lora_path"}, /v1/unload_lora_adapter {"lora_name"}: LoRA adapters, as vLLM
                             serves them with --enable-lora and VLLM_ALLOW_RUNTIME_LORA_UPDATING (adapters.py); a
@@ -38,7 +40,7 @@ from typing import Any
 from urllib.parse import unquote, urlparse
 
 from .adapters import AdapterError, version_of
-from .engine import Engine, SamplingParams
+from .engine import Engine, SamplingParams, VersionConflict
 from .guard import Guard, GuardError
 
 log = logging.getLogger(__name__)
@@ -120,7 +122,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
 
     def _error(self, err: RequestError) -> None:
-        kind = "NotFoundError" if err.status == HTTPStatus.NOT_FOUND else "BadRequestError"
+        kind = {HTTPStatus.NOT_FOUND: "NotFoundError", HTTPStatus.CONFLICT: "ConflictError"}.get(err.status, "BadRequestError")
         self._send(err.status, {"error": {"message": str(err), "type": kind, "param": err.param, "code": int(err.status)}})
 
     def _body(self) -> dict:
@@ -265,15 +267,18 @@ class _Handler(BaseHTTPRequestHandler):
         kwargs = body.get("kwargs") or {}
         if not isinstance(kwargs, dict):
             raise RequestError("`kwargs` must be an object", param="kwargs")
-        unknown = sorted(set(kwargs) - {"weights_path", "policy_version", "is_checkpoint_format"})
+        unknown = sorted(set(kwargs) - {"weights_path", "policy_version", "rollback", "is_checkpoint_format"})
         if unknown:
             raise RequestError(f"reload_weights got unexpected keyword argument(s) {', '.join(unknown)}", param="kwargs")
         path = _field(kwargs, "weights_path", str, "", check=bool, message="must name a checkpoint directory")
         if path.startswith("file://"):
             path = unquote(urlparse(path).path)
         version = _field(kwargs, "policy_version", int, None, check=lambda v: v >= 0, message="must be a non-negative integer")
+        rollback = _field(kwargs, "rollback", bool, False)
         try:
-            policy = self.server.engine.reload(path, version)
+            policy = self.server.engine.reload(path, version, rollback=rollback)
+        except VersionConflict as err:
+            raise RequestError(str(err), HTTPStatus.CONFLICT, "policy_version") from err
         except (FileNotFoundError, OSError, ValueError) as err:
             raise RequestError(f"cannot load checkpoint {path}: {err}", param="weights_path") from err
         self._send(HTTPStatus.OK, {"results": [None]}, version=policy.version)

@@ -6,8 +6,10 @@ running batch's KV cache, decodes one token for every sequence in flight, and re
 stops. A request never waits for a longer one to finish (with static batches, every request of a batch waited for
 the longest, and requests arriving meanwhile waited for the whole batch).
 Reloading swaps the model once the sequences in flight have finished (new ones are held back meanwhile); every result
-carries the policy version that produced it. LoRA adapters (adapters.py) load beside the model without a pause: the
-scheduler wraps the model with PEFT between two decode steps, and each sequence names the adapter it samples with.
+carries the policy version that produced it. Versions only move forward: a reload of a version older than the one served
+or being loaded is refused (VersionConflict) unless it says `rollback`. LoRA adapters (adapters.py) load beside the
+model without a pause: the scheduler wraps the model with PEFT between two decode steps, and each sequence names the
+adapter it samples with.
 """
 
 from __future__ import annotations
@@ -147,6 +149,19 @@ def load_policy(path: str | Path, version: int, device: torch.device) -> LoadedP
     return LoadedPolicy(model, tokenizer, path, version)
 
 
+class VersionConflict(Exception):
+    """A reload of a policy version older than the one the server serves or is loading, without `rollback`."""
+
+
+@dataclass
+class _Reload:
+    """A reloaded policy waiting to be swapped in, and how its reload ends (set by the scheduler, or by a newer reload)."""
+
+    policy: LoadedPolicy
+    done: threading.Event = field(default_factory=threading.Event)
+    superseded_by: int | None = None
+
+
 class Engine:
     def __init__(
         self, policy: LoadedPolicy, *, device: torch.device, max_batch_size: int = 32, batch_wait_s: float = 0.005, max_lora_rank: int = 64
@@ -161,7 +176,8 @@ class Engine:
         self._unloads: set[str] = set()  # adapters unloaded while a sequence in flight still samples with them
         self._pending: queue.Queue[_Sequence | None] = queue.Queue()
         self._swap_lock = threading.Lock()  # guards the reloaded policy waiting to be swapped in
-        self._next_policy: tuple[LoadedPolicy, threading.Event] | None = None
+        self._next_policy: _Reload | None = None
+        self._loading: list[int] = []  # versions whose reload is reading its checkpoint; guarded by _swap_lock
         self._tokenizer_lock = threading.Lock()  # fast tokenizers are not safe under concurrent use
         self.batch_sizes: list[int] = []
         self._thread = threading.Thread(target=self._loop, name="policy-scheduler", daemon=True)
@@ -233,17 +249,55 @@ class Engine:
         else:
             policy.model = PeftModel.from_pretrained(policy.model, str(path), adapter_name=name).eval()
 
-    def reload(self, path: str | Path, version: int | None = None) -> LoadedPolicy:
-        """Load a checkpoint beside the serving one; the scheduler swaps it in once the sequences in flight finish."""
-        new_version = version if version is not None else self._policy.version + 1
-        fresh = load_policy(path, new_version, self.device)
-        swapped = threading.Event()
+    def reload(self, path: str | Path, version: int | None = None, rollback: bool = False) -> LoadedPolicy:
+        """Load a checkpoint beside the serving one; the scheduler swaps it in once the sequences in flight finish.
+        `version` defaults to the newest served or being loaded, plus one. Without `rollback`, a version older than the
+        one served or being loaded raises VersionConflict before anything is read, and so does one that a newer reload
+        overtakes while it reads its checkpoint (the newer one is served, never set back)."""
         with self._swap_lock:
-            self._next_policy = (fresh, swapped)
+            new_version = version if version is not None else self._newest()[0] + 1
+            if not rollback:
+                self._refuse_older(new_version)
+            self._loading.append(new_version)
+        try:
+            fresh = load_policy(path, new_version, self.device)
+        finally:
+            with self._swap_lock:
+                self._loading.remove(new_version)
+        pending = _Reload(fresh)
+        with self._swap_lock:
+            if not rollback:
+                self._refuse_older(new_version)
+            if self._next_policy is not None:  # an older one (or one a rollback replaces), not swapped in yet
+                self._next_policy.superseded_by = new_version
+                self._next_policy.done.set()
+            self._next_policy = pending
         self._pending.put(_WAKE)
-        swapped.wait()
+        pending.done.wait()
+        if pending.superseded_by is not None:
+            raise VersionConflict(
+                f"policy version {new_version} ({path}) was not served: version {pending.superseded_by} was reloaded "
+                "while it waited for the sequences in flight to finish"
+            )
         log.info("serving %s as policy version %d", path, new_version)
         return fresh
+
+    def _newest(self) -> tuple[int, str]:
+        """The newest version served, waiting to be swapped in, or being loaded, and which; the caller holds _swap_lock."""
+        newest = (self._policy.version, "serves")
+        if self._next_policy is not None and self._next_policy.policy.version > newest[0]:
+            newest = (self._next_policy.policy.version, "is about to serve")
+        if self._loading and max(self._loading) > newest[0]:
+            newest = (max(self._loading), "is loading")
+        return newest
+
+    def _refuse_older(self, version: int) -> None:
+        newest, state = self._newest()
+        if version < newest:
+            raise VersionConflict(
+                f"policy version {version} is older than version {newest}, which this server {state}: not loaded "
+                '(versions only move forward; a reload that means to go back says "rollback": true)'
+            )
 
     def close(self) -> None:
         self._pending.put(None)
@@ -257,12 +311,12 @@ class Engine:
                 return False
             if running is not None:
                 return True
-            (fresh, swapped), self._next_policy = self._next_policy, None
-            old, self._policy = self._policy, fresh
+            swapped, self._next_policy = self._next_policy, None
+            old, self._policy = self._policy, swapped.policy
             self._adapters.clear()  # adapters of the old weights; a publish loads the new ones' again
             self._unloads.clear()
         del old
-        swapped.set()
+        swapped.done.set()
         return False
 
     def _take(self, limit: int, block: bool) -> list[_Sequence] | None:
