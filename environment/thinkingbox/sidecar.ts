@@ -1,9 +1,8 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import readline from 'node:readline';
 import type { z } from 'zod';
 import { InfrastructureError, UserError } from '../../core/errors.js';
 import { fromRoot } from '../../core/paths.js';
 import { SidecarFailure, type SidecarRequest } from '../../schemas/thinkingbox.js';
+import { JsonLinesProcess } from '../json-lines-process.js';
 
 /** A failure the sidecar reports about a task (a malformed test file or body): the task's fault, not the stack's. */
 export class MalformedThinkingBoxTask extends UserError {
@@ -16,48 +15,26 @@ const TASK_FAULTS = new Set(['malformed']);
 /**
  * ThinkingBox's own code, run in its own venv: the Python sidecar `finalstate_thinkingbox`, a long-lived process
  * answering one JSON request a line (hydrate test cases, grade an episode with ThinkingBox's test runner and Judge,
- * simulate its user). Requests are answered in order, one at a time; a sidecar that dies is started again for the
- * next request, and the request in flight fails as infrastructure.
+ * simulate its user). Requests are answered in order, one at a time (a JsonLinesProcess in ordered mode); a sidecar
+ * that dies is started again for the next request, and the request in flight fails as infrastructure.
  */
 export class ThinkingBoxSidecar {
-  private child: ChildProcessWithoutNullStreams | undefined;
-  private lines: AsyncIterator<string> | undefined;
-  private queue: Promise<unknown> = Promise.resolve();
-  private stderrTail = '';
+  private readonly process: JsonLinesProcess;
 
-  constructor(
-    private readonly python: string,
-    private readonly env: NodeJS.ProcessEnv = {},
-  ) {}
-
-  /** Send one request and parse its answer with `schema`; a failure answer throws (MalformedThinkingBoxTask or InfrastructureError). */
-  request<S extends z.ZodType>(request: SidecarRequest, schema: S): Promise<z.infer<S>> {
-    const run = this.queue.then(() => this.exchange(request, schema));
-    this.queue = run.catch(() => undefined);
-    return run;
+  constructor(python: string, env: NodeJS.ProcessEnv = {}) {
+    this.process = new JsonLinesProcess({
+      name: 'thinkingbox sidecar',
+      component: 'thinkingbox-sidecar',
+      command: python,
+      args: ['-m', 'finalstate_thinkingbox'],
+      env: { ...env, PYTHONPATH: fromRoot('python') },
+      mode: 'ordered',
+    });
   }
 
-  private async exchange<S extends z.ZodType>(request: SidecarRequest, schema: S): Promise<z.infer<S>> {
-    const lines = this.start();
-    const child = this.child!;
-    child.stdin.write(`${JSON.stringify(request)}\n`);
-    const next = await lines.next();
-    if (next.done) {
-      this.child = undefined;
-      throw new InfrastructureError(
-        `thinkingbox sidecar exited during ${request.op}: ${this.stderrTail.trim().slice(-800) || '(no output)'}`,
-        'thinkingbox-sidecar',
-      );
-    }
-    let answer: unknown;
-    try {
-      answer = JSON.parse(next.value);
-    } catch {
-      throw new InfrastructureError(
-        `thinkingbox sidecar answered ${request.op} with a line that is not JSON: ${next.value.slice(0, 200)}`,
-        'thinkingbox-sidecar',
-      );
-    }
+  /** Send one request and parse its answer with `schema`; a failure answer throws (MalformedThinkingBoxTask or InfrastructureError). */
+  async request<S extends z.ZodType>(request: SidecarRequest, schema: S): Promise<z.infer<S>> {
+    const answer = await this.process.request(request, { what: request.op });
     const failure = SidecarFailure.safeParse(answer);
     if (failure.success) {
       const { kind, message } = failure.data;
@@ -73,35 +50,7 @@ export class ThinkingBoxSidecar {
     return parsed.data;
   }
 
-  private start(): AsyncIterator<string> {
-    if (this.child && this.lines && this.child.exitCode === null) return this.lines;
-    const child = spawn(this.python, ['-m', 'finalstate_thinkingbox'], {
-      env: { ...process.env, ...this.env, PYTHONPATH: fromRoot('python'), PYTHONUNBUFFERED: '1' },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      this.stderrTail = (this.stderrTail + chunk.toString()).slice(-4000);
-    });
-    child.on('error', () => undefined);
-    this.child = child;
-    this.lines = readline.createInterface({ input: child.stdout, crlfDelay: Infinity })[Symbol.asyncIterator]();
-    return this.lines;
-  }
-
-  async close(): Promise<void> {
-    const child = this.child;
-    this.child = undefined;
-    if (!child || child.exitCode !== null) return;
-    child.stdin.end();
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(() => {
-        child.kill('SIGKILL');
-        resolve();
-      }, 2000);
-      child.once('exit', () => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
+  close(): Promise<void> {
+    return this.process.close();
   }
 }
