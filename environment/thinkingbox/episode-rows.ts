@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { StaleAttemptError } from '../pg-faults.js';
+import { EpisodeLeaseTable } from '../episode-leases.js';
 
 /** A ThinkingBox episode's row in the control database (storage/migrations/0013_thinkingbox_episodes.sql). */
 export interface ThinkingBoxEpisodeRow {
@@ -36,39 +36,18 @@ const fromRow = (r: Row): ThinkingBoxEpisodeRow => ({
 });
 
 /**
- * The control database's record of live ThinkingBox episodes: which proxy session holds each one's state, which
- * attempt holds it (an older attempt is refused, as on a PostgreSQL episode's own lease), how many tool calls were
- * sent, and the last turn checkpoint. Every write names the lease it holds; a write under a lease another attempt
- * has taken over is a StaleAttemptError.
+ * The control database's record of live ThinkingBox episodes (an EpisodeLeaseTable): which proxy session holds each
+ * one's state, which attempt holds it, how many tool calls were sent, and the last turn checkpoint.
  */
-export class ThinkingBoxEpisodeRows {
-  /**
-   * `leases`: the pool whose connections hold the row locks of `underLease`, apart from `db`: what runs under the
-   * lease (storing the record) takes connections of the control pool, which leases held there could starve.
-   */
-  constructor(
-    private readonly db: pg.Pool,
-    private readonly leases: pg.Pool = db,
-  ) {}
+export class ThinkingBoxEpisodeRows extends EpisodeLeaseTable<Row> {
+  constructor(db: pg.Pool, leases: pg.Pool = db) {
+    super(db, leases, 'thinkingbox_episodes');
+  }
 
   /** Claim an existing row for `attempt` under a new lease; undefined when the episode has none yet. */
   async claim(episodeId: string, attempt: number | null, lease: string): Promise<ThinkingBoxEpisodeRow | undefined> {
-    const res = await this.db.query<Row>(
-      `UPDATE thinkingbox_episodes SET lease = $3, attempt = $2, updated_at = now()
-        WHERE episode_id = $1 AND ($2::int IS NULL OR attempt IS NULL OR attempt <= $2)
-        RETURNING *`,
-      [episodeId, attempt, lease],
-    );
-    if (res.rows[0]) return fromRow(res.rows[0]);
-    const exists = await this.db.query<{ attempt: number | null }>(
-      'SELECT attempt FROM thinkingbox_episodes WHERE episode_id = $1',
-      [episodeId],
-    );
-    if (exists.rows[0])
-      throw new StaleAttemptError(
-        `episode ${episodeId}: attempt ${attempt} is older than attempt ${exists.rows[0].attempt}, which holds it`,
-      );
-    return undefined;
+    const row = await this.claimRow(episodeId, attempt, lease);
+    return row && fromRow(row);
   }
 
   async insert(row: Omit<ThinkingBoxEpisodeRow, 'sentCalls' | 'checkpoint'>): Promise<void> {
@@ -103,32 +82,6 @@ export class ThinkingBoxEpisodeRows {
     );
   }
 
-  /** Run `fn` while holding the lease (the row locked FOR SHARE); a stale lease gets a StaleAttemptError. */
-  async underLease<T>(episodeId: string, lease: string, fn: () => Promise<T>): Promise<T> {
-    const client = await this.leases.connect();
-    try {
-      await client.query('BEGIN');
-      const held = await client.query(
-        'SELECT 1 FROM thinkingbox_episodes WHERE episode_id = $1 AND lease = $2 FOR SHARE',
-        [episodeId, lease],
-      );
-      if (held.rowCount === 0) throw new StaleAttemptError(`episode ${episodeId}: another attempt holds it`);
-      const result = await fn();
-      await client.query('COMMIT');
-      return result;
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    } finally {
-      client.release();
-    }
-  }
-
-  /** Forget the episode (its session is destroyed); only under its own lease. */
-  async remove(episodeId: string, lease: string): Promise<void> {
-    await this.db.query('DELETE FROM thinkingbox_episodes WHERE episode_id = $1 AND lease = $2', [episodeId, lease]);
-  }
-
   /** Rows untouched for `minutes` (their episodes died): the janitor destroys their sessions and drops them. */
   async idleSince(minutes: number): Promise<ThinkingBoxEpisodeRow[]> {
     const res = await this.db.query<Row>(
@@ -143,10 +96,5 @@ export class ThinkingBoxEpisodeRows {
       episodeId,
       sessionId,
     ]);
-  }
-
-  private async write(sql: string, params: unknown[]): Promise<void> {
-    const res = await this.db.query(sql, params);
-    if (res.rowCount === 0) throw new StaleAttemptError(`episode ${String(params[0])}: another attempt holds it`);
   }
 }
