@@ -3,14 +3,15 @@ import { UserError } from '../core/errors.js';
 import { localPathOf } from '../storage/artifacts.js';
 import type { TaskSource } from '../schemas/campaign.js';
 import type { TaskInfo } from '../schemas/pipeline.js';
+import { taskEnvironment, type TaskEnvironmentKind } from '../schemas/task.js';
 import { failFastOnUserError } from './failures.js';
 
 export type ListedTask = TaskInfo & {
   profile: 'full' | 'mini';
   /** The task-set file it came from. */
   set: string;
-  /** What plays it: a PostgreSQL database of its domain pack, or ThinkingBox's servers. */
-  environment: 'postgres' | 'thinkingbox';
+  /** What plays it: a PostgreSQL database of its domain pack, ThinkingBox's servers, or an OpenEnv server. */
+  environment: TaskEnvironmentKind;
 };
 
 /** Lists the tasks of a task source (file or directory), in file order. The environment layer's loader (manifest and hashes checked) plugs in here. */
@@ -29,7 +30,7 @@ export const manifestTaskLister: TaskLister = {
         tags: t.tags,
         profile: t.profile,
         set: set.file,
-        environment: t.thinkingbox ? ('thinkingbox' as const) : ('postgres' as const),
+        environment: taskEnvironment(t),
       })),
     );
   },

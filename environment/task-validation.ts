@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { UserError } from '../core/errors.js';
-import type { Task } from '../schemas/task.js';
+import { taskEnvironment, type Task } from '../schemas/task.js';
 import type { EnvironmentBackend } from './backend.js';
 import type { DatabaseCatalog } from './catalog.js';
 import { servesProfile, type DomainDefinition } from './domain.js';
@@ -133,8 +133,9 @@ export async function validateTaskSetFile(
   // One issue per unknown domain, not one per task: the cause and its fix are the same for all of them.
   const unknown = new Map<string, Task[]>();
   for (const task of set.tasks) {
-    // A ThinkingBox task is checked by its schema here and played on ThinkingBox's servers by `tasks verify`.
-    if (task.thinkingbox) continue;
+    // A ThinkingBox task is checked by its schema here and played on ThinkingBox's servers by `tasks verify`; an OpenEnv
+    // task by its schema, its server checked when it was imported (`tasks import-openenv` resets each task once).
+    if (taskEnvironment(task) !== 'postgres') continue;
     if (!backend.registry.has(task.domain)) {
       unknown.set(task.domain, [...(unknown.get(task.domain) ?? []), task]);
       continue;

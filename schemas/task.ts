@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { readOnlyQueryProblem } from '../core/sql-statements.js';
+import { OpenEnvTaskPart } from './openenv-task.js';
 import { ThinkingBoxTaskPart } from './thinkingbox.js';
 
 export const Split = z.enum(['train', 'eval']);
@@ -81,9 +82,25 @@ export const Task = z
     thinkingbox: ThinkingBoxTaskPart.optional().describe(
       "A ThinkingBox task: played on ThinkingBox's session proxy and graded by its test runner (schemas/thinkingbox.ts).",
     ),
+    openenv: OpenEnvTaskPart.optional().describe(
+      'An OpenEnv task: played on an environment served over OpenEnv, rewarded by its terminal step (schemas/openenv-task.ts).',
+    ),
   })
-  .strict();
+  .strict()
+  .refine((task) => task.thinkingbox === undefined || task.openenv === undefined, {
+    message: 'a task is a ThinkingBox task or an OpenEnv task, not both',
+    path: ['openenv'],
+  });
 export type Task = z.infer<typeof Task>;
+
+/** What plays a task: a PostgreSQL database of its domain pack, ThinkingBox's servers, or an OpenEnv server. */
+export type TaskEnvironmentKind = 'postgres' | 'thinkingbox' | 'openenv';
+
+export function taskEnvironment(task: Pick<Task, 'thinkingbox' | 'openenv'>): TaskEnvironmentKind {
+  if (task.thinkingbox) return 'thinkingbox';
+  if (task.openenv) return 'openenv';
+  return 'postgres';
+}
 export type TaskInput = z.input<typeof Task>;
 
 /** A versioned task set: the JSONL file of tasks plus this manifest beside it. */

@@ -19,6 +19,8 @@ import { ThinkingBoxProxyClient } from '../environment/thinkingbox/proxy-client.
 import { ThinkingBoxSessionPool } from '../environment/thinkingbox/session-pool.js';
 import { ThinkingBoxSidecar } from '../environment/thinkingbox/sidecar.js';
 import { ThinkingBoxEnvironment } from '../runtime/episode/environments/thinkingbox.js';
+import { OpenEnvBridge } from '../environment/openenv/bridge.js';
+import { OpenEnvEnvironment } from '../runtime/episode/environments/openenv.js';
 
 /** Everything an episode worker (or `finalstate run`) needs, wired from the stack config. */
 export async function createEpisodeRuntime(
@@ -42,9 +44,11 @@ export async function createEpisodeRuntime(
     ...(options.probeIntervalMs ? { probeIntervalMs: options.probeIntervalMs } : {}),
   });
   const thinkingbox = thinkingBoxEnvironment(config, control);
+  const openenv = openEnvEnvironment(config, control);
+  const environments = [...(thinkingbox ? [thinkingbox.environment] : []), openenv.environment];
   const runnerDeps: EpisodeRunnerDeps = {
     backend,
-    ...(thinkingbox ? { environments: [thinkingbox.environment] } : {}),
+    environments,
     expectedStates: new ExpectedStates(backend),
     tasks,
     artifacts: defaultArtifactStore(config),
@@ -62,10 +66,11 @@ export async function createEpisodeRuntime(
     tasks,
     control,
     router,
-    environments: thinkingbox ? [thinkingbox.environment] : [],
+    environments,
     async close() {
       router.close();
       await thinkingbox?.close();
+      await openenv.close();
       await backend.close();
       await control.end();
     },
@@ -106,6 +111,19 @@ function thinkingBoxEnvironment(config: LoadedConfig, control: pg.Pool) {
       clearInterval(janitor);
       await sessions.close();
       await sidecar.close();
+      await leases.end();
+    },
+  };
+}
+
+/** OpenEnv's environment: its client bridge (OpenEnv's own client, in .venv-openenv) starts with the first such task. */
+function openEnvEnvironment(config: LoadedConfig, control: pg.Pool) {
+  const bridge = new OpenEnvBridge();
+  const leases = controlPool(config, config.workers.episodeConcurrency + 1);
+  return {
+    environment: new OpenEnvEnvironment({ bridge, control, leases }),
+    async close() {
+      await bridge.close();
       await leases.end();
     },
   };

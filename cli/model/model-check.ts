@@ -36,8 +36,8 @@ export async function campaignToolSets(sources: readonly TaskSource[]): Promise<
   const seen = new Map<string, ToolSet>();
   for (const source of sources) {
     for (const task of await manifestTaskLister.list(source.taskSet)) {
-      // a ThinkingBox task's tools are its proxy session's, listed when it plays: there is no pack's tool set to render
-      if (task.environment === 'thinkingbox') continue;
+      // a ThinkingBox or OpenEnv task's tools are its session's, listed when it plays: there is no pack's tool set to render
+      if (task.environment !== 'postgres') continue;
       if (task.split !== source.split || (source.profile && task.profile !== source.profile)) continue;
       if (source.domains && !source.domains.includes(task.domain)) continue;
       seen.set(`${task.domain}/${task.profile}`, { domain: task.domain, profile: task.profile });

@@ -45,7 +45,7 @@ export interface EpisodeRunnerDeps {
   keepEpisodeDatabases?: boolean;
   /** The worker's view of the rollout fleet, which picks the server of each served episode's attempt. */
   servers: Pick<FleetRouter, 'leaseFor'>;
-  /** Environments besides the PostgreSQL one (ThinkingBox's), each playing the tasks of its format. */
+  /** Environments besides the PostgreSQL one (ThinkingBox's, OpenEnv's), each playing the tasks of its format. */
   environments?: EpisodeEnvironment[];
 }
 
@@ -164,12 +164,14 @@ export class DatabaseEpisodeRunner implements EpisodeRunner {
     }
   }
 
-  /** The environment that plays the task: ThinkingBox's for a ThinkingBox task, else a PostgreSQL database. */
+  /** The environment that plays the task: ThinkingBox's or OpenEnv's for a task of theirs, else a PostgreSQL database. */
   private environmentFor(task: Task): EpisodeEnvironment {
     const env = this.environments.find((e) => e.plays(task));
     if (!env)
       throw new UserError(
-        `task ${task.id} is a ThinkingBox task (${task.thinkingbox?.uid}), and this worker has no ThinkingBox environment: set THINKINGBOX_HOME (config key thinkingbox.home) and run npm run setup`,
+        task.thinkingbox
+          ? `task ${task.id} is a ThinkingBox task (${task.thinkingbox.uid}), and this worker has no ThinkingBox environment: set THINKINGBOX_HOME (config key thinkingbox.home) and run npm run setup`
+          : `task ${task.id} is an OpenEnv task (${task.openenv?.url}), and this worker has no OpenEnv environment`,
       );
     return env;
   }

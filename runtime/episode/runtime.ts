@@ -15,7 +15,7 @@ export interface EpisodeRuntime {
   control: pg.Pool;
   /** The worker's view of the rollout fleet: where its served episodes go, which servers are out. */
   router: FleetRouter;
-  /** The environments besides the PostgreSQL one that this worker plays (ThinkingBox's, when configured). */
+  /** The environments besides the PostgreSQL one that this worker plays (ThinkingBox's, when configured; OpenEnv's). */
   environments: EpisodeEnvironment[];
   close(): Promise<void>;
 }

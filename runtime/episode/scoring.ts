@@ -1,7 +1,7 @@
 import { finalStateHolds } from '../../environment/grader.js';
 import type { Conversation } from '../../schemas/conversation.js';
 import type { FinishReason } from '../../schemas/episode.js';
-import type { GradeReport, RubricStatus, StateCheck } from '../../schemas/grading.js';
+import { StateDiffEntry, type GradeReport, type RubricStatus, type StateCheck } from '../../schemas/grading.js';
 import type { RubricVerdict, TokenUsage } from '../../schemas/runtime.js';
 import type { Rubric } from '../../schemas/task.js';
 import type { GradeResponse } from '../../schemas/thinkingbox.js';
@@ -150,5 +150,61 @@ function judgeUsageOf(verdict: GradeResponse): TokenUsage {
     inputTokens: n('prompt_tokens') || n('inputTokens'),
     cachedInputTokens: n('cachedInputTokens'),
     outputTokens: n('completion_tokens') || n('outputTokens'),
+  };
+}
+
+/** An OpenEnv environment's terminal step (runtime/episode/environments/openenv.ts) and what it graded. */
+export interface OpenEnvScoringInput {
+  taskId: string;
+  taskSha256: string;
+  /** The server, named in the grade. */
+  url: string;
+  /**
+   * The terminal step: its reward (a number: a terminal step without one never gets here, it is infrastructure) and
+   * observation (its `diff`, StateDiffEntry[], and `summary` are kept when the server gives them). Undefined: no step
+   * was done when the conversation ended (a tools-only environment whose terminal tool the agent never called).
+   */
+  terminal: { reward: number; observation: Record<string, unknown> } | undefined;
+  /** A reward at least this is a pass (the task part's passReward). */
+  passReward: number;
+  finishReason: FinishReason;
+}
+
+/**
+ * An OpenEnv task's score, decided here as every other: 1 when the environment's terminal reward reaches the task's
+ * passReward, else 0 (finalstate's rewards are 0/1; the environment's own number is kept in the grade). The
+ * environment graded its own final state; a diff it reports (finalstate's own served environment does) is kept. A
+ * tools-only environment that never reached its terminal step (the agent ended without finishing) is a 0: the agent's
+ * outcome, as a conversation that ends with the wrong final state.
+ */
+export function scoreOpenEnvEpisode(input: OpenEnvScoringInput): EpisodeScore {
+  const { terminal } = input;
+  const pass = terminal !== undefined && terminal.reward >= input.passReward;
+  const diff = StateDiffEntry.array().safeParse(terminal?.observation.diff);
+  const summary = typeof terminal?.observation.summary === 'string' ? terminal.observation.summary : undefined;
+  const description = terminal
+    ? `OpenEnv reward ${terminal.reward} from ${input.url} (a pass at ${input.passReward} or more)`
+    : `OpenEnv episode on ${input.url}: no step was done when the conversation ended, so no reward (the task was not finished)`;
+  return {
+    reward: pass ? 1 : 0,
+    finishReason: input.finishReason,
+    grade: {
+      taskId: input.taskId,
+      taskSha256: input.taskSha256,
+      stateMatches: pass,
+      expectedStateSha256: '-',
+      actualStateSha256: '-',
+      diff: diff.success ? diff.data : [],
+      assertions: [{ description, pass, ...(!pass && summary !== undefined ? { error: summary } : {}) }],
+      pass,
+      rubrics: [],
+      pendingJudgeRubrics: 0,
+    },
+    rubricVerdicts: [],
+    unjudgedRubrics: 0,
+    judgeUsage: { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0 },
+    judgeModel: null,
+    failedAssertions: pass ? 0 : 1,
+    failedRubrics: 0,
   };
 }

@@ -4,7 +4,7 @@ import type { ExpectedStates } from '../../../environment/expected-state.js';
 import { checkFinalState } from '../../../environment/grader.js';
 import type { TurnCheckpoint } from '../../../schemas/checkpoint.js';
 import type { EpisodeRequest } from '../../../schemas/episode.js';
-import type { Task } from '../../../schemas/task.js';
+import { taskEnvironment, type Task } from '../../../schemas/task.js';
 import { ChatClient } from '../../clients/chat-client.js';
 import { LlmJudge } from '../../rubrics/judge.js';
 import { EpisodeCheckpoints } from '../checkpoint.js';
@@ -24,7 +24,7 @@ export class PostgresEnvironment implements EpisodeEnvironment {
   ) {}
 
   plays(task: Task): boolean {
-    return task.thinkingbox === undefined;
+    return taskEnvironment(task) === 'postgres';
   }
 
   async open(episodeId: string, task: Task, options: { attempt?: number }): Promise<OpenEnvironment> {
