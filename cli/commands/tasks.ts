@@ -30,6 +30,7 @@ import { EpisodeToolExecutor } from '../../environment/tool-executor.js';
 import { verifyTasks } from '../../environment/verify.js';
 import { Profile, Split, type Task, type TaskInput } from '../../schemas/task.js';
 import { parse, printJson, type Command } from '../command.js';
+import { importOpenEnvSet, importOpenEnvUsage } from '../tasks/import-openenv.js';
 import { httpGuardFlags, httpServeOptions, type HttpGuardFlags } from '../http-serve-options.js';
 
 const usage = `finalstate tasks <subcommand> [--json]
@@ -68,6 +69,7 @@ const usage = `finalstate tasks <subcommand> [--json]
                                                   ThinkingBox's hydrator into a task set (default --out
                                                   <dataDir>/thinkingbox/thinkingbox-<split>.jsonl, --split train);
                                                   scenarios' sources are left out (no Typesense) unless --keep-sources
+${importOpenEnvUsage}
 
   --dir DIR   task-set directory (default: tasks/ in the project)
   Without --domain, generate and check cover the external packs when any is registered, else the built-in ones.
@@ -396,6 +398,8 @@ export const tasksCommand: Command = {
   summary: 'list, show, validate, verify and generate task sets; serve a task episode over MCP',
   usage,
   async run(argv) {
+    // its own flags (--task repeated, --url, …): parsed by the subcommand
+    if (argv[0] === 'import-openenv') return importOpenEnvSet(argv.slice(1));
     const { values, positionals } = parse('tasks', argv, {
       dir: { type: 'string' },
       domain: { type: 'string' },
@@ -451,7 +455,7 @@ export const tasksCommand: Command = {
         return importThinkingBoxSet(values);
       default:
         throw new UserError(
-          `finalstate tasks: expected list, show, validate, verify, generate, check, serve-mcp, import-thinkingbox or janitor, got ${positionals[0] ?? 'nothing'}\n\n${usage}`,
+          `finalstate tasks: expected list, show, validate, verify, generate, check, serve-mcp, import-thinkingbox, import-openenv or janitor, got ${positionals[0] ?? 'nothing'}\n\n${usage}`,
         );
     }
   },
