@@ -42,8 +42,10 @@ import { freePort, startProcess, uniqueName } from '../helpers/index.js';
 // its first turn done and checkpointed, is about to sample the second; its episodes finish on the others (retried
 // attempts, resumed from their turn checkpoints, never scored). It is restarted on the base model (weight version
 // "default"). Step 2 draws the same tasks: the step's reconcileFleet publishes version 1 to the restarted server, which
-// serves episodes again, and every reward equals step 1's (greedy sampling, the same weights: a mis-scored episode
-// would show as a differing reward).
+// serves episodes again. None is mis-scored: with greedy sampling and the same weights, a task's episodes all earn the
+// same reward wherever and whenever they ran, so within each group of both steps (the killed step's moved episodes
+// included) and between the steps the rewards agree; and the two tasks earn different rewards, one 0 and one 1, so a
+// lost episode scored 0 would show (a run where every reward is 0, or every one 1, proves nothing and fails).
 
 const config = loadConfig();
 const MODEL = SERVED_MODEL_NAME;
@@ -328,6 +330,25 @@ test('episodes spread over the fleet; a server SIGKILLed mid-step: its episodes 
       'on version 1',
     );
   assert.equal(step2.result.episodes.infraFailed, 0);
-  assert.deepEqual(step2.result.rewards, step1.result.rewards, 'every reward equals the fault-free step’s');
-  t.diagnostic(`rewards by group: ${JSON.stringify(step1.result.rewards)}`);
+  t.diagnostic(
+    `rewards by group: step 1 ${JSON.stringify(step1.result.rewards)}, step 2 ${JSON.stringify(step2.result.rewards)}`,
+  );
+  // One reward per task: every episode of a group earned its group's, in the step with the kill and in the one after.
+  const perTask = (rewards: number[][]) => rewards.map((group) => [...new Set(group)]);
+  for (const [step, rewards] of [
+    [1, step1.result.rewards],
+    [2, step2.result.rewards],
+  ] as const)
+    for (const [g, group] of perTask(rewards).entries())
+      assert.equal(group.length, 1, `step ${step}, group ${g}: its episodes, the same greedy run, earned ${group}`);
+  assert.deepEqual(
+    perTask(step2.result.rewards),
+    perTask(step1.result.rewards),
+    "each task's reward after the restart equals its reward in the step with the kill",
+  );
+  assert.deepEqual(
+    perTask(step1.result.rewards).flat().sort(),
+    [0, 1],
+    'the two tasks earn 0 and 1: a check that would also pass were every episode lost and scored 0 proves nothing',
+  );
 });
