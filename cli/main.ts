@@ -1,4 +1,5 @@
 import { UserError } from '../core/errors.js';
+import { describeFailure } from '../core/failure-causes.js';
 import { loadConfig } from '../workers/config.js';
 import type { LoadedConfig } from '../schemas/config.js';
 import { commands } from './commands/index.js';
@@ -43,6 +44,11 @@ export async function main(argv: string[]): Promise<number> {
     if (err instanceof Error && err.name === 'InfrastructureError') {
       console.error(`infrastructure error: ${err.message}`);
       return 3;
+    }
+    // A workflow the command ran failed: its whole cause, not Temporal's "Workflow execution failed" and a stack.
+    if (err instanceof Error && err.name === 'WorkflowFailedError') {
+      console.error(`finalstate ${name}: ${describeFailure(err)}`);
+      return 1;
     }
     throw err;
   }

@@ -50,3 +50,11 @@ export function poolVersionText(v: NonNullable<CampaignStatus['poolVersion']>): 
     ? `pool v${v.version} after step ${v.step}: unchanged`
     : `pool v${v.version} after step ${v.step}: ${v.left} tasks out (solved or hopeless), ${v.entered} in`;
 }
+
+/**
+ * A failed step in words, as `campaign status` and the demo print it: its whole cause (core/failure-causes.ts, as
+ * the campaign recorded it) and the command that re-runs it.
+ */
+export function failedStepText(campaignId: string, failed: NonNullable<CampaignStatus['failedStep']>): string {
+  return `step ${failed.step} FAILED: ${failed.message}\n  re-run it with: finalstate campaign replay-step ${campaignId} ${failed.step}`;
+}

@@ -5,6 +5,9 @@ import type { EpisodeAttempt } from './episodes.js';
 
 const KEEP = 8;
 
+/** `text` as literal Markdown in the Temporal UI's details: its emphasis and code marks escaped. */
+export const markdownText = (text: string) => text.replace(/([*_`])/g, '\\$1');
+
 /**
  * What a child workflow shows in the Temporal UI's "current details": its progress and the latest failed episodes,
  * each as its outcome's summary line, so an operator sees what went wrong without opening every activity.
@@ -38,7 +41,7 @@ export class EpisodeAuditTrail {
       head,
       '',
       `Latest failures (\`finalstate episode list --reward 0\`):`,
-      ...this.failures.map((f) => `- ${f.replace(/([*_`])/g, '\\$1')}`),
+      ...this.failures.map((f) => `- ${markdownText(f)}`),
     ].join('\n');
   }
 }

@@ -1,5 +1,6 @@
 import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities } from '@temporalio/workflow';
 import type { EpisodeActivities } from '../activities/episode.js';
+import { describeFailure } from '../core/failure-causes.js';
 import { FailureType } from '../core/failure-types.js';
 import type { EpisodeOutcome, EpisodeRequest } from '../schemas/episode.js';
 import type { EpisodeSettings, TaskInfo } from '../schemas/pipeline.js';
@@ -79,7 +80,7 @@ export async function runEpisode(
       const cause = err.cause;
       if (cause instanceof ApplicationFailure && cause.type === FailureType.malformedTask)
         return { kind: 'malformed', message: cause.message };
-      return { kind: 'infra', message: cause?.message ?? err.message };
+      return { kind: 'infra', message: describeFailure(err) };
     }
     throw err;
   }

@@ -2,6 +2,7 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Clien
 import { loadConfig } from '../../workers/config.js';
 import { type LoadedConfig } from '../../schemas/config.js';
 import { UserError } from '../../core/errors.js';
+import { describeFailure } from '../../core/failure-causes.js';
 import { readJsonConfig } from '../../workers/json-config.js';
 import { workflowUrl } from '../../infra/stack/temporal.js';
 import { connectClient } from '../../workers/temporal-client.js';
@@ -20,7 +21,7 @@ import { CampaignIdKey, StepKey } from '../../workflows/search-attributes.js';
 import { checkBeforeStart, memoryPreflight, withStack } from '../campaign-start/checks.js';
 import { parse, printJson, type Command } from '../command.js';
 import { integerOption } from '../number-option.js';
-import { childProgressText, poolVersionText, progressBar } from '../progress.js';
+import { childProgressText, failedStepText, poolVersionText, progressBar } from '../progress.js';
 import { campaignCost, campaignCostLines, type CampaignCost } from '../campaign-cost.js';
 import { campaignStateOf } from './report.js';
 
@@ -116,6 +117,13 @@ export async function campaignStatus(
   const { status: execution } = await handle.describe();
   if (execution.name === 'COMPLETED')
     return { ...statusOf(id, ((await handle.result()) as CampaignResult).state, null), child: null };
+  if (execution.name === 'FAILED') {
+    const failure = await handle.result().then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    throw new UserError(`finalstate campaign status: campaign ${id} failed: ${describeFailure(failure)}`);
+  }
   if (execution.name !== 'RUNNING')
     throw new UserError(
       `finalstate campaign status: campaign ${id} is ${execution.name.toLowerCase()} (see its history in the Temporal UI)`,
@@ -159,10 +167,7 @@ function renderStatus(
         .join('  ')}`,
     );
   lines.push(...campaignCostLines(cost));
-  if (s.failedStep)
-    lines.push(
-      `  step ${s.failedStep.step} FAILED: ${s.failedStep.message}\n  re-run it with: finalstate campaign replay-step ${s.campaignId} ${s.failedStep.step}`,
-    );
+  if (s.failedStep) lines.push(`  ${failedStepText(s.campaignId, s.failedStep)}`);
   if (s.stopAfterStep !== null) lines.push(`  stopping after step ${s.stopAfterStep}`);
   return lines.join('\n');
 }

@@ -29,6 +29,7 @@ import {
   withReprobe,
 } from '../demo/preset.js';
 import { integerOption } from '../number-option.js';
+import { failedStepText } from '../progress.js';
 import { PACK_DEMO_COUNTS, packDemo } from '../demo/pack.js';
 import { compareCampaign, renderComparison } from '../demo/summary.js';
 import { watchCampaign, type PhaseTime } from '../demo/watch.js';
@@ -76,7 +77,8 @@ evaluate the trained policy, and print base against trained with intervals, the 
                episodes per task in each re-probe (default the preset's probing.n)
 
 Ctrl-C stops the workers; the same command continues the same campaign (its id is derived from the preset and the
-base model) without redoing finished steps.`;
+base model) without redoing finished steps. A step that fails prints its whole cause and the command that re-runs it
+(with --json: {campaignId, url, failedStep, phases}) and exits 1.`;
 
 /** A checkpoint directory given by the user (e.g. from `finalstate model import`), identified by its files. */
 function checkpointBase(dir: string): { checkpointDir: string; contentHash: string; description: string } {
@@ -267,11 +269,10 @@ async function runAndWatch(
     return 130;
   }
   phases.push(...watched.phases);
-  if (watched.final.phase === 'step-failed') {
+  if (watched.final.phase === 'step-failed' && watched.final.failedStep) {
     const failed = watched.final.failedStep;
-    log(
-      `step ${failed?.step} failed: ${failed?.message}\n  re-run it: finalstate campaign replay-step ${campaignId} ${failed?.step} (with this command running, or its workers)`,
-    );
+    log(`${failedStepText(campaignId, failed)} (with this command running, or its workers)`);
+    if (json) printJson({ campaignId, url: workflowUrl(config, campaignId), failedStep: failed, phases });
     return 1;
   }
   return undefined;

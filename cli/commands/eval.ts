@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { loadConfig } from '../../workers/config.js';
 import { UserError } from '../../core/errors.js';
+import { describeFailure } from '../../core/failure-causes.js';
 import { readJsonConfig } from '../../workers/json-config.js';
 import { workflowUrl } from '../../infra/stack/temporal.js';
 import { connectClient } from '../../workers/temporal-client.js';
@@ -24,7 +25,8 @@ const usage = `finalstate eval CONFIG [--preset NAME|FILE] [--json]
 
   Evaluate a policy on every task of a split, k trials each (schemas/campaign.ts EvaluationConfig), as the
   \`evaluation\` workflow with id eval/<evaluationId>. Rows go to the control database (result set eval/<evaluationId>);
-  prints pass@1 with its interval, pass@k and tasks passed k/k. Workers must be running (control and episodes).
+  prints pass@1 with its interval, pass@k and tasks passed k/k. Workers must be running (control and episodes). A
+  failed evaluation prints its whole cause (with --json also {workflowId, failed}) and exits 1.
 
   --preset NAME|FILE  episode limits and the served policy's sampling come from this demo preset, as in its campaign
                       (the config must then leave them out, or state the same ones)`;
@@ -131,7 +133,12 @@ export const evalCommand: Command = {
         }
         process.stdout.write('\n');
       }
-      const done = await result;
+      const done = await result.catch((err: unknown) => {
+        // A failed evaluation: --json prints its whole cause too (cli/main.ts prints it on stderr, exit 1).
+        if (values.json && (err as Error).name === 'WorkflowFailedError')
+          printJson({ workflowId, failed: describeFailure(err) });
+        throw err;
+      });
       const deviations = thinkingBoxDeviations(
         readTaskSource(localPathOf(evalConfig.tasks.taskSet)).flatMap((set) =>
           set.tasks.filter((t) => t.split === evalConfig.tasks.split),

@@ -111,6 +111,7 @@ export async function writeCampaignReport(
         ...(frozen ? { edges: frozen.edges } : {}),
         ...(state.trainingDomains ? { trainingDomains: state.trainingDomains } : {}),
         ...(deviations.length ? { deviations } : {}),
+        ...(state.failedStep ? { failedStep: state.failedStep } : {}),
       },
       outDir,
     );

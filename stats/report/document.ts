@@ -194,7 +194,9 @@ export function buildReport(input: ReportInput): ReportDocument {
       {
         id: 'training',
         title: 'Training curves',
-        paragraphs: [],
+        paragraphs: input.failedStep
+          ? [`Step ${input.failedStep.step} failed and waits for replay-step: ${input.failedStep.message}`]
+          : [],
         tables: [stepsTable(input)],
         charts: trainingCurves(input.steps),
       },

@@ -32,6 +32,8 @@ export interface ReportInput {
   training?: TrainingSpend;
   /** Domains training used: the comparison is also shown in-domain against out-of-domain. */
   trainingDomains?: string[];
+  /** A step that failed and waits for replay-step: its number and its whole cause (core/failure-causes.ts). */
+  failedStep?: { step: number; message: string };
   /** How the tasks ran unlike their reference setup (a ThinkingBox set without Typesense), one line each. */
   deviations?: string[];
   /** Shown in the header; pass a fixed value for reproducible files. */

@@ -69,6 +69,20 @@ test('the campaign workflow refuses the old defaults at 7B before it probes, wit
   assert.match(failure.message ?? '', /per GPU: 502\.5 GB of 75\.2 GB usable/);
   await assert.rejects(p.client.workflow.getHandle(`${config.campaignId}/probe`).describe(), WorkflowNotFoundError);
   assert.equal(p.gpu.calls.length, 0, 'no policy update ran');
+  // The campaign fails with the whole cause as its message (the UI shows it), which `campaign status` prints.
+  const campaignFailure = (await workflowFailure(handle)).cause;
+  assert.match(
+    campaignFailure?.message ?? '',
+    /^workflow updatePreflight .*\/preflight: UserError: [\s\S]*per GPU: 502\.5 GB/,
+  );
+  const status = await runCliAsync(['campaign', 'status', config.campaignId]);
+  assert.equal(status.status, 2);
+  assert.match(
+    status.stderr,
+    new RegExp(
+      `campaign ${config.campaignId} failed: workflow updatePreflight ${config.campaignId}/preflight: UserError: [\\s\\S]*per GPU: 502\\.5 GB`,
+    ),
+  );
 });
 
 test("campaign start accepts the reference run's shape and prints its memory term by term; without sequence parallelism it names 4", async () => {

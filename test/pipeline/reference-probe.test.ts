@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, test } from 'node:test';
+import { describeFailure } from '../../core/failure-causes.js';
 import { localPathOf } from '../../storage/artifacts.js';
 import { FrozenPool } from '../../schemas/results.js';
 import { campaign, statusOf } from '../../workflows/campaign/index.js';
@@ -90,7 +91,7 @@ test('a reference that solves no candidate: the gate refuses to select with the 
   const config = configOn('travel', { referenceProbe: { endpoint: REFERENCE, n: 2 } });
   const handle = await p.startCampaign(config);
   const err = await workflowFailure(handle);
-  const message = causeMessages(err);
+  const message = describeFailure(err);
   assert.match(
     message,
     /the solvability gate dropped every candidate: the reference reference at http:\/\/127\.0\.0\.1:9\/v1 solved 0 of 2 probed candidates/,
@@ -120,11 +121,3 @@ test('referenceProbe.gate false: the reference rows are recorded and counted, th
     solved: 0,
   });
 });
-
-/** The failure's message and its causes', joined: Temporal wraps the activity's error in the workflows'. */
-function causeMessages(err: unknown): string {
-  const messages: string[] = [];
-  for (let e = err as { message?: string; cause?: unknown } | undefined; e; e = e.cause as typeof e)
-    messages.push(e.message ?? '');
-  return messages.join(' <- ');
-}

@@ -26,6 +26,7 @@ const LAYERS: Record<string, number> = {
   bench: 9,
 };
 const PURE_FOR_WORKFLOWS = new Set([
+  'core/failure-causes.ts',
   'core/failure-types.ts',
   'core/policy-versions.ts',
   'core/update-memory-model.ts',

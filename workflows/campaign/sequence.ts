@@ -1,11 +1,16 @@
 import {
+  ActivityFailure,
   allHandlersFinished,
+  ApplicationFailure,
+  ChildWorkflowFailure,
   condition,
   continueAsNew,
   patched,
   proxyActivities,
+  isCancellation,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
+import { describeFailure } from '../../core/failure-causes.js';
 import type { CampaignState } from '../../schemas/campaign.js';
 import type { TrackingActivities } from '../gpu.js';
 import { maxStalenessOf } from '../inputs.js';
@@ -46,6 +51,15 @@ export async function campaign(input: CampaignInput): Promise<CampaignResult> {
     },
   };
   setControlHandlers(run);
+  await runPhases(run).catch((err: unknown) => {
+    throw wholeFailure(err);
+  });
+  return { campaignId: run.id, state };
+}
+
+/** The campaign's phases, from where its state stands. */
+async function runPhases(run: CampaignRun): Promise<void> {
+  const { config, state } = run;
   upsertSearchAttributes([
     { key: CampaignIdKey, value: run.id },
     { key: StepKey, value: state.step },
@@ -77,5 +91,18 @@ export async function campaign(input: CampaignInput): Promise<CampaignResult> {
   }
   state.phase = state.step >= state.maxSteps ? 'done' : 'stopped';
   await condition(allHandlersFinished);
-  return { campaignId: run.id, state };
+}
+
+/**
+ * What the campaign fails with when a child (the preflight, the probe, an evaluation) or an activity failed: the
+ * failure with its whole cause as its message (core/failure-causes.ts), which the Temporal UI shows and `campaign
+ * status` prints, keeping the type of the ApplicationFailure that the activity or child raised and the original as
+ * its cause. Anything else (a cancellation, continueAsNew) goes on as it is.
+ */
+function wholeFailure(err: unknown): unknown {
+  if (!(err instanceof ChildWorkflowFailure || err instanceof ActivityFailure) || isCancellation(err)) return err;
+  let type: string | undefined;
+  for (let f: unknown = err; f instanceof Error && type === undefined; f = f.cause)
+    if (f instanceof ApplicationFailure) type = f.type ?? undefined;
+  return ApplicationFailure.create({ type, message: describeFailure(err), nonRetryable: true, cause: err });
 }

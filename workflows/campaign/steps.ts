@@ -3,13 +3,16 @@ import {
   ChildWorkflowFailure,
   condition,
   executeChild,
+  setCurrentDetails,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
+import { describeFailure } from '../../core/failure-causes.js';
 import { FailureType } from '../../core/failure-types.js';
 import type { GrpoStepResult } from '../../schemas/pipeline.js';
 import { grpoStep } from '../grpo-step.js';
 import { addChildTotals, grpoStepInput } from '../inputs.js';
+import { markdownText } from '../audit.js';
 import { StepKey } from '../search-attributes.js';
 import { stepScalars } from '../tracking.js';
 import { childOptions, runChild, track } from './children.js';
@@ -103,21 +106,22 @@ function poolExhausted(cause: Error | undefined): boolean {
   return details?.infraGroups === 0;
 }
 
-/** Records a step whose child failed; see runGrpoStep for what each answer means. */
+/**
+ * Records a step whose child failed; see runGrpoStep for what each answer means. Its message is the whole failure
+ * (core/failure-causes.ts: the child, the activity, each cause); one that waits for replayStep is also the campaign's
+ * current details in the Temporal UI until a step completes.
+ */
 export function recordFailedStep(run: CampaignRun, step: number, err: ChildWorkflowFailure): 'failed' | 'exhausted' {
   const { config, state } = run;
   const cause = err.cause;
-  state.failedStep = {
-    step,
-    message:
-      cause instanceof ApplicationFailure
-        ? `${cause.type ?? 'Error'}: ${cause.message}`
-        : (cause?.message ?? err.message),
-  };
+  state.failedStep = { step, message: describeFailure(err) };
   if (config.stopWhenPoolExhausted && poolExhausted(cause)) {
     state.stopAfterStep = state.step;
     return 'exhausted';
   }
+  setCurrentDetails(
+    `**Step ${step} failed**: ${markdownText(state.failedStep.message)}\n\nRe-run it: \`finalstate campaign replay-step ${run.id} ${step}\``,
+  );
   state.phase = 'step-failed';
   return 'failed';
 }
@@ -125,6 +129,7 @@ export function recordFailedStep(run: CampaignRun, step: number, err: ChildWorkf
 /** Records a completed step: its summary, the policy it published, the campaign's totals; metrics to the trackers. */
 export async function recordStep(run: CampaignRun, step: number, result: GrpoStepResult): Promise<void> {
   const { state } = run;
+  if (state.failedStep) setCurrentDetails('');
   state.failedStep = null;
   state.step = step;
   state.sampler = result.sampler;
