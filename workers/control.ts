@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { WorkerOptions } from '@temporalio/worker';
-import { createActivities, type ActivityDeps } from '../activities/index.js';
+import { createActivities, type ActivityDeps, type ControlActivities } from '../activities/index.js';
 import { manifestTaskLister } from '../activities/tasks.js';
 import { loadConfig } from './config.js';
 import { type LoadedConfig } from '../schemas/config.js';
@@ -18,6 +18,8 @@ export interface ControlWorkerOptions {
   workflowBundle?: WorkerOptions['workflowBundle'];
   /** Replace default dependencies (artifact store, task lister, fetch for the policy servers). */
   deps?: Partial<Omit<ActivityDeps, 'pool'>>;
+  /** Tests: the activities as registered, from the ones built (e.g. one wrapped to see its failures sooner). */
+  wrapActivities?: (activities: ControlActivities) => ControlActivities;
 }
 
 /** The control worker: every workflow and the light activities (task lists, result rows, selection, batches, publishing). */
@@ -32,13 +34,15 @@ export async function startControlWorker(
     {
       taskQueue: options.taskQueue ?? config.taskQueues.control,
       ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath }),
-      activities: createActivities({
-        pool,
-        artifacts: defaultArtifactStore(config),
-        taskLister: manifestTaskLister,
-        adminTokenFile: policyAdminTokenFile(config.dataPath),
-        ...options.deps,
-      }),
+      activities: (options.wrapActivities ?? ((a) => a))(
+        createActivities({
+          pool,
+          artifacts: defaultArtifactStore(config),
+          taskLister: manifestTaskLister,
+          adminTokenFile: policyAdminTokenFile(config.dataPath),
+          ...options.deps,
+        }),
+      ),
       shutdownGraceTime: '30 seconds',
     },
     () => pool.end(),

@@ -1,5 +1,9 @@
 import { execFile } from 'node:child_process';
 import { fromRoot } from '../../core/paths.js';
+import type { WorkflowHandle } from '@temporalio/client';
+import assert from 'node:assert/strict';
+import type { CampaignStatus } from '../../schemas/campaign.js';
+import { statusQuery } from '../../workflows/definitions.js';
 import type { CliResult } from '../helpers/index.js';
 
 /**
@@ -22,4 +26,23 @@ export function runCliAsync(args: string[], timeoutMs = 120_000): Promise<CliRes
       },
     );
   });
+}
+
+/**
+ * The campaign's status once a step failed (its status query, asked until then; a phase other than training or an
+ * evaluation fails the test), and what `campaign status` prints of it, as text and with --json.
+ */
+export async function failedStepStatus(
+  handle: WorkflowHandle,
+): Promise<{ status: CampaignStatus; text: string; json: CampaignStatus }> {
+  let status: CampaignStatus;
+  for (;;) {
+    status = await handle.query(statusQuery);
+    if (status.phase === 'step-failed') break;
+    assert.ok(status.phase === 'train' || status.phase === 'eval', `the campaign went on to ${status.phase}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  const text = await runCliAsync(['campaign', 'status', handle.workflowId]);
+  const json = await runCliAsync(['campaign', 'status', handle.workflowId, '--json']);
+  return { status, text: text.stdout, json: JSON.parse(json.stdout) as CampaignStatus };
 }

@@ -68,3 +68,28 @@ export async function eventsOfAllRuns(client: Client, workflowId: string): Promi
     if (!runId) return runs.flat();
   }
 }
+
+const millis = (t: { seconds?: unknown; nanos?: number | null } | null | undefined) =>
+  t ? Number(t.seconds ?? 0) * 1000 + (t.nanos ?? 0) / 1e6 : NaN;
+
+/**
+ * An activity of workflow `workflowId` (the first of type `activityType`): the attempt it ended on (its history keeps
+ * the last attempt's start) and the milliseconds from its scheduling to the end of the workflow.
+ */
+export async function activityEnd(
+  client: Client,
+  workflowId: string,
+  activityType: string,
+): Promise<{ attempt: number; toWorkflowEndMs: number }> {
+  const events = (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+  const scheduled = events.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === activityType);
+  if (!scheduled) throw new Error(`${workflowId} scheduled no ${activityType}`);
+  const started = events.find(
+    (e) => Number(e.activityTaskStartedEventAttributes?.scheduledEventId ?? -1) === Number(scheduled.eventId),
+  );
+  const end = events[events.length - 1]!;
+  return {
+    attempt: started?.activityTaskStartedEventAttributes?.attempt ?? 0,
+    toWorkflowEndMs: millis(end.eventTime) - millis(scheduled.eventTime),
+  };
+}

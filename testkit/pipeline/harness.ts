@@ -11,9 +11,9 @@ import { connectionConfig } from '../../environment/connection.js';
 import { connectClient } from '../../workers/temporal-client.js';
 import { CampaignConfig, type CampaignConfigInput } from '../../schemas/campaign.js';
 import type { TaskInfo } from '../../schemas/pipeline.js';
-import { startControlWorker } from '../../workers/control.js';
+import { startControlWorker, type ControlWorkerOptions } from '../../workers/control.js';
 import type { RunningWorker } from '../../workers/temporal-worker.js';
-import { campaign } from '../../workflows/campaign/index.js';
+import { campaign, initialState } from '../../workflows/campaign/index.js';
 import type { CampaignConfigWithQueues } from '../../workflows/inputs.js';
 import { startEpisodeWorker } from '../../workers/episodes.js';
 import { uniqueName } from '../names.js';
@@ -59,8 +59,13 @@ export const task = (
 export interface PipelineOptions {
   /** A real gpu worker on the pipeline's gpu queue in place of the stand-in (then `gpu` is undefined). */
   startGpuWorker?: (config: LoadedConfig, taskQueue: string) => Promise<{ stop(): Promise<void> }>;
-  /** A model directory the stand-in gpu worker copies into each checkpoint, for real rollout servers to load. */
-  checkpointWeights?: string;
+  /**
+   * A model (or LoRA adapter) directory the stand-in gpu worker copies into each checkpoint, for real rollout servers
+   * to load; a function: the directory for that update.
+   */
+  checkpointWeights?: Parameters<typeof startStandInGpuWorker>[2];
+  /** The control worker's activities as registered, from the real ones (workers/control.ts). */
+  wrapControlActivities?: ControlWorkerOptions['wrapActivities'];
   /** Each turn records the version the fake policy server serves at that moment (asynchronous steps). */
   turnsFollowServedVersion?: boolean;
 }
@@ -85,7 +90,14 @@ export async function startPipeline(
   });
   const workflowBundle = await sharedWorkflowBundle();
   const workers: Array<Pick<RunningWorker, 'stop'>> = [];
-  workers.push(await startControlWorker(config, { taskQueue: queues.control, workflowBundle, deps: { artifacts } }));
+  workers.push(
+    await startControlWorker(config, {
+      taskQueue: queues.control,
+      workflowBundle,
+      deps: { artifacts },
+      ...(options.wrapControlActivities ? { wrapActivities: options.wrapControlActivities } : {}),
+    }),
+  );
   workers.push(
     await startEpisodeWorker(config, {
       runner,
@@ -128,10 +140,22 @@ export async function startPipeline(
   const startCampaign = (config: CampaignConfigWithQueues) =>
     client.workflow.start(campaign, { taskQueue: queues.control, workflowId: config.campaignId, args: [{ config }] });
 
+  /**
+   * Starts the campaign of `config` at its training phase on the frozen `pool`, as a run continued from one that
+   * selected it starts: no preflight, probe or base evaluation first.
+   */
+  const startAtTraining = (config: CampaignConfigWithQueues, pool: string[]) =>
+    client.workflow.start(campaign, {
+      taskQueue: queues.control,
+      workflowId: config.campaignId,
+      args: [{ config, state: { ...initialState(config), phase: 'train', pool } }],
+    });
+
   return {
     config,
     client,
     startCampaign,
+    startAtTraining,
     pool,
     queues,
     taskSet,

@@ -52,9 +52,14 @@ export async function writeMinimalCheckpoint(dir: string, value: number): Promis
  * `policyUpdate` on its own task queue, so the pipeline's cross-queue call by name is exercised without a GPU. It
  * trains nothing: it reads the batch the pipeline wrote, computes group-normalised advantages and a policy-gradient
  * loss from the rollout logprobs, and writes a checkpoint directory holding that record, with weights: a copy of
- * `weightsFrom` (a model a real rollout server can load), else a one-tensor stand-in.
+ * `weightsFrom` (a model or LoRA adapter a real rollout server can load; a function: the directory for that update,
+ * e.g. a damaged one for one step), else a one-tensor stand-in.
  */
-export async function startStandInGpuWorker(config: LoadedConfig, taskQueue: string, weightsFrom?: string) {
+export async function startStandInGpuWorker(
+  config: LoadedConfig,
+  taskQueue: string,
+  weightsFrom?: string | ((input: PolicyUpdateCall) => string),
+) {
   const described = { value: TINY_MODEL_ON_ONE_CPU_RANK };
   const calls: Array<{ input: PolicyUpdateCall; batch: BatchFile }> = [];
   const logged: LogMetricsInput[] = [];
@@ -99,7 +104,8 @@ export async function startStandInGpuWorker(config: LoadedConfig, taskQueue: str
         }
         const dir = path.join(input.checkpointDir, `step-${String(input.step).padStart(6, '0')}`);
         await fs.mkdir(dir, { recursive: true });
-        if (weightsFrom) await fs.cp(weightsFrom, dir, { recursive: true });
+        const weights = typeof weightsFrom === 'function' ? weightsFrom(input) : weightsFrom;
+        if (weights) await fs.cp(weights, dir, { recursive: true });
         else await writeMinimalCheckpoint(dir, loss / Math.max(tokens, 1));
         await fs.writeFile(
           path.join(dir, 'stand-in-checkpoint.json'),
