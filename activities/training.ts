@@ -4,6 +4,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import { localPathOf, type ArtifactStore } from '../storage/artifacts.js';
 import { TrainingBatchWriter } from '../storage/training-batch.js';
 import { checkHfCheckpoint, IncompleteCheckpointError } from '../storage/hf-checkpoint.js';
+import { checkLoraAdapter, IncompatibleAdapterError } from '../storage/lora-adapter.js';
 import { FailureType } from '../core/failure-types.js';
 import { failFastOnUserError } from './failures.js';
 import { EndpointRequestError } from '../runtime/clients/errors.js';
@@ -16,7 +17,7 @@ import {
   type PublishStep,
 } from '../runtime/clients/policy-admin.js';
 import { adminTokenOf } from '../runtime/clients/admin-token.js';
-import { publishAdapter, type AdapterPublish } from '../runtime/clients/adapter-admin.js';
+import { AdapterRefusedError, publishAdapter, type AdapterPublish } from '../runtime/clients/adapter-admin.js';
 import type { PolicyServerRef } from '../schemas/clients.js';
 import { SERVED_FINGERPRINT_FILE, type ServedFingerprints } from '../schemas/policy-api.js';
 import { Trajectory } from '../schemas/trajectory.js';
@@ -73,6 +74,8 @@ export interface EjectedServer {
   url: string;
   kind: PolicyServerRef['kind'];
   reason: string;
+  /** It refused the adapter itself (AdapterRefusedError): asking again does not change its answer. */
+  refused?: true;
 }
 
 export interface PublishPolicyResult {
@@ -165,8 +168,11 @@ export function createTrainingActivities({
      * version to it once it answers. The activity fails (and is retried: publishing again is harmless) only when
      * fewer than `minServers` serve the new version. A vLLM server whose reload failed is pointed back to
      * `previous`, or left paused, never resumed on released weights. A 4xx, or a server of another kind than
-     * configured, is a configuration mistake and is not retried. Heartbeats go out every few seconds, also while a
-     * long reload call is in flight.
+     * configured, is a configuration mistake and is not retried. A LoRA adapter is checked before any server sees it
+     * (storage/lora-adapter.ts: else IncompleteCheckpoint or AdapterRefused, not retried); a server that refuses the
+     * adapter itself (runtime/clients/adapter-admin.ts) is ejected as one that will refuse it again, and when the
+     * rest could never make up `minServers`, the activity fails as AdapterRefused, not retried (docs/reliability.md).
+     * Heartbeats go out every few seconds, also while a long reload call is in flight.
      */
     async publishPolicy(input: PublishPolicyInput): Promise<PublishPolicyResult> {
       // A checkpoint URI the servers cannot read as a path (not file://) is the user's to fix: not retried.
@@ -180,11 +186,19 @@ export function createTrainingActivities({
         version: input.previous.version,
       };
       // vLLM releases the weights it serves before it reads new ones: a directory it cannot load must never reach it.
-      // An adapter is checked by the servers themselves, which go on serving what they had when they refuse it.
+      // An adapter is checked as closely (storage/lora-adapter.ts): the servers would refuse it, and waiting does not
+      // change what is on disk.
       try {
-        if (input.adapter) await checkAdapterFiles(weightsPath);
+        if (input.adapter) await checkLoraAdapter(weightsPath);
         else await checkHfCheckpoint(weightsPath, previous?.weightsPath);
       } catch (err) {
+        if (err instanceof IncompatibleAdapterError)
+          throw ApplicationFailure.create({
+            type: FailureType.adapterRefused,
+            nonRetryable: true,
+            message: `not publishing policy version ${input.version}: ${err.message}. No server was touched; they serve the adapters they had. Check update.lora and update.baseModel against the model the servers serve, then replay the step.`,
+            cause: err,
+          });
         if (!(err instanceof IncompleteCheckpointError)) throw err;
         throw ApplicationFailure.create({
           type: FailureType.incompleteCheckpoint,
@@ -216,15 +230,27 @@ export function createTrainingActivities({
             cause: err,
           });
         }
-        ejected.push({ url: server.url, kind: server.kind, reason: err.message });
+        ejected.push({
+          url: server.url,
+          kind: server.kind,
+          reason: err.message,
+          ...(err instanceof AdapterRefusedError ? { refused: true } : {}),
+        });
       }
       const minServers = input.minServers ?? input.servers.length;
       if (published.length < minServers) {
         const why = ejected.map((e) => `${e.url}: ${e.reason}`).join('; ');
-        throw ApplicationFailure.create({
-          type: FailureType.infrastructure,
-          message: `policy version ${input.version} serves on ${published.length} of ${input.servers.length} rollout servers, fewer than fleet.minServers ${minServers}: ${why}`,
-        });
+        const shortfall = `policy version ${input.version} serves on ${published.length} of ${input.servers.length} rollout servers, fewer than fleet.minServers ${minServers}`;
+        // Servers that refused the adapter itself refuse it again: when the others could not make up minServers
+        // however often they are asked, fail now rather than retry for minutes.
+        const mayCome = ejected.filter((e) => !e.refused).length;
+        if (published.length + mayCome < minServers)
+          throw ApplicationFailure.create({
+            type: FailureType.adapterRefused,
+            nonRetryable: true,
+            message: `${shortfall}, and no retry can change that: ${ejected.length - mayCome} refused the adapter itself. ${why}`,
+          });
+        throw ApplicationFailure.create({ type: FailureType.infrastructure, message: `${shortfall}: ${why}` });
       }
       await writeFingerprints(weightsPath, input.version, published);
       return { servers: published, ejected };
@@ -263,12 +289,4 @@ async function writeFingerprints(checkpointDir: string, version: number, publish
   const body: ServedFingerprints = { policyVersion: String(version), servers };
   await fs.writeFile(`${file}.${process.pid}.tmp`, `${JSON.stringify(body, null, 2)}\n`);
   await fs.rename(`${file}.${process.pid}.tmp`, file);
-}
-
-/** The two files of a PEFT adapter directory (their content is the servers' to check). */
-export async function checkAdapterFiles(dir: string): Promise<void> {
-  for (const file of ['adapter_config.json', 'adapter_model.safetensors'])
-    await fs.stat(path.join(dir, file)).catch((err: NodeJS.ErrnoException) => {
-      throw new IncompleteCheckpointError(`adapter ${dir}: no ${file} (${err.code ?? err.message})`, dir);
-    });
 }

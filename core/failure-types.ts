@@ -29,4 +29,11 @@ export const FailureType = {
    * so waiting does not complete one; remove it and replay the step.
    */
   incompleteCheckpoint: 'IncompleteCheckpoint',
+  /**
+   * The LoRA adapter to publish cannot be served: a target module its base model lacks, shapes unlike the model's,
+   * or the servers refused the adapter itself (a rank above their --max-lora-rank, another base model, a file they
+   * cannot deserialise) so that fewer than fleet.minServers could ever serve it. Not retried: waiting does not change
+   * the adapter; the servers keep serving the adapters they had.
+   */
+  adapterRefused: 'AdapterRefused',
 } as const;

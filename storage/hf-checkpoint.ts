@@ -37,7 +37,7 @@ const INDEX = 'model.safetensors.index.json';
 const TIED_HEAD = 'lm_head.weight';
 const MAX_HEADER = 100 * 1024 * 1024;
 
-async function readJson(file: string, what: string, dir: string): Promise<unknown> {
+export async function readJson(file: string, what: string, dir: string): Promise<unknown> {
   let text: string;
   try {
     text = await fs.readFile(file, 'utf8');
@@ -54,8 +54,11 @@ async function readJson(file: string, what: string, dir: string): Promise<unknow
   }
 }
 
-/** The tensors of one safetensors file (name -> shape), after checking its header against its size. */
-async function readSafetensors(file: string, dir: string): Promise<{ tensors: TensorShapes; bytes: number }> {
+/**
+ * The tensors of one safetensors file (name -> its shape as JSON, e.g. "[64,128]"), after checking its header against
+ * its size; an IncompleteCheckpointError naming `dir` and the file otherwise.
+ */
+export async function readSafetensors(file: string, dir: string): Promise<{ tensors: TensorShapes; bytes: number }> {
   const name = path.basename(file);
   const fail = (what: string) => new IncompleteCheckpointError(`checkpoint ${dir}: ${name} ${what}`, dir);
   let handle: fs.FileHandle;
@@ -148,6 +151,38 @@ async function readCheckpoint(dir: string): Promise<CheckpointSummary & { shapes
 }
 
 /**
+ * How the tensors of checkpoint `dir` differ from those of checkpoint `like` (names and shapes; a tied LM head named
+ * on one side only is no difference); undefined when either cannot be read.
+ */
+export async function tensorDifferences(dir: string, like: string): Promise<string[] | undefined> {
+  const [checked, reference] = await Promise.all([dir, like].map((d) => readCheckpoint(d).catch(() => undefined)));
+  if (!checked || !reference) return undefined;
+  return differencesOf(checked, reference);
+}
+
+function differencesOf(
+  checked: { shapes: TensorShapes; tied: boolean },
+  reference: { shapes: TensorShapes; tied: boolean },
+): string[] {
+  const optional = (tensor: string) => tensor === TIED_HEAD && checked.tied && reference.tied;
+  const differences: string[] = [];
+  for (const [tensor, shape] of reference.shapes) {
+    const mine = checked.shapes.get(tensor);
+    if (mine === undefined) {
+      if (!optional(tensor)) differences.push(`${tensor} missing`);
+    } else if (mine !== shape) differences.push(`${tensor} has shape ${mine}, not ${shape}`);
+  }
+  for (const tensor of checked.shapes.keys())
+    if (!reference.shapes.has(tensor) && !optional(tensor)) differences.push(`${tensor} extra`);
+  return differences;
+}
+
+/** The tensors of the model checkpoint `dir` (name -> shape as JSON), once it is known to be complete. */
+export async function checkpointTensors(dir: string): Promise<Map<string, string>> {
+  return (await readCheckpoint(dir)).shapes;
+}
+
+/**
  * Check `dir` (see the module comment); with `like`, also that its tensors have the names and shapes of the checkpoint
  * in `like` (skipped when `like` cannot be read). Throws IncompleteCheckpointError naming the first problem.
  */
@@ -155,16 +190,7 @@ export async function checkHfCheckpoint(dir: string, like?: string): Promise<Che
   const checked = await readCheckpoint(dir);
   const reference = like === undefined ? undefined : await readCheckpoint(like).catch(() => undefined);
   if (reference) {
-    const optional = (tensor: string) => tensor === TIED_HEAD && checked.tied && reference.tied;
-    const differences: string[] = [];
-    for (const [tensor, shape] of reference.shapes) {
-      const mine = checked.shapes.get(tensor);
-      if (mine === undefined) {
-        if (!optional(tensor)) differences.push(`${tensor} missing`);
-      } else if (mine !== shape) differences.push(`${tensor} has shape ${mine}, not ${shape}`);
-    }
-    for (const tensor of checked.shapes.keys())
-      if (!reference.shapes.has(tensor) && !optional(tensor)) differences.push(`${tensor} extra`);
+    const differences = differencesOf(checked, reference);
     if (differences.length > 0)
       throw new IncompleteCheckpointError(
         `checkpoint ${dir} does not have the tensors of ${like} (${differences.length} differences: ${differences.slice(0, 3).join('; ')})`,

@@ -1,6 +1,10 @@
+import path from 'node:path';
 import { InfrastructureError } from '../../core/errors.js';
 import { adapterName, adapterVersionOf } from '../../core/policy-versions.js';
 import type { PolicyServerRef } from '../../schemas/clients.js';
+import { tensorDifferences } from '../../storage/hf-checkpoint.js';
+import { readAdapterConfig } from '../../storage/lora-adapter.js';
+import { EndpointRequestError } from './errors.js';
 import { jsonOrUndefined } from './http.js';
 import { adminCaller, checkKind, type Call, type PublishOptions, type Published } from './policy-admin.js';
 
@@ -17,13 +21,54 @@ import { adminCaller, checkKind, type Call, type PublishOptions, type Published 
  *
  * No pause: requests in flight go on with the adapter they named, and a completion that names the new one is served
  * by exactly that version. Unlike a full reload, a failed load leaves the server serving what it had (vLLM 0.32.0 and
- * the project's server check the adapter before they use it), so the server is never left paused; the failure is an
- * InfrastructureError naming the server and the adapter (the publishing activity ejects the server; reconcileFleet
- * tries again later). The load itself is not retried within a publish: the reference trainer saw a rejected load
- * leave vLLM's registry refusing the next load of the same name, so a blind retry only hides the first error.
+ * the project's server check the adapter before they use it), so the server is never left paused. A failure names
+ * the server and the adapter, and is one of two kinds. An AdapterRefusedError when waiting cannot help: the server
+ * refused the adapter itself (a 4xx; or a 500 whose message is a deserialisation, rank, module or shape error, as
+ * vLLM answers a truncated file: "Error while deserializing header: incomplete metadata, file not fully covered";
+ * ARTIFACT_ERRORS), or, before any load, the server reports a --max-lora-rank below the adapter's rank or serves
+ * another base model than the adapter's (adapter_config.json). An InfrastructureError otherwise (connection refused,
+ * a timeout, 503, any other 5xx): retried. Either way the publishing activity ejects the server (reconcileFleet tries
+ * again later). The load itself is not retried within a publish: the reference trainer saw a rejected load leave
+ * vLLM's registry refusing the next load of the same name, so a blind retry only hides the first error.
  */
 
 const COMPONENT = 'policy-server';
+
+/** A server refused the adapter itself (see the module comment): not fixed by waiting. */
+export class AdapterRefusedError extends Error {
+  override name = 'AdapterRefusedError';
+  constructor(
+    message: string,
+    readonly url: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/**
+ * What a 500 from /v1/load_lora_adapter says when the adapter is at fault (vLLM 0.32.0 answers every exception of
+ * the load with 500): its safetensors file (`Error while deserializing header: …`), its rank (`LoRA rank 16 is
+ * greater than max_lora_rank 8.`), its modules (`While loading DIR, expected target modules in [...] but received
+ * [...]`, `DIR doesn't contain tensors`), its config (`Missing required configuration fields`, `Adapter bias is not
+ * supported.`), or tensor shapes unlike the model's.
+ */
+const ARTIFACT_ERRORS = [
+  /error while deserializing header/i,
+  /greater than max_lora_rank/i,
+  /expected target modules/i,
+  /doesn't contain tensors/i,
+  /missing required configuration fields/i,
+  /adapter bias is not supported/i,
+  /must be a positive integer/i,
+  /size mismatch|shape/i,
+];
+
+/** Whether a failed load call refused the adapter itself (not retryable) rather than failed to answer. */
+export function refusesAdapter(err: unknown): boolean {
+  if (err instanceof EndpointRequestError) return err.status !== 401;
+  return err instanceof InfrastructureError && err.status === 500 && ARTIFACT_ERRORS.some((re) => re.test(err.message));
+}
 
 /** A campaign's adapters: their names are `<prefix><version>` (core/policy-versions.ts). */
 export interface AdapterPublish {
@@ -68,14 +113,20 @@ export async function publishAdapter(
   const cards = await loadedModels(call, 'identify');
   const loaded = cards.find((c) => c.id === name);
   if (loaded === undefined) {
+    const what = `LoRA adapter ${name} (policy version ${version}) from ${adapterPath}`;
+    const refusal = await refusalBeforeLoad(cards[0], adapterPath);
+    if (refusal)
+      throw new AdapterRefusedError(
+        `policy server ${server.url} cannot serve ${what}: ${refusal}; it goes on serving the adapters it had`,
+        server.url,
+      );
     try {
       await once('load_adapter', '/v1/load_lora_adapter', { lora_name: name, lora_path: adapterPath });
     } catch (err) {
-      throw new InfrastructureError(
-        `policy server ${server.url} could not load LoRA adapter ${name} (policy version ${version}) from ${adapterPath}: ${(err as Error).message}; it goes on serving the adapters it had`,
-        COMPONENT,
-        { cause: err },
-      );
+      if (err instanceof EndpointRequestError && err.status === 401) throw err;
+      const text = `policy server ${server.url} ${refusesAdapter(err) ? 'refused' : 'could not load'} ${what}: ${(err as Error).message}; it goes on serving the adapters it had`;
+      if (refusesAdapter(err)) throw new AdapterRefusedError(text, server.url, { cause: err });
+      throw new InfrastructureError(text, COMPONENT, { cause: err });
     }
   } else if (typeof loaded.root === 'string' && loaded.root !== adapterPath) {
     throw new InfrastructureError(
@@ -98,6 +149,26 @@ export async function publishAdapter(
     }
   }
   return { url: server.url, kind: server.kind, version, attempts, unloaded };
+}
+
+/**
+ * Why a server cannot serve the adapter in `adapterPath`, from its /v1/models base card, before it is asked to: a
+ * --max-lora-rank it reports below the adapter's rank (the project's server reports it; vLLM 0.32.0 does not and
+ * refuses at the load), or a model it serves (its `root`, when readable here) other than the adapter's base model
+ * (adapter_config.json's base_model_name_or_path): the same directory, or one with the same tensors. Undefined when
+ * nothing says so, or the adapter's config cannot be read (the server then answers for it).
+ */
+async function refusalBeforeLoad(base: ModelCard | undefined, adapterPath: string): Promise<string | undefined> {
+  const config = await readAdapterConfig(adapterPath).catch(() => undefined);
+  if (!config || !base) return undefined;
+  const max = (base as { max_lora_rank?: unknown }).max_lora_rank;
+  if (typeof max === 'number' && config.rank > max)
+    return `its rank ${config.rank} is above the server's --max-lora-rank ${max}`;
+  const served = typeof base.root === 'string' ? base.root : undefined;
+  if (!served || !config.baseModel || path.resolve(served) === path.resolve(config.baseModel)) return undefined;
+  const differences = await tensorDifferences(served, config.baseModel);
+  if (differences === undefined || differences.length === 0) return undefined;
+  return `it was trained on ${config.baseModel}, but the server serves ${served}, another model (${differences.length} tensor differences: ${differences.slice(0, 3).join('; ')})`;
 }
 
 /**

@@ -66,6 +66,7 @@ export async function requestText(url: string, body: unknown, options: JsonReque
     throw new InfrastructureError(
       `${options.component} at ${url} answered HTTP ${response.status}: ${errorMessage(text)}`,
       options.component,
+      { status: response.status },
     );
   }
   if (response.status >= 400) {
