@@ -20,6 +20,8 @@ import { progressQuery } from '../../workflows/definitions.js';
 import { CHAOS_CLOCK_MS, due, inject, type FiredFault, type Moment, type PlannedFault } from './faults.js';
 import { chaosMachine, type ChaosMachine } from './processes.js';
 import { startChaosStack, type ChaosStack } from './stack.js';
+import type { ReconciledServer } from '../../activities/fleet.js';
+import { eventsOfAllRuns } from '../pipeline/histories.js';
 
 const STARTED = proto.temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED;
 
@@ -264,6 +266,39 @@ async function stepRecorded(client: Client, campaignId: string, step: number): P
   }
 }
 
+/**
+ * What the first round of step `step`'s reconcileFleet scheduled after `since` (epoch ms) did on the server at `url`,
+ * once that round completed (read from the step child's history); throws when the step's rollouts ended first.
+ */
+async function reconciledSince(
+  client: Client,
+  campaignId: string,
+  step: number,
+  since: number,
+  url: string,
+): Promise<ReconciledServer> {
+  const child = `${campaignId}/step-${step}`;
+  const ms = (t: { seconds?: unknown; nanos?: number | null } | null | undefined) =>
+    Number(t?.seconds ?? 0) * 1000 + (t?.nanos ?? 0) / 1e6;
+  for (const deadline = Date.now() + 120_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 250))) {
+    const events = await eventsOfAllRuns(client, child).catch(() => []);
+    const rounds = new Set<string>();
+    for (const e of events) {
+      const s = e.activityTaskScheduledEventAttributes;
+      if (s?.activityType?.name === 'buildBatch')
+        throw new Error(`${child}'s rollouts were collected before a reconcile round ran`);
+      if (s?.activityType?.name === 'reconcileFleet' && ms(e.eventTime) >= since) rounds.add(String(e.eventId));
+      const done = e.activityTaskCompletedEventAttributes;
+      if (done && rounds.has(String(done.scheduledEventId))) {
+        const result = defaultPayloadConverter.fromPayload<{ servers: ReconciledServer[] }>(done.result!.payloads![0]!);
+        const found = result.servers.find((x) => x.url === url);
+        if (found) return found;
+      }
+    }
+  }
+  throw new Error(`no reconcile round of ${child} completed within 120 s of ${new Date(since).toISOString()}`);
+}
+
 export interface CampaignOptions {
   dir: string;
   campaignId: string;
@@ -413,6 +448,7 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRun
             proxy,
             ...(rolloutProxy ? { rolloutProxy } : {}),
             stepRecorded: (step) => stepRecorded(client, options.campaignId, step),
+            reconciledSince: (step, since, url) => reconciledSince(client, options.campaignId, step, since, url),
             slot: m.slot,
           }).then(
             (r) => {

@@ -9,21 +9,27 @@ import * as stack from '../../infra/stack/index.js';
 import { loadPreset } from '../../cli/demo/preset.js';
 import { oracleId, runCampaign, type CampaignRun } from './campaign.js';
 import { FAULT_KINDS, FLEET_FAULT_KINDS, type FaultKind, type PlannedFault } from './faults.js';
-import { fleetChanges, rejoins } from './fleet-report.js';
+import { fleetChanges, rejoins, servedVersionsOfLog } from './fleet-report.js';
 import { checkInvariants, scoredRewards, type InvariantReport, type ScoredEpisode, type SlotOf } from './invariants.js';
 import { renderTable, verdicts, type ChaosResult } from './table.js';
 
 /**
  * GRPO steps of the asynchronous run: a fault per pair of slots that run beside each other, a free pair between the
- * rollout server's kill and the failing publish (a server restarts in half a minute on a loaded machine), and the
- * step after the failing publish's next, whose rollouts' reconcile brings the ejected server back.
+ * rollout server's kill and the failing publish (a server restarts in half a minute on a loaded machine), the step
+ * after the failing publish's next, whose rollouts' reconcile brings the ejected server back, and one more for the
+ * restart during step 6's publish.
  */
-export const ASYNC_STEPS = 6;
+export const ASYNC_STEPS = 7;
+/**
+ * GRPO steps of the asynchronous CI run (`--async --short`): step 2's publish is where the restart lands, beside step
+ * 3's rollouts, whose reconcile keeps the fleet on version 1: a server restarted on the base model is behind it.
+ */
+export const ASYNC_SHORT_STEPS = 3;
 /** K of the asynchronous run. */
 export const ASYNC_MAX_STALENESS = 1;
 
-const usage = `node dist/test/chaos/chaos.js [--short | --async] [--json] [--dir DIR] [--fault KIND@SLOT ... --steps N]
-  (npm run chaos [-- --short | --async])
+const usage = `node dist/test/chaos/chaos.js [--short] [--async] [--json] [--dir DIR] [--fault KIND@SLOT ... --steps N]
+  (npm run chaos [-- --short | --async | --async --short])
 
 Runs a small GRPO campaign (the smoke preset's tiny served model, several steps) on a private stack (its own
 PostgreSQL cluster and Temporal dev server under DIR, default .data/chaos, on free ports) with the real worker
@@ -39,7 +45,9 @@ docs/reliability.md and exits 1 if an invariant fails.
             statement (about 2 minutes)
   --async   asynchronous steps (async.maxStaleness ${ASYNC_MAX_STALENESS}, ${ASYNC_STEPS} steps) on a rollout fleet of two policy servers,
             with a baseline: SIGKILL the gpu worker during an update while the next step's rollouts run, SIGKILL a
-            rollout server mid-step, fail a publish on one of the two servers (with --fault: only those named)
+            rollout server mid-step, fail a publish on one of the two servers, restart a server while a publish to it
+            is held and the next step reconciles the fleet (with --fault: only those named)
+  --async --short   CI mode of the fleet: ${ASYNC_SHORT_STEPS} asynchronous steps, no baseline, the restart during a publish (about 3 minutes)
   --json    print the result as JSON instead of the table
   --fault   instead of the full list, inject only this fault (repeatable), e.g. --fault policy-server-stall@eval-1;
             KIND is one of ${FAULT_KINDS.join(', ')}, SLOT one of probe, base-eval, step-N/episodes, step-N/update,
@@ -68,7 +76,9 @@ export const ASYNC_FAULTS: PlannedFault[] = [
   { kind: 'gpu-worker-sigkill-overlapped', slot: 'step-1/update' },
   { kind: 'rollout-server-sigkill', slot: 'step-3/episodes' },
   { kind: 'rollout-publish-fail', slot: 'step-4/update' },
+  { kind: 'rollout-restart-mid-publish', slot: 'step-6/update' },
 ];
+export const ASYNC_SHORT_FAULTS: PlannedFault[] = [{ kind: 'rollout-restart-mid-publish', slot: 'step-2/update' }];
 export const SHORT_FAULTS: PlannedFault[] = [
   { kind: 'episode-worker-sigkill', slot: 'probe' },
   { kind: 'postgres-restart', slot: 'base-eval' },
@@ -126,8 +136,9 @@ function slotOfRun(run: CampaignRun, overlapping: boolean): SlotOf {
 }
 
 export interface ChaosOptions {
+  /** CI mode: no baseline, fewer steps and faults (with `async`: the fleet's). */
   short: boolean;
-  /** Asynchronous steps on a rollout fleet of two servers (the fleet faults), with a baseline; not with short. */
+  /** Asynchronous steps on a rollout fleet of two servers (the fleet faults), with a baseline unless short. */
   async?: boolean;
   dir: string;
   log: (line: string) => void;
@@ -139,9 +150,17 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   const { log } = options;
   const started = performance.now();
   const removals = [(await clearDir(options.dir)).removed];
-  const mode = options.short ? 'short' : options.async ? 'async' : 'full';
-  const steps = options.short ? 1 : (options.only?.steps ?? (options.async ? ASYNC_STEPS : FULL_STEPS));
-  const faults = options.short ? SHORT_FAULTS : (options.only?.faults ?? (options.async ? ASYNC_FAULTS : FULL_FAULTS));
+  const mode = options.short ? (options.async ? 'async-short' : 'short') : options.async ? 'async' : 'full';
+  const steps = options.short
+    ? options.async
+      ? ASYNC_SHORT_STEPS
+      : 1
+    : (options.only?.steps ?? (options.async ? ASYNC_STEPS : FULL_STEPS));
+  const faults = options.short
+    ? options.async
+      ? ASYNC_SHORT_FAULTS
+      : SHORT_FAULTS
+    : (options.only?.faults ?? (options.async ? ASYNC_FAULTS : FULL_FAULTS));
   const misplaced = faults.filter((f) => FLEET_FAULT_KINDS.includes(f.kind) && !options.async);
   if (misplaced.length)
     throw new Error(`${misplaced.map((f) => f.kind).join(', ')}: needs the rollout fleet of --async`);
@@ -165,7 +184,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     campaignId,
     steps,
     policyDownMs: 5000,
-    timeoutMs: (options.short ? 4 : 12) * 60_000,
+    timeoutMs: (options.short && !options.async ? 4 : 12) * 60_000,
     log,
     ...(options.async ? { maxStaleness: ASYNC_MAX_STALENESS } : {}),
   };
@@ -200,6 +219,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   });
   let invariants: InvariantReport;
   let fleet: ChaosResult['fleet'] = null;
+  let served: ChaosResult['served'] = null;
   try {
     log(`faulted: ${run.status} in ${run.seconds} s; checking invariants`);
     const t = performance.now();
@@ -210,9 +230,22 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       { campaignId: oracleId(campaignId), workflows: run.oracleWorkflows },
       baseline?.rewards ?? null,
       slotOfRun(run, options.async === true),
+      options.async ? ASYNC_MAX_STALENESS : 0,
     );
-    if (options.async)
+    if (options.async) {
       fleet = rejoins(run.fired, await fleetChanges(run.client, campaignId, run.startedAt), run.fleetUrls[1]!);
+      served = await Promise.all(
+        run.fleet.policyServers.map(async (p, i) => ({
+          url: run.fleetUrls[i]!,
+          starts: servedVersionsOfLog(fs.existsSync(p.logFile) ? fs.readFileSync(p.logFile, 'utf8') : ''),
+          atEnd: await fetch(`${run.fleetUrls[i]}/v1/models`)
+            .then(async (r) =>
+              String(((await r.json()) as { data: Array<{ policy_version: number }> }).data[0]!.policy_version),
+            )
+            .catch((err: unknown) => `unreachable (${(err as Error).message})`),
+        })),
+      );
+    }
     log(`invariants checked (${((performance.now() - t) / 1000).toFixed(1)} s)`);
   } finally {
     await run.close();
@@ -225,6 +258,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     steps,
     maxStaleness: options.async ? ASYNC_MAX_STALENESS : 0,
     fleet,
+    served,
     stepsCompleted: run.state?.steps.length ?? 0,
     finished: run.status === 'done' && run.state?.phase === 'done',
     seconds: run.seconds,
@@ -275,10 +309,6 @@ if (process.argv[1] && path.resolve(process.argv[1]) === new URL(import.meta.url
   if (values.help) {
     console.log(usage);
     process.exit(0);
-  }
-  if (values.short && values.async) {
-    console.error('--short and --async: choose one (the asynchronous run has a baseline; CI runs --short)');
-    process.exit(2);
   }
   const misplaced = (values.fault ?? []).map(plannedFault).filter((f) => FLEET_FAULT_KINDS.includes(f.kind));
   if (misplaced.length && !values.async) {

@@ -5,6 +5,7 @@ import type { ChaosStack } from './stack.js';
 import type { ChaosMachine } from './processes.js';
 import { sleep } from '../../infra/stack/process.js';
 import { freezeEpisodeSessions } from './freeze.js';
+import type { ReconciledServer } from '../../activities/fleet.js';
 
 export const FAULT_KINDS = [
   'episode-worker-sigkill',
@@ -22,6 +23,7 @@ export const FAULT_KINDS = [
   'gpu-worker-sigkill-overlapped',
   'rollout-server-sigkill',
   'rollout-publish-fail',
+  'rollout-restart-mid-publish',
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
@@ -30,6 +32,7 @@ export const FLEET_FAULT_KINDS: readonly FaultKind[] = [
   'gpu-worker-sigkill-overlapped',
   'rollout-server-sigkill',
   'rollout-publish-fail',
+  'rollout-restart-mid-publish',
 ];
 
 /**
@@ -119,6 +122,15 @@ export function due(fault: PlannedFault, now: Moment[], fleet: { episodeWorkerPi
         m.pending.some((p) => p.type === 'buildBatch' || p.type === 'policyUpdate') &&
         !m.pending.some((p) => p.type === 'publishPolicy')
       );
+    case 'rollout-restart-mid-publish': {
+      // as the failing publish, and the next step's rollouts under way: their reconcile runs while the publish does
+      const next = now.find((x) => x.slot === nextRollouts(fault.slot));
+      return (
+        m.pending.some((p) => p.type === 'buildBatch' || p.type === 'policyUpdate') &&
+        !m.pending.some((p) => p.type === 'publishPolicy') &&
+        !!next?.pending.some((p) => p.type === 'runEpisode' && p.started)
+      );
+    }
     case 'control-worker-sigkill':
       // Only episodes pending: a control activity in flight has no heartbeat and would wait out its start-to-close
       // timeout (10 minutes) before Temporal retried it (see docs/reliability.md, limits).
@@ -140,6 +152,11 @@ export interface InjectOptions {
   rolloutProxy?: FaultProxy;
   /** Resolves once the campaign has recorded step `step` (its publish over) or ended. */
   stepRecorded?: (step: number) => Promise<void>;
+  /**
+   * What the first round of step `step`'s reconcileFleet scheduled after `since` (epoch ms) found and did on the
+   * server at `url`, once it completed; throws when the step's rollouts ended first (no round ran).
+   */
+  reconciledSince?: (step: number, since: number, url: string) => Promise<ReconciledServer>;
   /** The slot the fault landed in. */
   slot?: string;
 }
@@ -276,6 +293,40 @@ export async function inject(
       }
       const failed = rollouts.requests.slice(before).filter((r) => r.injected).length;
       detail = `every POST /collective_rpc to the second rollout server answered 500 (${failed} of them) until step ${step} was recorded`;
+      break;
+    }
+    case 'rollout-restart-mid-publish': {
+      // Step n's publish to the second server is held at its reload (the server paused, its lease held) while the
+      // server restarts on the base model and step n+1's reconcile, whose current version is n-1, runs a round: the
+      // race issue 48 named. The completions sent to that server are held as well, so step n+1's episodes on it stay
+      // in flight and its rollouts, with their reconcile, go on until the publish is let go.
+      const rollouts = fleetProxy();
+      const step = Number(/^step-(\d+)\//.exec(options.slot ?? '')?.[1]);
+      if (!options.stepRecorded || !options.reconciledSince || !Number.isInteger(step))
+        throw new Error(`${kind} lands in a step-<n>/update slot`);
+      let letGo!: () => void;
+      const held = new Promise<void>((resolve) => (letGo = resolve));
+      rollouts.hold('/v1/completions', held);
+      rollouts.hold('/collective_rpc', held);
+      const server = fleet.policyServers[1]!;
+      const pid = server.pid;
+      let round: ReconciledServer;
+      try {
+        const waited = performance.now();
+        for (; rollouts.inFlight('/collective_rpc') === 0; await sleep(20))
+          if (performance.now() - waited > 180_000)
+            throw new Error(`step ${step}'s publish never reached the second rollout server's reload in 180 s`);
+        await server.kill('SIGKILL');
+        await server.start();
+        round = await options.reconciledSince(step + 1, Date.now(), rollouts.url);
+      } finally {
+        letGo();
+      }
+      await options.stepRecorded(step);
+      detail =
+        `step ${step}'s reload of the second rollout server held at its proxy (with the completions sent to it); SIGKILL pid ${pid}, ` +
+        `restarted on the base model (version 0); step ${step + 1}'s reconcile meanwhile (current version ${step - 1}): ` +
+        `${round.action}${round.detail ? ` (${round.detail})` : ''}; let go, the publish went on to the restarted server`;
       break;
     }
   }

@@ -78,6 +78,9 @@ export function rejoins(fired: FiredFault[], changes: FleetChange[], url: string
   return fired.flatMap((f): Rejoin[] => {
     if (f.kind === 'rollout-server-sigkill')
       return [{ kind: f.kind, slot: f.slot, url, ejected: null, by: served(f.at + f.outageSeconds) }];
+    // restarted while its publish was held: back by that publish, let go after the restart (or a later one)
+    if (f.kind === 'rollout-restart-mid-publish')
+      return [{ kind: f.kind, slot: f.slot, url, ejected: null, by: served(f.at) }];
     if (f.kind !== 'rollout-publish-fail') return [];
     const step = /^step-(\d+)\//.exec(f.slot)?.[1];
     const ejection = changes.find(
@@ -88,3 +91,31 @@ export function rejoins(fired: FiredFault[], changes: FleetChange[], url: string
     ];
   });
 }
+
+/** What one rollout server (the project's policy server) served, by its own log, and what it serves at the end. */
+export interface ServedVersions {
+  url: string;
+  /** Per start of its process: the version it started on, then each version it swapped in, in order. */
+  starts: number[][];
+  /** The version it reports once the campaign is over. */
+  atEnd: string;
+}
+
+/**
+ * The versions a project's policy server served, from its log (appended across its starts): the version in each
+ * "policy server ready" line opens a start, each "serving ... as policy version N" is a reload it swapped in.
+ */
+export function servedVersionsOfLog(text: string): number[][] {
+  const starts: number[][] = [];
+  for (const line of text.split('\n')) {
+    const ready = /policy server ready on \S+ \(policy version (\d+)/.exec(line);
+    if (ready) starts.push([Number(ready[1])]);
+    const swapped = /serving .* as policy version (\d+)$/.exec(line);
+    if (swapped && starts.length > 0) starts.at(-1)!.push(Number(swapped[1]));
+  }
+  return starts;
+}
+
+/** The starts of a server in which a version came after a newer one: a server set back. */
+export const setBack = (starts: number[][]): number[][] =>
+  starts.filter((versions) => versions.some((v, i) => i > 0 && v < versions[i - 1]!));

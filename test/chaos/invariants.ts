@@ -13,6 +13,7 @@ import type { EpisodeOutcome, EpisodeRequest } from '../../schemas/episode.js';
 import type { Task } from '../../schemas/task.js';
 import { eventsOfAllRuns } from '../pipeline/histories.js';
 import { loadFinalStates, type FinalState } from './final-states.js';
+import { oldestUsableVersion, versionNumber } from '../../core/policy-versions.js';
 
 /** One runEpisode activity as Temporal's history tells it: what was asked, how it ended, after how many attempts. */
 export interface EpisodeActivity {
@@ -119,6 +120,11 @@ export interface InvariantReport {
   } | null;
   /** The same, per phase of the campaign (see `slotOf`): what each fault's row in the table reports. */
   bySlot: Record<string, SlotInvariants>;
+  /**
+   * The campaign's recorded turns (its episode records), and those that name no version that served them or one
+   * outside the episode's window (a step u: [u - 1 - K, u - 1]; an evaluation after step n: n; the probe: 0).
+   */
+  turnVersions: { turns: number; problems: string[] };
 }
 
 export interface SlotInvariants {
@@ -197,6 +203,7 @@ export async function checkInvariants(
   oracle: { campaignId: string; workflows: string[] },
   baseline: Map<string, ScoredEpisode> | null,
   slotOf: SlotOf = () => [],
+  maxStaleness = 0,
 ): Promise<InvariantReport> {
   const { activities } = await episodeActivities(client, campaignId, oracle.workflows);
   const ids = [campaignId, oracle.campaignId];
@@ -327,10 +334,43 @@ export async function checkInvariants(
       writes: effects.writes,
       infraScored,
       baseline: comparison,
+      turnVersions: await turnVersions(pool, campaignId, maxStaleness),
     };
   } finally {
     await pool.end();
   }
+}
+
+/** The versions that served the campaign's recorded turns, each checked against its episode's window. */
+export async function turnVersions(
+  pool: pg.Pool,
+  campaignId: string,
+  maxStaleness: number,
+): Promise<InvariantReport['turnVersions']> {
+  const { rows } = await pool.query<{ episode_id: string; versions: Array<string | null> }>(
+    `SELECT episode_id, (SELECT coalesce(json_agg(t->>'policyVersion'), '[]'::json) FROM json_array_elements(record->'turns') t) AS versions
+     FROM episodes WHERE campaign_id = $1`,
+    [campaignId],
+  );
+  const problems: string[] = [];
+  let turns = 0;
+  for (const { episode_id: id, versions } of rows) {
+    const step = /\/step-(\d+)(-replay-\d+)?\//.exec(id)?.[1];
+    const evaluated = /\/eval-step-(\d+)\//.exec(id)?.[1];
+    const [from, to] =
+      step !== undefined
+        ? [oldestUsableVersion(Number(step), maxStaleness), Number(step) - 1]
+        : evaluated !== undefined
+          ? [Number(evaluated), Number(evaluated)]
+          : [0, 0];
+    for (const [i, v] of versions.entries()) {
+      turns += 1;
+      if (!v) problems.push(`${id}: turn ${i} names no version that served it`);
+      else if (versionNumber(v) < from || versionNumber(v) > to)
+        problems.push(`${id}: turn ${i} served by version ${v}, outside its window ${from}..${to}`);
+    }
+  }
+  return { turns, problems };
 }
 
 /**

@@ -1,16 +1,18 @@
 import type { SlotTime } from './campaign.js';
 import type { FaultKind, FiredFault, PlannedFault } from './faults.js';
 import type { InvariantReport } from './invariants.js';
-import type { Rejoin } from './fleet-report.js';
+import { setBack, type Rejoin, type ServedVersions } from './fleet-report.js';
 
 export interface ChaosResult {
-  mode: 'full' | 'short' | 'async';
+  mode: 'full' | 'short' | 'async' | 'async-short';
   campaignId: string;
   steps: number;
   /** async.maxStaleness K of the campaign (0: synchronous steps). */
   maxStaleness: number;
   /** The asynchronous run: how each server a fleet fault took out came back. */
   fleet: Rejoin[] | null;
+  /** The asynchronous run: the versions each rollout server served, by its own log, and serves at the end. */
+  served?: ServedVersions[] | null;
   stepsCompleted: number;
   finished: boolean;
   seconds: number;
@@ -40,6 +42,8 @@ const FAULT_LABELS: Record<FaultKind, string> = {
   'gpu-worker-sigkill-overlapped': "SIGKILL gpu worker during an update, the next step's rollouts running",
   'rollout-server-sigkill': 'SIGKILL a rollout server mid-step (one of two)',
   'rollout-publish-fail': 'publish fails on one of two rollout servers',
+  'rollout-restart-mid-publish':
+    "a rollout server restarted while a publish to it is held, the next step's reconcile running",
 };
 
 /** A fault's label; with asynchronous steps, its K. */
@@ -118,6 +122,39 @@ export function verdicts(r: ChaosResult): { name: string; value: string; require
           },
         ]
       : []),
+    ...(r.served
+      ? [
+          {
+            name: 'rollout servers set back a version (each by its own log)',
+            value: `${r.served.filter((s) => setBack(s.starts).length > 0).length}${r.served
+              .filter((s) => setBack(s.starts).length > 0)
+              .map(
+                (s) =>
+                  ` (${s.url}: ${setBack(s.starts)
+                    .map((v) => v.join(' → '))
+                    .join('; ')})`,
+              )
+              .join('')}`,
+            required: '0',
+            ok: r.served.every((s) => setBack(s.starts).length === 0),
+          },
+          {
+            name: 'rollout servers on the newest version at the end',
+            value: `${r.served.filter((s) => s.atEnd === String(r.steps)).length}/${r.served.length}${r.served
+              .filter((s) => s.atEnd !== String(r.steps))
+              .map((s) => ` (${s.url}: ${s.atEnd})`)
+              .join('')}`,
+            required: `all on ${r.steps}`,
+            ok: r.served.every((s) => s.atEnd === String(r.steps)),
+          },
+        ]
+      : []),
+    {
+      name: 'recorded turns without the version that served them, or outside their window',
+      value: `${inv.turnVersions.problems.length} (of ${inv.turnVersions.turns} turns of the campaign's episode records)`,
+      required: '0',
+      ok: inv.turnVersions.problems.length === 0,
+    },
     {
       name: 'infrastructure failures scored as task failures',
       value: `${inv.infraScored.length + (inv.baseline?.lower.length ?? 0)}${inv.baseline ? ` (retried episodes scoring below the baseline: ${inv.baseline.lower.length})` : ''}`,
@@ -173,8 +210,13 @@ export function renderTable(r: ChaosResult): string {
     lines.push(
       `| ${FAULT_LABELS[j.kind]}: server back | ${j.by ? `${j.by.kind === 'republished' ? "the fleet's reconcile" : 'a publish'} (${j.by.child.slice(j.by.child.lastIndexOf('/') + 1)}) made it serve version ${j.by.version} at ${secs(j.by.at)}` : 'never'}${j.ejected ? `, after the step's publish ejected it` : ''} | |`,
     );
+  for (const s of r.served ?? [])
+    lines.push(
+      `| ${s.url}: versions served, by its log | ${s.starts.map((v) => v.join(' → ')).join('; restarted: ')}; serves ${s.atEnd} at the end | |`,
+    );
   const problems = [
     ...r.crashes.map((c) => `crash: ${c}`),
+    ...inv.turnVersions.problems.map((p) => `turn version: ${p}`),
     ...inv.lost.map((p) => `lost: ${p}`),
     ...inv.duplicated.map((p) => `applied twice: ${p}`),
     ...inv.infraScored.map((p) => `infra scored: ${p}`),

@@ -2,10 +2,11 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { chaosPreset } from './campaign.js';
 import { due, type Moment } from './faults.js';
-import { rejoins, type FleetChange } from './fleet-report.js';
+import { rejoins, servedVersionsOfLog, setBack, type FleetChange } from './fleet-report.js';
 
-// The asynchronous chaos run's triggers and its fleet verdict, on made-up moments and fleet histories: the run itself
-// (`npm run chaos -- --async`, docs/reliability.md) is minutes of CPU and not in CI.
+// The asynchronous chaos run's triggers and its fleet verdicts, on made-up moments, fleet histories and server logs:
+// the run itself (`npm run chaos -- --async`, docs/reliability.md) is minutes of CPU; CI runs its short form
+// (test/chaos/chaos.test.ts).
 
 const activity = (type: string, extra: Partial<Moment['pending'][number]> = {}): Moment['pending'][number] => ({
   type,
@@ -79,4 +80,40 @@ test('a fleet fault counts as recovered only by a publish or reconcile to its se
     url,
   );
   assert.deepEqual([notEjected!.ejected, notEjected!.by], [false, null], 'a publish that did not eject it');
+});
+
+test("the restart during a publish is armed while the batch or the update runs and the next step's episodes do", () => {
+  const fault = { kind: 'rollout-restart-mid-publish' as const, slot: 'step-2/update' };
+  const update = moment('step-2/update', [activity('policyUpdate')]);
+  const rollouts = moment('step-3/episodes', [activity('runEpisode')]);
+  assert.equal(due(fault, [update], fleet), false, 'no rollouts beside: no reconcile would run');
+  assert.equal(due(fault, [update, rollouts], fleet), true);
+  assert.equal(due(fault, [moment('step-2/update', [activity('buildBatch')]), rollouts], fleet), true);
+  assert.equal(due(fault, [moment('step-2/update', [activity('publishPolicy')]), rollouts], fleet), false, 'too late');
+  const [back] = rejoins(
+    [{ ...fault, at: 50, outageSeconds: 20, detail: '' }],
+    [
+      { kind: 'republished', url: 'http://127.0.0.1:2', version: 1, child: 'c/step-2', at: 40 },
+      { kind: 'published', url: 'http://127.0.0.1:2', version: 2, child: 'c/step-2', at: 72 },
+    ],
+    'http://127.0.0.1:2',
+  );
+  assert.equal(back!.by?.version, 2, 'back by the held publish, after the restart');
+});
+
+test("a server's versions by its own log: each start, then each reload it swapped in; a start that goes back is named", () => {
+  const log = [
+    '2026-12-06 10:00:00 INFO __main__: policy server ready on http://127.0.0.1:9 (policy version 0; admin routes on)',
+    '2026-12-06 10:00:05 INFO finalstate.policy_server.engine: serving /c/step-1 as policy version 1',
+    '2026-12-06 10:00:09 INFO finalstate.policy_server.engine: serving adapter c-v2 (rank 8, policy version 2) from /a',
+    'policy server ready on http://127.0.0.1:9 (policy version 0; admin routes on)',
+    '2026-12-06 10:01:00 INFO finalstate.policy_server.engine: serving /c/step-2 as policy version 2',
+    '2026-12-06 10:01:02 INFO finalstate.policy_server.engine: serving /c/step-1 as policy version 1',
+  ].join('\n');
+  const starts = servedVersionsOfLog(log);
+  assert.deepEqual(starts, [
+    [0, 1],
+    [0, 2, 1],
+  ]);
+  assert.deepEqual(setBack(starts), [[0, 2, 1]]);
 });
