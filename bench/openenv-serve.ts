@@ -19,10 +19,10 @@ import readline from 'node:readline';
 import { parseArgs } from 'node:util';
 import { fromRoot } from '../core/paths.js';
 import { OPENENV_PYTHON } from '../infra/openenv-server.js';
+import { EpisodeLimits, type EpisodeRequest } from '../schemas/episode.js';
 import type { Task } from '../schemas/task.js';
 import { loadConfig } from '../workers/config.js';
 import { createEpisodeRuntime } from '../workers/episode-runtime.js';
-import { inParallel, oracleRequest } from './oracle-episodes.js';
 import { BENCH_TRAINING_TASKS, benchTrainingTasks } from './training-tasks.js';
 
 process.env.FINALSTATE_LOG_LEVEL ??= 'ERROR';
@@ -39,6 +39,29 @@ const trials = Number(values.trials);
 const rounds = Number(values.rounds);
 const source = BENCH_TRAINING_TASKS;
 const r2 = (x: number) => Math.round(x * 100) / 100;
+
+// bench/oracle-path.ts keeps its own copies of these two: it imports the runtime's public API only, so that it builds
+// against an older commit for a before/after comparison.
+async function inParallel<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: limit }, async () => {
+      while (next < items.length) await fn(items[next++]!);
+    }),
+  );
+}
+
+const oracleRequest = (episodeId: string, taskId: string, trial: number, campaignId: string): EpisodeRequest => ({
+  episodeId,
+  taskId,
+  taskSet: source.taskSet,
+  trial,
+  campaignId,
+  policy: { kind: 'oracle' },
+  user: { kind: 'scripted' },
+  limits: EpisodeLimits.parse({}),
+  seed: 1,
+});
 
 /** The oracle's closing message (runtime/policy/oracle-policy.ts): what the task's must_mention rubrics ask. */
 const closingOf = (task: Task) =>

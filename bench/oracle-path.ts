@@ -7,13 +7,12 @@
 // warm-up round (one episode per task: templates built, expected states cached, spares made). Only the runtime's
 // public API is used, so the same file builds against an older commit for a before/after comparison.
 // Prints figures; asserts nothing.
-import { benchTrainingTasks } from './training-tasks.js';
-import { inParallel, oracleRequest } from './oracle-episodes.js';
+import { BENCH_TRAINING_TASKS, benchTrainingTasks } from './training-tasks.js';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../workers/config.js';
-import type { EpisodeRecord } from '../schemas/episode.js';
+import { EpisodeLimits, type EpisodeRecord, type EpisodeRequest } from '../schemas/episode.js';
 import { createEpisodeRuntime } from '../workers/episode-runtime.js';
 
 process.env.FINALSTATE_LOG_LEVEL ??= 'ERROR';
@@ -27,6 +26,7 @@ const { values } = parseArgs({
 });
 const concurrency = Number(values.concurrency);
 const trials = Number(values.trials);
+const source = BENCH_TRAINING_TASKS;
 
 const r1 = (x: number) => Math.round(x * 10) / 10;
 function stats(xs: number[]) {
@@ -35,17 +35,40 @@ function stats(xs: number[]) {
   return { p50: r1(at(0.5)), p95: r1(at(0.95)), mean: r1(sorted.reduce((a, b) => a + b, 0) / sorted.length) };
 }
 
+async function inParallel<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: limit }, async () => {
+      while (next < items.length) await fn(items[next++]!);
+    }),
+  );
+}
+
 const config = loadConfig();
 const tasks = await benchTrainingTasks();
 const runtime = await createEpisodeRuntime(config, { controlConnections: concurrency + 2 });
 const campaignId = `bench-oracle-path-${process.pid}-${Date.now()}`;
 const teardown = new Map<string, number>();
 
+function request(episodeId: string, taskId: string, trial: number): EpisodeRequest {
+  return {
+    episodeId,
+    taskId,
+    taskSet: source.taskSet,
+    trial,
+    campaignId,
+    policy: { kind: 'oracle' },
+    user: { kind: 'scripted' },
+    limits: EpisodeLimits.parse({}),
+    seed: 1,
+  };
+}
+
 async function run(prefix: string, plan: { taskId: string; trial: number }[]) {
   const started = performance.now();
   await inParallel(plan, concurrency, async ({ taskId, trial }) => {
     const id = `${campaignId}/${prefix}/${taskId}/t${trial}`;
-    await runtime.runner.run(oracleRequest(id, taskId, trial, campaignId), {
+    await runtime.runner.run(request(id, taskId, trial), {
       onStored: (t) => void teardown.set(id, t.teardownMs),
     });
   });
