@@ -26,6 +26,10 @@ const TABLE_IDS = [
 ];
 let report: WrittenReport;
 
+// A step that failed and waits for replay-step: the report says so with its whole cause (core/failure-causes.ts).
+const FAILED_STEP =
+  'workflow grpoStep ref/step-31: activity publishPolicy (not retried): IncompleteCheckpoint: not publishing policy version 31: checkpoint /c/step-000031: adapter_model.safetensors has 40660 bytes but its header covers 81320 (truncated). Remove the directory and replay the step (the update writes it again).';
+
 before(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'finalstate-report-'));
   const { before: base, after: trained } = referenceResultSets();
@@ -46,12 +50,19 @@ before(() => {
       steps,
       evalPoints: [evalPointOf(0, base), evalPointOf(30, trained)],
       pool,
+      failedStep: { step: 31, message: FAILED_STEP },
       generatedAt: 'test',
     },
     dir,
   );
 });
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+test('a failed step is in the report, its cause whole', () => {
+  const text = `Step 31 failed and waits for replay-step: ${FAILED_STEP}`;
+  assert.ok(fs.readFileSync(report.html, 'utf8').includes(`<p>${text}</p>`));
+  assert.ok(fs.readFileSync(report.markdown, 'utf8').includes(`\n${text}\n`));
+});
 
 test('the HTML is self-contained and the Markdown twin has the same tables', () => {
   const html = fs.readFileSync(report.html, 'utf8');
