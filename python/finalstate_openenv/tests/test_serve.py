@@ -230,9 +230,9 @@ def test_guards_task_api_and_metadata(served):
     assert run(upgrades()) == [401, 403]
 
 
-def test_neither_process_outlives_the_other():
+def test_sessions_are_bounded_and_neither_process_outlives_the_other():
     with concurrent.futures.ThreadPoolExecutor(2) as pool:  # two servers, started side by side
-        one, two = pool.map(lambda _: Served(), range(2))
+        one, two = pool.map(lambda extra: Served(*extra), [(), ("--max-sessions", "1")])
     # the OpenEnv server dies under an open episode: finalstate tears the episode down and stops (exit 1)
     try:
 
@@ -248,6 +248,16 @@ def test_neither_process_outlives_the_other():
         one.wait_for_line(r"episode orphan-1 torn down")
     finally:
         one.stop()
+    # sessions are bounded (--max-sessions 1): a second one is refused with OpenEnv's CAPACITY_REACHED
+
+    async def one_too_many():
+        async with GenericEnvClient(base_url=two.authed_url) as first:
+            await first.reset(task_id=golden_task(0)["id"])
+            second = await GenericEnvClient(base_url=two.authed_url).connect()
+            return await second._receive()  # the server's answer to the connection itself, then it closes it
+
+    refused = run(one_too_many())
+    assert refused["type"] == "error" and refused["data"]["code"] == "CAPACITY_REACHED", refused
     # finalstate is killed: the OpenEnv server sees its stdin close and exits
     python = two.python_pid()
     two.process.kill()
