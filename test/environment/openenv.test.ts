@@ -1,13 +1,18 @@
 import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
+import readline from 'node:readline';
+import type { Duplex } from 'node:stream';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { InfrastructureError, UserError } from '../../core/errors.js';
-import { OpenEnvBridge } from '../../environment/openenv/bridge.js';
+import { fromRoot } from '../../core/paths.js';
+import { OpenEnvBridge, OpenEnvRefused } from '../../environment/openenv/bridge.js';
 import { importOpenEnv } from '../../environment/openenv/import.js';
 import { StaleAttemptError } from '../../environment/pg-faults.js';
-import { writeTaskSet } from '../../environment/task-set.js';
+import { readTaskSet, writeTaskSet } from '../../environment/task-set.js';
 import { OpenEnvEnvironment, openEnvEpisodeId } from '../../runtime/episode/environments/openenv.js';
 import { EpisodeStore } from '../../runtime/episode/episode-store.js';
 import type { EpisodeRuntime } from '../../runtime/episode/runtime.js';
@@ -22,12 +27,20 @@ import { LedgerServer } from '../helpers/openenv.js';
 // finalstate's episodes on an OpenEnv environment of the tests' own (test/fixtures/openenv/ledger_env.py: OpenEnv's
 // MCPEnvironment and create_app, a reward from its final state), through OpenEnv's own client (the bridge), with the
 // worker's own wiring (workers/episode-runtime.ts): rewards from the terminal step, the failures that are
-// infrastructure (never a 0), a hung session that holds up no other, and a retried attempt that starts over.
+// infrastructure (never a 0), a hung session that holds up no other, and a retried attempt that starts over; then
+// finalstate's own `env serve --openenv` consumed back, and handshakes refused by a fake server.
 const config = loadConfig();
 let server: LedgerServer;
 let runtime: EpisodeRuntime;
 let manifest: string;
 let closedPort: number;
+/** Answers every WebSocket handshake with an HTTP status: /busy 503; /auth 401, or 503 to `Bearer sekrit`. */
+let fake: http.Server;
+let fakeUrl: string;
+/** `finalstate env serve --openenv` on the retail pack's mini eval tasks: its JSON line once it serves. */
+let serve: ChildProcess;
+let served: Promise<{ url: string; tokenFile: string }>;
+const TOKEN_ENV = 'FINALSTATE_TEST_OPENENV_TOKEN';
 const stored: string[] = [];
 
 function task(id: string, part: Omit<OpenEnvTaskPartInput, 'url'> & { url?: string }): TaskInput {
@@ -62,6 +75,29 @@ const transfer = (source: string, target: string, amount: number): ToolCall => (
 });
 
 before(async () => {
+  serve = spawn(
+    process.execPath,
+    [fromRoot('bin', 'finalstate.js'), 'env', 'serve', '--openenv', '--domain', 'retail', '--split', 'eval'],
+    { stdio: ['ignore', 'pipe', 'ignore'] },
+  );
+  served = new Promise((resolve, reject) => {
+    readline
+      .createInterface({ input: serve.stdout! })
+      .once('line', (line) => resolve(JSON.parse(line) as { url: string; tokenFile: string }));
+    serve.once('exit', (code) => reject(new Error(`env serve exited with ${code}`)));
+  });
+  served.catch(() => undefined);
+  fake = http.createServer((_, res) => res.writeHead(404).end());
+  fake.on('upgrade', (req: http.IncomingMessage, socket: Duplex) => {
+    const status = !req.url!.startsWith('/auth')
+      ? '503 Service Unavailable'
+      : req.headers.authorization === 'Bearer sekrit'
+        ? '503 Service Unavailable'
+        : '401 Unauthorized';
+    socket.end(`HTTP/1.1 ${status}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
+  });
+  await new Promise<void>((resolve) => fake.listen(0, '127.0.0.1', resolve));
+  fakeUrl = `http://127.0.0.1:${(fake.address() as { port: number }).port}`;
   server = new LedgerServer(await freePort());
   closedPort = await freePort();
   await server.start({ holdMatch: 'hold-me' });
@@ -73,12 +109,17 @@ before(async () => {
     task('ledger:refused', { url: `http://127.0.0.1:${closedPort}`, reset: { task_id: 'ledger-0' } }),
     task('ledger:slow', { reset: { task_id: 'ledger-1' }, stepTimeoutSeconds: 6 }),
     task('ledger:tools-only', { reset: { task_id: 'ledger-3' }, messages: 'final' }),
+    task('fake:busy', { url: `${fakeUrl}/busy` }),
+    task('fake:auth', { url: `${fakeUrl}/auth` }),
+    task('fake:token', { url: `${fakeUrl}/auth`, token: { from: 'env', name: TOKEN_ENV } }),
   ]);
   manifest = written.manifestFile;
   runtime = await createEpisodeRuntime(config);
 });
 
 after(async () => {
+  serve?.kill('SIGTERM');
+  fake?.close();
   await runtime?.control.query('DELETE FROM episodes WHERE episode_id = ANY($1)', [stored]);
   await runtime?.close();
   await server?.kill();
@@ -228,4 +269,52 @@ test('bad input is a clear error naming what and where', async () => {
   } finally {
     await bridge.close();
   }
+});
+
+test('a 5xx handshake is infrastructure; a 4xx one, or a token that is not there, is a clear error', async () => {
+  const play = (taskId: string) => runtime.runner.run(request(taskId, []), { attempt: 1 });
+  await assert.rejects(play('fake:busy'), (err: Error) => {
+    assert.ok(err instanceof InfrastructureError, `${err.name}: ${err.message}`);
+    assert.equal(err.component, 'openenv-unreachable');
+    assert.match(err.message, /HTTP 503/);
+    return true;
+  });
+  await assert.rejects(play('fake:auth'), (err: Error) => {
+    assert.ok(err instanceof OpenEnvRefused, `${err.name}: ${err.message}`);
+    assert.match(err.message, new RegExp(`${fakeUrl}/auth: the WebSocket handshake was answered HTTP 401`));
+    return true;
+  });
+  delete process.env[TOKEN_ENV];
+  await assert.rejects(
+    play('fake:token'),
+    (err: Error) => err instanceof UserError && err.message.includes(`environment variable ${TOKEN_ENV}`),
+  );
+  process.env[TOKEN_ENV] = 'sekrit';
+  try {
+    // the token reaches the server as `Authorization: Bearer …` (which answers it 503 instead of 401)
+    await assert.rejects(
+      play('fake:token'),
+      (err: Error) => err instanceof InfrastructureError && /HTTP 503/.test(err.message),
+    );
+  } finally {
+    delete process.env[TOKEN_ENV];
+  }
+});
+
+test("finalstate's own env serve --openenv, consumed back: the golden calls earn 1, none 0, its diff kept", async () => {
+  const { url, tokenFile } = await served;
+  const native = readTaskSet(fromRoot('tasks', 'retail', 'retail-eval-mini.jsonl')).tasks[0]!;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'finalstate-openenv-served-'));
+  const set = writeTaskSet(dir, 'served', '1', [
+    task(`served:${native.id}`, { url, reset: { task_id: native.id }, token: { from: 'file', path: tokenFile } }),
+  ]);
+  const play = (calls: ToolCall[]) =>
+    runtime.runner.run({ ...request(`served:${native.id}`, calls), taskSet: set.manifestFile });
+  const golden = await play(native.golden);
+  const none = await play([]);
+  assert.deepEqual([golden.reward, none.reward], [1, 0]);
+  const record = (await new EpisodeStore(runtime.control).load(none.episodeId))!;
+  assert.equal(record.transcript.turns[0]!.content, native.query, "the served task's first message");
+  assert.ok(record.grade.diff.length > 0, 'the diff the served environment reported');
+  assert.match(record.grade.assertions[0]!.error ?? '', /reward 0/, 'its summary line');
 });
