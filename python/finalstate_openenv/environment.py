@@ -24,6 +24,7 @@ class FinalstateEnvironment(Environment[FinalstateAction, FinalstateObservation,
         self._metadata = metadata
         self._episode: str | None = None
         self._steps = 0
+        self._closed = False
 
     @staticmethod
     def _reset_params(seed, episode_id, task_id, kwargs) -> dict:
@@ -46,7 +47,14 @@ class FinalstateEnvironment(Environment[FinalstateAction, FinalstateObservation,
         self._episode, self._steps = observation.episode_id, 0
         return observation
 
+    def _open_or_refuse(self) -> None:
+        # OpenEnv's reaper closes an idle session's environment but leaves its WebSocket open: nothing more may
+        # open there, or the episode would outlive the session that OpenEnv counts and closes
+        if self._closed:
+            raise RuntimeError("this session was closed (idle past the server's --session-idle-seconds): connect again")
+
     def _episode_or_refuse(self) -> str:
+        self._open_or_refuse()
         if self._episode is None:
             raise RuntimeError("no episode is open in this session: reset first")
         return self._episode
@@ -54,6 +62,7 @@ class FinalstateEnvironment(Environment[FinalstateAction, FinalstateObservation,
     async def reset_async(
         self, seed: int | None = None, episode_id: str | None = None, task_id: str | None = None, **kwargs: Any
     ) -> FinalstateObservation:
+        self._open_or_refuse()
         episode, self._episode = self._episode, None
         if episode is not None:
             await self._host.close_episode_async(episode, "reset")
@@ -63,6 +72,7 @@ class FinalstateEnvironment(Environment[FinalstateAction, FinalstateObservation,
     def reset(
         self, seed: int | None = None, episode_id: str | None = None, task_id: str | None = None, **kwargs: Any
     ) -> FinalstateObservation:
+        self._open_or_refuse()
         self._close_episode("reset")
         with self._bad_input_refused():
             return self._opened(self._host.reset_sync(self._reset_params(seed, episode_id, task_id, kwargs)))
@@ -92,4 +102,5 @@ class FinalstateEnvironment(Environment[FinalstateAction, FinalstateObservation,
             self._host.close_episode(episode, why)
 
     def close(self) -> None:
+        self._closed = True
         self._close_episode("session closed")

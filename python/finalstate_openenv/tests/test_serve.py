@@ -230,9 +230,9 @@ def test_guards_task_api_and_metadata(served):
     assert run(upgrades()) == [401, 403]
 
 
-def test_sessions_are_bounded_and_neither_process_outlives_the_other():
+def test_sessions_are_bounded_idle_ones_closed_and_neither_process_outlives_the_other():
     with concurrent.futures.ThreadPoolExecutor(2) as pool:  # two servers, started side by side
-        one, two = pool.map(lambda extra: Served(*extra), [(), ("--max-sessions", "1")])
+        one, two = pool.map(lambda extra: Served(*extra), [(), ("--max-sessions", "1", "--session-idle-seconds", "1")])
     # the OpenEnv server dies under an open episode: finalstate tears the episode down and stops (exit 1)
     try:
 
@@ -258,6 +258,17 @@ def test_sessions_are_bounded_and_neither_process_outlives_the_other():
 
     refused = run(one_too_many())
     assert refused["type"] == "error" and refused["data"]["code"] == "CAPACITY_REACHED", refused
+
+    # a session idle past --session-idle-seconds is closed by OpenEnv's reaper, and its episode torn down
+    async def idle():
+        env = GenericEnvClient(base_url=two.authed_url)
+        await env.reset(task_id=golden_task(0)["id"], episode_id="idle-1")
+        await asyncio.to_thread(two.wait_for_line, r"episode idle-1 torn down")
+        for again in [env.step({"type": "finish"}), env.reset(task_id=golden_task(0)["id"])]:
+            with pytest.raises(RuntimeError, match="this session was closed"):
+                await again
+
+    run(idle())
     # finalstate is killed: the OpenEnv server sees its stdin close and exits
     python = two.python_pid()
     two.process.kill()
