@@ -48,8 +48,10 @@ export const OpenEnvTaskPart = z
     systemField: z
       .string()
       .min(1)
-      .optional()
-      .describe("The reset observation's field that holds the agent's system prompt, when the environment gives one."),
+      .default('system_prompt')
+      .describe(
+        "The reset observation's field that holds the agent's system prompt (finalstate's served environments give it there); absent or empty: `system`.",
+      ),
     system: z
       .string()
       .optional()

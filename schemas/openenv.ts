@@ -97,6 +97,12 @@ export const OpenEnvObservation = z
   .object({
     task_id: z.string(),
     episode_id: z.string(),
+    system_prompt: z
+      .string()
+      .optional()
+      .describe(
+        "At reset: the agent's system prompt, the one finalstate's own episodes of the task get (the domain's policy).",
+      ),
     user_message: z
       .string()
       .optional()

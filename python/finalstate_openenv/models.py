@@ -114,6 +114,7 @@ class FinalstateObservation(Observation):
 
     task_id: str
     episode_id: str
+    system_prompt: str | None = None
     user_message: str | None = None
     tools: list[dict[str, Any]] | None = None
     tool_name: str | None = None

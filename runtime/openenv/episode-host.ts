@@ -248,6 +248,7 @@ export class EpisodeHost {
       return {
         observation: {
           ...base,
+          system_prompt: env.system,
           user_message: opening?.role === 'user' ? opening.content : '',
           tools: conversation.tools.map(openEnvTool),
         },

@@ -33,6 +33,9 @@ def test_oracle_calls_earn_1_and_no_calls_earn_0(served):
             first = await env.reset(task_id=task["id"])
             assert first.done is False and first.reward is None
             assert first.observation["user_message"] == task["query"]
+            # the agent's system prompt is the one finalstate's own episodes get: the domain's policy (retail's states its
+            # restocking fee)
+            assert "15%" in first.observation["system_prompt"], first.observation["system_prompt"][:300]
             assert {t["name"] for t in first.observation["tools"]} >= {c["tool"] for c in task["golden"]}
             for call in task["golden"]:
                 step = await env.step({"type": "call_tool", "tool_name": call["tool"], "arguments": call["arguments"]})

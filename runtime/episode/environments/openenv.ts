@@ -148,7 +148,7 @@ class OpenOpenEnvEpisode implements OpenEnvironment {
         `task ${this.task.id}: the reset observation of ${this.part.url} has no text in "${this.part.promptField}" (it has ${fieldsOf(observation)}): set the task's openenv.promptField`,
       );
     this.prompt = prompt;
-    const system = this.part.systemField !== undefined ? observation[this.part.systemField] : undefined;
+    const system = observation[this.part.systemField];
     this.system = typeof system === 'string' && system.trim() !== '' ? system : (this.part.system ?? this.system);
     const listed = Array.isArray(observation.tools)
       ? observation.tools
