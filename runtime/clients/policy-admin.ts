@@ -138,7 +138,9 @@ export function adminCaller(root: string, options: PublishOptions, attempts: Pub
         if (err instanceof EndpointRequestError && err.status === 404) {
           const hint = path.startsWith('/update_weight_version')
             ? 'this vLLM has no weight versions (/update_weight_version, /weight_info), which the policy client checks every completion against; use one that has (0.32.0 is tested)'
-            : 'vLLM serves its admin routes only when started with VLLM_SERVER_DEV_MODE=1';
+            : path.includes('lora_adapter')
+              ? 'vLLM serves /v1/load_lora_adapter only when started with --enable-lora and VLLM_ALLOW_RUNTIME_LORA_UPDATING=True'
+              : 'vLLM serves its admin routes only when started with VLLM_SERVER_DEV_MODE=1';
           throw new EndpointRequestError(`${err.message} (${hint})`, err.url, 404);
         }
         if (err instanceof EndpointRequestError && err.status === 401) {
