@@ -116,6 +116,8 @@ fi
 
 tb_start=$(date +%s); bash infra/setup-thinkingbox.sh; echo "setup: ThinkingBox venv (infra/setup-thinkingbox.sh) done in $(($(date +%s) - tb_start)) s"
 oe_start=$(date +%s); bash infra/setup-openenv.sh; echo "setup: OpenEnv venv (infra/setup-openenv.sh) done in $(($(date +%s) - oe_start)) s"
+# TRL for examples/trl-openenv and its test, torch linked from .venv (~0.9 GB, ~2 min the first time).
+trl_start=$(date +%s); bash infra/setup-trl.sh; echo "setup: TRL venv (infra/setup-trl.sh) done in $(($(date +%s) - trl_start)) s"
 
 vllm_status=0
 wait $vllm_setup || vllm_status=$?
