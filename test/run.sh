@@ -6,8 +6,8 @@
 #           CPU build in .venv-vllm, ~3.5 GB), passed in FINALSTATE_VLLM_URL/_MODEL/_WEIGHTS
 #   own     files that start servers of their own (PostgreSQL clusters, Temporal, vLLM, a fixed-port policy server) or
 #           stop and kill them, with the shared vLLM stopped: two lanes side by side, one file at a time in each
-#   python  pytest (python/tests, and the ThinkingBox and OpenEnv packages' tests in their own venvs; in `all`, beside
-#           the own tier); lint: ESLint, Prettier, ruff
+#   python  pytest (python/tests, and the ThinkingBox and OpenEnv packages' and the TRL example's tests in their own
+#           venvs; in `all`, beside the own tier); lint: ESLint, Prettier, ruff
 # Each tier runs in one `node --test` with its own explicit concurrency. A tier that needs the stack reuses a running
 # one, or starts it and stops it again at the end. Each tier's time is printed as it ends, and all of them at the end.
 set -uo pipefail
@@ -125,7 +125,7 @@ lint() {
   local code=0
   npx eslint . || code=1
   npx prettier --check . --log-level warn || code=1
-  .venv/bin/ruff check python || code=1
+  .venv/bin/ruff check python examples || code=1
   return $code
 }
 
@@ -171,6 +171,14 @@ python_tier() {
       tee -a "$digest/python.log" || code=1
   else
     echo ".venv-openenv is missing: run npm run setup (infra/setup-openenv.sh)" | tee -a "$digest/python.log"
+    code=1
+  fi
+  # examples/trl-openenv: TRL's GRPOTrainer on `env serve --openenv`, CI-sized (~1.5 min), in .venv-trl, which setup
+  # always installs: a missing one fails.
+  if [ -x .venv-trl/bin/python ]; then
+    .venv-trl/bin/python -m pytest -q -p no:cacheprovider examples/trl-openenv 2>&1 | tee -a "$digest/python.log" || code=1
+  else
+    echo ".venv-trl is missing: run npm run setup (infra/setup-trl.sh)" | tee -a "$digest/python.log"
     code=1
   fi
   return $code
