@@ -11,9 +11,9 @@ export default tseslint.config(
     ignores: [
       'dist/**',
       'node_modules/**',
-      '.venv/**',
-      '.venv-vllm/**',
-      '.venv-thinkingbox/**',
+      // every venv (.venv, .venv-vllm, .venv-thinkingbox, .venv-openenv, .venv-trl): gradio, which OpenEnv pulls in,
+      // ships megabytes of bundled JavaScript that ESLint would parse until its heap runs out
+      '.venv*/**',
       '.data/**',
       'python/**',
       'tasks/**',

@@ -7,7 +7,6 @@ import { after, before, test } from 'node:test';
 import { ApplicationFailure } from '@temporalio/common';
 import { createTrainingActivities } from '../../activities/training.js';
 import { defaultPublishOptions } from '../../runtime/clients/policy-admin.js';
-import type { CampaignStatus } from '../../schemas/campaign.js';
 import { failedStepText } from '../../cli/progress.js';
 import { writeMinimalCheckpoint } from '../../testkit/pipeline/stand-in-gpu-worker.js';
 import { startPipeline, task, type Pipeline } from '../../testkit/pipeline/harness.js';
