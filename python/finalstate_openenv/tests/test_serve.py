@@ -261,6 +261,8 @@ def test_sessions_are_bounded_idle_ones_closed_and_neither_process_outlives_the_
 
     refused = run(one_too_many())
     assert refused["type"] == "error" and refused["data"]["code"] == "CAPACITY_REACHED", refused
+    # the first session's close tears its episode down after its client has gone: the next reset waits for that
+    two.wait_for_line(r"episode \S+ torn down")
 
     # a session idle past --session-idle-seconds is closed by OpenEnv's reaper, and its episode torn down
     async def idle():
