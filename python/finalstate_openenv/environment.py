@@ -47,6 +47,11 @@ class FinalstateEnvironment(Environment[FinalstateAction, FinalstateObservation,
         self._episode, self._steps = observation.episode_id, 0
         return observation
 
+    def _reaped_while_opening(self) -> bool:
+        # OpenEnv counts a session active from the end of its last message, so a reset slower than the idle limit can
+        # be reaped while it runs: the episode it opened is then closed here, not left to outlive its session
+        return self._closed and self._episode is not None
+
     def _open_or_refuse(self) -> None:
         # OpenEnv's reaper closes an idle session's environment but leaves its WebSocket open: nothing more may
         # open there, or the episode would outlive the session that OpenEnv counts and closes
@@ -67,7 +72,12 @@ class FinalstateEnvironment(Environment[FinalstateAction, FinalstateObservation,
         if episode is not None:
             await self._host.close_episode_async(episode, "reset")
         with self._bad_input_refused():
-            return self._opened(await self._host.reset(self._reset_params(seed, episode_id, task_id, kwargs)))
+            observation = self._opened(await self._host.reset(self._reset_params(seed, episode_id, task_id, kwargs)))
+        if self._reaped_while_opening():
+            episode, self._episode = self._episode, None
+            await self._host.close_episode_async(episode, "session closed")
+            self._open_or_refuse()
+        return observation
 
     def reset(
         self, seed: int | None = None, episode_id: str | None = None, task_id: str | None = None, **kwargs: Any
@@ -75,7 +85,11 @@ class FinalstateEnvironment(Environment[FinalstateAction, FinalstateObservation,
         self._open_or_refuse()
         self._close_episode("reset")
         with self._bad_input_refused():
-            return self._opened(self._host.reset_sync(self._reset_params(seed, episode_id, task_id, kwargs)))
+            observation = self._opened(self._host.reset_sync(self._reset_params(seed, episode_id, task_id, kwargs)))
+        if self._reaped_while_opening():
+            self._close_episode("session closed")
+            self._open_or_refuse()
+        return observation
 
     async def step_async(self, action: FinalstateAction, timeout_s: float | None = None, **kwargs: Any) -> FinalstateObservation:
         with self._bad_input_refused():

@@ -234,35 +234,27 @@ def test_guards_task_api_and_metadata(served):
 
 
 def test_sessions_are_bounded_idle_ones_closed_and_neither_process_outlives_the_other():
+    # the session cap and the idle reaper on separate servers: a reaper on the capped one could free the slot between
+    # the first session's reset and the second's connection
     with concurrent.futures.ThreadPoolExecutor(2) as pool:  # two servers, started side by side
-        one, two = pool.map(lambda extra: Served(*extra), [(), ("--max-sessions", "1", "--session-idle-seconds", "1")])
-    # the OpenEnv server dies under an open episode: finalstate tears the episode down and stops (exit 1)
+        one, two = pool.map(lambda extra: Served(*extra), [("--max-sessions", "1"), ("--session-idle-seconds", "1")])
     try:
-
-        async def open_episode():
+        # sessions are bounded (--max-sessions 1): a second one is refused with OpenEnv's CAPACITY_REACHED
+        async def one_too_many():
             env = GenericEnvClient(base_url=one.authed_url)
             await env.reset(task_id=golden_task(0)["id"], episode_id="orphan-1")
-            return env
+            second = await GenericEnvClient(base_url=one.authed_url).connect()
+            return await second._receive()  # the server's answer to the connection itself, then it closes it
 
-        run(open_episode())
+        refused = run(one_too_many())
+        assert refused["type"] == "error" and refused["data"]["code"] == "CAPACITY_REACHED", refused
+        # the OpenEnv server dies under the open episode: finalstate tears the episode down and stops (exit 1)
         os.kill(one.python_pid(), signal.SIGKILL)
         assert one.process.wait(timeout=60) == 1
         one.wait_for_line(r"the OpenEnv server exited")
         one.wait_for_line(r"episode orphan-1 torn down")
     finally:
         one.stop()
-    # sessions are bounded (--max-sessions 1): a second one is refused with OpenEnv's CAPACITY_REACHED
-
-    async def one_too_many():
-        async with GenericEnvClient(base_url=two.authed_url) as first:
-            await first.reset(task_id=golden_task(0)["id"])
-            second = await GenericEnvClient(base_url=two.authed_url).connect()
-            return await second._receive()  # the server's answer to the connection itself, then it closes it
-
-    refused = run(one_too_many())
-    assert refused["type"] == "error" and refused["data"]["code"] == "CAPACITY_REACHED", refused
-    # the first session's close tears its episode down after its client has gone: the next reset waits for that
-    two.wait_for_line(r"episode \S+ torn down")
 
     # a session idle past --session-idle-seconds is closed by OpenEnv's reaper, and its episode torn down
     async def idle():
