@@ -20,7 +20,7 @@ import {
 import { type DomainRegistry } from '../../environment/registry.js';
 import { defaultRegistry } from '../../workers/registry.js';
 import { builtInTaskDirs } from '../../domains/index.js';
-import { readTaskSets, writeTaskSet } from '../../environment/task-set.js';
+import { readTaskSets, writeTaskSet, type LoadedTaskSet } from '../../environment/task-set.js';
 import { importThinkingBox } from '../../environment/thinkingbox/import.js';
 import { thinkingBoxDeviations } from '../../environment/thinkingbox/deviations.js';
 import { verifyThinkingBoxTasks } from '../../runtime/episode/environments/thinkingbox-verify.js';
@@ -205,7 +205,19 @@ async function validateTaskSet(file: string | undefined, json: boolean): Promise
   }
 }
 
-/** Plays each selected task with the oracle, the no-op agent and its mutations; 1 when any did not grade as expected. */
+/**
+ * `tasks verify` has nothing to play an OpenEnv task's oracle with: its server grades it and holds what solves it. A
+ * clear refusal naming the sets, never a verification that silently skips them.
+ */
+function refuseOpenEnvSets(sets: LoadedTaskSet[]): void {
+  const served = sets.filter((set) => set.tasks.some((t) => t.openenv));
+  if (served.length === 0) return;
+  const which = served.map((set) => `${set.file} (${set.tasks.filter((t) => t.openenv).length} OpenEnv tasks)`);
+  throw new UserError(
+    `finalstate tasks verify: ${which.join(', ')}: an OpenEnv task is graded by its own server, which holds what solves it, so there is no oracle here to verify it with; \`tasks import-openenv\` reset each task when it wrote the set, and \`finalstate run --dir DIR --task ID\` plays one against its server (verify the other sets with --dir)`,
+  );
+}
+
 /** `tasks verify` on ThinkingBox sets: each task played on ThinkingBox's servers and graded by its test runner. */
 async function verifyThinkingBoxSets(
   dirs: string[],
@@ -246,6 +258,7 @@ async function verifyThinkingBoxSets(
   }
 }
 
+/** Plays each selected task with the oracle, the no-op agent and its mutations; 1 when any did not grade as expected. */
 async function verifyTasksOf(
   allTasks: () => Task[],
   values: { domain?: string; split?: string; profile?: string; concurrency: string; json: boolean },
@@ -439,10 +452,12 @@ export const tasksCommand: Command = {
         return showTask(positionals[1], allTasks, dir, values.json);
       case 'validate':
         return validateTaskSet(positionals[1], values.json);
-      case 'verify':
-        if (dirs.flatMap((d) => readTaskSets(d)).some((set) => set.tasks.some((t) => t.thinkingbox)))
-          return verifyThinkingBoxSets(dirs, values);
+      case 'verify': {
+        const sets = dirs.flatMap((d) => readTaskSets(d));
+        refuseOpenEnvSets(sets);
+        if (sets.some((set) => set.tasks.some((t) => t.thinkingbox))) return verifyThinkingBoxSets(dirs, values);
         return verifyTasksOf(allTasks, values);
+      }
       case 'generate':
         return generate(values);
       case 'check':

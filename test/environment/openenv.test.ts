@@ -21,7 +21,7 @@ import type { OpenEnvTaskPartInput } from '../../schemas/openenv-task.js';
 import { Task, type TaskInput, type ToolCall } from '../../schemas/task.js';
 import { loadConfig } from '../../workers/config.js';
 import { createEpisodeRuntime } from '../../workers/episode-runtime.js';
-import { freePort, uniqueName } from '../helpers/index.js';
+import { freePort, runCliAsync, uniqueName } from '../helpers/index.js';
 import { LedgerServer } from '../helpers/openenv.js';
 
 // finalstate's episodes on an OpenEnv environment of the tests' own (test/fixtures/openenv/ledger_env.py: OpenEnv's
@@ -266,6 +266,13 @@ test('bad input is a clear error naming what and where', async () => {
     });
     assert.equal(report.tasks, 5);
     assert.deepEqual(report.sameTask, [['ledger:seed-0', 'ledger:seed-4']], 'seeds 0 and 4 draw the same ledger task');
+    // `tasks verify` has no oracle for a task its server grades: it refuses the set by name, never skips it silently
+    const verify = await runCliAsync(['tasks', 'verify', '--dir', dir]);
+    assert.equal(verify.status, 2, verify.stderr);
+    assert.match(
+      verify.stderr,
+      new RegExp(`${dir}/\\S+\\.jsonl \\(5 OpenEnv tasks\\): an OpenEnv task is graded by its own server`),
+    );
   } finally {
     await bridge.close();
   }
