@@ -17,6 +17,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import readline from 'node:readline';
 import { parseArgs } from 'node:util';
+import { mapLimited } from '../core/concurrency.js';
 import { fromRoot } from '../core/paths.js';
 import { OPENENV_PYTHON } from '../infra/openenv-server.js';
 import { EpisodeLimits, type EpisodeRequest } from '../schemas/episode.js';
@@ -39,17 +40,6 @@ const trials = Number(values.trials);
 const rounds = Number(values.rounds);
 const source = BENCH_TRAINING_TASKS;
 const r2 = (x: number) => Math.round(x * 100) / 100;
-
-// bench/oracle-path.ts keeps its own copies of these two: it imports the runtime's public API only, so that it builds
-// against an older commit for a before/after comparison.
-async function inParallel<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: limit }, async () => {
-      while (next < items.length) await fn(items[next++]!);
-    }),
-  );
-}
 
 const oracleRequest = (episodeId: string, taskId: string, trial: number, campaignId: string): EpisodeRequest => ({
   episodeId,
@@ -87,7 +77,7 @@ async function finalstateRunWay() {
   const play = async (name: string, plan: { taskId: string; trial: number }[]): Promise<Burst> => {
     const rewards: number[] = [];
     const started = performance.now();
-    await inParallel(plan, concurrency, async ({ taskId, trial }) => {
+    await mapLimited(plan, concurrency, async ({ taskId, trial }) => {
       const id = `${campaignId}/${name}/${taskId}/t${trial}`;
       rewards.push((await runtime.runner.run(oracleRequest(id, taskId, trial, campaignId))).reward);
     });

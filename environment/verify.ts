@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { mapLimited } from '../core/concurrency.js';
 import type { DiffKind, StateCheck } from '../schemas/grading.js';
 import type { Task, ToolCall } from '../schemas/task.js';
 import type { EnvironmentBackend } from './backend.js';
@@ -215,15 +216,11 @@ export async function verifyTasks(
     }
     if (duplicates.length && !duplicated) duplicatesAbsorbed.push(task.id);
   };
-  let next = 0;
   let done = 0;
-  const worker = async () => {
-    while (next < tasks.length) {
-      await verifyOne(tasks[next++]!);
-      options.onProgress?.(++done);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 2) }, worker));
+  await mapLimited(tasks, Math.max(1, options.concurrency ?? 2), async (task) => {
+    await verifyOne(task);
+    options.onProgress?.(++done);
+  });
   const order = new Map(tasks.map((t, i) => [t.id, i]));
   const byTask = (a: { taskId: string }, b: { taskId: string }) => order.get(a.taskId)! - order.get(b.taskId)!;
   problems.sort(byTask);

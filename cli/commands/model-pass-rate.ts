@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { mapLimited } from '../../core/concurrency.js';
 import { readTaskSets } from '../../environment/task-set.js';
 import { loadConfig } from '../../workers/config.js';
 import { UserError } from '../../core/errors.js';
@@ -90,20 +91,15 @@ export async function passRate(argv: string[]): Promise<number> {
   const finishReasons: Record<string, number> = {};
   const started = performance.now();
   try {
-    let next = 0;
-    const worker = async () => {
-      while (next < jobs.length) {
-        const request = jobs[next++]!;
-        const outcome = await runtime.runner.run(request);
-        rewards.set(request.taskId, [...(rewards.get(request.taskId) ?? []), outcome.reward]);
-        finishReasons[outcome.finishReason] = (finishReasons[outcome.finishReason] ?? 0) + 1;
-        if (!values.json)
-          process.stderr.write(
-            `${request.taskId} trial ${request.trial}: reward ${outcome.reward} (${outcome.finishReason})\n`,
-          );
-      }
-    };
-    await Promise.all(Array.from({ length: concurrency }, worker));
+    await mapLimited(jobs, concurrency, async (request) => {
+      const outcome = await runtime.runner.run(request);
+      rewards.set(request.taskId, [...(rewards.get(request.taskId) ?? []), outcome.reward]);
+      finishReasons[outcome.finishReason] = (finishReasons[outcome.finishReason] ?? 0) + 1;
+      if (!values.json)
+        process.stderr.write(
+          `${request.taskId} trial ${request.trial}: reward ${outcome.reward} (${outcome.finishReason})\n`,
+        );
+    });
   } finally {
     await runtime.close();
   }

@@ -1,3 +1,4 @@
+import { mapLimited } from '../../core/concurrency.js';
 import { UserError } from '../../core/errors.js';
 import { OpenEnvTaskPart, type OpenEnvTaskPartInput } from '../../schemas/openenv-task.js';
 import type { Split, TaskInput } from '../../schemas/task.js';
@@ -117,17 +118,4 @@ export async function importOpenEnv(options: OpenEnvImportOptions): Promise<Open
   } finally {
     if (!options.bridge) await bridge.close();
   }
-}
-
-async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await fn(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
 }

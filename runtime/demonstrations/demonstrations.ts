@@ -1,3 +1,4 @@
+import { mapLimited } from '../../core/concurrency.js';
 import { contentHash } from '../../environment/canonical.js';
 import type { DomainDefinition } from '../../environment/domain.js';
 import { readTaskSet, writeTaskSet, type LoadedTaskSet } from '../../environment/task-set.js';
@@ -163,41 +164,35 @@ export async function oracleDemonstrations(
       );
     return { episodeId: request.episodeId, record };
   };
-  let next = 0;
   let done = 0;
-  const worker = async () => {
-    while (next < chosen.length) {
-      const index = next++;
-      const { set, task } = chosen[index]!;
-      const calls = plan.get(task.id);
-      if (calls) {
-        const broken = await runOracle(set, task, calls);
-        const problem = ruleBreakingProblem(broken.record, calls);
-        if (!problem) {
-          results[index] = {
-            taskId: task.id,
-            ruleBreaking: true,
-            episodeId: broken.episodeId,
-            demonstration: renderDemonstration(renderer, broken.record.transcript),
-          };
-          options.onEpisode?.(++done, chosen.length);
-          continue;
-        }
-        rejectedRuleBreaking.push({ taskId: task.id, problem });
-      }
-      const golden = await runOracle(set, task);
-      if (golden.record.outcome.reward === 1)
+  await mapLimited(chosen, Math.max(1, options.concurrency ?? 2), async ({ set, task }, index) => {
+    const calls = plan.get(task.id);
+    if (calls) {
+      const broken = await runOracle(set, task, calls);
+      const problem = ruleBreakingProblem(broken.record, calls);
+      if (!problem) {
         results[index] = {
           taskId: task.id,
-          ruleBreaking: false,
-          episodeId: golden.episodeId,
-          demonstration: renderDemonstration(renderer, golden.record.transcript),
+          ruleBreaking: true,
+          episodeId: broken.episodeId,
+          demonstration: renderDemonstration(renderer, broken.record.transcript),
         };
-      else failedTaskIds.push(task.id);
-      options.onEpisode?.(++done, chosen.length);
+        options.onEpisode?.(++done, chosen.length);
+        return;
+      }
+      rejectedRuleBreaking.push({ taskId: task.id, problem });
     }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 2) }, worker));
+    const golden = await runOracle(set, task);
+    if (golden.record.outcome.reward === 1)
+      results[index] = {
+        taskId: task.id,
+        ruleBreaking: false,
+        episodeId: golden.episodeId,
+        demonstration: renderDemonstration(renderer, golden.record.transcript),
+      };
+    else failedTaskIds.push(task.id);
+    options.onEpisode?.(++done, chosen.length);
+  });
   return {
     demonstrations: results.filter((d): d is RenderedDemonstration => d !== null),
     failedTaskIds,

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { mapLimited } from '../../../core/concurrency.js';
 import { EpisodeLimits, EpisodeRequest } from '../../../schemas/episode.js';
 import type { Task, ToolCall } from '../../../schemas/task.js';
 import type { EpisodeRunner } from '../runner.js';
@@ -123,12 +124,9 @@ export async function verifyThinkingBoxTasks(
   };
   const queue = sets.flatMap((s) => s.tasks.map((task) => ({ taskSet: s.manifestFile, task })));
   let done = 0;
-  const workers = Array.from({ length: Math.max(1, options.concurrency ?? 2) }, async () => {
-    for (let next = queue.shift(); next; next = queue.shift()) {
-      await verifyOne(next.taskSet, next.task);
-      options.onProgress?.(++done);
-    }
+  await mapLimited(queue, Math.max(1, options.concurrency ?? 2), async ({ taskSet, task }) => {
+    await verifyOne(taskSet, task);
+    options.onProgress?.(++done);
   });
-  await Promise.all(workers);
   return report;
 }
