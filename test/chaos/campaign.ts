@@ -21,7 +21,7 @@ import { CHAOS_CLOCK_MS, due, inject, type FiredFault, type Moment, type Planned
 import { chaosMachine, type ChaosMachine } from './processes.js';
 import { startChaosStack, type ChaosStack } from './stack.js';
 import type { ReconciledServer } from '../../activities/fleet.js';
-import { eventsOfAllRuns } from '../pipeline/histories.js';
+import { eventsOfAllRuns, millis } from '../pipeline/histories.js';
 
 const STARTED = proto.temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED;
 
@@ -278,8 +278,6 @@ async function reconciledSince(
   url: string,
 ): Promise<ReconciledServer> {
   const child = `${campaignId}/step-${step}`;
-  const ms = (t: { seconds?: unknown; nanos?: number | null } | null | undefined) =>
-    Number(t?.seconds ?? 0) * 1000 + (t?.nanos ?? 0) / 1e6;
   for (const deadline = Date.now() + 120_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 250))) {
     const events = await eventsOfAllRuns(client, child).catch(() => []);
     const rounds = new Set<string>();
@@ -287,7 +285,7 @@ async function reconciledSince(
       const s = e.activityTaskScheduledEventAttributes;
       if (s?.activityType?.name === 'buildBatch')
         throw new Error(`${child}'s rollouts were collected before a reconcile round ran`);
-      if (s?.activityType?.name === 'reconcileFleet' && ms(e.eventTime) >= since) rounds.add(String(e.eventId));
+      if (s?.activityType?.name === 'reconcileFleet' && millis(e.eventTime) >= since) rounds.add(String(e.eventId));
       const done = e.activityTaskCompletedEventAttributes;
       if (done && rounds.has(String(done.scheduledEventId))) {
         const result = defaultPayloadConverter.fromPayload<{ servers: ReconciledServer[] }>(done.result!.payloads![0]!);

@@ -69,7 +69,8 @@ export async function eventsOfAllRuns(client: Client, workflowId: string): Promi
   }
 }
 
-const millis = (t: { seconds?: unknown; nanos?: number | null } | null | undefined) =>
+/** A history event's timestamp in epoch milliseconds (NaN when it has none). */
+export const millis = (t: { seconds?: unknown; nanos?: number | null } | null | undefined) =>
   t ? Number(t.seconds ?? 0) * 1000 + (t.nanos ?? 0) / 1e6 : NaN;
 
 /**
